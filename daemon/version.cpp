@@ -1,0 +1,7 @@
+#include "daemon/version.h"
+
+namespace yolo::daemon {
+
+std::string_view version() { return YOLO_EDGE_VERSION; }
+
+}  // namespace yolo::daemon

@@ -1,0 +1,59 @@
+#include "runtime/onnx_model.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+
+#include <fstream>
+#include <limits>
+#include <system_error>
+
+#include "runtime/model_error.h"
+
+namespace yolo::runtime {
+
+namespace fs = std::filesystem;
+
+OnnxModel OnnxModel::load(const fs::path& path) {
+  const std::string where = path.string();
+  std::error_code ec;
+  const auto status = fs::status(path, ec);
+  if (ec || !fs::exists(status)) {
+    throw ModelError(where + ": model file not found; check the path (model.path in the config)");
+  }
+  if (fs::is_directory(status)) {
+    throw ModelError(where + ": is a directory, not an ONNX model file");
+  }
+  if (!fs::is_regular_file(status)) {
+    throw ModelError(where + ": not a regular file; give the path of an .onnx file");
+  }
+  OnnxModel model;
+  model.path_ = path;
+  model.file_size_ = fs::file_size(path, ec);
+  if (ec) throw ModelError(where + ": cannot read the file size: " + ec.message());
+  if (model.file_size_ == 0) {
+    throw ModelError(where + ": the file is empty (0 bytes); re-export or re-copy the model");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ModelError(where + ": cannot open for reading (check permissions)");
+
+  google::protobuf::io::IstreamInputStream raw(&in);
+  google::protobuf::io::CodedInputStream coded(&raw);
+  // Models with their weights inline exceed protobuf's 64 MiB default limit only when large;
+  // allow up to 2 GiB, ONNX's own limit for a single file.
+  coded.SetTotalBytesLimit(std::numeric_limits<int>::max());
+  model.proto_ = std::make_unique<onnx::ModelProto>();
+  if (!model.proto_->ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
+    throw ModelError(where +
+                     ": not a valid ONNX model (the protobuf does not parse: the file is cut "
+                     "short, corrupt, or not ONNX); re-export or re-copy it");
+  }
+  if (!model.proto_->has_graph() || model.proto_->graph().node_size() == 0) {
+    throw ModelError(where + ": parses as protobuf but holds no ONNX graph; is it an ONNX model?");
+  }
+  if (model.proto_->graph().input_size() == 0 || model.proto_->graph().output_size() == 0) {
+    throw ModelError(where + ": the ONNX graph declares no inputs or no outputs");
+  }
+  return model;
+}
+
+}  // namespace yolo::runtime
