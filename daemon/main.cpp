@@ -12,8 +12,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (argc == 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
-    std::printf("usage: yolo-edged [--version]\n"
-                "The daemon is not implemented yet; use the yolo-edge CLI (yolo-edge --help).\n");
+    std::printf(
+        "usage: yolo-edged [--version]\n"
+        "The daemon is not implemented yet; use the yolo-edge CLI (yolo-edge --help).\n");
     return 0;
   }
   std::fprintf(stderr,

@@ -2,6 +2,8 @@
 
 namespace yolo::daemon {
 
-std::string_view version() { return YOLO_EDGE_VERSION; }
+std::string_view version() {
+  return YOLO_EDGE_VERSION;
+}
 
 }  // namespace yolo::daemon

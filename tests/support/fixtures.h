@@ -15,7 +15,9 @@ inline std::filesystem::path fixtures_dir() {
   return std::filesystem::path(YOLO_EDGE_SOURCE_DIR).parent_path() / "shared" / "fixtures";
 }
 
-inline bool have_fixtures() { return std::filesystem::is_directory(fixtures_dir() / "models"); }
+inline bool have_fixtures() {
+  return std::filesystem::is_directory(fixtures_dir() / "models");
+}
 
 // Path of the yolo-edge CLI built beside the tests.
 inline std::filesystem::path cli_path() {
@@ -24,9 +26,9 @@ inline std::filesystem::path cli_path() {
 
 }  // namespace yolo::test
 
-#define YOLO_REQUIRE_FIXTURES()                                                           \
-  do {                                                                                    \
-    if (!::yolo::test::have_fixtures())                                                   \
-      GTEST_SKIP() << "fixtures not found at " << ::yolo::test::fixtures_dir()            \
+#define YOLO_REQUIRE_FIXTURES()                                                          \
+  do {                                                                                   \
+    if (!::yolo::test::have_fixtures())                                                  \
+      GTEST_SKIP() << "fixtures not found at " << ::yolo::test::fixtures_dir()           \
                    << " (clone ../shared beside the project or set YOLO_EDGE_FIXTURES)"; \
   } while (0)
