@@ -144,6 +144,8 @@ class LiteralParser {
       if (pos_ >= text_.size()) fail(std::string("string not closed (missing ") + quote + ")");
       const char c = text_[pos_++];
       if (c == quote) break;
+      // repr() escapes control characters; a raw one means the value is not a Python literal.
+      if (static_cast<unsigned char>(c) < 0x20) fail("control character inside a string");
       if (c != '\\') {
         str.text += c;
         continue;
