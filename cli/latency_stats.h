@@ -1,0 +1,18 @@
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace yolo::cli {
+
+// Summary of a set of latency samples in milliseconds, as `bench` reports them.
+struct LatencyStats {
+  std::size_t runs = 0;
+  double min = 0, p50 = 0, p90 = 0, p99 = 0, max = 0, mean = 0, stddev = 0;
+};
+
+// Percentiles by the nearest-rank method on the sorted samples (the same rule as the ONNX Runtime
+// peer script, so the two columns compare like for like). Throws on an empty sample set.
+LatencyStats summarize(std::vector<double> samples_ms);
+
+}  // namespace yolo::cli
