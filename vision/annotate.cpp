@@ -1,0 +1,92 @@
+#include "vision/annotate.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include <opencv2/imgproc.hpp>
+
+namespace yolo::vision {
+namespace {
+
+constexpr int kFont = cv::FONT_HERSHEY_SIMPLEX;
+
+int line_width_for(const cv::Mat& img, int requested) {
+  if (requested > 0) return requested;
+  return std::max(static_cast<int>(std::lround((img.rows + img.cols) / 2.0 * 0.003)), 2);
+}
+
+// Draws `text` on a filled band whose top-left corner is placed at `anchor` and moved so the band
+// stays inside the image.
+void label(cv::Mat& img, const std::string& text, cv::Point anchor, const cv::Scalar& fill,
+           const cv::Scalar& ink, double scale, int thickness) {
+  int baseline = 0;
+  const cv::Size ts = cv::getTextSize(text, kFont, scale, thickness, &baseline);
+  const int pad = std::max(2, thickness + 1);
+  const int band_w = std::min(ts.width + 2 * pad, img.cols);
+  const int band_h = std::min(ts.height + baseline + 2 * pad, img.rows);
+  const int x = std::clamp(anchor.x, 0, img.cols - band_w);
+  const int y = std::clamp(anchor.y, 0, img.rows - band_h);
+  cv::rectangle(img, cv::Rect(x, y, band_w, band_h), fill, cv::FILLED);
+  cv::putText(img, text, {x + pad, y + pad + ts.height}, kFont, scale, ink, thickness, cv::LINE_AA);
+}
+
+// Black or white text, whichever reads better on the colour.
+cv::Scalar ink_for(const cv::Scalar& bg) {
+  const double luma = 0.114 * bg[0] + 0.587 * bg[1] + 0.299 * bg[2];
+  return luma > 150 ? cv::Scalar(0, 0, 0) : cv::Scalar(255, 255, 255);
+}
+
+}  // namespace
+
+cv::Scalar class_color(int class_id) {
+  // Ultralytics' Colors palette, as RGB hex.
+  static constexpr std::array<unsigned, 20> kPalette = {
+      0xFF3838, 0xFF9D97, 0xFF701F, 0xFFB21D, 0xCFD231, 0x48F90A, 0x92CC17,
+      0x3DDB86, 0x1A9334, 0x00D4BB, 0x2C99A8, 0x00C2FF, 0x344593, 0x6473FF,
+      0x0018EC, 0x8438FF, 0x520085, 0xCB38FF, 0xFF95C8, 0xFF37C7};
+  const auto n = static_cast<int>(kPalette.size());
+  const unsigned rgb = kPalette[static_cast<std::size_t>(((class_id % n) + n) % n)];
+  return {static_cast<double>(rgb & 0xFF), static_cast<double>((rgb >> 8) & 0xFF),
+          static_cast<double>((rgb >> 16) & 0xFF)};
+}
+
+void annotate(cv::Mat& bgr, const Detections& detections, const ClassNames& names,
+              const AnnotateOptions& options) {
+  if (bgr.empty()) return;
+  const int lw = line_width_for(bgr, options.line_width);
+  const int text_thickness = std::max(lw - 1, 1);
+  const double scale = lw / 3.0;
+  for (const Detection& d : detections) {
+    const cv::Scalar color = class_color(d.class_id);
+    const cv::Point p1(static_cast<int>(std::lround(d.box.x1)),
+                       static_cast<int>(std::lround(d.box.y1)));
+    const cv::Point p2(static_cast<int>(std::lround(d.box.x2)),
+                       static_cast<int>(std::lround(d.box.y2)));
+    cv::rectangle(bgr, p1, p2, color, lw, cv::LINE_AA);
+
+    std::string text = names.name(d.class_id);
+    if (options.show_score) {
+      char score[16];
+      std::snprintf(score, sizeof score, " %.2f", d.score);
+      text += score;
+    }
+    int baseline = 0;
+    const cv::Size ts = cv::getTextSize(text, kFont, scale, text_thickness, &baseline);
+    const int band_h = ts.height + baseline + 2 * std::max(2, text_thickness + 1);
+    // Above the box when it fits, otherwise inside its top edge.
+    const int top = p1.y - band_h >= 0 ? p1.y - band_h : p1.y;
+    label(bgr, text, {p1.x, top}, color, ink_for(color), scale, text_thickness);
+  }
+}
+
+void draw_status(cv::Mat& bgr, std::string_view text) {
+  if (bgr.empty() || text.empty()) return;
+  const int lw = line_width_for(bgr, 0);
+  label(bgr, std::string(text), {0, 0}, cv::Scalar(32, 32, 32), cv::Scalar(255, 255, 255), lw / 3.0,
+        std::max(lw - 1, 1));
+}
+
+}  // namespace yolo::vision

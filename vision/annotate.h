@@ -1,0 +1,31 @@
+#pragma once
+
+#include <string_view>
+
+#include <opencv2/core.hpp>
+
+#include "vision/class_names.h"
+#include "vision/detection.h"
+
+namespace yolo::vision {
+
+struct AnnotateOptions {
+  // Box line width in pixels; 0 picks one from the image size, as Ultralytics does.
+  int line_width = 0;
+  // Append the score to each label ("dog 0.87").
+  bool show_score = true;
+};
+
+// The colour of a class (BGR): Ultralytics' 20-colour palette, so classes look the same here as
+// in Ultralytics' own plots.
+cv::Scalar class_color(int class_id);
+
+// Draws each detection's box and a filled label ("name score") in place on a BGR image. Labels
+// go above the box when there is room, else just inside it, and always stay inside the image.
+void annotate(cv::Mat& bgr, const Detections& detections, const ClassNames& names,
+              const AnnotateOptions& options = {});
+
+// Draws one line of status text ("INT8 2 threads 14.2 FPS 52C") on a dark band at the top left.
+void draw_status(cv::Mat& bgr, std::string_view text);
+
+}  // namespace yolo::vision

@@ -1,0 +1,318 @@
+#include "vision/capture.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <optional>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/videoio.hpp>
+#include <opencv2/videoio/registry.hpp>
+
+namespace yolo::vision {
+namespace fs = std::filesystem;
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+[[noreturn]] void fail(const std::string& uri, const std::string& why) {
+  throw SourceError("source '" + uri + "': " + why);
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+bool is_image_path(const fs::path& p) {
+  static const char* const kExtensions[] = {".jpg", ".jpeg", ".png", ".bmp", ".webp",
+                                            ".tif", ".tiff", ".ppm", ".pgm", ".pbm"};
+  const std::string ext = lower(p.extension().string());
+  return std::any_of(std::begin(kExtensions), std::end(kExtensions),
+                     [&](const char* e) { return ext == e; });
+}
+
+bool is_index(const std::string& uri) {
+  return !uri.empty() && uri.size() <= 3 &&
+         std::all_of(uri.begin(), uri.end(), [](unsigned char c) { return std::isdigit(c); });
+}
+
+bool has_scheme(const std::string& uri) {
+  const std::string l = lower(uri);
+  for (const char* s :
+       {"rtsp://", "rtsps://", "rtmp://", "http://", "https://", "udp://", "tcp://"}) {
+    if (l.rfind(s, 0) == 0) return true;
+  }
+  return false;
+}
+
+std::string fps_text(double fps) {
+  std::ostringstream s;
+  s << fps;
+  return s.str();
+}
+
+// Sleeps so that frame n is delivered n / fps seconds after the first one.
+class Pacer {
+ public:
+  explicit Pacer(double fps) : fps_(fps) {}
+  void wait(std::int64_t n) {
+    if (fps_ <= 0) return;
+    if (start_ == Clock::time_point{}) {
+      start_ = Clock::now();
+      first_ = n;
+      return;
+    }
+    const auto due = start_ + std::chrono::duration_cast<Clock::duration>(
+                                  std::chrono::duration<double>((n - first_) / fps_));
+    std::this_thread::sleep_until(due);
+  }
+
+ private:
+  double fps_;
+  Clock::time_point start_{};
+  std::int64_t first_ = 0;
+};
+
+// Cameras, pipelines, streams and files: everything cv::VideoCapture reads.
+class VideoCaptureSource : public FrameSource {
+ public:
+  VideoCaptureSource(const SourceSpec& spec, SourceKind kind) : spec_(spec), kind_(kind) {
+    open();
+    if (kind_ == SourceKind::kVideoFile) {
+      const double own = capture_.get(cv::CAP_PROP_FPS);
+      fps_ = spec_.fps > 0 ? spec_.fps : own;
+      if (spec_.realtime && !(fps_ > 0))
+        fail(spec_.uri,
+             "the file states no frame rate, so it cannot be paced in real time; "
+             "set fps");
+      frame_count_ = static_cast<std::int64_t>(capture_.get(cv::CAP_PROP_FRAME_COUNT));
+    } else {
+      fps_ = capture_.get(cv::CAP_PROP_FPS);
+    }
+    size_ = {static_cast<int>(capture_.get(cv::CAP_PROP_FRAME_WIDTH)),
+             static_cast<int>(capture_.get(cv::CAP_PROP_FRAME_HEIGHT))};
+    if (kind_ == SourceKind::kVideoFile && spec_.realtime) pacer_.emplace(fps_);
+  }
+
+  bool read(Frame& frame) override {
+    if (!capture_.read(frame.bgr) || frame.bgr.empty()) {
+      // A file that loops starts over; one that has never delivered a frame would spin forever.
+      if (kind_ != SourceKind::kVideoFile || !spec_.loop || since_open_ == 0) return false;
+      open();
+      if (!capture_.read(frame.bgr) || frame.bgr.empty()) return false;
+    }
+    ++since_open_;
+    if (pacer_) pacer_->wait(next_index_);
+    frame.index = next_index_++;
+    frame.timestamp = Clock::now();
+    return true;
+  }
+
+  std::string describe() const override {
+    std::ostringstream s;
+    s << source_kind_name(kind_) << " " << spec_.uri << " (" << size_.width << "x" << size_.height;
+    if (fps_ > 0) s << ", " << fps_text(fps_) << " fps";
+    if (kind_ == SourceKind::kVideoFile) {
+      if (frame_count_ > 0) s << ", " << frame_count_ << " frames";
+      if (spec_.loop) s << ", looping";
+      if (spec_.realtime) s << ", real time";
+    }
+    s << ")";
+    return s.str();
+  }
+
+  double fps() const override { return fps_ > 0 ? fps_ : 0; }
+  bool is_live() const override { return kind_ != SourceKind::kVideoFile || spec_.realtime; }
+
+ private:
+  void open() {
+    since_open_ = 0;
+    const std::string& uri = spec_.uri;
+    switch (kind_) {
+      case SourceKind::kV4l2:
+        open_v4l2();
+        return;
+      case SourceKind::kGstreamer: {
+        if (!cv::videoio_registry::hasBackend(cv::CAP_GSTREAMER))
+          fail(uri, "this OpenCV was built without GStreamer; use a device, file or URL");
+        // OpenCV pulls frames from an appsink; add one when the pipeline does not end in it.
+        std::string pipeline = uri;
+        if (uri.find("appsink") == std::string::npos)
+          pipeline += " ! videoconvert ! video/x-raw,format=BGR ! appsink drop=true max-buffers=1";
+        if (!capture_.open(pipeline, cv::CAP_GSTREAMER))
+          fail(uri,
+               "the GStreamer pipeline did not start; test it with gst-launch-1.0 (for a Pi "
+               "camera: libcamerasrc ! video/x-raw,width=640,height=480 ! videoconvert ! "
+               "appsink)");
+        return;
+      }
+      case SourceKind::kNetwork:
+        if (!capture_.open(uri, cv::CAP_FFMPEG))
+          fail(uri,
+               "the stream could not be opened (unreachable, refused or not a video "
+               "stream); check the URL with ffprobe");
+        capture_.set(cv::CAP_PROP_BUFFERSIZE, 1);
+        return;
+      case SourceKind::kVideoFile:
+        if (!capture_.open(uri, cv::CAP_FFMPEG))
+          fail(uri, "not a known image or video format (FFmpeg cannot read it)");
+        return;
+      case SourceKind::kImage:
+      case SourceKind::kImageFolder:
+        break;
+    }
+    fail(uri, "is not read through a video capture");
+  }
+
+  void open_v4l2() {
+    const std::string& uri = spec_.uri;
+    const std::string device = is_index(uri) ? "/dev/video" + uri : uri;
+    std::error_code ec;
+    if (!fs::exists(device, ec))
+      fail(uri, "no such camera device " + device + "; list cameras with v4l2-ctl --list-devices");
+    if (!fs::is_character_file(device, ec)) fail(uri, device + " is not a device node");
+    if (::access(device.c_str(), R_OK | W_OK) != 0)
+      fail(uri, "permission denied on " + device + "; add the user to the 'video' group");
+    const bool opened = is_index(uri) ? capture_.open(std::stoi(uri), cv::CAP_V4L2)
+                                      : capture_.open(device, cv::CAP_V4L2);
+    if (!opened)
+      fail(uri, device +
+                    " would not open as a V4L2 camera: busy with another program, or not a "
+                    "capture device (metadata nodes cannot stream)");
+    if (spec_.width > 0) capture_.set(cv::CAP_PROP_FRAME_WIDTH, spec_.width);
+    if (spec_.height > 0) capture_.set(cv::CAP_PROP_FRAME_HEIGHT, spec_.height);
+    if (spec_.fps > 0) capture_.set(cv::CAP_PROP_FPS, spec_.fps);
+    // A detector wants the newest frame, not a queue of old ones.
+    capture_.set(cv::CAP_PROP_BUFFERSIZE, 1);
+  }
+
+  SourceSpec spec_;
+  SourceKind kind_;
+  cv::VideoCapture capture_;
+  double fps_ = 0;
+  cv::Size size_;
+  std::int64_t frame_count_ = 0;
+  std::int64_t since_open_ = 0;
+  std::int64_t next_index_ = 0;
+  std::optional<Pacer> pacer_;
+};
+
+// A still image or a folder of images, read in file-name order.
+class ImageSequenceSource : public FrameSource {
+ public:
+  ImageSequenceSource(const SourceSpec& spec, SourceKind kind) : spec_(spec), kind_(kind) {
+    if (kind_ == SourceKind::kImage) {
+      files_.push_back(spec.uri);
+      // Decode now so a broken still image fails at open, and keep it: it is read again and again.
+      still_ = cv::imread(spec.uri, cv::IMREAD_COLOR);
+      if (still_.empty()) fail(spec.uri, "not a known image format (could not decode it)");
+    } else {
+      std::error_code ec;
+      for (const auto& entry : fs::directory_iterator(spec.uri, ec)) {
+        if (entry.is_regular_file() && is_image_path(entry.path())) files_.push_back(entry.path());
+      }
+      if (ec) fail(spec.uri, "cannot list the folder: " + ec.message());
+      if (files_.empty())
+        fail(spec.uri, "the folder holds no images (.jpg, .jpeg, .png, .bmp, .webp, .tif)");
+      std::sort(files_.begin(), files_.end());
+    }
+    if (spec.realtime) {
+      if (!(spec.fps > 0))
+        fail(spec.uri, "images have no frame rate of their own: set fps to pace them in real time");
+      pacer_.emplace(spec.fps);
+    }
+  }
+
+  bool read(Frame& frame) override {
+    if (next_ >= files_.size()) {
+      if (!spec_.loop) return false;
+      next_ = 0;
+    }
+    if (kind_ == SourceKind::kImage) {
+      still_.copyTo(frame.bgr);
+    } else {
+      const fs::path& file = files_[next_];
+      frame.bgr = cv::imread(file.string(), cv::IMREAD_COLOR);
+      if (frame.bgr.empty()) fail(spec_.uri, "could not decode image " + file.filename().string());
+    }
+    ++next_;
+    if (pacer_) pacer_->wait(index_);
+    frame.index = index_++;
+    frame.timestamp = Clock::now();
+    return true;
+  }
+
+  std::string describe() const override {
+    std::ostringstream s;
+    s << source_kind_name(kind_) << " " << spec_.uri;
+    if (kind_ == SourceKind::kImage)
+      s << " (" << still_.cols << "x" << still_.rows;
+    else
+      s << " (" << files_.size() << " images";
+    if (spec_.loop) s << ", looping";
+    if (spec_.realtime) s << ", " << fps_text(spec_.fps) << " fps real time";
+    s << ")";
+    return s.str();
+  }
+
+  double fps() const override { return spec_.realtime ? spec_.fps : 0; }
+  bool is_live() const override { return spec_.realtime; }
+
+ private:
+  SourceSpec spec_;
+  SourceKind kind_;
+  std::vector<fs::path> files_;
+  cv::Mat still_;
+  std::size_t next_ = 0;
+  std::int64_t index_ = 0;
+  std::optional<Pacer> pacer_;
+};
+
+}  // namespace
+
+const char* source_kind_name(SourceKind kind) {
+  switch (kind) {
+    case SourceKind::kV4l2:
+      return "V4L2 camera";
+    case SourceKind::kGstreamer:
+      return "GStreamer pipeline";
+    case SourceKind::kNetwork:
+      return "network stream";
+    case SourceKind::kVideoFile:
+      return "video file";
+    case SourceKind::kImage:
+      return "image";
+    case SourceKind::kImageFolder:
+      return "image folder";
+  }
+  return "unknown";
+}
+
+SourceKind classify_source(const std::string& uri) {
+  if (uri.empty()) fail(uri, "empty; give a device, pipeline, URL, file or folder");
+  if (uri.find('!') != std::string::npos) return SourceKind::kGstreamer;
+  if (has_scheme(uri)) return SourceKind::kNetwork;
+  if (is_index(uri) || uri.rfind("/dev/", 0) == 0) return SourceKind::kV4l2;
+  std::error_code ec;
+  const fs::file_status status = fs::status(uri, ec);
+  if (!fs::exists(status)) fail(uri, "not found (no such file, folder, device or URL)");
+  if (fs::is_directory(status)) return SourceKind::kImageFolder;
+  if (!fs::is_regular_file(status)) fail(uri, "not a regular file, folder or camera device");
+  return is_image_path(uri) ? SourceKind::kImage : SourceKind::kVideoFile;
+}
+
+std::unique_ptr<FrameSource> open_source(const SourceSpec& spec) {
+  const SourceKind kind = classify_source(spec.uri);
+  if (kind == SourceKind::kImage || kind == SourceKind::kImageFolder)
+    return std::make_unique<ImageSequenceSource>(spec, kind);
+  return std::make_unique<VideoCaptureSource>(spec, kind);
+}
+
+}  // namespace yolo::vision

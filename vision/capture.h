@@ -1,0 +1,77 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include <opencv2/core.hpp>
+
+namespace yolo::vision {
+
+// Where frames come from. `uri` is one of: a V4L2 device ("/dev/video0") or its index ("0"); a
+// GStreamer pipeline (anything containing '!', e.g. "libcamerasrc ! video/x-raw,width=640 !
+// videoconvert ! appsink"); an rtsp://, http:// or https:// stream; a video file; a still image;
+// a folder of images.
+struct SourceSpec {
+  std::string uri;
+  // Files and folders start again at the end instead of ending.
+  bool loop = false;
+  // Files and folders deliver frames at their frame rate, like a camera would.
+  bool realtime = false;
+  // Requested capture size for cameras (0 keeps the device's choice).
+  int width = 0;
+  int height = 0;
+  // Requested rate for cameras; for files it overrides the container's rate when pacing; image
+  // folders need it to be paced at all.
+  double fps = 0;
+};
+
+enum class SourceKind { kV4l2, kGstreamer, kNetwork, kVideoFile, kImage, kImageFolder };
+
+const char* source_kind_name(SourceKind kind);
+
+// What kind of source `uri` names, from its text and, for paths, what is on disk. Throws
+// SourceError when it names nothing that exists.
+SourceKind classify_source(const std::string& uri);
+
+// A source that cannot be opened or read; the message names the source and the reason.
+class SourceError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Frame {
+  // 8-bit BGR pixels, owned by the frame (drawing on them does not affect the source).
+  cv::Mat bgr;
+  // 0, 1, 2, ... in delivery order, continuing across loops.
+  std::int64_t index = -1;
+  // When the frame was captured (read, for files).
+  std::chrono::steady_clock::time_point timestamp;
+};
+
+class FrameSource {
+ public:
+  virtual ~FrameSource() = default;
+  FrameSource() = default;
+  FrameSource(const FrameSource&) = delete;
+  FrameSource& operator=(const FrameSource&) = delete;
+
+  // The next frame; false at the end of a file or folder that does not loop, or when a live
+  // source stops delivering. Throws SourceError when an image in a folder cannot be decoded.
+  virtual bool read(Frame& frame) = 0;
+  // One line for logs: kind, name, size and rate.
+  virtual std::string describe() const = 0;
+  // Frames per second, 0 when unknown.
+  virtual double fps() const = 0;
+  // Frames arrive on their own clock (a camera, a stream, a file paced in real time): a consumer
+  // that falls behind should drop frames rather than queue them.
+  virtual bool is_live() const = 0;
+};
+
+// Opens the source `spec` names. Throws SourceError saying why it cannot (not found, not an
+// image or video, device busy or not a camera, no backend, ...).
+std::unique_ptr<FrameSource> open_source(const SourceSpec& spec);
+
+}  // namespace yolo::vision

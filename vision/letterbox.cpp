@@ -1,0 +1,183 @@
+#include "vision/letterbox.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include <opencv2/imgproc.hpp>
+
+namespace yolo::vision {
+namespace {
+
+constexpr std::uint8_t kPad = 114;
+
+// Python's round(): half to even, which std::nearbyint gives under the default rounding mode.
+int py_round(double v) {
+  return static_cast<int>(std::nearbyint(v));
+}
+
+// v / 255 exactly as numpy computes it in float32, so tensors match the golden inputs bit for bit
+// (multiplying by 1/255 differs in the last bit for some values).
+const std::array<float, 256>& unit_table() {
+  static const std::array<float, 256> table = [] {
+    std::array<float, 256> t{};
+    for (int v = 0; v < 256; ++v) t[v] = static_cast<float>(v) / 255.0f;
+    return t;
+  }();
+  return table;
+}
+
+std::string size_string(cv::Size s) {
+  return std::to_string(s.width) + "x" + std::to_string(s.height);
+}
+
+}  // namespace
+
+const char* layout_name(TensorLayout layout) {
+  switch (layout) {
+    case TensorLayout::kNchwFloat:
+      return "NCHW float";
+    case TensorLayout::kNhwcFloat:
+      return "NHWC float";
+    case TensorLayout::kNhwcUint8:
+      return "NHWC uint8";
+  }
+  return "unknown";
+}
+
+LetterboxTransform LetterboxTransform::compute(cv::Size frame, cv::Size input) {
+  if (frame.width <= 0 || frame.height <= 0)
+    throw std::invalid_argument("letterbox: empty frame (" + size_string(frame) + ")");
+  if (input.width <= 0 || input.height <= 0)
+    throw std::invalid_argument("letterbox: invalid network input size " + size_string(input));
+  LetterboxTransform t;
+  t.frame = frame;
+  t.input = input;
+  t.scale = std::min(static_cast<double>(input.height) / frame.height,
+                     static_cast<double>(input.width) / frame.width);
+  t.resized = {py_round(frame.width * t.scale), py_round(frame.height * t.scale)};
+  const double dw = (input.width - t.resized.width) / 2.0;
+  const double dh = (input.height - t.resized.height) / 2.0;
+  t.pad_left = py_round(dw - 0.1);
+  t.pad_top = py_round(dh - 0.1);
+  return t;
+}
+
+Box LetterboxTransform::to_frame(const Box& b) const {
+  const auto fx = [&](float x) {
+    return std::clamp(static_cast<float>((x - pad_left) / scale), 0.0f,
+                      static_cast<float>(frame.width));
+  };
+  const auto fy = [&](float y) {
+    return std::clamp(static_cast<float>((y - pad_top) / scale), 0.0f,
+                      static_cast<float>(frame.height));
+  };
+  return {fx(b.x1), fy(b.y1), fx(b.x2), fy(b.y2)};
+}
+
+Letterboxer::Letterboxer(cv::Size input, TensorLayout layout) : input_(input), layout_(layout) {
+  if (input.width <= 0 || input.height <= 0)
+    throw std::invalid_argument("letterbox: invalid network input size " + size_string(input));
+}
+
+std::size_t Letterboxer::element_count() const {
+  return 3u * static_cast<std::size_t>(input_.width) * static_cast<std::size_t>(input_.height);
+}
+
+LetterboxTransform Letterboxer::prepare(const cv::Mat& bgr, std::size_t dst_size,
+                                        bool want_float) const {
+  if (bgr.empty()) throw std::invalid_argument("letterbox: empty frame");
+  if (bgr.type() != CV_8UC3)
+    throw std::invalid_argument("letterbox: frame must be 8-bit BGR (CV_8UC3), got type " +
+                                std::to_string(bgr.type()));
+  const bool layout_is_float = layout_ != TensorLayout::kNhwcUint8;
+  if (want_float != layout_is_float)
+    throw std::invalid_argument(std::string("letterbox: a ") + (want_float ? "float" : "uint8") +
+                                " buffer was given for the " + layout_name(layout_) + " layout");
+  if (dst_size != element_count())
+    throw std::invalid_argument("letterbox: destination holds " + std::to_string(dst_size) +
+                                " elements, the " + size_string(input_) + " input needs " +
+                                std::to_string(element_count()));
+  return LetterboxTransform::compute(bgr.size(), input_);
+}
+
+LetterboxTransform Letterboxer::run(const cv::Mat& bgr, std::span<std::uint8_t> dst) {
+  const LetterboxTransform t = prepare(bgr, dst.size(), false);
+  // The destination is the canvas: fill the borders, resize into the middle, swap to RGB in place.
+  cv::Mat canvas(input_, CV_8UC3, dst.data());
+  const cv::Rect roi(cv::Point(t.pad_left, t.pad_top), t.resized);
+  const cv::Scalar grey(kPad, kPad, kPad);
+  canvas.rowRange(0, roi.y).setTo(grey);
+  canvas.rowRange(roi.y + roi.height, input_.height).setTo(grey);
+  canvas(cv::Rect(0, roi.y, roi.x, roi.height)).setTo(grey);
+  canvas(cv::Rect(roi.x + roi.width, roi.y, input_.width - roi.x - roi.width, roi.height))
+      .setTo(grey);
+  cv::Mat inner = canvas(roi);
+  cv::resize(bgr, inner, t.resized, 0, 0, cv::INTER_LINEAR);
+  cv::cvtColor(inner, inner, cv::COLOR_BGR2RGB);
+  return t;
+}
+
+LetterboxTransform Letterboxer::run(const cv::Mat& bgr, std::span<float> dst) {
+  const LetterboxTransform t = prepare(bgr, dst.size(), true);
+  // Resizing in uint8 first is what makes the result equal Ultralytics' (and the golden PNGs);
+  // the conversion to float, the channel swap, the layout and the padding are then one pass.
+  const cv::Mat* src = &bgr;
+  if (t.resized != bgr.size()) {
+    cv::resize(bgr, resized_, t.resized, 0, 0, cv::INTER_LINEAR);
+    src = &resized_;
+  }
+  const auto& unit = unit_table();
+  const float pad = unit[kPad];
+  const int w = input_.width;
+  const int h = input_.height;
+  const int x0 = t.pad_left;
+  const int x1 = t.pad_left + t.resized.width;
+  const int y0 = t.pad_top;
+  const int y1 = t.pad_top + t.resized.height;
+  float* out = dst.data();
+  if (layout_ == TensorLayout::kNchwFloat) {
+    const std::size_t plane = static_cast<std::size_t>(w) * h;
+    for (int y = 0; y < h; ++y) {
+      float* r = out + static_cast<std::size_t>(y) * w;
+      float* g = r + plane;
+      float* b = g + plane;
+      if (y < y0 || y >= y1) {
+        std::fill(r, r + w, pad);
+        std::fill(g, g + w, pad);
+        std::fill(b, b + w, pad);
+        continue;
+      }
+      const std::uint8_t* px = src->ptr<std::uint8_t>(y - y0);
+      for (int x = 0; x < x0; ++x) r[x] = g[x] = b[x] = pad;
+      for (int x = x0; x < x1; ++x, px += 3) {
+        b[x] = unit[px[0]];
+        g[x] = unit[px[1]];
+        r[x] = unit[px[2]];
+      }
+      for (int x = x1; x < w; ++x) r[x] = g[x] = b[x] = pad;
+    }
+  } else {
+    for (int y = 0; y < h; ++y) {
+      float* row = out + static_cast<std::size_t>(y) * w * 3;
+      if (y < y0 || y >= y1) {
+        std::fill(row, row + static_cast<std::size_t>(w) * 3, pad);
+        continue;
+      }
+      const std::uint8_t* px = src->ptr<std::uint8_t>(y - y0);
+      std::fill(row, row + static_cast<std::size_t>(x0) * 3, pad);
+      for (int x = x0; x < x1; ++x, px += 3) {
+        float* o = row + static_cast<std::size_t>(x) * 3;
+        o[0] = unit[px[2]];
+        o[1] = unit[px[1]];
+        o[2] = unit[px[0]];
+      }
+      std::fill(row + static_cast<std::size_t>(x1) * 3, row + static_cast<std::size_t>(w) * 3, pad);
+    }
+  }
+  return t;
+}
+
+}  // namespace yolo::vision
