@@ -1,0 +1,206 @@
+#include "runtime/xnn/convolution.h"
+
+#include <stdexcept>
+#include <vector>
+
+namespace yolo::runtime::xnn {
+
+namespace {
+
+std::string where(const std::string& name) {
+  return "'" + name + "': ";
+}
+
+void require(bool ok, const std::string& name, const std::string& message) {
+  if (!ok) throw std::invalid_argument(where(name) + message);
+}
+
+// 0 means dense; otherwise a stride must leave room for every channel.
+size_t resolve_stride(size_t stride, size_t channels, const std::string& name, const char* what) {
+  if (stride == 0) return channels;
+  require(stride >= channels, name,
+          std::string(what) + " pixel stride " + std::to_string(stride) +
+              " is smaller than its channel count " + std::to_string(channels));
+  return stride;
+}
+
+// Shared checks of Conv and ConvTranspose parameters.
+template <typename Params>
+void check_common(Params& p, size_t weights_size, size_t bias_size, size_t weights_per_group_io,
+                  const std::string& name) {
+  require(p.kernel_height >= 1 && p.kernel_width >= 1, name, "kernel size must be >= 1");
+  require(p.stride_height >= 1 && p.stride_width >= 1, name, "strides must be >= 1");
+  require(p.dilation_height >= 1 && p.dilation_width >= 1, name, "dilations must be >= 1");
+  require(p.groups >= 1, name, "group must be >= 1");
+  require(p.input_channels >= 1 && p.output_channels >= 1, name, "channel counts must be >= 1");
+  require(p.input_channels % p.groups == 0 && p.output_channels % p.groups == 0, name,
+          "group " + std::to_string(p.groups) + " does not divide the input (" +
+              std::to_string(p.input_channels) + ") and output (" +
+              std::to_string(p.output_channels) + ") channels");
+  const size_t expected = weights_per_group_io * p.kernel_height * p.kernel_width;
+  require(weights_size == expected, name,
+          "weights hold " + std::to_string(weights_size) + " values, expected " +
+              std::to_string(expected));
+  require(bias_size == 0 || bias_size == p.output_channels, name,
+          "bias holds " + std::to_string(bias_size) + " values, expected " +
+              std::to_string(p.output_channels) + " or none");
+  require(p.output_min < p.output_max, name, "output clamp min must be below max");
+  p.input_pixel_stride = resolve_stride(p.input_pixel_stride, p.input_channels, name, "input");
+  p.output_pixel_stride = resolve_stride(p.output_pixel_stride, p.output_channels, name, "output");
+}
+
+}  // namespace
+
+size_t conv_output_size(size_t input, uint32_t kernel, uint32_t stride, uint32_t dilation,
+                        uint32_t pad_before, uint32_t pad_after) {
+  const size_t padded = input + pad_before + pad_after;
+  const size_t effective_kernel = size_t{dilation} * (kernel - 1) + 1;
+  if (padded < effective_kernel) {
+    throw std::invalid_argument("input of size " + std::to_string(input) + " with padding " +
+                                std::to_string(pad_before) + "+" + std::to_string(pad_after) +
+                                " is smaller than the (dilated) kernel " +
+                                std::to_string(effective_kernel));
+  }
+  return (padded - effective_kernel) / stride + 1;
+}
+
+Conv2dF32::Conv2dF32(const Conv2dParams& params, std::span<const float> weights,
+                     std::span<const float> bias, std::string name)
+    : params_(params) {
+  Conv2dParams& p = params_;
+  require(p.groups >= 1, name, "group must be >= 1");
+  check_common(p, weights.size(), bias.size(), p.output_channels * (p.input_channels / p.groups),
+               name);
+  const size_t kernel_size = size_t{p.kernel_height} * p.kernel_width;
+  const size_t group_in = p.input_channels / p.groups;
+  const size_t group_out = p.output_channels / p.groups;
+  const bool depthwise = p.groups > 1 && group_in == 1;
+
+  // ONNX OIHW -> XNNPACK: depthwise takes [kH][kW][groups * multiplier] with
+  // XNN_FLAG_DEPTHWISE_CONVOLUTION, everything else [groups][out][kH][kW][in].
+  std::vector<float> packed(weights.size());
+  if (depthwise) {
+    for (size_t oc = 0; oc < p.output_channels; ++oc) {
+      for (size_t k = 0; k < kernel_size; ++k) {
+        packed[k * p.output_channels + oc] = weights[oc * kernel_size + k];
+      }
+    }
+  } else {
+    for (size_t oc = 0; oc < p.output_channels; ++oc) {
+      for (size_t ic = 0; ic < group_in; ++ic) {
+        for (size_t k = 0; k < kernel_size; ++k) {
+          packed[(oc * kernel_size + k) * group_in + ic] =
+              weights[(oc * group_in + ic) * kernel_size + k];
+        }
+      }
+    }
+  }
+  op_ = create_operator(std::move(name), "convolution create", [&](xnn_operator_t* out) {
+    return xnn_create_convolution2d_nhwc_f32(
+        p.pad_top, p.pad_right, p.pad_bottom, p.pad_left, p.kernel_height, p.kernel_width,
+        p.stride_height, p.stride_width, p.dilation_height, p.dilation_width, p.groups, group_in,
+        group_out, p.input_pixel_stride, p.output_pixel_stride, packed.data(),
+        bias.empty() ? nullptr : bias.data(), p.output_min, p.output_max,
+        depthwise ? XNN_FLAG_DEPTHWISE_CONVOLUTION : 0, out);
+  });
+}
+
+size_t Conv2dF32::output_height(size_t input_height) const {
+  return conv_output_size(input_height, params_.kernel_height, params_.stride_height,
+                          params_.dilation_height, params_.pad_top, params_.pad_bottom);
+}
+
+size_t Conv2dF32::output_width(size_t input_width) const {
+  return conv_output_size(input_width, params_.kernel_width, params_.stride_width,
+                          params_.dilation_width, params_.pad_left, params_.pad_right);
+}
+
+void Conv2dF32::setup(size_t batch, size_t height, size_t width, const float* input, float* output,
+                      pthreadpool_t pool) {
+  try {
+    output_height(height);
+    output_width(width);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(where(op_.name()) + e.what());
+  }
+  check(xnn_setup_convolution2d_nhwc_f32(op_.get(), batch, height, width, input, output, pool),
+        "convolution setup", op_.name());
+}
+
+Deconv2dF32::Deconv2dF32(const Deconv2dParams& params, std::span<const float> weights,
+                         std::span<const float> bias, std::string name)
+    : params_(params) {
+  Deconv2dParams& p = params_;
+  require(p.groups >= 1, name, "group must be >= 1");
+  check_common(p, weights.size(), bias.size(), p.input_channels * (p.output_channels / p.groups),
+               name);
+  require(p.output_padding_height < p.stride_height && p.output_padding_width < p.stride_width,
+          name, "output_padding must be smaller than the stride");
+  const size_t kernel_size = size_t{p.kernel_height} * p.kernel_width;
+  const size_t group_in = p.input_channels / p.groups;
+  const size_t group_out = p.output_channels / p.groups;
+
+  // ONNX [groups * in][out][kH][kW] -> XNNPACK [groups][out][kH][kW][in].
+  std::vector<float> packed(weights.size());
+  for (size_t g = 0; g < p.groups; ++g) {
+    for (size_t i = 0; i < group_in; ++i) {
+      for (size_t o = 0; o < group_out; ++o) {
+        for (size_t k = 0; k < kernel_size; ++k) {
+          packed[((g * group_out + o) * kernel_size + k) * group_in + i] =
+              weights[((g * group_in + i) * group_out + o) * kernel_size + k];
+        }
+      }
+    }
+  }
+  op_ = create_operator(std::move(name), "deconvolution create", [&](xnn_operator_t* out) {
+    return xnn_create_deconvolution2d_nhwc_f32(
+        p.pad_top, p.pad_right, p.pad_bottom, p.pad_left, p.kernel_height, p.kernel_width,
+        p.stride_height, p.stride_width, p.dilation_height, p.dilation_width, p.groups, group_in,
+        group_out, p.input_pixel_stride, p.output_pixel_stride, packed.data(),
+        bias.empty() ? nullptr : bias.data(), p.output_min, p.output_max, 0, out);
+  });
+}
+
+namespace {
+
+size_t deconv_output_size(size_t input, uint32_t kernel, uint32_t stride, uint32_t dilation,
+                          uint32_t pad_before, uint32_t pad_after, uint32_t output_padding) {
+  const size_t full =
+      size_t{stride} * (input - 1) + output_padding + size_t{dilation} * (kernel - 1) + 1;
+  if (input == 0 || full <= size_t{pad_before} + pad_after) {
+    throw std::invalid_argument("transposed convolution of an input of size " +
+                                std::to_string(input) + " leaves no output after pads " +
+                                std::to_string(pad_before) + "+" + std::to_string(pad_after));
+  }
+  return full - pad_before - pad_after;
+}
+
+}  // namespace
+
+size_t Deconv2dF32::output_height(size_t input_height) const {
+  const Deconv2dParams& p = params_;
+  return deconv_output_size(input_height, p.kernel_height, p.stride_height, p.dilation_height,
+                            p.pad_top, p.pad_bottom, p.output_padding_height);
+}
+
+size_t Deconv2dF32::output_width(size_t input_width) const {
+  const Deconv2dParams& p = params_;
+  return deconv_output_size(input_width, p.kernel_width, p.stride_width, p.dilation_width,
+                            p.pad_left, p.pad_right, p.output_padding_width);
+}
+
+void Deconv2dF32::setup(size_t batch, size_t height, size_t width, const float* input,
+                        float* output, pthreadpool_t pool) {
+  try {
+    output_height(height);
+    output_width(width);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(where(op_.name()) + e.what());
+  }
+  check(xnn_setup_deconvolution2d_nhwc_f32(op_.get(), batch, height, width,
+                                           params_.output_padding_height,
+                                           params_.output_padding_width, input, output, pool),
+        "deconvolution setup", op_.name());
+}
+
+}  // namespace yolo::runtime::xnn

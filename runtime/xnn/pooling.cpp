@@ -1,0 +1,166 @@
+#include "runtime/xnn/pooling.h"
+
+#include <stdexcept>
+#include <vector>
+
+namespace yolo::runtime::xnn {
+
+namespace {
+
+void require(bool ok, const std::string& name, const std::string& message) {
+  if (!ok) throw std::invalid_argument("'" + name + "': " + message);
+}
+
+// Validates the shared pooling parameters and resolves dense (0) strides.
+void check_pool(Pool2dParams& p, const std::string& name) {
+  require(p.kernel_height >= 1 && p.kernel_width >= 1, name, "kernel size must be >= 1");
+  require(p.stride_height >= 1 && p.stride_width >= 1, name, "strides must be >= 1");
+  require(p.dilation_height >= 1 && p.dilation_width >= 1, name, "dilations must be >= 1");
+  require(p.channels >= 1, name, "channel count must be >= 1");
+  require(p.output_min < p.output_max, name, "output clamp min must be below max");
+  if (p.input_pixel_stride == 0) p.input_pixel_stride = p.channels;
+  if (p.output_pixel_stride == 0) p.output_pixel_stride = p.channels;
+  require(p.input_pixel_stride >= p.channels && p.output_pixel_stride >= p.channels, name,
+          "pixel strides must be >= the channel count " + std::to_string(p.channels));
+}
+
+size_t pool_output(const Pool2dParams& p, size_t input, bool vertical, const std::string& name) {
+  try {
+    return vertical ? conv_output_size(input, p.kernel_height, p.stride_height, p.dilation_height,
+                                       p.pad_top, p.pad_bottom)
+                    : conv_output_size(input, p.kernel_width, p.stride_width, p.dilation_width,
+                                       p.pad_left, p.pad_right);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument("'" + name + "': " + e.what());
+  }
+}
+
+}  // namespace
+
+MaxPool2dF32::MaxPool2dF32(const Pool2dParams& params, std::string name) : params_(params) {
+  Pool2dParams& p = params_;
+  check_pool(p, name);
+  require(p.kernel_height * p.kernel_width > 1, name,
+          "a 1x1 max pooling window is a strided copy; express it as a Slice");
+  op_ = create_operator(std::move(name), "max pooling create", [&](xnn_operator_t* out) {
+    return xnn_create_max_pooling2d_nhwc_f32(
+        p.pad_top, p.pad_right, p.pad_bottom, p.pad_left, p.kernel_height, p.kernel_width,
+        p.stride_height, p.stride_width, p.dilation_height, p.dilation_width, p.channels,
+        p.input_pixel_stride, p.output_pixel_stride, p.output_min, p.output_max, 0, out);
+  });
+}
+
+size_t MaxPool2dF32::output_height(size_t input_height) const {
+  return pool_output(params_, input_height, true, op_.name());
+}
+
+size_t MaxPool2dF32::output_width(size_t input_width) const {
+  return pool_output(params_, input_width, false, op_.name());
+}
+
+void MaxPool2dF32::setup(size_t batch, size_t height, size_t width, const float* input,
+                         float* output, pthreadpool_t pool) {
+  output_height(height);
+  output_width(width);
+  check(xnn_setup_max_pooling2d_nhwc_f32(op_.get(), batch, height, width, input, output, pool),
+        "max pooling setup", op_.name());
+}
+
+namespace {
+
+Conv2dF32 averaging_convolution(const Pool2dParams& p, const std::string& name) {
+  Conv2dParams c;
+  c.kernel_height = p.kernel_height;
+  c.kernel_width = p.kernel_width;
+  c.stride_height = p.stride_height;
+  c.stride_width = p.stride_width;
+  c.pad_top = p.pad_top;
+  c.pad_left = p.pad_left;
+  c.pad_bottom = p.pad_bottom;
+  c.pad_right = p.pad_right;
+  c.groups = static_cast<uint32_t>(p.channels);
+  c.input_channels = p.channels;
+  c.output_channels = p.channels;
+  c.input_pixel_stride = p.input_pixel_stride;
+  c.output_pixel_stride = p.output_pixel_stride;
+  c.output_min = p.output_min;
+  c.output_max = p.output_max;
+  const size_t window = size_t{p.kernel_height} * p.kernel_width;
+  const std::vector<float> weights(p.channels * window, 1.0f / static_cast<float>(window));
+  return Conv2dF32(c, weights, {}, name);
+}
+
+}  // namespace
+
+AvgPool2dF32::AvgPool2dF32(const Pool2dParams& params, bool count_include_pad, std::string name)
+    : params_(params) {
+  Pool2dParams& p = params_;
+  check_pool(p, name);
+  require(p.dilation_height == 1 && p.dilation_width == 1, name,
+          "AveragePool with dilations is not supported");
+  const bool padded = (p.pad_top | p.pad_left | p.pad_bottom | p.pad_right) != 0;
+  if (count_include_pad && padded) {
+    conv_.emplace(averaging_convolution(p, name));
+    op_ = Operator(nullptr, std::move(name));
+    return;
+  }
+  require(p.kernel_height * p.kernel_width > 1, name,
+          "a 1x1 average pooling window is a strided copy; express it as a Slice");
+  op_ = create_operator(std::move(name), "average pooling create", [&](xnn_operator_t* out) {
+    return xnn_create_average_pooling2d_nhwc_f32(
+        p.pad_top, p.pad_right, p.pad_bottom, p.pad_left, p.kernel_height, p.kernel_width,
+        p.stride_height, p.stride_width, p.channels, p.input_pixel_stride, p.output_pixel_stride,
+        p.output_min, p.output_max, 0, out);
+  });
+}
+
+size_t AvgPool2dF32::output_height(size_t input_height) const {
+  return pool_output(params_, input_height, true, op_.name());
+}
+
+size_t AvgPool2dF32::output_width(size_t input_width) const {
+  return pool_output(params_, input_width, false, op_.name());
+}
+
+void AvgPool2dF32::setup(size_t batch, size_t height, size_t width, const float* input,
+                         float* output, pthreadpool_t pool) {
+  output_height(height);
+  output_width(width);
+  if (conv_) {
+    conv_->setup(batch, height, width, input, output, pool);
+    return;
+  }
+  check(xnn_setup_average_pooling2d_nhwc_f32(op_.get(), batch, height, width, input, output, pool),
+        "average pooling setup", op_.name());
+}
+
+void AvgPool2dF32::run(pthreadpool_t pool) const {
+  if (conv_) {
+    conv_->run(pool);
+  } else {
+    op_.run(pool);
+  }
+}
+
+GlobalAvgPoolF32::GlobalAvgPoolF32(size_t channels, size_t input_stride, size_t output_stride,
+                                   std::string name) {
+  require(channels >= 1, name, "channel count must be >= 1");
+  if (input_stride == 0) input_stride = channels;
+  if (output_stride == 0) output_stride = channels;
+  require(input_stride >= channels && output_stride >= channels, name,
+          "strides must be >= the channel count " + std::to_string(channels));
+  op_ = create_operator(std::move(name), "global average pooling create", [&](xnn_operator_t* out) {
+    return xnn_create_global_average_pooling_nwc_f32(
+        channels, input_stride, output_stride, -std::numeric_limits<float>::infinity(),
+        std::numeric_limits<float>::infinity(), 0, out);
+  });
+}
+
+void GlobalAvgPoolF32::setup(size_t batch, size_t pixels, const float* input, float* output,
+                             pthreadpool_t pool) {
+  require(pixels >= 1, op_.name(), "global average pooling of an empty image");
+  check(xnn_setup_global_average_pooling_nwc_f32(op_.get(), batch, pixels, input, output, pool),
+        "global average pooling setup", op_.name());
+}
+
+}  // namespace yolo::runtime::xnn
