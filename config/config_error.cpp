@@ -5,26 +5,44 @@ namespace yolo::config {
 namespace {
 
 // "FILE:LINE:COL: KEY: WHAT", leaving out the parts that are unknown.
-std::string format(const std::string& file, const std::string& key, int line, int column,
-                   const std::string& what) {
+std::string format(const std::string& file, const ConfigProblem& p) {
   std::string out = file.empty() ? std::string("config") : file;
-  if (line > 0) {
-    out += ":" + std::to_string(line);
-    if (column > 0) out += ":" + std::to_string(column);
+  if (p.line > 0) {
+    out += ':';
+    out += std::to_string(p.line);
+    if (p.column > 0) {
+      out += ':';
+      out += std::to_string(p.column);
+    }
   }
   out += ": ";
-  if (!key.empty()) out += key + ": ";
-  return out + what;
+  if (!p.key.empty()) {
+    out += p.key;
+    out += ": ";
+  }
+  out += p.message;
+  return out;
+}
+
+std::string format_all(const std::string& file, const std::vector<ConfigProblem>& problems) {
+  if (problems.empty()) throw std::invalid_argument("ConfigError without a problem");
+  std::string out;
+  for (const ConfigProblem& p : problems) {
+    if (!out.empty()) out += '\n';
+    out += format(file, p);
+  }
+  return out;
 }
 
 }  // namespace
 
 ConfigError::ConfigError(std::string file, std::string key, int line, int column,
                          const std::string& what)
-    : std::runtime_error(format(file, key, line, column, what)),
+    : ConfigError(std::move(file), {ConfigProblem{std::move(key), line, column, what}}) {}
+
+ConfigError::ConfigError(std::string file, std::vector<ConfigProblem> problems)
+    : std::runtime_error(format_all(file, problems)),
       file_(std::move(file)),
-      key_(std::move(key)),
-      line_(line),
-      column_(column) {}
+      problems_(std::move(problems)) {}
 
 }  // namespace yolo::config

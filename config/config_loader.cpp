@@ -1,0 +1,577 @@
+#include "config/config_loader.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <vector>
+
+#include "config/schema.h"
+#include "config/suggest.h"
+
+namespace yolo::config {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// A config is a few kilobytes; anything this large is the wrong file.
+constexpr std::uintmax_t kMaxFileBytes = 1 << 20;
+
+struct Where {
+  int line = 0;
+  int column = 0;
+};
+
+// yaml-cpp marks are 0-based, and -1 when the node has no position.
+Where where(const YAML::Mark& mark) {
+  if (mark.line < 0) return {};
+  return {mark.line + 1, mark.column + 1};
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+// How a node looks to a person, for "expected X, got Y".
+std::string describe(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Scalar:
+      return "'" + node.Scalar() + "'";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Map:
+      return "a mapping of keys";
+    case YAML::NodeType::Null:
+    case YAML::NodeType::Undefined:
+      return "nothing";
+  }
+  return "nothing";
+}
+
+std::string join(const std::vector<std::string_view>& names) {
+  std::string out;
+  for (std::string_view n : names) out += (out.empty() ? "" : ", ") + std::string(n);
+  return out;
+}
+
+std::vector<std::string_view> section_names() {
+  std::vector<std::string_view> names;
+  for (const SectionSpec& s : sections()) names.push_back(s.name);
+  return names;
+}
+
+std::vector<std::string_view> field_names(std::string_view section) {
+  std::vector<std::string_view> names;
+  for (const FieldSpec& f : fields()) {
+    if (f.section == section) names.push_back(f.name);
+  }
+  return names;
+}
+
+// The full key path of a field of that name in another section ("model.imgsz"), or "".
+std::string field_elsewhere(std::string_view name, std::string_view not_in) {
+  for (const FieldSpec& f : fields()) {
+    if (f.name == name && f.section != not_in) return f.path();
+  }
+  return "";
+}
+
+std::optional<std::int64_t> parse_whole(std::string_view s) {
+  if (s.starts_with('+')) s.remove_prefix(1);
+  std::int64_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+std::optional<double> parse_number(std::string_view s) {
+  if (s.starts_with('+')) s.remove_prefix(1);
+  double v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || s.empty() || !std::isfinite(v)) {
+    return std::nullopt;
+  }
+  return v;
+}
+
+// The forms of source.uri the capture code accepts, as far as checking them goes.
+enum class UriKind { kDevice, kIndex, kPipeline, kUrl, kLocalPath };
+
+UriKind classify_uri(const std::string& uri) {
+  if (uri.starts_with("/dev/")) return UriKind::kDevice;
+  if (!uri.empty() &&
+      std::all_of(uri.begin(), uri.end(), [](unsigned char c) { return std::isdigit(c); })) {
+    return UriKind::kIndex;
+  }
+  if (uri.find('!') != std::string::npos) return UriKind::kPipeline;
+  if (uri.find("://") != std::string::npos) return UriKind::kUrl;
+  return UriKind::kLocalPath;
+}
+
+// Validates one parsed document into a Config, collecting every problem instead of stopping at
+// the first, so that a user fixes them all in one go.
+class Validator {
+ public:
+  Validator(std::string name, fs::path base, LoadOptions options)
+      : name_(std::move(name)), base_(std::move(base)), options_(options) {}
+
+  Config run(const YAML::Node& root) {
+    Config config;
+    read_root(root, config);
+    check_combinations(config);
+    resolve_paths(config);
+    if (options_.check_files) check_files(config);
+    if (!problems_.empty()) throw ConfigError(name_, std::move(problems_));
+    return config;
+  }
+
+ private:
+  void add(const std::string& key, Where at, std::string message) {
+    problems_.push_back({key, at.line, at.column, std::move(message)});
+    failed_.insert(key);
+  }
+
+  // Where a key was written in the file; nothing when it was left at its default.
+  Where written_at(const std::string& key) const {
+    const auto it = written_.find(key);
+    return it == written_.end() ? Where{} : it->second;
+  }
+
+  bool usable(const std::string& key) const { return !failed_.contains(key); }
+
+  void read_root(const YAML::Node& root, Config& config) {
+    std::map<std::string, Where> seen;
+    for (const auto& entry : root) {
+      const YAML::Node& key = entry.first;
+      const Where at = where(key.Mark());
+      if (!key.IsScalar()) {
+        add("", at, "a section name must be plain text, got " + describe(key));
+        continue;
+      }
+      const std::string name = key.Scalar();
+      if (const auto first = seen.find(name); first != seen.end()) {
+        add(name, at,
+            "section written twice (first at line " + std::to_string(first->second.line) +
+                "): merge the two into one");
+        continue;
+      }
+      seen.emplace(name, at);
+      const auto& all = sections();
+      if (std::none_of(all.begin(), all.end(),
+                       [&](const SectionSpec& s) { return s.name == name; })) {
+        add(name, at, unknown_section(name));
+        continue;
+      }
+      read_section(name, entry.second, at, config);
+    }
+  }
+
+  static std::string unknown_section(const std::string& name) {
+    std::string message = "unknown section '" + name + "'";
+    if (const std::string near = closest_name(name, section_names()); !near.empty()) {
+      message += " (did you mean '" + near + "'?)";
+    } else if (const std::string path = field_elsewhere(name, ""); !path.empty()) {
+      message += " (did you mean " + path + "? keys go under their section)";
+    }
+    return message + "; the sections are " + join(section_names());
+  }
+
+  void read_section(const std::string& section, const YAML::Node& body, Where key_at,
+                    Config& config) {
+    if (body.IsNull()) return;
+    if (!body.IsMap()) {
+      add(section, body.Mark().line < 0 ? key_at : where(body.Mark()),
+          "expected keys under " + section + " (such as " + section + "." +
+              std::string(field_names(section).front()) + ", on the next line, indented), got " +
+              describe(body));
+      return;
+    }
+    for (const auto& entry : body) {
+      const YAML::Node& key = entry.first;
+      const Where at = where(key.Mark());
+      if (!key.IsScalar()) {
+        add(section, at, "a key must be plain text, got " + describe(key));
+        continue;
+      }
+      const std::string path = section + "." + key.Scalar();
+      if (written_.contains(path)) {
+        add(path, at,
+            "key written twice (first at line " + std::to_string(written_.at(path).line) +
+                "): keep one");
+        continue;
+      }
+      written_.emplace(path, at);
+      const FieldSpec* field = find_field(path);
+      if (!field) {
+        add(path, at, unknown_key(section, key.Scalar()));
+        continue;
+      }
+      read_field(*field, entry.second, at, config);
+    }
+  }
+
+  static std::string unknown_key(const std::string& section, const std::string& name) {
+    std::string message = "unknown key '" + name + "' in " + section;
+    if (const std::string near = closest_name(name, field_names(section)); !near.empty()) {
+      message += " (did you mean '" + near + "'?)";
+    } else if (const std::string path = field_elsewhere(name, section); !path.empty()) {
+      message += " (did you mean " + path + "? it belongs in another section)";
+    }
+    return message + "; the keys of " + section + " are " + join(field_names(section));
+  }
+
+  void read_field(const FieldSpec& field, const YAML::Node& node, Where key_at, Config& config) {
+    const std::string key = field.path();
+    // An empty value ("key:") has no position of its own: point at its key.
+    const Where at = node.IsNull() ? key_at : where(node.Mark());
+    std::optional<Value> value = convert(field, node, at);
+    if (!value) return;
+    if (const std::string problem = check_value(field, *value); !problem.empty()) {
+      add(key, at, problem);
+      return;
+    }
+    field.store(config, *value);
+  }
+
+  std::optional<Value> convert(const FieldSpec& field, const YAML::Node& node, Where at) {
+    const std::string key = field.path();
+    const bool textual = field.type == FieldType::kString || field.type == FieldType::kPath;
+    if (node.IsNull()) {
+      if (textual) return Value(std::string());
+      if (field.type == FieldType::kIntList) return Value(std::vector<std::int64_t>());
+      add(key, at,
+          "has no value: set a " + field.accepts() + ", or remove the key for the default");
+      return std::nullopt;
+    }
+    if (field.type == FieldType::kIntList) return convert_list(field, node, at);
+    if (!node.IsScalar()) {
+      add(key, at, "expected a " + expected(field) + ", got " + describe(node));
+      return std::nullopt;
+    }
+    const std::string& s = node.Scalar();
+    switch (field.type) {
+      case FieldType::kBool: {
+        const std::string v = lower(s);
+        if (v == "true" || v == "yes" || v == "on") return Value(true);
+        if (v == "false" || v == "no" || v == "off") return Value(false);
+        break;
+      }
+      case FieldType::kInt:
+        if (const auto v = parse_whole(s)) return Value(*v);
+        break;
+      case FieldType::kFloat:
+        if (const auto v = parse_number(s)) return Value(*v);
+        break;
+      case FieldType::kString:
+      case FieldType::kPath:
+      case FieldType::kEnum:
+        return Value(s);
+      case FieldType::kIntList:
+        break;
+    }
+    add(key, at, "expected a " + expected(field) + ", got '" + s + "'");
+    return std::nullopt;
+  }
+
+  std::optional<Value> convert_list(const FieldSpec& field, const YAML::Node& node, Where at) {
+    const std::string key = field.path();
+    if (!node.IsSequence()) {
+      add(key, at, "expected a list such as [0, 2] (or [] for none), got " + describe(node));
+      return std::nullopt;
+    }
+    std::vector<std::int64_t> items;
+    bool ok = true;
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      const YAML::Node item = node[i];
+      const std::string item_key = key + "[" + std::to_string(i) + "]";
+      const std::optional<std::int64_t> v =
+          item.IsScalar() ? parse_whole(item.Scalar()) : std::nullopt;
+      if (!v) {
+        add(item_key, where(item.Mark()),
+            "expected a whole number from " + std::to_string(static_cast<std::int64_t>(field.min)) +
+                " to " + std::to_string(static_cast<std::int64_t>(field.max)) + ", got " +
+                describe(item));
+        ok = false;
+        continue;
+      }
+      if (const std::string problem = check_value(field, Value(std::vector{*v}));
+          !problem.empty()) {
+        // check_value names the item by its index in the one-item list; this key says which.
+        add(item_key, where(item.Mark()), problem.substr(problem.find(": ") + 2));
+        ok = false;
+        continue;
+      }
+      items.push_back(*v);
+    }
+    if (!ok) return std::nullopt;
+    return Value(std::move(items));
+  }
+
+  static std::string expected(const FieldSpec& field) {
+    switch (field.type) {
+      case FieldType::kBool:
+        return "true or false";
+      case FieldType::kInt:
+        return "whole number";
+      case FieldType::kFloat:
+        return "number";
+      case FieldType::kString:
+        return "text";
+      case FieldType::kPath:
+        return "path";
+      case FieldType::kEnum:
+        return "name (one of " + join(field.choices) + ")";
+      case FieldType::kIntList:
+        return "list of whole numbers";
+    }
+    return "value";
+  }
+
+  // Settings that are each valid but do not work together.
+  void check_combinations(const Config& c) {
+    if (c.model.precision == Precision::kInt8 && c.model.quantize == Quantize::kOff &&
+        c.model.int8_path.empty() && usable("model.int8_path")) {
+      add("model.precision", written_at("model.precision"),
+          "int8 needs model.int8_path: set it to a static INT8 model, or set model.quantize: auto "
+          "to make one from model.path");
+    }
+    if (c.gpio.enabled && c.gpio.chip.empty() && usable("gpio.chip")) {
+      add("gpio.chip", written_at("gpio.chip"),
+          "is empty while gpio.enabled is true: name the chip, e.g. gpiochip0");
+    }
+    if (c.mqtt.enabled && c.mqtt.host.empty() && usable("mqtt.host")) {
+      add("mqtt.host", written_at("mqtt.host"),
+          "is empty while mqtt.enabled is true: set the broker's host name or address");
+    }
+  }
+
+  fs::path resolve(const fs::path& p) const {
+    if (p.empty() || p.is_absolute()) return p;
+    return (base_ / p).lexically_normal();
+  }
+
+  void resolve_paths(Config& c) const {
+    for (fs::path* p : {&c.model.path, &c.model.int8_path, &c.model.labels, &c.telemetry.sysfs_root,
+                        &c.logging.dir}) {
+      *p = resolve(*p);
+    }
+    if (classify_uri(c.source.uri) == UriKind::kLocalPath) {
+      c.source.uri = resolve(c.source.uri).string();
+    }
+  }
+
+  // "(relative paths start from the config file's folder, DIR)" when the user wrote it relative.
+  std::string relative_hint(const std::string& key) const {
+    const auto it = written_.find(key);
+    if (it == written_.end()) return "";
+    return " (relative paths start from the config file's folder, " + base_.string() + ")";
+  }
+
+  void require_file(const std::string& key, const fs::path& p, const std::string& what) {
+    std::error_code ec;
+    const fs::file_status status = fs::status(p, ec);
+    if (fs::is_regular_file(status)) return;
+    if (fs::is_directory(status)) {
+      add(key, written_at(key), "'" + p.string() + "' is a folder: point to " + what + " in it");
+    } else {
+      add(key, written_at(key),
+          "no such file '" + p.string() + "': set the path of " + what + relative_hint(key));
+    }
+  }
+
+  void check_files(const Config& c) {
+    if (usable("model.path")) {
+      if (c.model.path.empty()) {
+        add("model.path", written_at("model.path"),
+            "is not set: set it to the FP32 ONNX model to run, e.g. /opt/models/yolov8n.onnx");
+      } else {
+        require_file("model.path", c.model.path, "the FP32 ONNX model");
+      }
+    }
+    if (!c.model.int8_path.empty() && usable("model.int8_path")) {
+      if (c.model.quantize == Quantize::kOff) {
+        require_file("model.int8_path", c.model.int8_path, "the INT8 ONNX model");
+      } else if (!fs::exists(c.model.int8_path) &&
+                 !fs::is_directory(c.model.int8_path.parent_path())) {
+        add("model.int8_path", written_at("model.int8_path"),
+            "folder '" + c.model.int8_path.parent_path().string() +
+                "' does not exist, so the quantized model cannot be written there: create it "
+                "or choose another path");
+      }
+    }
+    if (!c.model.labels.empty() && usable("model.labels")) {
+      require_file("model.labels", c.model.labels, "the labels file (one class name per line)");
+    }
+    if (usable("source.uri")) check_source(c.source.uri);
+    if (usable("telemetry.sysfs_root") && !fs::is_directory(c.telemetry.sysfs_root)) {
+      add("telemetry.sysfs_root", written_at("telemetry.sysfs_root"),
+          "no such folder '" + c.telemetry.sysfs_root.string() +
+              "': use /sys, or a folder laid out like it");
+    }
+    if (usable("logging.dir") && fs::exists(c.logging.dir) && !fs::is_directory(c.logging.dir)) {
+      add("logging.dir", written_at("logging.dir"),
+          "'" + c.logging.dir.string() + "' exists but is not a folder: choose a folder path");
+    }
+    if (c.gpio.enabled && usable("gpio.chip")) check_gpio_chip(c.gpio.chip);
+  }
+
+  void check_source(const std::string& uri) {
+    const std::string key = "source.uri";
+    switch (classify_uri(uri)) {
+      case UriKind::kDevice:
+      case UriKind::kIndex: {
+        const bool index = classify_uri(uri) == UriKind::kIndex;
+        const fs::path device = index ? "/dev/video" + uri : uri;
+        if (fs::exists(device)) return;
+        add(key, written_at(key),
+            "no such device '" + device.string() + "'" +
+                (index ? " (camera index " + uri + ")" : "") +
+                ": connect the camera (ls /dev/video* lists those present), or set source.uri to "
+                "a file, URL or pipeline");
+        return;
+      }
+      case UriKind::kLocalPath:
+        if (fs::exists(uri)) return;
+        add(key, written_at(key),
+            "no such file or folder '" + uri +
+                "': set a video, image or image folder that exists, a camera (/dev/video0), "
+                "a URL or a GStreamer pipeline" +
+                relative_hint(key));
+        return;
+      case UriKind::kPipeline:
+      case UriKind::kUrl:
+        return;
+    }
+  }
+
+  void check_gpio_chip(const std::string& chip) {
+    // Labels (e.g. pinctrl-rp1) are only known to libgpiod; names and paths can be checked here.
+    fs::path device;
+    if (chip.starts_with('/')) {
+      device = chip;
+    } else if (chip.starts_with("gpiochip")) {
+      device = "/dev/" + chip;
+    } else {
+      return;
+    }
+    if (fs::exists(device)) return;
+    add("gpio.chip", written_at("gpio.chip"),
+        "no such GPIO chip '" + device.string() +
+            "': gpiodetect lists the chips present; or set gpio.enabled: false");
+  }
+
+  std::string name_;
+  fs::path base_;
+  LoadOptions options_;
+  std::vector<ConfigProblem> problems_;
+  // Keys with a problem: later checks of the same key would only repeat it.
+  std::set<std::string> failed_;
+  // Where each key was written.
+  std::map<std::string, Where> written_;
+};
+
+// A hint for the parse error at `line` (1-based): YAML forbids tabs in indentation, which
+// yaml-cpp reports only as an "illegal map value".
+std::string tab_hint(std::string_view text, int line) {
+  std::istringstream lines{std::string(text)};
+  std::string l;
+  for (int i = 1; std::getline(lines, l); ++i) {
+    if (i != line && i != line - 1) continue;
+    const std::size_t indent_end = l.find_first_not_of(" \t");
+    if (l.substr(0, indent_end).find('\t') != std::string::npos) {
+      return "; line " + std::to_string(i) +
+             " is indented with a tab, which YAML does not "
+             "allow: indent with spaces";
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+Config parse_config(std::string_view text, std::string name, const LoadOptions& options) {
+  if (text.find('\0') != std::string_view::npos) {
+    throw ConfigError(name, "", 0, 0,
+                      "is a binary file, not YAML text: give the path of the YAML config "
+                      "(e.g. config/yolo-edge.yaml)");
+  }
+  std::vector<YAML::Node> documents;
+  try {
+    documents = YAML::LoadAll(std::string(text));
+  } catch (const YAML::Exception& e) {
+    const Where at = where(e.mark);
+    throw ConfigError(name, "", at.line, at.column,
+                      "not valid YAML: " + e.msg + tab_hint(text, at.line) +
+                          "; fix the syntax there (config/yolo-edge.yaml shows the layout)");
+  }
+  if (documents.empty() || documents.front().IsNull()) {
+    throw ConfigError(name, "", 0, 0,
+                      "the file is empty (or only comments): set at least model.path; "
+                      "config/yolo-edge.yaml lists every key with its default");
+  }
+  if (documents.size() > 1) {
+    const Where at = where(documents[1].Mark());
+    throw ConfigError(name, "", at.line, at.column,
+                      "holds " + std::to_string(documents.size()) +
+                          " YAML documents (separated by ---): a config is one, remove the others");
+  }
+  const YAML::Node& root = documents.front();
+  if (!root.IsMap()) {
+    const Where at = where(root.Mark());
+    throw ConfigError(name, "", at.line, at.column,
+                      "is YAML but not a mapping of sections: got " + describe(root) +
+                          "; a config looks like 'model:' with 'path: yolov8n.onnx' indented "
+                          "under it (see config/yolo-edge.yaml)");
+  }
+  fs::path folder = fs::path(name).parent_path();
+  fs::path base = folder.empty() ? fs::current_path() : fs::absolute(folder);
+  return Validator(std::move(name), base.lexically_normal(), options).run(root);
+}
+
+Config load_config(const fs::path& file, const LoadOptions& options) {
+  const std::string name = file.string();
+  std::error_code ec;
+  const fs::file_status status = fs::status(file, ec);
+  if (!fs::exists(status)) {
+    throw ConfigError(name, "", 0, 0,
+                      "no such file: check the path; config/yolo-edge.yaml is a documented start");
+  }
+  if (fs::is_directory(status)) {
+    throw ConfigError(name, "", 0, 0,
+                      "is a folder, not a config file: give the path of the YAML file in it, "
+                      "e.g. " +
+                          (file / "yolo-edge.yaml").string());
+  }
+  if (!fs::is_regular_file(status)) {
+    throw ConfigError(name, "", 0, 0, "is not a regular file: give the path of a YAML file");
+  }
+  const std::uintmax_t size = fs::file_size(file, ec);
+  if (!ec && size > kMaxFileBytes) {
+    throw ConfigError(name, "", 0, 0,
+                      "is " + std::to_string(size) +
+                          " bytes, far too large for a config (a few KB): is it the right file?");
+  }
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    throw ConfigError(name, "", 0, 0,
+                      "cannot be opened (permission denied?): check its permissions; the daemon "
+                      "reads it as its own user");
+  }
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (in.bad()) throw ConfigError(name, "", 0, 0, "could not be read to the end: check the disk");
+  return parse_config(text, name, options);
+}
+
+}  // namespace yolo::config

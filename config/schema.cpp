@@ -1,0 +1,737 @@
+#include "config/schema.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <initializer_list>
+#include <stdexcept>
+#include <type_traits>
+
+#include "config/suggest.h"
+
+namespace yolo::config {
+
+namespace {
+
+Value text(const char* s) {
+  return std::string(s);
+}
+Value whole(std::int64_t n) {
+  return n;
+}
+Value none() {
+  return std::vector<std::int64_t>{};
+}
+
+void assign(bool& out, const Value& v) {
+  out = std::get<bool>(v);
+}
+void assign(int& out, const Value& v) {
+  out = static_cast<int>(std::get<std::int64_t>(v));
+}
+void assign(std::int64_t& out, const Value& v) {
+  out = std::get<std::int64_t>(v);
+}
+void assign(double& out, const Value& v) {
+  out = std::get<double>(v);
+}
+void assign(std::string& out, const Value& v) {
+  out = std::get<std::string>(v);
+}
+void assign(std::filesystem::path& out, const Value& v) {
+  out = std::get<std::string>(v);
+}
+void assign(std::vector<int>& out, const Value& v) {
+  const auto& items = std::get<std::vector<std::int64_t>>(v);
+  out.assign(items.begin(), items.end());
+}
+
+Value as_value(bool v) {
+  return v;
+}
+Value as_value(int v) {
+  return std::int64_t{v};
+}
+Value as_value(std::int64_t v) {
+  return v;
+}
+Value as_value(double v) {
+  return v;
+}
+Value as_value(const std::string& v) {
+  return v;
+}
+Value as_value(const std::filesystem::path& v) {
+  return v.string();
+}
+Value as_value(const std::vector<int>& v) {
+  return std::vector<std::int64_t>(v.begin(), v.end());
+}
+
+// Connects a table row to its member of Config, e.g. &Config::model and &ModelConfig::path.
+template <class S, class T>
+void bind(FieldSpec& field, S Config::*section, T S::*member) {
+  if constexpr (std::is_enum_v<T>) {
+    // Enums are stored by position in the row's choices, which follow the C++ enum's order.
+    field.store = [section, member, choices = field.choices](Config& c, const Value& v) {
+      const auto it = std::find(choices.begin(), choices.end(), std::get<std::string>(v));
+      if (it == choices.end()) throw std::invalid_argument("unchecked enum value stored");
+      c.*section.*member = static_cast<T>(it - choices.begin());
+    };
+    field.fetch = [section, member, choices = field.choices](const Config& c) {
+      return Value(std::string(choices.at(static_cast<std::size_t>(c.*section.*member))));
+    };
+  } else {
+    field.store = [section, member](Config& c, const Value& v) { assign(c.*section.*member, v); };
+    field.fetch = [section, member](const Config& c) { return as_value(c.*section.*member); };
+  }
+}
+
+std::string require_text(const Value& v) {
+  return std::get<std::string>(v).empty() ? "is empty: set a value" : "";
+}
+
+std::string multiple_of_32(const Value& v) {
+  const std::int64_t n = std::get<std::int64_t>(v);
+  if (n % 32 == 0) return "";
+  return std::to_string(n) + " is not a multiple of 32 (the largest YOLO stride): use e.g. " +
+         std::to_string(std::max<std::int64_t>(32, n / 32 * 32)) +
+         ", or 0 for the model's own size";
+}
+
+// HOST:PORT, HOST may be a name, an IPv4 address or a bracketed IPv6 address; "" turns it off.
+std::string host_and_port(const Value& v) {
+  const std::string& s = std::get<std::string>(v);
+  if (s.empty()) return "";
+  const std::string hint = "'" + s +
+                           "' is not HOST:PORT: use e.g. 127.0.0.1:8080 (this machine only), "
+                           "0.0.0.0:8080 (every interface), or \"\" to turn HTTP off";
+  const std::size_t colon = s.rfind(':');
+  if (colon == std::string::npos || colon == 0) return hint;
+  const std::string host = s.substr(0, colon);
+  if (host.front() == '[' ? host.back() != ']' : host.find(':') != std::string::npos) return hint;
+  int port = 0;
+  const char* first = s.data() + colon + 1;
+  const char* last = s.data() + s.size();
+  const auto [end, ec] = std::from_chars(first, last, port);
+  if (ec != std::errc() || end != last || first == last || port < 1 || port > 65535) {
+    return "port in '" + s + "' must be a number from 1 to 65535, e.g. " + host + ":8080";
+  }
+  return "";
+}
+
+std::string topic_prefix(const Value& v) {
+  const std::string& s = std::get<std::string>(v);
+  if (s.empty()) return "is empty: set a topic prefix such as yolo-edge";
+  if (s.find_first_of("+#") != std::string::npos) {
+    return "'" + s + "' contains an MQTT wildcard (+ or #): use a plain topic such as yolo-edge";
+  }
+  if (s.front() == '/' || s.back() == '/') {
+    return "'" + s + "' starts or ends with '/': write it without, e.g. home/yolo-edge";
+  }
+  return "";
+}
+
+std::vector<SectionSpec> build_sections() {
+  return {
+      {"source", "Where frames come from."},
+      {"model", "Which network runs, at which precision."},
+      {"detect", "Which detections are kept."},
+      {"threads", "How many inference threads, fixed or chosen by measuring."},
+      {"telemetry", "Device sensors: temperature, clock, throttling, power."},
+      {"logging", "Field logs (one JSON line per interval, rotated by size) and daemon messages."},
+      {"http", "HTTP API and annotated MJPEG stream."},
+      {"mqtt", "Detection events and status to an MQTT broker."},
+      {"gpio", "A GPIO output line that is active while something is detected."},
+  };
+}
+
+std::vector<FieldSpec> build_fields() {
+  std::vector<FieldSpec> t;
+  const auto add = [&t](FieldSpec field, auto section, auto member) {
+    bind(field, section, member);
+    t.push_back(std::move(field));
+  };
+  using F = FieldType;
+  using C = Config;
+
+  // source
+  add({.section = "source",
+       .name = "uri",
+       .type = F::kString,
+       .default_value = text("/dev/video0"),
+       .description = "Camera or stream: /dev/videoN or N (V4L2), a GStreamer pipeline (with '!'), "
+                      "rtsp:// or http(s):// URL, a video, an image or a folder of images.",
+       .rule = require_text},
+      &C::source, &SourceConfig::uri);
+  add({.section = "source",
+       .name = "loop",
+       .type = F::kBool,
+       .default_value = false,
+       .description = "Start a video file or image folder again when it ends."},
+      &C::source, &SourceConfig::loop);
+  add({.section = "source",
+       .name = "realtime",
+       .type = F::kBool,
+       .default_value = true,
+       .description = "Pace a video file or image folder at its own frame rate, as a camera "
+                      "would, instead of as fast as it decodes."},
+      &C::source, &SourceConfig::realtime);
+  add({.section = "source",
+       .name = "width",
+       .type = F::kInt,
+       .default_value = whole(0),
+       .min = 0,
+       .max = 7680,
+       .description = "Capture width in pixels to ask the camera for; 0 keeps the source's own."},
+      &C::source, &SourceConfig::width);
+  add({.section = "source",
+       .name = "height",
+       .type = F::kInt,
+       .default_value = whole(0),
+       .min = 0,
+       .max = 4320,
+       .description = "Capture height in pixels to ask the camera for; 0 keeps the source's own."},
+      &C::source, &SourceConfig::height);
+  add({.section = "source",
+       .name = "fps",
+       .type = F::kFloat,
+       .default_value = 0.0,
+       .min = 0,
+       .max = 240,
+       .description = "Frames per second to ask the camera for; 0 keeps the source's own."},
+      &C::source, &SourceConfig::fps);
+  add({.section = "source",
+       .name = "reconnect_s",
+       .type = F::kFloat,
+       .default_value = 2.0,
+       .min = 0.1,
+       .max = 3600,
+       .description = "Seconds to wait before reopening a source that failed (camera unplugged, "
+                      "stream dropped)."},
+      &C::source, &SourceConfig::reconnect_s);
+
+  // model
+  add({.section = "model",
+       .name = "path",
+       .type = F::kPath,
+       .default_value = text(""),
+       .description = "FP32 ONNX model to run, e.g. yolov8n.onnx; must be set before the daemon "
+                      "starts."},
+      &C::model, &ModelConfig::path);
+  add({.section = "model",
+       .name = "int8_path",
+       .type = F::kPath,
+       .default_value = text(""),
+       .description = "Static INT8 (QDQ) ONNX model run when precision is int8; with quantize: "
+                      "auto it is made from model.path if missing."},
+      &C::model, &ModelConfig::int8_path);
+  add({.section = "model",
+       .name = "precision",
+       .type = F::kEnum,
+       .default_value = text("fp32"),
+       .choices = {"fp32", "int8"},
+       .description = "Precision to run at: fp32 runs model.path, int8 runs model.int8_path."},
+      &C::model, &ModelConfig::precision);
+  add({.section = "model",
+       .name = "quantize",
+       .type = F::kEnum,
+       .default_value = text("off"),
+       .choices = {"off", "auto"},
+       .description = "auto: when int8 is asked for and model.int8_path is unset or missing, "
+                      "quantize model.path at start; off: never."},
+      &C::model, &ModelConfig::quantize);
+  add({.section = "model",
+       .name = "imgsz",
+       .type = F::kInt,
+       .default_value = whole(0),
+       .min = 0,
+       .max = 4096,
+       .description = "Network input size in pixels (square, multiple of 32); 0 takes it from the "
+                      "model.",
+       .rule = multiple_of_32},
+      &C::model, &ModelConfig::imgsz);
+  add({.section = "model",
+       .name = "labels",
+       .type = F::kPath,
+       .default_value = text(""),
+       .description = "Class names file, one per line, for models without names metadata; empty "
+                      "shows class numbers."},
+      &C::model, &ModelConfig::labels);
+  add({.section = "model",
+       .name = "decoder",
+       .type = F::kEnum,
+       .default_value = text("auto"),
+       .choices = {"auto", "yolov8", "end2end", "yolov5"},
+       .description = "Output layout: auto (from the model), yolov8 [1,4+nc,N], end2end [1,K,6], "
+                      "yolov5 [1,N,5+nc]."},
+      &C::model, &ModelConfig::decoder);
+
+  // detect
+  add({.section = "detect",
+       .name = "conf",
+       .type = F::kFloat,
+       .default_value = 0.25,
+       .min = 0,
+       .max = 1,
+       .description = "Lowest score a detection needs to be reported."},
+      &C::detect, &DetectConfig::conf);
+  add({.section = "detect",
+       .name = "iou",
+       .type = F::kFloat,
+       .default_value = 0.45,
+       .min = 0,
+       .max = 1,
+       .description = "Overlap (IoU) above which non-maximum suppression drops the lower-scoring "
+                      "box."},
+      &C::detect, &DetectConfig::iou);
+  add({.section = "detect",
+       .name = "classes",
+       .type = F::kIntList,
+       .default_value = none(),
+       .min = 0,
+       .max = 65535,
+       .description = "Class ids to report, e.g. [0, 2] for COCO person and car; empty reports "
+                      "every class."},
+      &C::detect, &DetectConfig::classes);
+  add({.section = "detect",
+       .name = "max_detections",
+       .type = F::kInt,
+       .default_value = whole(300),
+       .min = 1,
+       .max = 10000,
+       .description = "Most detections kept per frame, highest scores first."},
+      &C::detect, &DetectConfig::max_detections);
+  add({.section = "detect",
+       .name = "agnostic_nms",
+       .type = F::kBool,
+       .default_value = false,
+       .description = "Suppress overlapping boxes across classes too, not only within a class."},
+      &C::detect, &DetectConfig::agnostic_nms);
+
+  // threads
+  add({.section = "threads",
+       .name = "mode",
+       .type = F::kEnum,
+       .default_value = text("adaptive"),
+       .choices = {"fixed", "adaptive", "efficiency"},
+       .description = "fixed: threads.count; adaptive: the fastest count measured; efficiency: "
+                      "the fewest within threads.margin of it."},
+      &C::threads, &ThreadsConfig::mode);
+  add({.section = "threads",
+       .name = "count",
+       .type = F::kInt,
+       .default_value = whole(0),
+       .min = 0,
+       .max = 256,
+       .description = "Inference threads in fixed mode; 0 means one per CPU core."},
+      &C::threads, &ThreadsConfig::count);
+  add({.section = "threads",
+       .name = "max",
+       .type = F::kInt,
+       .default_value = whole(0),
+       .min = 0,
+       .max = 256,
+       .description = "Most threads the adaptive and efficiency modes try; 0 means one per CPU "
+                      "core."},
+      &C::threads, &ThreadsConfig::max);
+  add({.section = "threads",
+       .name = "margin",
+       .type = F::kFloat,
+       .default_value = 0.1,
+       .min = 0,
+       .max = 1,
+       .description = "Efficiency mode: latency a thread count may lose to the fastest, as a "
+                      "fraction (0.1 = 10%)."},
+      &C::threads, &ThreadsConfig::margin);
+
+  // telemetry
+  add({.section = "telemetry",
+       .name = "interval_s",
+       .type = F::kFloat,
+       .default_value = 1.0,
+       .min = 0.1,
+       .max = 60,
+       .description = "Seconds between two sensor samples."},
+      &C::telemetry, &TelemetryConfig::interval_s);
+  add({.section = "telemetry",
+       .name = "sysfs_root",
+       .type = F::kPath,
+       .default_value = text("/sys"),
+       .description = "Folder read in place of /sys (thermal, cpufreq, hwmon, powercap); tests "
+                      "point it at a fake tree.",
+       .rule = require_text},
+      &C::telemetry, &TelemetryConfig::sysfs_root);
+
+  // logging
+  add({.section = "logging",
+       .name = "dir",
+       .type = F::kPath,
+       .default_value = text("/var/log/yolo-edge"),
+       .description = "Folder of the field logs (JSON lines); created if missing.",
+       .rule = require_text},
+      &C::logging, &LoggingConfig::dir);
+  add({.section = "logging",
+       .name = "interval_s",
+       .type = F::kFloat,
+       .default_value = 10.0,
+       .min = 1,
+       .max = 86400,
+       .description = "Seconds between two field-log lines."},
+      &C::logging, &LoggingConfig::interval_s);
+  add({.section = "logging",
+       .name = "max_bytes",
+       .type = F::kInt,
+       .default_value = whole(10 * 1024 * 1024),
+       .min = 4096,
+       .max = 1099511627776.0,
+       .description = "Size in bytes at which the field log is rotated."},
+      &C::logging, &LoggingConfig::max_bytes);
+  add({.section = "logging",
+       .name = "max_files",
+       .type = F::kInt,
+       .default_value = whole(5),
+       .min = 1,
+       .max = 1000,
+       .description = "Rotated field logs kept besides the current one."},
+      &C::logging, &LoggingConfig::max_files);
+  add({.section = "logging",
+       .name = "level",
+       .type = F::kEnum,
+       .default_value = text("info"),
+       .choices = {"debug", "info", "warning", "error"},
+       .description = "Least important daemon message written to the journal."},
+      &C::logging, &LoggingConfig::level);
+
+  // http
+  add({.section = "http",
+       .name = "listen",
+       .type = F::kString,
+       .default_value = text("127.0.0.1:8080"),
+       .description = "HOST:PORT of the HTTP API and MJPEG stream; 0.0.0.0:8080 for every "
+                      "interface, empty turns HTTP off.",
+       .rule = host_and_port},
+      &C::http, &HttpConfig::listen);
+  add({.section = "http",
+       .name = "token",
+       .type = F::kString,
+       .default_value = text(""),
+       .description = "Bearer token every request must carry; empty lets in anyone who can reach "
+                      "http.listen."},
+      &C::http, &HttpConfig::token);
+  add({.section = "http",
+       .name = "max_fps",
+       .type = F::kFloat,
+       .default_value = 5.0,
+       .min = 0.1,
+       .max = 60,
+       .description = "Most frames per second sent to each MJPEG viewer."},
+      &C::http, &HttpConfig::max_fps);
+  add({.section = "http",
+       .name = "jpeg_quality",
+       .type = F::kInt,
+       .default_value = whole(80),
+       .min = 1,
+       .max = 100,
+       .description = "JPEG quality of the annotated stream, 1 (smallest) to 100 (best)."},
+      &C::http, &HttpConfig::jpeg_quality);
+
+  // mqtt
+  add({.section = "mqtt",
+       .name = "enabled",
+       .type = F::kBool,
+       .default_value = false,
+       .description = "Publish detection events and status to the broker."},
+      &C::mqtt, &MqttConfig::enabled);
+  add({.section = "mqtt",
+       .name = "host",
+       .type = F::kString,
+       .default_value = text("localhost"),
+       .description = "Broker host name or address."},
+      &C::mqtt, &MqttConfig::host);
+  add({.section = "mqtt",
+       .name = "port",
+       .type = F::kInt,
+       .default_value = whole(1883),
+       .min = 1,
+       .max = 65535,
+       .description = "Broker TCP port."},
+      &C::mqtt, &MqttConfig::port);
+  add({.section = "mqtt",
+       .name = "prefix",
+       .type = F::kString,
+       .default_value = text("yolo-edge"),
+       .description = "Topic prefix: events go to PREFIX/events, status to PREFIX/status.",
+       .rule = topic_prefix},
+      &C::mqtt, &MqttConfig::prefix);
+  add({.section = "mqtt",
+       .name = "username",
+       .type = F::kString,
+       .default_value = text(""),
+       .description = "Broker user name; empty connects without one."},
+      &C::mqtt, &MqttConfig::username);
+  add({.section = "mqtt",
+       .name = "password",
+       .type = F::kString,
+       .default_value = text(""),
+       .description = "Broker password, sent with mqtt.username."},
+      &C::mqtt, &MqttConfig::password);
+
+  // gpio
+  add({.section = "gpio",
+       .name = "enabled",
+       .type = F::kBool,
+       .default_value = false,
+       .description =
+           "Drive gpio.line while a detection is present (a relay, LED or alarm input)."},
+      &C::gpio, &GpioConfig::enabled);
+  add({.section = "gpio",
+       .name = "chip",
+       .type = F::kString,
+       .default_value = text("gpiochip0"),
+       .description = "GPIO chip: a name (gpiochip0), a path (/dev/gpiochip0) or a label "
+                      "(pinctrl-rp1 on a Pi 5)."},
+      &C::gpio, &GpioConfig::chip);
+  add({.section = "gpio",
+       .name = "line",
+       .type = F::kInt,
+       .default_value = whole(17),
+       .min = 0,
+       .max = 1023,
+       .description = "Line offset on the chip; on a Raspberry Pi the BCM GPIO number (17 is "
+                      "header pin 11)."},
+      &C::gpio, &GpioConfig::line);
+  add({.section = "gpio",
+       .name = "active_low",
+       .type = F::kBool,
+       .default_value = false,
+       .description = "Drive the line low, not high, while active."},
+      &C::gpio, &GpioConfig::active_low);
+  add({.section = "gpio",
+       .name = "hold_s",
+       .type = F::kFloat,
+       .default_value = 1.0,
+       .min = 0,
+       .max = 3600,
+       .description = "Seconds the line stays active after the last detection."},
+      &C::gpio, &GpioConfig::hold_s);
+  return t;
+}
+
+std::string format_number(double v) {
+  char buf[64];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  std::string s(buf, end);
+  // Keep floats recognisable as floats in the YAML ("1.0", not "1").
+  if (s.find_first_of(".ein") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string format_bound(const FieldSpec& field, double v) {
+  if (field.type != FieldType::kFloat) return std::to_string(static_cast<std::int64_t>(v));
+  char buf[64];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, end);
+}
+
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string join(const std::vector<std::string_view>& names) {
+  std::string out;
+  for (std::string_view n : names) out += (out.empty() ? "" : ", ") + std::string(n);
+  return out;
+}
+
+// Appends `text` as lines of at most kWidth columns, each starting with `prefix`.
+void append_wrapped(std::string& out, std::string_view prefix, std::string_view text) {
+  constexpr std::size_t kWidth = 100;
+  std::string line(prefix);
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view word = text.substr(start, end - start);
+    if (line.size() > prefix.size() && line.size() + 1 + word.size() > kWidth) {
+      out += line;
+      out += '\n';
+      line = prefix;
+    }
+    if (line.size() > prefix.size()) line += ' ';
+    line += word;
+    start = end + 1;
+  }
+  out += line;
+  out += '\n';
+}
+
+// Appends the pieces in order (also keeps GCC 12's -Wrestrict false alarm on "x" + string away).
+void append(std::string& out, std::initializer_list<std::string_view> pieces) {
+  for (std::string_view p : pieces) out += p;
+}
+
+// The check of one number against the field's range ("" when inside).
+std::string check_range(const FieldSpec& field, double v) {
+  if (v >= field.min && v <= field.max) return "";
+  return (field.type == FieldType::kFloat ? format_number(v)
+                                          : std::to_string(static_cast<std::int64_t>(v))) +
+         " is out of range: use a " + field.accepts();
+}
+
+}  // namespace
+
+std::string FieldSpec::path() const {
+  return std::string(section) + "." + std::string(name);
+}
+
+std::string FieldSpec::accepts() const {
+  const std::string range = " from " + format_bound(*this, min) + " to " + format_bound(*this, max);
+  switch (type) {
+    case FieldType::kBool:
+      return "true or false";
+    case FieldType::kInt:
+      return "whole number" + range;
+    case FieldType::kFloat:
+      return "number" + range;
+    case FieldType::kString:
+      return "text";
+    case FieldType::kPath:
+      return "path";
+    case FieldType::kEnum:
+      return "one of " + join(choices);
+    case FieldType::kIntList:
+      return "list of whole numbers" + range;
+  }
+  return "";
+}
+
+const std::vector<SectionSpec>& sections() {
+  static const std::vector<SectionSpec> table = build_sections();
+  return table;
+}
+
+const std::vector<FieldSpec>& fields() {
+  static const std::vector<FieldSpec> table = build_fields();
+  return table;
+}
+
+const FieldSpec* find_field(std::string_view path) {
+  for (const FieldSpec& f : fields()) {
+    if (f.path() == path) return &f;
+  }
+  return nullptr;
+}
+
+std::string check_value(const FieldSpec& field, const Value& value) {
+  std::string problem;
+  switch (field.type) {
+    case FieldType::kInt:
+      problem = check_range(field, static_cast<double>(std::get<std::int64_t>(value)));
+      break;
+    case FieldType::kFloat:
+      problem = check_range(field, std::get<double>(value));
+      break;
+    case FieldType::kEnum: {
+      const std::string& name = std::get<std::string>(value);
+      if (std::find(field.choices.begin(), field.choices.end(), name) == field.choices.end()) {
+        problem = "'" + name + "' is not allowed: use one of " + join(field.choices);
+        if (const std::string near = closest_name(name, field.choices); !near.empty()) {
+          problem += " (did you mean '" + near + "'?)";
+        }
+      }
+      break;
+    }
+    case FieldType::kIntList: {
+      const auto& items = std::get<std::vector<std::int64_t>>(value);
+      for (std::size_t i = 0; i < items.size() && problem.empty(); ++i) {
+        if (const std::string p = check_range(field, static_cast<double>(items[i])); !p.empty()) {
+          problem = "item " + std::to_string(i) + ": " + p;
+        }
+      }
+      break;
+    }
+    case FieldType::kBool:
+    case FieldType::kString:
+    case FieldType::kPath:
+      break;
+  }
+  if (problem.empty() && field.rule) problem = field.rule(value);
+  return problem;
+}
+
+std::string format_value(const Value& value) {
+  struct Formatter {
+    std::string operator()(bool v) const { return v ? "true" : "false"; }
+    std::string operator()(std::int64_t v) const { return std::to_string(v); }
+    std::string operator()(double v) const { return format_number(v); }
+    std::string operator()(const std::string& v) const { return quoted(v); }
+    std::string operator()(const std::vector<std::int64_t>& v) const {
+      std::string out = "[";
+      for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + std::to_string(v[i]);
+      return out + "]";
+    }
+  };
+  return std::visit(Formatter{}, value);
+}
+
+std::string format_field(const FieldSpec& field, const Value& value) {
+  // Enum names are plain words; quotes would only hide that they are names, not free text.
+  if (field.type == FieldType::kEnum) return std::get<std::string>(value);
+  return format_value(value);
+}
+
+std::string describe_schema() {
+  std::string out =
+      "yolo-edge configuration (YAML). Every key is optional and falls back to its default,\n"
+      "except model.path. Relative paths resolve against the config file's folder.\n";
+  for (const SectionSpec& section : sections()) {
+    append(out, {"\n", section.name, ": ", section.description, "\n"});
+    for (const FieldSpec& f : fields()) {
+      if (f.section != section.name) continue;
+      append(out, {"  ", f.path(), " (", f.accepts(), "; default ",
+                   format_field(f, f.default_value), ")\n"});
+      append_wrapped(out, "      ", f.description);
+    }
+  }
+  return out;
+}
+
+std::string to_yaml(const Config& config, bool with_comments) {
+  std::string out;
+  for (const SectionSpec& section : sections()) {
+    if (!out.empty()) out += '\n';
+    if (with_comments) append_wrapped(out, "# ", section.description);
+    append(out, {section.name, ":\n"});
+    for (const FieldSpec& f : fields()) {
+      if (f.section != section.name) continue;
+      if (with_comments) {
+        std::string comment(f.description);
+        const bool obvious = f.type == FieldType::kBool || f.type == FieldType::kString ||
+                             f.type == FieldType::kPath;
+        if (!obvious) append(comment, {" (", f.accepts(), ")"});
+        append_wrapped(out, "  # ", comment);
+      }
+      append(out, {"  ", f.name, ": ", format_field(f, f.fetch(config)), "\n"});
+    }
+  }
+  return out;
+}
+
+std::string default_config_yaml() {
+  return "# yolo-edge daemon configuration: every key with its default.\n"
+         "# Remove the keys you leave at their default; set model.path before starting the "
+         "daemon.\n"
+         "# Relative paths are resolved against this file's folder. An invalid file is rejected\n"
+         "# whole, each problem named with its key, line and column; the running daemon keeps its\n"
+         "# old settings when a reload finds one.\n"
+         "\n" +
+         to_yaml(Config{}, true);
+}
+
+}  // namespace yolo::config

@@ -1,0 +1,79 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "config/config.h"
+
+namespace yolo::config {
+
+// The schema: every setting the daemon reads, in one table (config/schema.cpp). Defaults
+// (Config::Config), validation (config_loader.cpp), the documentation (describe_schema) and the
+// shipped default file (default_config_yaml, config/yolo-edge.yaml) all come from it.
+
+enum class FieldType { kBool, kInt, kFloat, kString, kPath, kEnum, kIntList };
+
+// A setting's value before it is stored into the typed Config. Enums are held by name, paths as
+// the text written in the file.
+using Value = std::variant<bool, std::int64_t, double, std::string, std::vector<std::int64_t>>;
+
+struct SectionSpec {
+  std::string_view name;
+  std::string_view description;
+};
+
+struct FieldSpec {
+  std::string_view section;
+  std::string_view name;
+  FieldType type;
+  Value default_value;
+  // Inclusive range of kInt and kFloat values and of kIntList items.
+  double min = 0;
+  double max = 0;
+  // Allowed names of a kEnum, in the order of the C++ enum.
+  std::vector<std::string_view> choices{};
+  std::string_view description{};
+  // A rule beyond type and range; returns what is wrong and what to do, or "" when the value is
+  // fine.
+  std::string (*rule)(const Value&) = nullptr;
+  std::function<void(Config&, const Value&)> store{};
+  std::function<Value(const Config&)> fetch{};
+
+  // "section.name".
+  std::string path() const;
+  // What the field accepts, e.g. "number from 0 to 1" or "one of fp32, int8".
+  std::string accepts() const;
+};
+
+const std::vector<SectionSpec>& sections();
+const std::vector<FieldSpec>& fields();
+// The field with this "section.name", or nullptr.
+const FieldSpec* find_field(std::string_view path);
+
+// Checks a value of the field's type against its range, choices and rule: "" when valid, else
+// what is wrong and what to do.
+std::string check_value(const FieldSpec& field, const Value& value);
+
+// The value as YAML text: strings and paths double-quoted, lists in flow style.
+std::string format_value(const Value& value);
+
+// The value as the field is written in YAML: like format_value, but enum names unquoted.
+std::string format_field(const FieldSpec& field, const Value& value);
+
+// Every section and key with type, allowed values, default and description, for people
+// (`yolo-edge config --describe`).
+std::string describe_schema();
+
+// The config as a YAML file that load_config() reads back to an equal Config; with comments,
+// each section and key is preceded by its description.
+std::string to_yaml(const Config& config, bool with_comments);
+
+// The documented default file: to_yaml(Config{}, true) under a header. config/yolo-edge.yaml is
+// exactly this text (a test checks it).
+std::string default_config_yaml();
+
+}  // namespace yolo::config
