@@ -43,7 +43,8 @@ class SourceError : public std::runtime_error {
 };
 
 struct Frame {
-  // 8-bit BGR pixels, owned by the frame (drawing on them does not affect the source).
+  // 8-bit BGR pixels. Drawing on them does not affect the source, but read() may reuse this
+  // buffer for the next frame: move or clone a frame to keep it past the next read().
   cv::Mat bgr;
   // 0, 1, 2, ... in delivery order, continuing across loops.
   std::int64_t index = -1;
@@ -59,7 +60,8 @@ class FrameSource {
   FrameSource& operator=(const FrameSource&) = delete;
 
   // The next frame; false at the end of a file or folder that does not loop, or when a live
-  // source stops delivering. Throws SourceError when an image in a folder cannot be decoded.
+  // source stops delivering (the frame's contents are then unspecified). Throws SourceError when an
+  // image in a folder cannot be decoded.
   virtual bool read(Frame& frame) = 0;
   // One line for logs: kind, name, size and rate.
   virtual std::string describe() const = 0;

@@ -1,0 +1,166 @@
+#include "vision/capture.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include <opencv2/imgcodecs.hpp>
+
+#include "tests/support/fixtures.h"
+
+namespace yolo::vision {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+std::string video() {
+  return (test::fixtures_dir() / "video" / "birds_720p_10fps.mp4").string();
+}
+std::string images() {
+  return (test::fixtures_dir() / "images").string();
+}
+
+std::string open_error(const SourceSpec& spec) {
+  try {
+    open_source(spec);
+  } catch (const SourceError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+class TempDir {
+ public:
+  TempDir() : path_(fs::temp_directory_path() / ("yolo_capture_" + std::to_string(::getpid()))) {
+    fs::create_directories(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+TEST(Capture, ClassifiesEveryKindOfUri) {
+  EXPECT_EQ(classify_source("0"), SourceKind::kV4l2);
+  EXPECT_EQ(classify_source("/dev/video0"), SourceKind::kV4l2);
+  EXPECT_EQ(classify_source("libcamerasrc ! videoconvert ! appsink"), SourceKind::kGstreamer);
+  EXPECT_EQ(classify_source("rtsp://192.168.1.10:554/stream"), SourceKind::kNetwork);
+  EXPECT_EQ(classify_source("HTTP://cam.local/video.mjpg"), SourceKind::kNetwork);
+  EXPECT_THROW(classify_source(""), SourceError);
+}
+
+TEST(Capture, ReadsTheWholeVideoFile) {
+  YOLO_REQUIRE_FIXTURES();
+  const auto source = open_source({video()});
+  // FFmpeg reports the average rate: frames over duration, 10.06 for this file.
+  EXPECT_NEAR(source->fps(), 10.0, 0.1);
+  EXPECT_FALSE(source->is_live());
+  EXPECT_NE(source->describe().find("video file"), std::string::npos);
+  EXPECT_NE(source->describe().find("1280x720"), std::string::npos);
+  Frame frame;
+  std::int64_t count = 0;
+  while (source->read(frame)) {
+    ASSERT_EQ(frame.index, count);
+    ASSERT_EQ(frame.bgr.size(), cv::Size(1280, 720));
+    ASSERT_EQ(frame.bgr.type(), CV_8UC3);
+    ++count;
+  }
+  EXPECT_EQ(count, 671);
+}
+
+TEST(Capture, LoopsAVideoFile) {
+  YOLO_REQUIRE_FIXTURES();
+  const auto source = open_source({video(), true});
+  Frame frame;
+  cv::Mat first;
+  for (int i = 0; i < 680; ++i) {
+    ASSERT_TRUE(source->read(frame)) << "frame " << i;
+    if (i == 0) first = frame.bgr.clone();
+    if (i == 671) {
+      EXPECT_EQ(cv::norm(first, frame.bgr, cv::NORM_INF), 0.0) << "not the first frame";
+    }
+  }
+  EXPECT_EQ(frame.index, 679);
+}
+
+TEST(Capture, PacesAVideoFileAtItsFrameRate) {
+  YOLO_REQUIRE_FIXTURES();
+  const auto source = open_source({video(), false, true});
+  EXPECT_TRUE(source->is_live());
+  Frame frame;
+  ASSERT_TRUE(source->read(frame));
+  const auto start = Clock::now();
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(source->read(frame));
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  // Ten frames at 10 fps take a second; the bound is loose because the machine is shared.
+  EXPECT_GT(seconds, 0.9);
+  EXPECT_LT(seconds, 3.0);
+}
+
+TEST(Capture, ReadsAFolderOfImagesInNameOrderAndLoops) {
+  YOLO_REQUIRE_FIXTURES();
+  const auto once = open_source({images()});
+  EXPECT_NE(once->describe().find("6 images"), std::string::npos);
+  Frame frame;
+  std::vector<cv::Size> sizes;
+  while (once->read(frame)) sizes.push_back(frame.bgr.size());
+  ASSERT_EQ(sizes.size(), 6u);
+  // dog.jpg, eagle.jpg, giraffe.jpg, horses.jpg, kite.jpg, person.jpg
+  EXPECT_EQ(sizes[0], cv::Size(768, 576));
+  EXPECT_EQ(sizes[5], cv::imread(images() + "/person.jpg").size());
+
+  const auto looping = open_source({images(), true});
+  for (int i = 0; i < 13; ++i) ASSERT_TRUE(looping->read(frame));
+  EXPECT_EQ(frame.index, 12);
+  EXPECT_EQ(frame.bgr.size(), sizes[0]);
+}
+
+TEST(Capture, ReadsAStillImageOnceOrForever) {
+  YOLO_REQUIRE_FIXTURES();
+  const std::string dog = images() + "/dog.jpg";
+  const auto once = open_source({dog});
+  Frame frame;
+  ASSERT_TRUE(once->read(frame));
+  EXPECT_EQ(frame.bgr.size(), cv::Size(768, 576));
+  // Drawing on a frame must not change the next one.
+  frame.bgr.setTo(cv::Scalar::all(0));
+  EXPECT_FALSE(once->read(frame));
+
+  const auto looping = open_source({dog, true, true, 0, 0, 50});
+  EXPECT_DOUBLE_EQ(looping->fps(), 50.0);
+  const auto start = Clock::now();
+  for (int i = 0; i < 6; ++i) ASSERT_TRUE(looping->read(frame));
+  EXPECT_GT(std::chrono::duration<double>(Clock::now() - start).count(), 0.09);
+  EXPECT_GT(cv::norm(frame.bgr, cv::NORM_INF), 0.0);
+}
+
+TEST(Capture, FailuresNameTheSourceAndTheReason) {
+  YOLO_REQUIRE_FIXTURES();
+  TempDir tmp;
+  EXPECT_NE(open_error({"/nonexistent/clip.mp4"}).find("'/nonexistent/clip.mp4': not found"),
+            std::string::npos);
+  EXPECT_NE(open_error({tmp.path().string()}).find("holds no images"), std::string::npos);
+
+  const fs::path text = tmp.path() / "notes.txt";
+  std::ofstream(text) << "not a video\n";
+  EXPECT_NE(open_error({text.string()}).find("not a known image or video"), std::string::npos);
+  const fs::path fake = tmp.path() / "fake.jpg";
+  std::ofstream(fake) << "not a jpeg\n";
+  EXPECT_NE(open_error({fake.string()}).find("not a known image format"), std::string::npos);
+  // The folder now holds one "image" that cannot be decoded: it fails when it is read.
+  const auto folder = open_source({tmp.path().string()});
+  Frame frame;
+  EXPECT_THROW(folder->read(frame), SourceError);
+
+  EXPECT_NE(open_error({images(), false, true}).find("set fps"), std::string::npos);
+  EXPECT_NE(open_error({"/dev/video99"}).find("no such camera device /dev/video99"),
+            std::string::npos);
+  EXPECT_NE(open_error({"7"}).find("no such camera device /dev/video7"), std::string::npos);
+  EXPECT_NE(open_error({"/dev/null"}).find("would not open as a V4L2 camera"), std::string::npos);
+  EXPECT_NE(open_error({"rtsp://127.0.0.1:1/none"}).find("could not be opened"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace yolo::vision

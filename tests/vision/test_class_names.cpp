@@ -1,0 +1,85 @@
+#include "vision/class_names.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+namespace yolo::vision {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ClassNamesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("yolo_labels_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+            "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path write(const std::string& text) {
+    const fs::path p = dir_ / "labels.txt";
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+  }
+
+  std::string error_for(const std::string& text) {
+    try {
+      ClassNames::from_labels_file(write(text));
+    } catch (const LabelsError& e) {
+      return e.what();
+    }
+    return "no error";
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(ClassNamesTest, FallsBackToNumbers) {
+  const ClassNames none;
+  EXPECT_EQ(none.name(17), "class 17");
+  const ClassNames two({"cat", "dog"});
+  EXPECT_EQ(two.name(1), "dog");
+  EXPECT_EQ(two.name(2), "class 2");
+  EXPECT_EQ(two.name(-1), "class -1");
+}
+
+TEST_F(ClassNamesTest, ReadsALabelsFile) {
+  const auto names = ClassNames::from_labels_file(write("person\r\nbicycle\n  traffic light \n\n"));
+  ASSERT_EQ(names.size(), 3u);
+  EXPECT_EQ(names.name(0), "person");
+  EXPECT_EQ(names.name(1), "bicycle");
+  EXPECT_EQ(names.name(2), "traffic light");
+}
+
+TEST_F(ClassNamesTest, PrefersModelNamesThenTheFileThenNumbers) {
+  const fs::path file = write("a\nb\n");
+  EXPECT_EQ(ClassNames::resolve({"x"}, file).name(0), "x");
+  EXPECT_EQ(ClassNames::resolve({}, file).name(1), "b");
+  EXPECT_EQ(ClassNames::resolve({}, {}).name(1), "class 1");
+}
+
+TEST_F(ClassNamesTest, BadFilesNameTheLine) {
+  EXPECT_NE(error_for("a\n\nb\n").find("labels.txt:2: empty line"), std::string::npos);
+  EXPECT_NE(error_for("a\nb\na\n").find("labels.txt:3: duplicate class name 'a' (first on line 1)"),
+            std::string::npos);
+  EXPECT_NE(error_for("a\nb\x01\x02\n").find("labels.txt:2: contains a control character"),
+            std::string::npos);
+  EXPECT_NE(error_for("\n \n").find("holds no class names"), std::string::npos);
+  EXPECT_NE(error_for("").find("holds no class names"), std::string::npos);
+}
+
+TEST_F(ClassNamesTest, MissingFileOrFolderIsAnError) {
+  EXPECT_THROW(ClassNames::from_labels_file(dir_ / "absent.txt"), LabelsError);
+  EXPECT_THROW(ClassNames::from_labels_file(dir_), LabelsError);
+  try {
+    ClassNames::from_labels_file(dir_ / "absent.txt");
+  } catch (const LabelsError& e) {
+    EXPECT_NE(std::string(e.what()).find("absent.txt: not found"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace yolo::vision
