@@ -1,5 +1,6 @@
-// Times decode + NMS for [1, 84, 8400] outputs: a real one (the golden yolov8n dog output) and a
-// worst case where every candidate clears the threshold. Prints milliseconds; not a test.
+// Times the vision pipeline's per-frame work and prints milliseconds; not a test. Letterbox of a
+// 720p frame into each tensor layout, then decode + NMS for [1, 84, 8400] outputs: a real one (the
+// golden yolov8n dog output) and a worst case where every candidate clears the threshold.
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -7,9 +8,33 @@
 #include <random>
 #include <vector>
 
+#include <opencv2/core.hpp>
+
 #include "vision/decode.h"
+#include "vision/letterbox.h"
 
 namespace {
+
+void time_letterbox(yolo::vision::TensorLayout layout) {
+  cv::Mat frame(720, 1280, CV_8UC3);
+  cv::randu(frame, cv::Scalar::all(0), cv::Scalar::all(255));
+  yolo::vision::Letterboxer letterbox({640, 640}, layout);
+  std::vector<float> floats(letterbox.element_count());
+  std::vector<std::uint8_t> bytes(letterbox.element_count());
+  const bool is_float = layout != yolo::vision::TensorLayout::kNhwcUint8;
+  constexpr int kRuns = 100;
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < kRuns; ++i) {
+    if (is_float)
+      letterbox.run(frame, floats);
+    else
+      letterbox.run(frame, bytes);
+  }
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() /
+      kRuns;
+  std::printf("letterbox 1280x720 -> 640x640 %s: %.3f ms\n", yolo::vision::layout_name(layout), ms);
+}
 
 double time_ms(const std::vector<float>& output, const yolo::vision::DecodeOptions& options,
                std::size_t* kept) {
@@ -36,6 +61,19 @@ int main(int argc, char** argv) {
                static_cast<std::streamsize>(real.size() * 4))) {
     std::fprintf(stderr, "cannot read %s (a [1,84,8400] float32 file)\n", golden.c_str());
     return 2;
+  }
+  for (const auto layout :
+       {yolo::vision::TensorLayout::kNchwFloat, yolo::vision::TensorLayout::kNhwcFloat,
+        yolo::vision::TensorLayout::kNhwcUint8})
+    time_letterbox(layout);
+
+  const std::vector<std::int64_t> shape = {1, 84, 8400};
+  for (const float conf : {0.25f, 0.001f}) {
+    std::printf(
+        "real output: %zu candidates above conf %g\n",
+        yolo::vision::decode_candidates(real, shape, yolo::vision::DecoderKind::kYolov8, conf)
+            .size(),
+        conf);
   }
   yolo::vision::DecodeOptions options;
   std::size_t kept = 0;
