@@ -24,8 +24,8 @@ Shape reduce_shape(std::span<const std::int64_t> in, std::span<const std::int64_
                    bool keepdims);
 
 // Reduces in over normalized axes (from reduce_axes) into out (either keepdims shape; only the
-// element count is checked). float32, int64, int32. Over an empty set Max gives the lowest value,
-// Min the highest, Sum 0, Mean NaN (float) like numpy, Prod 1.
+// element count is checked). float32, int64, int32. Over an empty set Max gives -inf (integers:
+// the lowest value), Min +inf (the highest), Sum 0, Mean NaN (float) like numpy, Prod 1.
 void reduce(ReduceOp op, ConstTensorRef in, std::span<const std::int64_t> normalized_axes,
             TensorRef out);
 

@@ -1,0 +1,137 @@
+#include "runtime/kernels/matmul.h"
+
+#include <Eigen/Core>
+#include <string>
+
+#include "runtime/kernels/detail.h"
+#include "runtime/kernels/elementwise.h"
+
+namespace yolo::runtime::kernels {
+
+using detail::fail;
+
+namespace {
+
+using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using ConstMap = Eigen::Map<const RowMatrix>;
+using Map = Eigen::Map<RowMatrix>;
+
+}  // namespace
+
+Shape matmul_shape(std::span<const std::int64_t> a, std::span<const std::int64_t> b) {
+  if (a.empty() || b.empty())
+    fail("MatMul",
+         "inputs must have rank >= 1, got " + shape_string(a) + " and " + shape_string(b));
+  Shape sa(a.begin(), a.end());
+  Shape sb(b.begin(), b.end());
+  if (sa.size() == 1) sa.insert(sa.begin(), 1);
+  if (sb.size() == 1) sb.push_back(1);
+  const std::int64_t k = sa.back();
+  if (sb[sb.size() - 2] != k) {
+    fail("MatMul", "inner dims differ: " + shape_string(a) + " x " + shape_string(b));
+  }
+  Shape out = broadcast_shape(std::span(sa).first(sa.size() - 2),
+                              std::span(sb).first(sb.size() - 2), "MatMul");
+  if (a.size() > 1) out.push_back(sa[sa.size() - 2]);
+  if (b.size() > 1) out.push_back(sb.back());
+  return out;
+}
+
+void matmul(ConstTensorRef a, ConstTensorRef b, TensorRef out) {
+  check_dtype(a, DType::kFloat32, "MatMul", "A");
+  check_dtype(b, DType::kFloat32, "MatMul", "B");
+  check_dtype(out, DType::kFloat32, "MatMul", "output");
+  check_shape(out, matmul_shape(a.shape, b.shape), "MatMul", "output");
+  Shape sa(a.shape.begin(), a.shape.end());
+  Shape sb(b.shape.begin(), b.shape.end());
+  if (sa.size() == 1) sa.insert(sa.begin(), 1);
+  if (sb.size() == 1) sb.push_back(1);
+  const std::int64_t m = sa[sa.size() - 2];
+  const std::int64_t k = sa.back();
+  const std::int64_t n = sb.back();
+  const std::span<const std::int64_t> batch_a = std::span(sa).first(sa.size() - 2);
+  const std::span<const std::int64_t> batch_b = std::span(sb).first(sb.size() - 2);
+  const float* pa = a.as<float>();
+  const float* pb = b.as<float>();
+  float* po = out.as<float>();
+  if (out.size() == 0) return;
+  // b shared by every batch of a (b has no batch dims of size > 1): one [batch*M, K] x [K, N].
+  if (element_count(batch_b) == 1) {
+    const std::int64_t rows = element_count(batch_a) * m;
+    Map(po, rows, n).noalias() = ConstMap(pa, rows, k) * ConstMap(pb, k, n);
+    return;
+  }
+  const Shape batch = broadcast_shape(batch_a, batch_b, "MatMul");
+  const std::span<const std::int64_t> shapes[] = {batch_a, batch_b};
+  const auto plan = detail::make_broadcast_plan(shapes, batch);
+  std::int64_t index = 0;
+  detail::for_each_row(plan, [&](const std::int64_t* offs, std::int64_t count,
+                                 const std::int64_t* st, std::int64_t) {
+    for (std::int64_t i = 0; i < count; ++i) {
+      const float* xa = pa + (offs[0] + i * st[0]) * m * k;
+      const float* xb = pb + (offs[1] + i * st[1]) * k * n;
+      Map(po + index * m * n, m, n).noalias() = ConstMap(xa, m, k) * ConstMap(xb, k, n);
+      ++index;
+    }
+  });
+}
+
+Shape gemm_shape(std::span<const std::int64_t> a, std::span<const std::int64_t> b, bool trans_a,
+                 bool trans_b) {
+  if (a.size() != 2 || b.size() != 2) {
+    fail("Gemm", "A and B must be 2-D, got " + shape_string(a) + " and " + shape_string(b));
+  }
+  const std::int64_t m = trans_a ? a[1] : a[0];
+  const std::int64_t ka = trans_a ? a[0] : a[1];
+  const std::int64_t kb = trans_b ? b[1] : b[0];
+  const std::int64_t n = trans_b ? b[0] : b[1];
+  if (ka != kb) {
+    fail("Gemm", "inner dims differ: " + shape_string(a) + (trans_a ? "^T" : "") + " x " +
+                     shape_string(b) + (trans_b ? "^T" : ""));
+  }
+  return {m, n};
+}
+
+void gemm(ConstTensorRef a, ConstTensorRef b, std::optional<ConstTensorRef> c, float alpha,
+          float beta, bool trans_a, bool trans_b, TensorRef out) {
+  check_dtype(a, DType::kFloat32, "Gemm", "A");
+  check_dtype(b, DType::kFloat32, "Gemm", "B");
+  check_dtype(out, DType::kFloat32, "Gemm", "output");
+  const Shape shape = gemm_shape(a.shape, b.shape, trans_a, trans_b);
+  check_shape(out, shape, "Gemm", "output");
+  const std::int64_t m = shape[0];
+  const std::int64_t n = shape[1];
+  const std::int64_t k = trans_a ? a.shape[0] : a.shape[1];
+  Map y(out.as<float>(), m, n);
+  if (c && beta != 0.0F) {
+    check_dtype(*c, DType::kFloat32, "Gemm", "C");
+    if (broadcast_shape(c->shape, shape, "Gemm") != shape) {
+      fail("Gemm", "C " + shape_string(c->shape) + " does not broadcast to " + shape_string(shape));
+    }
+    const std::span<const std::int64_t> shapes[] = {c->shape};
+    const auto plan = detail::make_broadcast_plan(shapes, shape);
+    const float* pc = c->as<float>();
+    float* py = out.as<float>();
+    detail::for_each_row(plan, [&](const std::int64_t* offs, std::int64_t count,
+                                   const std::int64_t* st, std::int64_t o) {
+      for (std::int64_t i = 0; i < count; ++i) py[o + i] = beta * pc[offs[0] + i * st[0]];
+    });
+  } else {
+    y.setZero();
+  }
+  if (m == 0 || n == 0) return;
+  const ConstMap ma(a.as<float>(), a.shape[0], a.shape[1]);
+  const ConstMap mb(b.as<float>(), b.shape[0], b.shape[1]);
+  if (k == 0) return;
+  if (trans_a && trans_b) {
+    y.noalias() += alpha * (ma.transpose() * mb.transpose());
+  } else if (trans_a) {
+    y.noalias() += alpha * (ma.transpose() * mb);
+  } else if (trans_b) {
+    y.noalias() += alpha * (ma * mb.transpose());
+  } else {
+    y.noalias() += alpha * (ma * mb);
+  }
+}
+
+}  // namespace yolo::runtime::kernels
