@@ -136,6 +136,27 @@ TEST(Capture, ReadsAStillImageOnceOrForever) {
   EXPECT_GT(cv::norm(frame.bgr, cv::NORM_INF), 0.0);
 }
 
+TEST(Capture, RunsAGStreamerPipelineAndAddsTheAppsink) {
+  std::unique_ptr<FrameSource> source;
+  try {
+    source = open_source({"videotestsrc num-buffers=5 ! video/x-raw,width=320,height=240"});
+  } catch (const SourceError& e) {
+    GTEST_SKIP() << "GStreamer's videotestsrc is not usable here (gstreamer1.0-plugins-base): "
+                 << e.what();
+  }
+  EXPECT_TRUE(source->is_live());
+  EXPECT_NE(source->describe().find("GStreamer pipeline"), std::string::npos);
+  Frame frame;
+  int count = 0;
+  while (source->read(frame)) {
+    ASSERT_EQ(frame.bgr.size(), cv::Size(320, 240));
+    ++count;
+  }
+  EXPECT_EQ(count, 5);
+  EXPECT_NE(open_error({"nosuchelement ! appsink"}).find("GStreamer pipeline did not start"),
+            std::string::npos);
+}
+
 TEST(Capture, FailuresNameTheSourceAndTheReason) {
   YOLO_REQUIRE_FIXTURES();
   TempDir tmp;
