@@ -252,12 +252,13 @@ class Validator {
       if (textual) return Value(std::string());
       if (field.type == FieldType::kIntList) return Value(std::vector<std::int64_t>());
       add(key, at,
-          "has no value: set a " + field.accepts() + ", or remove the key for the default");
+          "has no value: set " + expected(field) + " (" + field.accepts() +
+              "), or remove the key to keep the default");
       return std::nullopt;
     }
     if (field.type == FieldType::kIntList) return convert_list(field, node, at);
     if (!node.IsScalar()) {
-      add(key, at, "expected a " + expected(field) + ", got " + describe(node));
+      add(key, at, "expected " + expected(field) + ", got " + describe(node));
       return std::nullopt;
     }
     const std::string& s = node.Scalar();
@@ -281,7 +282,7 @@ class Validator {
       case FieldType::kIntList:
         break;
     }
-    add(key, at, "expected a " + expected(field) + ", got '" + s + "'");
+    add(key, at, "expected " + expected(field) + ", got '" + s + "'");
     return std::nullopt;
   }
 
@@ -319,24 +320,25 @@ class Validator {
     return Value(std::move(items));
   }
 
+  // What the field wants, with its article: "expected a number, got 'abc'".
   static std::string expected(const FieldSpec& field) {
     switch (field.type) {
       case FieldType::kBool:
         return "true or false";
       case FieldType::kInt:
-        return "whole number";
+        return "a whole number";
       case FieldType::kFloat:
-        return "number";
+        return "a number";
       case FieldType::kString:
         return "text";
       case FieldType::kPath:
-        return "path";
+        return "a path";
       case FieldType::kEnum:
-        return "name (one of " + join(field.choices) + ")";
+        return "a name (one of " + join(field.choices) + ")";
       case FieldType::kIntList:
-        return "list of whole numbers";
+        return "a list of whole numbers";
     }
-    return "value";
+    return "a value";
   }
 
   // Settings that are each valid but do not work together.

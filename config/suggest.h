@@ -7,7 +7,8 @@
 
 namespace yolo::config {
 
-// Levenshtein distance (insertions, deletions, substitutions), case-sensitive.
+// Edit distance: insertions, deletions, substitutions and swaps of two neighbouring letters each
+// count one (optimal string alignment); case-sensitive.
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
 // The candidate a user most likely meant when writing `word`, for "did you mean" hints: the

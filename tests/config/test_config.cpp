@@ -1,0 +1,37 @@
+#include "config/config.h"
+
+#include <gtest/gtest.h>
+
+#include "config/schema.h"
+
+namespace yolo::config {
+namespace {
+
+TEST(Config, DefaultConstructionHoldsTheSchemaDefaults) {
+  const Config c;
+  for (const FieldSpec& f : fields()) EXPECT_EQ(f.fetch(c), f.default_value) << f.path();
+  EXPECT_EQ(c.source.uri, "/dev/video0");
+  EXPECT_TRUE(c.model.path.empty());
+  EXPECT_EQ(c.model.precision, Precision::kFp32);
+  EXPECT_EQ(c.model.decoder, Decoder::kAuto);
+  EXPECT_EQ(c.detect.conf, 0.25);
+  EXPECT_EQ(c.threads.mode, ThreadMode::kAdaptive);
+  EXPECT_EQ(c.logging.level, LogLevel::kInfo);
+  EXPECT_EQ(c.http.listen, "127.0.0.1:8080");
+  EXPECT_FALSE(c.mqtt.enabled);
+  EXPECT_FALSE(c.gpio.enabled);
+}
+
+TEST(Config, ComparesFieldByField) {
+  Config a;
+  Config b;
+  EXPECT_EQ(a, b);
+  b.detect.classes = {0};
+  EXPECT_NE(a, b);
+  b = a;
+  b.gpio.active_low = true;
+  EXPECT_NE(a, b);
+}
+
+}  // namespace
+}  // namespace yolo::config

@@ -1,0 +1,469 @@
+#include "config/config_loader.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+
+#include "config/schema.h"
+#include "tests/config/temp_folder.h"
+
+namespace yolo::config {
+namespace {
+
+namespace fs = std::filesystem;
+using test::TempFolder;
+
+constexpr LoadOptions kSchemaOnly{.check_files = false};
+
+ConfigError error_of(std::string_view text, const LoadOptions& options = kSchemaOnly) {
+  try {
+    parse_config(text, "test.yaml", options);
+  } catch (const ConfigError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no ConfigError for:\n" << text;
+  return ConfigError("", "", 0, 0, "no error");
+}
+
+ConfigError load_error(const fs::path& file, const LoadOptions& options = {}) {
+  try {
+    load_config(file, options);
+  } catch (const ConfigError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no ConfigError for " << file;
+  return ConfigError("", "", 0, 0, "no error");
+}
+
+// The error holds a problem for `key` at line:column whose message says `words`, and what()
+// shows it as "FILE:LINE:COL: KEY: ..." (without LINE:COL when the line is 0).
+void expect_problem(const ConfigError& e, std::string_view key, int line, int column,
+                    std::string_view words) {
+  for (const ConfigProblem& p : e.problems()) {
+    if (p.key != key) continue;
+    EXPECT_EQ(p.line, line) << e.what();
+    EXPECT_EQ(p.column, column) << e.what();
+    EXPECT_NE(p.message.find(words), std::string::npos) << e.what();
+    std::string where = e.file();
+    if (line > 0) where += ":" + std::to_string(line) + ":" + std::to_string(column);
+    where += ": ";
+    if (!key.empty()) where += std::string(key) + ": ";
+    EXPECT_NE(std::string(e.what()).find(where + p.message), std::string::npos) << e.what();
+    return;
+  }
+  ADD_FAILURE() << "no problem for key '" << key << "' in:\n" << e.what();
+}
+
+TEST(ConfigLoader, UnknownKeySuggestsTheClosestKey) {
+  const ConfigError e = error_of("detect:\n  conff: 0.3\n");
+  expect_problem(e, "detect.conff", 2, 3, "did you mean 'conf'?");
+  EXPECT_NE(std::string(e.what()).find("the keys of detect are conf, iou"), std::string::npos);
+}
+
+TEST(ConfigLoader, UnknownSectionSuggestsTheClosestSection) {
+  expect_problem(error_of("modle:\n  path: m.onnx\n"), "modle", 1, 1, "did you mean 'model'?");
+  expect_problem(error_of("source: {}\ntelemetri: {}\n"), "telemetri", 2, 1,
+                 "did you mean 'telemetry'?");
+}
+
+TEST(ConfigLoader, KeyInTheWrongSectionNamesItsSection) {
+  expect_problem(error_of("detect:\n  imgsz: 640\n"), "detect.imgsz", 2, 3,
+                 "did you mean model.imgsz?");
+  expect_problem(error_of("uri: /dev/video0\n"), "uri", 1, 1, "did you mean source.uri?");
+}
+
+TEST(ConfigLoader, WrongTypesSayWhatWasExpectedAndWhatWasFound) {
+  expect_problem(error_of("detect:\n  conf: abc\n"), "detect.conf", 2, 9,
+                 "expected a number, got 'abc'");
+  expect_problem(error_of("model:\n  imgsz: 640.5\n"), "model.imgsz", 2, 10,
+                 "expected a whole number, got '640.5'");
+  expect_problem(error_of("source:\n  loop: maybe\n"), "source.loop", 2, 9,
+                 "expected true or false, got 'maybe'");
+  expect_problem(error_of("source:\n  uri: [a, b]\n"), "source.uri", 2, 8,
+                 "expected text, got a list");
+  expect_problem(error_of("detect:\n  classes: 0\n"), "detect.classes", 2, 12,
+                 "expected a list such as [0, 2]");
+  expect_problem(error_of("detect:\n  classes: [0, person]\n"), "detect.classes[1]", 2, 16,
+                 "got 'person'");
+}
+
+TEST(ConfigLoader, EmptyValueOfANumberPointsAtItsKey) {
+  expect_problem(error_of("detect:\n  conf:\n  iou: 0.5\n"), "detect.conf", 2, 3,
+                 "has no value: set a number (number from 0 to 1)");
+}
+
+TEST(ConfigLoader, EmptyValuesOfTextAndListsAreEmpty) {
+  const Config c = parse_config("http:\n  token:\ndetect:\n  classes:\n", "t.yaml", kSchemaOnly);
+  EXPECT_EQ(c.http.token, "");
+  EXPECT_TRUE(c.detect.classes.empty());
+}
+
+TEST(ConfigLoader, OutOfRangeValuesSayTheRange) {
+  expect_problem(error_of("detect:\n  conf: 1.5\n"), "detect.conf", 2, 9,
+                 "1.5 is out of range: use a number from 0 to 1");
+  expect_problem(error_of("mqtt:\n  port: 70000\n"), "mqtt.port", 2, 9,
+                 "use a whole number from 1 to 65535");
+  expect_problem(error_of("detect:\n  classes: [0, 70000]\n"), "detect.classes[1]", 2, 16,
+                 "70000 is out of range");
+  expect_problem(error_of("logging:\n  max_bytes: 99999999999999999999\n"), "logging.max_bytes", 2,
+                 14, "expected a whole number");
+}
+
+TEST(ConfigLoader, BadEnumListsTheAllowedValues) {
+  expect_problem(error_of("model:\n  precision: fp16\n"), "model.precision", 2, 14,
+                 "'fp16' is not allowed: use one of fp32, int8");
+  expect_problem(error_of("threads:\n  mode: Adaptive\n"), "threads.mode", 2, 9,
+                 "(did you mean 'adaptive'?)");
+}
+
+TEST(ConfigLoader, RulesBeyondTheRange) {
+  expect_problem(error_of("model:\n  imgsz: 650\n"), "model.imgsz", 2, 10, "multiple of 32");
+  expect_problem(error_of("http:\n  listen: 8080\n"), "http.listen", 2, 11, "is not HOST:PORT");
+  expect_problem(error_of("http:\n  listen: \"0.0.0.0:99999\"\n"), "http.listen", 2, 11,
+                 "port in '0.0.0.0:99999' must be a number from 1 to 65535");
+  expect_problem(error_of("mqtt:\n  prefix: cams/#\n"), "mqtt.prefix", 2, 11, "MQTT wildcard");
+  expect_problem(error_of("source:\n  uri: \"\"\n"), "source.uri", 2, 8, "is empty");
+}
+
+TEST(ConfigLoader, AcceptedSpellings) {
+  const Config c = parse_config(
+      "source: {loop: yes, realtime: off}\nhttp:\n  listen: \"[::1]:8080\"\nmodel:\n  imgsz: "
+      "+320\n",
+      "t.yaml", kSchemaOnly);
+  EXPECT_TRUE(c.source.loop);
+  EXPECT_FALSE(c.source.realtime);
+  EXPECT_EQ(c.http.listen, "[::1]:8080");
+  EXPECT_EQ(c.model.imgsz, 320);
+}
+
+TEST(ConfigLoader, SectionThatIsNotAMappingShowsTheLayout) {
+  expect_problem(error_of("model: yolov8n.onnx\n"), "model", 1, 8,
+                 "expected keys under model (such as model.path, on the next line, indented), "
+                 "got 'yolov8n.onnx'");
+}
+
+TEST(ConfigLoader, EmptySectionKeepsDefaults) {
+  EXPECT_EQ(parse_config("mqtt:\nhttp: {}\n", "t.yaml", kSchemaOnly), Config{});
+}
+
+TEST(ConfigLoader, DuplicatesAreReported) {
+  expect_problem(error_of("detect:\n  conf: 0.3\n  conf: 0.4\n"), "detect.conf", 3, 3,
+                 "key written twice (first at line 2)");
+  expect_problem(error_of("detect: {}\nmodel: {}\ndetect: {}\n"), "detect", 3, 1,
+                 "section written twice (first at line 1)");
+}
+
+TEST(ConfigLoader, EveryProblemIsReportedOncePerLineInFileOrder) {
+  const ConfigError e =
+      error_of("detect:\n  conf: 2\n  ioo: 0.5\nmodel:\n  precision: fp16\nthreds: {}\n");
+  ASSERT_EQ(e.problems().size(), 4u) << e.what();
+  EXPECT_EQ(e.problems()[0].key, "detect.conf");
+  EXPECT_EQ(e.problems()[1].key, "detect.ioo");
+  EXPECT_EQ(e.problems()[2].key, "model.precision");
+  EXPECT_EQ(e.problems()[3].key, "threds");
+  const std::string what = e.what();
+  EXPECT_EQ(std::count(what.begin(), what.end(), '\n'), 3) << what;
+  EXPECT_EQ(e.key(), "detect.conf");
+  EXPECT_EQ(e.line(), 2);
+  EXPECT_EQ(e.column(), 9);
+}
+
+TEST(ConfigLoader, Int8WithoutAModelOrQuantizeIsRejected) {
+  expect_problem(error_of("model:\n  precision: int8\n"), "model.precision", 2, 3,
+                 "int8 needs model.int8_path");
+  const Config c =
+      parse_config("model:\n  precision: int8\n  quantize: auto\n", "t.yaml", kSchemaOnly);
+  EXPECT_EQ(c.model.precision, Precision::kInt8);
+  EXPECT_EQ(c.model.quantize, Quantize::kAuto);
+}
+
+TEST(ConfigLoader, EnabledOutputsNeedTheirTarget) {
+  expect_problem(error_of("gpio:\n  enabled: true\n  chip: \"\"\n"), "gpio.chip", 3, 3,
+                 "is empty while gpio.enabled is true");
+  expect_problem(error_of("mqtt:\n  enabled: true\n  host: \"\"\n"), "mqtt.host", 3, 3,
+                 "is empty while mqtt.enabled is true");
+}
+
+TEST(ConfigLoader, NonYamlTextGivesTheSyntaxErrorPlace) {
+  const ConfigError e = error_of("model:\n  path: m.onnx\n    bad indent: 2\n");
+  EXPECT_EQ(e.problems().size(), 1u);
+  expect_problem(e, "", 3, 15, "not valid YAML");
+  expect_problem(error_of("detect:\n  classes: [0, 2\n"), "", 3, 1, "not valid YAML");
+}
+
+TEST(ConfigLoader, TabIndentationIsExplained) {
+  expect_problem(error_of("detect:\n\tconf: 0.3\n"), "", 2, 6, "indented with a tab");
+}
+
+TEST(ConfigLoader, YamlThatIsNotAMappingIsRejected) {
+  expect_problem(error_of("- model\n- detect\n"), "", 1, 1, "is YAML but not a mapping");
+  expect_problem(error_of("just some words\n"), "", 1, 1, "got 'just some words'");
+}
+
+TEST(ConfigLoader, SeveralDocumentsAreRejected) {
+  expect_problem(error_of("detect: {}\n---\nmodel: {}\n"), "", 3, 1, "holds 2 YAML documents");
+}
+
+TEST(ConfigLoader, EmptyFileIsRejected) {
+  const TempFolder folder;
+  expect_problem(load_error(folder.write("empty.yaml", "")), "", 0, 0, "the file is empty");
+  expect_problem(load_error(folder.write("comments.yaml", "# nothing here\n\n")), "", 0, 0,
+                 "set at least model.path");
+}
+
+TEST(ConfigLoader, BinaryFileIsRejected) {
+  const TempFolder folder;
+  const std::string png("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16);
+  expect_problem(load_error(folder.write("photo.png", png)), "", 0, 0, "binary file, not YAML");
+}
+
+TEST(ConfigLoader, FolderIsRejected) {
+  const TempFolder folder;
+  const ConfigError e = load_error(folder.path());
+  expect_problem(e, "", 0, 0, "is a folder, not a config file");
+  EXPECT_EQ(e.file(), folder.path().string());
+  EXPECT_NE(std::string(e.what()).find((folder.path() / "yolo-edge.yaml").string()),
+            std::string::npos);
+}
+
+TEST(ConfigLoader, MissingConfigFileIsRejected) {
+  const TempFolder folder;
+  expect_problem(load_error(folder.path() / "nope.yaml"), "", 0, 0, "no such file");
+}
+
+TEST(ConfigLoader, OversizedFileIsRejected) {
+  const TempFolder folder;
+  const fs::path big = folder.write("big.yaml", std::string(2 << 20, '#'));
+  expect_problem(load_error(big), "", 0, 0, "far too large for a config");
+}
+
+TEST(ConfigLoader, ModelPathMustBeSetWhenFilesAreChecked) {
+  const TempFolder folder;
+  const fs::path file = folder.write("c.yaml", "source:\n  uri: videotestsrc ! appsink\n");
+  expect_problem(load_error(file), "model.path", 0, 0, "is not set");
+  EXPECT_NO_THROW(load_config(file, kSchemaOnly));
+}
+
+TEST(ConfigLoader, MissingModelFileNamesTheResolvedPath) {
+  const TempFolder folder;
+  const fs::path file = folder.write(
+      "c.yaml", "source:\n  uri: rtsp://cam/stream\nmodel:\n  path: models/missing.onnx\n");
+  const ConfigError e = load_error(file);
+  ASSERT_EQ(e.problems().size(), 1u) << e.what();
+  expect_problem(e, "model.path", 4, 3,
+                 "no such file '" + (folder.path() / "models/missing.onnx").string() + "'");
+  expect_problem(e, "model.path", 4, 3, "relative paths start from the config file's folder");
+}
+
+TEST(ConfigLoader, ModelPathThatIsAFolderIsRejected) {
+  const TempFolder folder;
+  fs::create_directories(folder.path() / "models");
+  const fs::path file =
+      folder.write("c.yaml", "source: {uri: rtsp://cam/s}\nmodel:\n  path: models\n");
+  expect_problem(load_error(file), "model.path", 3, 3, "is a folder: point to the FP32 ONNX model");
+}
+
+TEST(ConfigLoader, MissingInt8ModelAndLabelsAreRejected) {
+  const TempFolder folder;
+  folder.write("m.onnx", "x");
+  const fs::path file = folder.write("c.yaml",
+                                     "source: {uri: rtsp://cam/s}\n"
+                                     "model:\n"
+                                     "  path: m.onnx\n"
+                                     "  int8_path: m.int8.onnx\n"
+                                     "  labels: coco.txt\n");
+  const ConfigError e = load_error(file);
+  ASSERT_EQ(e.problems().size(), 2u) << e.what();
+  expect_problem(e, "model.int8_path", 4, 3, "no such file");
+  expect_problem(e, "model.labels", 5, 3, "no such file");
+}
+
+TEST(ConfigLoader, QuantizeAutoNeedsOnlyTheFolderOfTheInt8Model) {
+  const TempFolder folder;
+  folder.write("m.onnx", "x");
+  const std::string head =
+      "source: {uri: rtsp://cam/s}\nmodel:\n  path: m.onnx\n  quantize: auto\n";
+  EXPECT_NO_THROW(load_config(folder.write("ok.yaml", head + "  int8_path: m.int8.onnx\n")));
+  expect_problem(load_error(folder.write("bad.yaml", head + "  int8_path: out/m.int8.onnx\n")),
+                 "model.int8_path", 5, 3, "cannot be written there");
+}
+
+TEST(ConfigLoader, MissingCaptureDeviceIsRejected) {
+  const TempFolder folder;
+  folder.write("m.onnx", "x");
+  expect_problem(
+      load_error(folder.write("a.yaml", "source: {uri: /dev/video97}\nmodel: {path: m.onnx}\n")),
+      "source.uri", 1, 10, "no such device '/dev/video97'");
+  expect_problem(load_error(folder.write("b.yaml", "source: {uri: 97}\nmodel: {path: m.onnx}\n")),
+                 "source.uri", 1, 10, "no such device '/dev/video97' (camera index 97)");
+}
+
+TEST(ConfigLoader, MissingVideoFileIsRejectedButStreamsAreNotChecked) {
+  const TempFolder folder;
+  folder.write("m.onnx", "x");
+  expect_problem(
+      load_error(folder.write("a.yaml", "source: {uri: clip.mp4}\nmodel: {path: m.onnx}\n")),
+      "source.uri", 1, 10,
+      "no such file or folder '" + (folder.path() / "clip.mp4").string() + "'");
+  for (const char* uri : {"rtsp://192.168.1.20:554/stream1", "https://example.com/cam.mjpg",
+                          "libcamerasrc ! video/x-raw,width=640 ! videoconvert ! appsink"}) {
+    const fs::path file = folder.write(
+        "ok.yaml", std::string("source:\n  uri: \"") + uri + "\"\nmodel: {path: m.onnx}\n");
+    EXPECT_EQ(load_config(file).source.uri, uri);
+  }
+}
+
+TEST(ConfigLoader, MissingSysfsRootAndGpioChipAreRejected) {
+  const TempFolder folder;
+  folder.write("m.onnx", "x");
+  const ConfigError e = load_error(folder.write("c.yaml",
+                                                "source: {uri: rtsp://cam/s}\n"
+                                                "model: {path: m.onnx}\n"
+                                                "telemetry: {sysfs_root: fake-sys}\n"
+                                                "gpio:\n"
+                                                "  enabled: true\n"
+                                                "  chip: gpiochip97\n"));
+  ASSERT_EQ(e.problems().size(), 2u) << e.what();
+  expect_problem(e, "telemetry.sysfs_root", 3, 13, "no such folder");
+  expect_problem(e, "gpio.chip", 6, 3, "no such GPIO chip '/dev/gpiochip97'");
+}
+
+TEST(ConfigLoader, LoggingDirMayNotExistYetButMustBeAFolder) {
+  const TempFolder folder;
+  folder.write("m.onnx", "x");
+  folder.write("taken", "a file");
+  const std::string head = "source: {uri: rtsp://cam/s}\nmodel: {path: m.onnx}\n";
+  EXPECT_NO_THROW(load_config(folder.write("ok.yaml", head + "logging: {dir: logs}\n")));
+  expect_problem(load_error(folder.write("bad.yaml", head + "logging: {dir: taken}\n")),
+                 "logging.dir", 3, 11, "exists but is not a folder");
+}
+
+TEST(ConfigLoader, FileChecksCanBeTurnedOff) {
+  const Config c =
+      parse_config("source: {uri: /dev/video97}\nmodel: {path: nowhere.onnx, labels: none.txt}\n",
+                   "t.yaml", kSchemaOnly);
+  EXPECT_EQ(c.source.uri, "/dev/video97");
+}
+
+TEST(ConfigLoader, RelativePathsResolveAgainstTheConfigFolder) {
+  const TempFolder folder;
+  folder.write("models/m.onnx", "x");
+  folder.write("models/m.int8.onnx", "x");
+  folder.write("labels.txt", "person\n");
+  folder.write("clips/v.mp4", "x");
+  fs::create_directories(folder.path() / "sys");
+  const fs::path file = folder.write("etc/yolo/c.yaml",
+                                     "source: {uri: ../../clips/v.mp4}\n"
+                                     "model:\n"
+                                     "  path: ../../models/m.onnx\n"
+                                     "  int8_path: " +
+                                         (folder.path() / "models/m.int8.onnx").string() +
+                                         "\n"
+                                         "  labels: ../../labels.txt\n"
+                                         "telemetry: {sysfs_root: ../../sys}\n"
+                                         "logging: {dir: logs}\n");
+  const Config c = load_config(file);
+  EXPECT_EQ(c.source.uri, (folder.path() / "clips/v.mp4").string());
+  EXPECT_EQ(c.model.path, folder.path() / "models/m.onnx");
+  EXPECT_EQ(c.model.int8_path, folder.path() / "models/m.int8.onnx");
+  EXPECT_EQ(c.model.labels, folder.path() / "labels.txt");
+  EXPECT_EQ(c.telemetry.sysfs_root, folder.path() / "sys");
+  EXPECT_EQ(c.logging.dir, folder.path() / "etc/yolo/logs");
+}
+
+TEST(ConfigLoader, RelativeConfigPathStillGivesAbsolutePaths) {
+  const TempFolder folder;
+  folder.write("m.onnx", "x");
+  folder.write("c.yaml", "source: {uri: rtsp://cam/s}\nmodel: {path: m.onnx}\n");
+  const fs::path before = fs::current_path();
+  fs::current_path(folder.path());
+  const Config c = load_config("c.yaml");
+  fs::current_path(before);
+  EXPECT_EQ(c.model.path, folder.path() / "m.onnx");
+}
+
+TEST(ConfigLoader, FullFileRoundTrip) {
+  const TempFolder folder;
+  folder.write("m.onnx", "x");
+  folder.write("m.int8.onnx", "x");
+  folder.write("names.txt", "a\n");
+  folder.write("v.mp4", "x");
+  fs::create_directories(folder.path() / "sys");
+  const fs::path file = folder.write("full.yaml", R"(
+source:
+  uri: v.mp4
+  loop: true
+  realtime: false
+  width: 1280
+  height: 720
+  fps: 15
+  reconnect_s: 0.5
+model:
+  path: m.onnx
+  int8_path: m.int8.onnx
+  precision: int8
+  quantize: auto
+  imgsz: 320
+  labels: names.txt
+  decoder: end2end
+detect:
+  conf: 0.4
+  iou: 0.6
+  classes: [0, 2, 7]
+  max_detections: 50
+  agnostic_nms: true
+threads:
+  mode: efficiency
+  count: 3
+  max: 4
+  margin: 0.2
+telemetry:
+  interval_s: 0.5
+  sysfs_root: sys
+logging:
+  dir: logs
+  interval_s: 30
+  max_bytes: 1048576
+  max_files: 3
+  level: debug
+http:
+  listen: 0.0.0.0:9090
+  token: s3cret
+  max_fps: 2.5
+  jpeg_quality: 60
+mqtt:
+  enabled: true
+  host: broker.lan
+  port: 8883
+  prefix: home/cams
+  username: cam
+  password: pw
+gpio:
+  enabled: false
+  chip: /dev/gpiochip97
+  line: 27
+  active_low: true
+  hold_s: 5
+)");
+  const Config c = load_config(file);
+  const fs::path dir = folder.path();
+  EXPECT_EQ(c.source, (SourceConfig{(dir / "v.mp4").string(), true, false, 1280, 720, 15, 0.5}));
+  EXPECT_EQ(c.model, (ModelConfig{dir / "m.onnx", dir / "m.int8.onnx", Precision::kInt8,
+                                  Quantize::kAuto, 320, dir / "names.txt", Decoder::kEnd2end}));
+  EXPECT_EQ(c.detect, (DetectConfig{0.4, 0.6, {0, 2, 7}, 50, true}));
+  EXPECT_EQ(c.threads, (ThreadsConfig{ThreadMode::kEfficiency, 3, 4, 0.2}));
+  EXPECT_EQ(c.telemetry, (TelemetryConfig{0.5, dir / "sys"}));
+  EXPECT_EQ(c.logging, (LoggingConfig{dir / "logs", 30, 1048576, 3, LogLevel::kDebug}));
+  EXPECT_EQ(c.http, (HttpConfig{"0.0.0.0:9090", "s3cret", 2.5, 60}));
+  EXPECT_EQ(c.mqtt, (MqttConfig{true, "broker.lan", 8883, "home/cams", "cam", "pw"}));
+  EXPECT_EQ(c.gpio, (GpioConfig{false, "/dev/gpiochip97", 27, true, 5}));
+
+  // Written back out, with or without comments, it reads in as the same Config.
+  EXPECT_EQ(parse_config(to_yaml(c, false), (dir / "again.yaml").string()), c);
+  EXPECT_EQ(parse_config(to_yaml(c, true), (dir / "again.yaml").string()), c);
+}
+
+}  // namespace
+}  // namespace yolo::config

@@ -1,0 +1,190 @@
+#include "config/schema.h"
+
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <string>
+
+#include "config/config_loader.h"
+
+namespace yolo::config {
+namespace {
+
+const std::filesystem::path kShippedFile =
+    std::filesystem::path(YOLO_EDGE_SOURCE_DIR) / "config" / "yolo-edge.yaml";
+
+std::string read_text(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+TEST(Schema, HoldsTheKeysDocsTestsAndScriptsRelyOn) {
+  for (const char* key : {"source.uri",
+                          "source.loop",
+                          "source.realtime",
+                          "source.width",
+                          "source.height",
+                          "source.fps",
+                          "model.path",
+                          "model.int8_path",
+                          "model.precision",
+                          "model.quantize",
+                          "model.imgsz",
+                          "detect.conf",
+                          "detect.iou",
+                          "detect.classes",
+                          "detect.max_detections",
+                          "threads.mode",
+                          "threads.max",
+                          "threads.margin",
+                          "telemetry.interval_s",
+                          "telemetry.sysfs_root",
+                          "logging.dir",
+                          "logging.interval_s",
+                          "logging.max_bytes",
+                          "logging.max_files",
+                          "http.listen",
+                          "http.token",
+                          "http.max_fps",
+                          "mqtt.host",
+                          "mqtt.port",
+                          "mqtt.prefix",
+                          "gpio.chip"}) {
+    EXPECT_NE(find_field(key), nullptr) << key;
+  }
+  const std::vector<std::string_view> precision = {"fp32", "int8"};
+  const std::vector<std::string_view> quantize = {"off", "auto"};
+  EXPECT_EQ(find_field("model.precision")->choices, precision);
+  EXPECT_EQ(find_field("model.quantize")->choices, quantize);
+  EXPECT_EQ(find_field("nope.nothing"), nullptr);
+}
+
+TEST(Schema, EveryRowIsComplete) {
+  std::set<std::string> paths;
+  std::set<std::string_view> section_names;
+  for (const SectionSpec& s : sections()) {
+    section_names.insert(s.name);
+    EXPECT_FALSE(s.description.empty()) << s.name;
+  }
+  EXPECT_EQ(section_names,
+            (std::set<std::string_view>{"source", "model", "detect", "threads", "telemetry",
+                                        "logging", "http", "mqtt", "gpio"}));
+  for (const FieldSpec& f : fields()) {
+    EXPECT_TRUE(section_names.contains(f.section)) << f.path();
+    EXPECT_TRUE(paths.insert(f.path()).second) << "twice: " << f.path();
+    EXPECT_FALSE(f.description.empty()) << f.path();
+    EXPECT_TRUE(f.store && f.fetch) << f.path();
+    EXPECT_EQ(check_value(f, f.default_value), "") << f.path() << " rejects its own default";
+    const bool numeric =
+        f.type == FieldType::kInt || f.type == FieldType::kFloat || f.type == FieldType::kIntList;
+    if (numeric) {
+      EXPECT_LT(f.min, f.max) << f.path();
+    }
+    EXPECT_EQ(f.type == FieldType::kEnum, !f.choices.empty()) << f.path();
+  }
+}
+
+TEST(Schema, EnumsMapEveryChoiceToItsOwnValue) {
+  for (const FieldSpec& f : fields()) {
+    if (f.type != FieldType::kEnum) continue;
+    for (std::string_view choice : f.choices) {
+      Config c;
+      f.store(c, std::string(choice));
+      EXPECT_EQ(std::get<std::string>(f.fetch(c)), choice) << f.path();
+    }
+  }
+}
+
+TEST(Schema, ChecksRangesChoicesAndRules) {
+  EXPECT_EQ(check_value(*find_field("detect.conf"), 0.5), "");
+  EXPECT_EQ(check_value(*find_field("detect.conf"), -0.1),
+            "-0.1 is out of range: use a number from 0 to 1");
+  EXPECT_EQ(check_value(*find_field("detect.classes"), std::vector<std::int64_t>{1, -1}),
+            "item 1: -1 is out of range: use a list of whole numbers from 0 to 65535");
+  EXPECT_EQ(check_value(*find_field("logging.level"), std::string("warn")),
+            "'warn' is not allowed: use one of debug, info, warning, error (did you mean "
+            "'warning'?)");
+  EXPECT_EQ(check_value(*find_field("model.imgsz"), std::int64_t{100}),
+            "100 is not a multiple of 32 (the largest YOLO stride): use e.g. 96, or 0 for the "
+            "model's own size");
+  EXPECT_EQ(check_value(*find_field("http.listen"), std::string("")), "");
+  EXPECT_NE(check_value(*find_field("http.listen"), std::string("a:b:80")), "");
+  EXPECT_NE(check_value(*find_field("mqtt.prefix"), std::string("/cams")), "");
+}
+
+TEST(Schema, FormatsValuesAsYaml) {
+  EXPECT_EQ(format_value(true), "true");
+  EXPECT_EQ(format_value(std::int64_t{-3}), "-3");
+  EXPECT_EQ(format_value(2.0), "2.0");
+  EXPECT_EQ(format_value(0.45), "0.45");
+  EXPECT_EQ(format_value(std::string("a \"b\" \\c")), "\"a \\\"b\\\" \\\\c\"");
+  EXPECT_EQ(format_value(std::vector<std::int64_t>{}), "[]");
+  EXPECT_EQ(format_value(std::vector<std::int64_t>{0, 2}), "[0, 2]");
+  EXPECT_EQ(format_field(*find_field("model.precision"), std::string("int8")), "int8");
+}
+
+TEST(Schema, DescriptionListsEverySectionAndKey) {
+  const std::string text = describe_schema();
+  for (const SectionSpec& s : sections()) {
+    std::string line(s.name);
+    line += ": ";
+    line += s.description;
+    EXPECT_NE(text.find(line), std::string::npos) << s.name;
+  }
+  for (const FieldSpec& f : fields()) {
+    EXPECT_NE(text.find("  " + f.path() + " (" + f.accepts() + "; default "), std::string::npos)
+        << f.path();
+  }
+  EXPECT_NE(text.find("model.precision (one of fp32, int8; default fp32)"), std::string::npos);
+}
+
+TEST(Schema, YamlWithoutCommentsHasOnlyKeys) {
+  const std::string text = to_yaml(Config{}, false);
+  EXPECT_EQ(text.find('#'), std::string::npos);
+  EXPECT_EQ(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')),
+            fields().size() + 2 * sections().size() - 1);
+}
+
+TEST(ShippedConfig, IsTheRenderedSchema) {
+  EXPECT_EQ(read_text(kShippedFile), default_config_yaml())
+      << kShippedFile << " differs from the schema in config/schema.cpp: write "
+      << "default_config_yaml() into it after changing the schema";
+}
+
+TEST(ShippedConfig, ListsEveryKeyUnderADescription) {
+  const YAML::Node root = YAML::LoadFile(kShippedFile.string());
+  const std::string text = read_text(kShippedFile);
+  for (const FieldSpec& f : fields()) {
+    EXPECT_TRUE(root[std::string(f.section)][std::string(f.name)].IsDefined()) << f.path();
+    // The comment above the key starts with the field's description.
+    const std::string first_words(f.description.substr(0, f.description.find(' ', 20)));
+    const std::size_t comment = text.find("  # " + first_words);
+    const std::size_t key = text.find("\n  " + std::string(f.name) + ": ", comment);
+    EXPECT_NE(comment, std::string::npos) << f.path();
+    EXPECT_EQ(text.find("\n  " + std::string(f.name) + ": ", comment), key) << f.path();
+  }
+}
+
+TEST(ShippedConfig, LoadsToTheDefaults) {
+  EXPECT_EQ(load_config(kShippedFile, {.check_files = false}), Config{});
+}
+
+TEST(ShippedConfig, SaysToSetModelPathWhenFilesAreChecked) {
+  try {
+    load_config(kShippedFile);
+    FAIL() << "the shipped file has no model.path, yet it loaded with file checks";
+  } catch (const ConfigError& e) {
+    const auto& problems = e.problems();
+    const auto it = std::find_if(problems.begin(), problems.end(),
+                                 [](const ConfigProblem& p) { return p.key == "model.path"; });
+    ASSERT_NE(it, problems.end()) << e.what();
+    EXPECT_NE(it->message.find("is not set: set it to the FP32 ONNX model"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace yolo::config
