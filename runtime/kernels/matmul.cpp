@@ -1,6 +1,7 @@
 #include "runtime/kernels/matmul.h"
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <string>
 
 #include "runtime/kernels/detail.h"
@@ -16,16 +17,22 @@ using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::Ro
 using ConstMap = Eigen::Map<const RowMatrix>;
 using Map = Eigen::Map<RowMatrix>;
 
+// MatMul's operand shapes with 1-D promoted: [K] -> [1, K] for A, [K] -> [K, 1] for B.
+Shape promote(std::span<const std::int64_t> s, bool left) {
+  Shape out(s.size() == 1 ? 2 : s.size(), 1);
+  const std::size_t at = left && s.size() == 1 ? 1 : 0;
+  std::ranges::copy(s, out.begin() + static_cast<std::ptrdiff_t>(at));
+  return out;
+}
+
 }  // namespace
 
 Shape matmul_shape(std::span<const std::int64_t> a, std::span<const std::int64_t> b) {
   if (a.empty() || b.empty())
     fail("MatMul",
          "inputs must have rank >= 1, got " + shape_string(a) + " and " + shape_string(b));
-  Shape sa(a.begin(), a.end());
-  Shape sb(b.begin(), b.end());
-  if (sa.size() == 1) sa.insert(sa.begin(), 1);
-  if (sb.size() == 1) sb.push_back(1);
+  const Shape sa = promote(a, true);
+  const Shape sb = promote(b, false);
   const std::int64_t k = sa.back();
   if (sb[sb.size() - 2] != k) {
     fail("MatMul", "inner dims differ: " + shape_string(a) + " x " + shape_string(b));
@@ -42,10 +49,8 @@ void matmul(ConstTensorRef a, ConstTensorRef b, TensorRef out) {
   check_dtype(b, DType::kFloat32, "MatMul", "B");
   check_dtype(out, DType::kFloat32, "MatMul", "output");
   check_shape(out, matmul_shape(a.shape, b.shape), "MatMul", "output");
-  Shape sa(a.shape.begin(), a.shape.end());
-  Shape sb(b.shape.begin(), b.shape.end());
-  if (sa.size() == 1) sa.insert(sa.begin(), 1);
-  if (sb.size() == 1) sb.push_back(1);
+  const Shape sa = promote(a.shape, true);
+  const Shape sb = promote(b.shape, false);
   const std::int64_t m = sa[sa.size() - 2];
   const std::int64_t k = sa.back();
   const std::int64_t n = sb.back();
