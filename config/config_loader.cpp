@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <vector>
 
 #include "config/schema.h"
@@ -133,7 +134,14 @@ class Validator {
     check_combinations(config);
     resolve_paths(config);
     if (options_.check_files) check_files(config);
-    if (!problems_.empty()) throw ConfigError(name_, std::move(problems_));
+    if (!problems_.empty()) {
+      // In file order, like a compiler; problems without a place (defaults) last.
+      std::stable_sort(problems_.begin(), problems_.end(), [](const auto& a, const auto& b) {
+        return std::make_tuple(a.line == 0, a.line, a.column) <
+               std::make_tuple(b.line == 0, b.line, b.column);
+      });
+      throw ConfigError(name_, std::move(problems_));
+    }
     return config;
   }
 
@@ -143,10 +151,10 @@ class Validator {
     failed_.insert(key);
   }
 
-  // Where a key was written in the file; nothing when it was left at its default.
+  // Where a key's value was written in the file; nothing when it was left at its default.
   Where written_at(const std::string& key) const {
-    const auto it = written_.find(key);
-    return it == written_.end() ? Where{} : it->second;
+    const auto it = values_.find(key);
+    return it == values_.end() ? Where{} : it->second;
   }
 
   bool usable(const std::string& key) const { return !failed_.contains(key); }
@@ -236,6 +244,7 @@ class Validator {
     const std::string key = field.path();
     // An empty value ("key:") has no position of its own: point at its key.
     const Where at = node.IsNull() ? key_at : where(node.Mark());
+    values_.emplace(key, at);
     std::optional<Value> value = convert(field, node, at);
     if (!value) return;
     if (const std::string problem = check_value(field, *value); !problem.empty()) {
@@ -307,10 +316,9 @@ class Validator {
         ok = false;
         continue;
       }
-      if (const std::string problem = check_value(field, Value(std::vector{*v}));
+      if (const std::string problem = check_number(field, static_cast<double>(*v));
           !problem.empty()) {
-        // check_value names the item by its index in the one-item list; this key says which.
-        add(item_key, where(item.Mark()), problem.substr(problem.find(": ") + 2));
+        add(item_key, where(item.Mark()), problem);
         ok = false;
         continue;
       }
@@ -480,8 +488,9 @@ class Validator {
   std::vector<ConfigProblem> problems_;
   // Keys with a problem: later checks of the same key would only repeat it.
   std::set<std::string> failed_;
-  // Where each key was written.
+  // Where each key and each known key's value were written.
   std::map<std::string, Where> written_;
+  std::map<std::string, Where> values_;
 };
 
 // A hint for the parse error at `line` (1-based): YAML forbids tabs in indentation, which

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cmath>
 #include <initializer_list>
 #include <stdexcept>
 #include <type_traits>
@@ -576,14 +575,6 @@ void append(std::string& out, std::initializer_list<std::string_view> pieces) {
   for (std::string_view p : pieces) out += p;
 }
 
-// The check of one number against the field's range ("" when inside).
-std::string check_range(const FieldSpec& field, double v) {
-  if (v >= field.min && v <= field.max) return "";
-  return (field.type == FieldType::kFloat ? format_number(v)
-                                          : std::to_string(static_cast<std::int64_t>(v))) +
-         " is out of range: use a " + field.accepts();
-}
-
 }  // namespace
 
 std::string FieldSpec::path() const {
@@ -628,14 +619,24 @@ const FieldSpec* find_field(std::string_view path) {
   return nullptr;
 }
 
+std::string check_number(const FieldSpec& field, double v) {
+  if (v >= field.min && v <= field.max) return "";
+  const bool real = field.type == FieldType::kFloat;
+  std::string out = format_bound(field, v);
+  out += " is out of range: use ";
+  out += real ? "a number" : field.type == FieldType::kInt ? "a whole number" : "whole numbers";
+  append(out, {" from ", format_bound(field, field.min), " to ", format_bound(field, field.max)});
+  return out;
+}
+
 std::string check_value(const FieldSpec& field, const Value& value) {
   std::string problem;
   switch (field.type) {
     case FieldType::kInt:
-      problem = check_range(field, static_cast<double>(std::get<std::int64_t>(value)));
+      problem = check_number(field, static_cast<double>(std::get<std::int64_t>(value)));
       break;
     case FieldType::kFloat:
-      problem = check_range(field, std::get<double>(value));
+      problem = check_number(field, std::get<double>(value));
       break;
     case FieldType::kEnum: {
       const std::string& name = std::get<std::string>(value);
@@ -650,7 +651,7 @@ std::string check_value(const FieldSpec& field, const Value& value) {
     case FieldType::kIntList: {
       const auto& items = std::get<std::vector<std::int64_t>>(value);
       for (std::size_t i = 0; i < items.size() && problem.empty(); ++i) {
-        if (const std::string p = check_range(field, static_cast<double>(items[i])); !p.empty()) {
+        if (const std::string p = check_number(field, static_cast<double>(items[i])); !p.empty()) {
           problem = "item " + std::to_string(i) + ": " + p;
         }
       }

@@ -58,6 +58,10 @@ const FieldSpec* find_field(std::string_view path);
 // what is wrong and what to do.
 std::string check_value(const FieldSpec& field, const Value& value);
 
+// Checks one number (a kInt or kFloat value, or one kIntList item) against the field's range: ""
+// when inside, else the number and the range to use.
+std::string check_number(const FieldSpec& field, double value);
+
 // The value as YAML text: strings and paths double-quoted, lists in flow style.
 std::string format_value(const Value& value);
 

@@ -106,7 +106,7 @@ TEST(ConfigLoader, OutOfRangeValuesSayTheRange) {
   expect_problem(error_of("mqtt:\n  port: 70000\n"), "mqtt.port", 2, 9,
                  "use a whole number from 1 to 65535");
   expect_problem(error_of("detect:\n  classes: [0, 70000]\n"), "detect.classes[1]", 2, 16,
-                 "70000 is out of range");
+                 "70000 is out of range: use whole numbers from 0 to 65535");
   expect_problem(error_of("logging:\n  max_bytes: 99999999999999999999\n"), "logging.max_bytes", 2,
                  14, "expected a whole number");
 }
@@ -170,8 +170,20 @@ TEST(ConfigLoader, EveryProblemIsReportedOncePerLineInFileOrder) {
   EXPECT_EQ(e.column(), 9);
 }
 
+TEST(ConfigLoader, FileProblemsJoinTheSchemaProblemsInFileOrder) {
+  const ConfigError e = error_of("source: {uri: /dev/video97}\ndetect: {conf: 7}\n",
+                                 LoadOptions{.check_files = true});
+  ASSERT_EQ(e.problems().size(), 3u) << e.what();
+  expect_problem(e, "source.uri", 1, 15, "no such device");
+  expect_problem(e, "detect.conf", 2, 16, "7 is out of range");
+  expect_problem(e, "model.path", 0, 0, "is not set");
+  EXPECT_EQ(e.problems()[0].key, "source.uri");
+  EXPECT_EQ(e.problems()[1].key, "detect.conf");
+  EXPECT_EQ(e.problems()[2].key, "model.path");
+}
+
 TEST(ConfigLoader, Int8WithoutAModelOrQuantizeIsRejected) {
-  expect_problem(error_of("model:\n  precision: int8\n"), "model.precision", 2, 3,
+  expect_problem(error_of("model:\n  precision: int8\n"), "model.precision", 2, 14,
                  "int8 needs model.int8_path");
   const Config c =
       parse_config("model:\n  precision: int8\n  quantize: auto\n", "t.yaml", kSchemaOnly);
@@ -180,9 +192,9 @@ TEST(ConfigLoader, Int8WithoutAModelOrQuantizeIsRejected) {
 }
 
 TEST(ConfigLoader, EnabledOutputsNeedTheirTarget) {
-  expect_problem(error_of("gpio:\n  enabled: true\n  chip: \"\"\n"), "gpio.chip", 3, 3,
+  expect_problem(error_of("gpio:\n  enabled: true\n  chip: \"\"\n"), "gpio.chip", 3, 9,
                  "is empty while gpio.enabled is true");
-  expect_problem(error_of("mqtt:\n  enabled: true\n  host: \"\"\n"), "mqtt.host", 3, 3,
+  expect_problem(error_of("mqtt:\n  enabled: true\n  host: \"\"\n"), "mqtt.host", 3, 9,
                  "is empty while mqtt.enabled is true");
 }
 
@@ -252,9 +264,9 @@ TEST(ConfigLoader, MissingModelFileNamesTheResolvedPath) {
       "c.yaml", "source:\n  uri: rtsp://cam/stream\nmodel:\n  path: models/missing.onnx\n");
   const ConfigError e = load_error(file);
   ASSERT_EQ(e.problems().size(), 1u) << e.what();
-  expect_problem(e, "model.path", 4, 3,
+  expect_problem(e, "model.path", 4, 9,
                  "no such file '" + (folder.path() / "models/missing.onnx").string() + "'");
-  expect_problem(e, "model.path", 4, 3, "relative paths start from the config file's folder");
+  expect_problem(e, "model.path", 4, 9, "relative paths start from the config file's folder");
 }
 
 TEST(ConfigLoader, ModelPathThatIsAFolderIsRejected) {
@@ -262,7 +274,7 @@ TEST(ConfigLoader, ModelPathThatIsAFolderIsRejected) {
   fs::create_directories(folder.path() / "models");
   const fs::path file =
       folder.write("c.yaml", "source: {uri: rtsp://cam/s}\nmodel:\n  path: models\n");
-  expect_problem(load_error(file), "model.path", 3, 3, "is a folder: point to the FP32 ONNX model");
+  expect_problem(load_error(file), "model.path", 3, 9, "is a folder: point to the FP32 ONNX model");
 }
 
 TEST(ConfigLoader, MissingInt8ModelAndLabelsAreRejected) {
@@ -276,8 +288,8 @@ TEST(ConfigLoader, MissingInt8ModelAndLabelsAreRejected) {
                                      "  labels: coco.txt\n");
   const ConfigError e = load_error(file);
   ASSERT_EQ(e.problems().size(), 2u) << e.what();
-  expect_problem(e, "model.int8_path", 4, 3, "no such file");
-  expect_problem(e, "model.labels", 5, 3, "no such file");
+  expect_problem(e, "model.int8_path", 4, 14, "no such file");
+  expect_problem(e, "model.labels", 5, 11, "no such file");
 }
 
 TEST(ConfigLoader, QuantizeAutoNeedsOnlyTheFolderOfTheInt8Model) {
@@ -287,7 +299,7 @@ TEST(ConfigLoader, QuantizeAutoNeedsOnlyTheFolderOfTheInt8Model) {
       "source: {uri: rtsp://cam/s}\nmodel:\n  path: m.onnx\n  quantize: auto\n";
   EXPECT_NO_THROW(load_config(folder.write("ok.yaml", head + "  int8_path: m.int8.onnx\n")));
   expect_problem(load_error(folder.write("bad.yaml", head + "  int8_path: out/m.int8.onnx\n")),
-                 "model.int8_path", 5, 3, "cannot be written there");
+                 "model.int8_path", 5, 14, "cannot be written there");
 }
 
 TEST(ConfigLoader, MissingCaptureDeviceIsRejected) {
@@ -295,9 +307,9 @@ TEST(ConfigLoader, MissingCaptureDeviceIsRejected) {
   folder.write("m.onnx", "x");
   expect_problem(
       load_error(folder.write("a.yaml", "source: {uri: /dev/video97}\nmodel: {path: m.onnx}\n")),
-      "source.uri", 1, 10, "no such device '/dev/video97'");
+      "source.uri", 1, 15, "no such device '/dev/video97'");
   expect_problem(load_error(folder.write("b.yaml", "source: {uri: 97}\nmodel: {path: m.onnx}\n")),
-                 "source.uri", 1, 10, "no such device '/dev/video97' (camera index 97)");
+                 "source.uri", 1, 15, "no such device '/dev/video97' (camera index 97)");
 }
 
 TEST(ConfigLoader, MissingVideoFileIsRejectedButStreamsAreNotChecked) {
@@ -305,7 +317,7 @@ TEST(ConfigLoader, MissingVideoFileIsRejectedButStreamsAreNotChecked) {
   folder.write("m.onnx", "x");
   expect_problem(
       load_error(folder.write("a.yaml", "source: {uri: clip.mp4}\nmodel: {path: m.onnx}\n")),
-      "source.uri", 1, 10,
+      "source.uri", 1, 15,
       "no such file or folder '" + (folder.path() / "clip.mp4").string() + "'");
   for (const char* uri : {"rtsp://192.168.1.20:554/stream1", "https://example.com/cam.mjpg",
                           "libcamerasrc ! video/x-raw,width=640 ! videoconvert ! appsink"}) {
@@ -326,8 +338,8 @@ TEST(ConfigLoader, MissingSysfsRootAndGpioChipAreRejected) {
                                                 "  enabled: true\n"
                                                 "  chip: gpiochip97\n"));
   ASSERT_EQ(e.problems().size(), 2u) << e.what();
-  expect_problem(e, "telemetry.sysfs_root", 3, 13, "no such folder");
-  expect_problem(e, "gpio.chip", 6, 3, "no such GPIO chip '/dev/gpiochip97'");
+  expect_problem(e, "telemetry.sysfs_root", 3, 25, "no such folder");
+  expect_problem(e, "gpio.chip", 6, 9, "no such GPIO chip '/dev/gpiochip97'");
 }
 
 TEST(ConfigLoader, LoggingDirMayNotExistYetButMustBeAFolder) {
@@ -337,7 +349,7 @@ TEST(ConfigLoader, LoggingDirMayNotExistYetButMustBeAFolder) {
   const std::string head = "source: {uri: rtsp://cam/s}\nmodel: {path: m.onnx}\n";
   EXPECT_NO_THROW(load_config(folder.write("ok.yaml", head + "logging: {dir: logs}\n")));
   expect_problem(load_error(folder.write("bad.yaml", head + "logging: {dir: taken}\n")),
-                 "logging.dir", 3, 11, "exists but is not a folder");
+                 "logging.dir", 3, 16, "exists but is not a folder");
 }
 
 TEST(ConfigLoader, FileChecksCanBeTurnedOff) {

@@ -104,7 +104,7 @@ TEST(Schema, ChecksRangesChoicesAndRules) {
   EXPECT_EQ(check_value(*find_field("detect.conf"), -0.1),
             "-0.1 is out of range: use a number from 0 to 1");
   EXPECT_EQ(check_value(*find_field("detect.classes"), std::vector<std::int64_t>{1, -1}),
-            "item 1: -1 is out of range: use a list of whole numbers from 0 to 65535");
+            "item 1: -1 is out of range: use whole numbers from 0 to 65535");
   EXPECT_EQ(check_value(*find_field("logging.level"), std::string("warn")),
             "'warn' is not allowed: use one of debug, info, warning, error (did you mean "
             "'warning'?)");
