@@ -128,6 +128,12 @@ void resize_nearest(ConstTensorRef in, std::span<const float> scales, Coordinate
     maps[d].resize(static_cast<std::size_t>(out_len));
     factors[d] = out_len % in_len == 0 ? out_len / in_len : 0;
     for (std::int64_t x = 0; x < out_len; ++x) {
+      // Like ONNX Runtime, a dim with scale 1 maps one to one (no coordinate transform), so
+      // e.g. tf_half_pixel_for_nn leaves N and C alone.
+      if (scales[d] == 1.0F && in_len == out_len) {
+        maps[d][static_cast<std::size_t>(x)] = x;
+        continue;
+      }
       const float c =
           original_coordinate(transform, static_cast<float>(x), scales[d], in_len, out_len);
       const std::int64_t s = std::clamp<std::int64_t>(round_nearest(mode, c), 0, in_len - 1);

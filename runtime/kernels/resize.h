@@ -34,6 +34,7 @@ std::vector<float> resize_scales(std::span<const std::int64_t> in,
 
 // Nearest-neighbour Resize of a row-major tensor of any rank and dtype. When every dim's source
 // index is dst / factor (YOLO's 2x upsample, for any mode that maps so), it takes a fast path.
+// Dims with scale 1 map one to one whatever the mode, as in ONNX Runtime.
 void resize_nearest(ConstTensorRef in, std::span<const float> scales, CoordinateTransform transform,
                     NearestMode mode, TensorRef out);
 
