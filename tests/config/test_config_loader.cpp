@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
 #include <string>
 #include <string_view>
 
@@ -475,6 +476,42 @@ gpio:
   // Written back out, with or without comments, it reads in as the same Config.
   EXPECT_EQ(parse_config(to_yaml(c, false), (dir / "again.yaml").string()), c);
   EXPECT_EQ(parse_config(to_yaml(c, true), (dir / "again.yaml").string()), c);
+}
+
+TEST(ConfigLoader, MutatedFilesGiveConfigErrorsNeverOtherFailures) {
+  const std::string shipped = to_yaml(Config{}, true);
+  std::mt19937 random(20261121);
+  const std::string alphabet = ":-[]{},#'\"!&*|>%@ \t\n0123456789.eE+~abcxyz";
+  int rejected = 0;
+  for (int round = 0; round < 1000; ++round) {
+    std::string text = shipped;
+    const int edits = 1 + static_cast<int>(random() % 4);
+    for (int i = 0; i < edits; ++i) {
+      const std::size_t at = random() % text.size();
+      switch (random() % 3) {
+        case 0:
+          text[at] = alphabet[random() % alphabet.size()];
+          break;
+        case 1:
+          text.erase(at, 1 + random() % 8);
+          break;
+        default:
+          text.insert(at, 1, alphabet[random() % alphabet.size()]);
+          break;
+      }
+    }
+    try {
+      parse_config(text, "mutated.yaml", {.check_files = round % 2 == 0});
+    } catch (const ConfigError& e) {
+      ++rejected;
+      EXPECT_FALSE(e.problems().empty());
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "not a ConfigError: " << e.what() << "\nfor:\n" << text;
+      return;
+    }
+  }
+  // Half the rounds check files and the shipped file has no model.path: most are rejected.
+  EXPECT_GT(rejected, 500);
 }
 
 }  // namespace
