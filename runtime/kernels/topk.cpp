@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "runtime/kernels/detail.h"
@@ -41,35 +42,42 @@ void topk(ConstTensorRef in, std::int64_t k, std::int64_t axis, bool largest, Te
     const T* x = in.as<T>();
     T* vy = values.as<T>();
     auto* iy = indices.as<std::int64_t>();
-    std::vector<std::int64_t> order(static_cast<std::size_t>(dim));
-    std::vector<T> row(static_cast<std::size_t>(dim));
+    using Entry = std::pair<T, std::int64_t>;
     // Strict weak order: better value first, then the lower index (ONNX Runtime's tie rule).
-    auto better = [&](std::int64_t i, std::int64_t j) {
-      const T vi = row[static_cast<std::size_t>(i)];
-      const T vj = row[static_cast<std::size_t>(j)];
+    auto better = [largest](const Entry& x, const Entry& y) {
       if constexpr (std::is_floating_point_v<T>) {
         // NaN ranks last, which keeps the order strict and weak.
-        if (std::isnan(vi) || std::isnan(vj)) {
-          if (std::isnan(vi) != std::isnan(vj)) return std::isnan(vj);
-          return i < j;
+        if (std::isnan(x.first) || std::isnan(y.first)) {
+          if (std::isnan(x.first) != std::isnan(y.first)) return std::isnan(y.first);
+          return x.second < y.second;
         }
       }
-      if (vi != vj) return largest ? vi > vj : vi < vj;
-      return i < j;
+      if (x.first != y.first) return largest ? x.first > y.first : x.first < y.first;
+      return x.second < y.second;
     };
+    // A heap of the k best so far with the worst on top: most elements of a long row are
+    // rejected by one comparison against it.
+    std::vector<Entry> heap;
+    heap.reserve(static_cast<std::size_t>(k));
     for (std::int64_t o = 0; o < outer; ++o) {
       for (std::int64_t in_i = 0; in_i < inner; ++in_i) {
         const T* src = x + o * dim * inner + in_i;
-        for (std::int64_t j = 0; j < dim; ++j) row[static_cast<std::size_t>(j)] = src[j * inner];
-        for (std::int64_t j = 0; j < dim; ++j) order[static_cast<std::size_t>(j)] = j;
-        const auto kth = order.begin() + k;
-        if (k < dim) std::nth_element(order.begin(), kth - 1, order.end(), better);
-        std::sort(order.begin(), kth, better);
+        heap.clear();
+        for (std::int64_t j = 0; j < k; ++j) heap.emplace_back(src[j * inner], j);
+        std::make_heap(heap.begin(), heap.end(), better);
+        for (std::int64_t j = k; j < dim; ++j) {
+          const Entry candidate{src[j * inner], j};
+          if (better(candidate, heap.front())) {
+            std::pop_heap(heap.begin(), heap.end(), better);
+            heap.back() = candidate;
+            std::push_heap(heap.begin(), heap.end(), better);
+          }
+        }
+        std::sort_heap(heap.begin(), heap.end(), better);
         const std::int64_t base = o * k * inner + in_i;
         for (std::int64_t j = 0; j < k; ++j) {
-          const std::int64_t idx = order[static_cast<std::size_t>(j)];
-          vy[base + j * inner] = row[static_cast<std::size_t>(idx)];
-          iy[base + j * inner] = idx;
+          vy[base + j * inner] = heap[static_cast<std::size_t>(j)].first;
+          iy[base + j * inner] = heap[static_cast<std::size_t>(j)].second;
         }
       }
     }

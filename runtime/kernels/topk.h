@@ -13,7 +13,7 @@ Shape topk_shape(std::span<const std::int64_t> in, std::int64_t k, std::int64_t 
 
 // The k largest (or smallest) elements along axis and their int64 indices, always sorted (best
 // first; ONNX leaves the order unspecified when sorted=0, so sorted order is valid); equal values
-// keep the lower index first, like ONNX Runtime. float32, int64, int32. Uses a partial selection,
+// keep the lower index first, like ONNX Runtime. float32, int64, int32. Selects through a k-heap,
 // so TopK over 8400 x 80 scores with a small k stays cheap.
 void topk(ConstTensorRef in, std::int64_t k, std::int64_t axis, bool largest, TensorRef values,
           TensorRef indices);

@@ -1,0 +1,310 @@
+// Reductions, ArgMax/ArgMin, Softmax and TopK (reduce.h, softmax.h, topk.h) against naive
+// references written here.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "runtime/kernels/reduce.h"
+#include "runtime/kernels/softmax.h"
+#include "runtime/kernels/topk.h"
+
+namespace yolo::runtime::kernels {
+namespace {
+
+std::mt19937& rng() {
+  static std::mt19937 gen(7);
+  return gen;
+}
+
+std::int64_t pick(std::int64_t lo, std::int64_t hi) {
+  return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng());
+}
+
+// Small integers (as the dtype) so sums are exact and ties are frequent.
+Tensor random_tensor(DType type, Shape shape) {
+  Tensor t(type, std::move(shape));
+  for (std::int64_t i = 0; i < t.size(); ++i) {
+    const std::int64_t v = pick(-6, 6);
+    if (type == DType::kFloat32) t.data_as<float>()[i] = static_cast<float>(v) * 0.5F;
+    if (type == DType::kInt64) t.data_as<std::int64_t>()[i] = v;
+    if (type == DType::kInt32) t.data_as<std::int32_t>()[i] = static_cast<std::int32_t>(v);
+  }
+  return t;
+}
+
+double value_at(const Tensor& t, std::int64_t i) {
+  switch (t.dtype()) {
+    case DType::kFloat32:
+      return t.data_as<float>()[i];
+    case DType::kInt64:
+      return static_cast<double>(t.data_as<std::int64_t>()[i]);
+    default:
+      return t.data_as<std::int32_t>()[i];
+  }
+}
+
+Shape random_shape(std::size_t min_rank, std::size_t max_rank) {
+  static const std::int64_t kDims[] = {1, 2, 3, 4, 5, 7, 9, 13};
+  Shape s(static_cast<std::size_t>(
+      pick(static_cast<std::int64_t>(min_rank), static_cast<std::int64_t>(max_rank))));
+  for (auto& d : s) d = kDims[pick(0, 7)];
+  return s;
+}
+
+std::vector<std::int64_t> unravel(std::int64_t flat, const Shape& shape) {
+  std::vector<std::int64_t> idx(shape.size());
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    idx[d] = flat % shape[d];
+    flat /= shape[d];
+  }
+  return idx;
+}
+
+void expect_throws_naming(const std::function<void()>& f, const std::string& needle) {
+  try {
+    f();
+    ADD_FAILURE() << "expected std::invalid_argument mentioning '" << needle << "'";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
+TEST(Reduce, MatchesReferenceOverRandomAxes) {
+  const ReduceOp ops[] = {ReduceOp::kMax, ReduceOp::kMin, ReduceOp::kSum, ReduceOp::kMean,
+                          ReduceOp::kProd};
+  for (int trial = 0; trial < 300; ++trial) {
+    const ReduceOp op = ops[trial % 5];
+    const DType type = trial % 3 == 0   ? DType::kFloat32
+                       : trial % 3 == 1 ? DType::kInt64
+                                        : DType::kInt32;
+    Shape shape = random_shape(0, 4);
+    if (!shape.empty() && pick(0, 9) == 0)
+      shape[static_cast<std::size_t>(pick(0, shape.size() - 1))] = 0;
+    const auto rank = static_cast<std::int64_t>(shape.size());
+    std::vector<std::int64_t> axes;
+    for (std::int64_t d = 0; d < rank; ++d) {
+      if (pick(0, 1)) axes.push_back(pick(0, 1) ? d : d - rank);
+    }
+    const bool noop = pick(0, 3) == 0;
+    const bool keepdims = pick(0, 1) == 1;
+    const auto norm = reduce_axes(op, rank, axes, noop);
+    const Tensor in = random_tensor(type, shape);
+    Tensor out(type, reduce_shape(shape, norm, keepdims));
+    reduce(op, in, norm, out);
+    // Reference: fold every input element into the output slot it projects to.
+    Shape kept = reduce_shape(shape, norm, true);
+    std::vector<double> acc(static_cast<std::size_t>(out.size()));
+    std::vector<std::int64_t> count(acc.size(), 0);
+    for (std::int64_t i = 0; i < in.size(); ++i) {
+      auto idx = unravel(i, shape);
+      std::int64_t o = 0;
+      for (std::size_t d = 0; d < shape.size(); ++d) o = o * kept[d] + (kept[d] == 1 ? 0 : idx[d]);
+      const double v = value_at(in, i);
+      auto& a = acc[static_cast<std::size_t>(o)];
+      if (count[static_cast<std::size_t>(o)]++ == 0) {
+        a = v;
+      } else if (op == ReduceOp::kMax) {
+        a = std::max(a, v);
+      } else if (op == ReduceOp::kMin) {
+        a = std::min(a, v);
+      } else if (op == ReduceOp::kProd) {
+        a *= v;
+      } else {
+        a += v;
+      }
+    }
+    for (std::size_t o = 0; o < acc.size(); ++o) {
+      double want = acc[o];
+      if (op == ReduceOp::kMean && count[o] > 0) {
+        want = type == DType::kFloat32 ? want / static_cast<double>(count[o])
+                                       : std::trunc(want / static_cast<double>(count[o]));
+      }
+      if (count[o] == 0) continue;  // empty reductions are checked below
+      ASSERT_NEAR(value_at(out, static_cast<std::int64_t>(o)), want, 1e-4)
+          << reduce_op_name(op) << " " << dtype_name(type) << " " << shape_string(shape) << " axes "
+          << shape_string(norm) << " at " << o;
+    }
+  }
+}
+
+TEST(Reduce, EmptySetsAndArguments) {
+  const Tensor empty(DType::kFloat32, {0, 3});
+  const std::int64_t axis0[] = {0};
+  Tensor out(DType::kFloat32, {3});
+  reduce(ReduceOp::kMax, empty, axis0, out);
+  EXPECT_EQ(out.data_as<float>()[0], -std::numeric_limits<float>::infinity());
+  reduce(ReduceOp::kSum, empty, axis0, out);
+  EXPECT_EQ(out.data_as<float>()[1], 0.0F);
+  EXPECT_TRUE(reduce_axes(ReduceOp::kSum, 3, {}, true).empty());
+  EXPECT_EQ(reduce_axes(ReduceOp::kSum, 3, {}, false), (std::vector<std::int64_t>{0, 1, 2}));
+  EXPECT_EQ(reduce_shape(Shape{2, 3, 4}, std::vector<std::int64_t>{0, 2}, false), (Shape{3}));
+  expect_throws_naming([] { reduce_axes(ReduceOp::kMax, 2, Shape{2}, false); },
+                       "ReduceMax: axis 2 is out of range");
+  expect_throws_naming(
+      [] {
+        reduce_axes(ReduceOp::kSum, 2, Shape{1, -1}, false);
+      },
+      "ReduceSum: axis -1 is repeated");
+  Tensor wrong(DType::kFloat32, {2});
+  expect_throws_naming([&] { reduce(ReduceOp::kMean, empty, axis0, wrong); },
+                       "ReduceMean: output [2]");
+}
+
+TEST(ArgReduce, FirstOrLastExtreme) {
+  for (int trial = 0; trial < 150; ++trial) {
+    const Shape shape = random_shape(1, 4);
+    const auto rank = static_cast<std::int64_t>(shape.size());
+    const std::int64_t axis = pick(-rank, rank - 1);
+    const auto a = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
+    const bool last = pick(0, 1) == 1;
+    const ArgOp op = pick(0, 1) ? ArgOp::kArgMax : ArgOp::kArgMin;
+    const Tensor in = random_tensor(DType::kFloat32, shape);
+    Tensor out(DType::kInt64, arg_reduce_shape(shape, axis, true));
+    arg_reduce(op, in, axis, last, out);
+    Shape kept = out.shape();
+    for (std::int64_t o = 0; o < out.size(); ++o) {
+      auto idx = unravel(o, kept);
+      std::int64_t best = -1;
+      double best_v = 0;
+      for (std::int64_t k = 0; k < shape[a]; ++k) {
+        idx[a] = k;
+        std::int64_t flat = 0;
+        for (std::size_t d = 0; d < shape.size(); ++d) flat = flat * shape[d] + idx[d];
+        const double v = value_at(in, flat);
+        const bool better =
+            best < 0 || (op == ArgOp::kArgMax ? v > best_v : v < best_v) || (last && v == best_v);
+        if (better) {
+          best = k;
+          best_v = v;
+        }
+      }
+      ASSERT_EQ(out.data_as<std::int64_t>()[o], best) << shape_string(shape) << " axis " << axis;
+    }
+  }
+  EXPECT_EQ(arg_reduce_shape(Shape{2, 3}, -1, false), (Shape{2}));
+  const Tensor in(DType::kFloat32, {2, 0});
+  Tensor out(DType::kInt64, {2});
+  expect_throws_naming([&] { arg_reduce(ArgOp::kArgMin, in, 1, false, out); },
+                       "ArgMin: axis 1 of [2,0] is empty");
+}
+
+TEST(Softmax, MatchesReferenceOnEveryAxis) {
+  for (int trial = 0; trial < 100; ++trial) {
+    const Shape shape = random_shape(1, 4);
+    const auto rank = static_cast<std::int64_t>(shape.size());
+    const bool coerced = pick(0, 1) == 1;
+    const std::int64_t axis = coerced ? pick(-rank, rank) : pick(-rank, rank - 1);
+    const auto a = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
+    Tensor in = random_tensor(DType::kFloat32, shape);
+    for (auto& v : in.values<float>()) v *= 7.0F;  // wide range: stability matters
+    Tensor out(DType::kFloat32, shape);
+    if (coerced) {
+      softmax_coerced(in, axis, out);
+    } else {
+      softmax(in, axis, out);
+    }
+    // Reference: group elements by the coordinates outside the normalized axes, in double.
+    const std::int64_t n = in.size();
+    std::vector<std::int64_t> group(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) {
+      auto idx = unravel(i, shape);
+      std::int64_t g = 0;
+      for (std::size_t d = 0; d < shape.size(); ++d) {
+        const bool normalized = coerced ? d >= a : d == a;
+        g = g * shape[d] + (normalized ? 0 : idx[d]);
+      }
+      group[static_cast<std::size_t>(i)] = g;
+    }
+    std::vector<double> peak(static_cast<std::size_t>(n), -1e300),
+        sum(static_cast<std::size_t>(n), 0);
+    for (std::int64_t i = 0; i < n; ++i) {
+      auto& p = peak[static_cast<std::size_t>(group[static_cast<std::size_t>(i)])];
+      p = std::max(p, value_at(in, i));
+    }
+    for (std::int64_t i = 0; i < n; ++i) {
+      const auto g = static_cast<std::size_t>(group[static_cast<std::size_t>(i)]);
+      sum[g] += std::exp(value_at(in, i) - peak[g]);
+    }
+    for (std::int64_t i = 0; i < n; ++i) {
+      const auto g = static_cast<std::size_t>(group[static_cast<std::size_t>(i)]);
+      ASSERT_NEAR(out.data_as<float>()[i], std::exp(value_at(in, i) - peak[g]) / sum[g], 1e-6)
+          << shape_string(shape) << " axis " << axis << (coerced ? " (coerced)" : "");
+    }
+  }
+  const Tensor in(DType::kFloat32, {2, 3});
+  Tensor out(DType::kFloat32, {2, 3});
+  expect_throws_naming([&] { softmax(in, 2, out); }, "Softmax: axis 2 is out of range");
+  expect_throws_naming([&] { softmax_coerced(in, 3, out); }, "Softmax: axis 3 is out of range");
+}
+
+TEST(TopK, MatchesStableSortReference) {
+  for (int trial = 0; trial < 200; ++trial) {
+    const Shape shape = random_shape(1, 3);
+    const auto rank = static_cast<std::int64_t>(shape.size());
+    const std::int64_t axis = pick(-rank, rank - 1);
+    const auto a = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
+    const std::int64_t k = pick(0, shape[a]);
+    const bool largest = pick(0, 1) == 1;
+    const DType type = trial % 3 == 0   ? DType::kFloat32
+                       : trial % 3 == 1 ? DType::kInt64
+                                        : DType::kInt32;
+    const Tensor in = random_tensor(type, shape);
+    const Shape out_shape = topk_shape(shape, k, axis);
+    Tensor values(type, out_shape);
+    Tensor indices(DType::kInt64, out_shape);
+    topk(in, k, axis, largest, values, indices);
+    for (std::int64_t o = 0; o < values.size(); ++o) {
+      auto idx = unravel(o, out_shape);
+      const std::int64_t rank_in_row = idx[a];
+      // Reference: stable sort of the row by value, best first; ties keep the lower index.
+      std::vector<std::pair<double, std::int64_t>> row;
+      for (std::int64_t j = 0; j < shape[a]; ++j) {
+        idx[a] = j;
+        std::int64_t flat = 0;
+        for (std::size_t d = 0; d < shape.size(); ++d) flat = flat * shape[d] + idx[d];
+        row.emplace_back(value_at(in, flat), j);
+      }
+      std::stable_sort(row.begin(), row.end(), [largest](const auto& x, const auto& y) {
+        return largest ? x.first > y.first : x.first < y.first;
+      });
+      const auto& want = row[static_cast<std::size_t>(rank_in_row)];
+      ASSERT_EQ(value_at(values, o), want.first);
+      ASSERT_EQ(indices.data_as<std::int64_t>()[o], want.second)
+          << shape_string(shape) << " axis " << axis << " k " << k;
+    }
+  }
+  expect_throws_naming([] { topk_shape(Shape{3, 4}, 5, 1); }, "TopK: k 5 is outside [0, 4]");
+  expect_throws_naming([] { topk_shape(Shape{3, 4}, 1, 2); }, "TopK: axis 2");
+}
+
+TEST(TopK, EndToEndDetectionSizeIsFast) {
+  // yolo26n end2end: the best 300 of 8400 x 80 class scores (flattened).
+  Tensor scores(DType::kFloat32, {1, 8400 * 80});
+  std::uniform_real_distribution<float> dist(0.0F, 1.0F);
+  for (auto& v : scores.values<float>()) v = dist(rng());
+  Tensor values(DType::kFloat32, {1, 300});
+  Tensor indices(DType::kInt64, {1, 300});
+  const auto start = std::chrono::steady_clock::now();
+  topk(scores, 300, -1, true, values, indices);
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  std::vector<float> sorted(scores.values<float>().begin(), scores.values<float>().end());
+  std::partial_sort(sorted.begin(), sorted.begin() + 300, sorted.end(), std::greater<>());
+  for (std::int64_t i = 0; i < 300; ++i)
+    ASSERT_EQ(values.data_as<float>()[i], sorted[static_cast<std::size_t>(i)]);
+  RecordProperty("topk_672000_ms", std::to_string(ms));
+  EXPECT_LT(ms, 100.0) << "TopK over 672000 scores took " << ms << " ms";
+}
+
+}  // namespace
+}  // namespace yolo::runtime::kernels
