@@ -315,7 +315,7 @@ bool parse_bool(const std::string& key, const std::string& text) {
   return value.boolean;
 }
 
-ModelMetadata read_metadata(const onnx::ModelProto& model) {
+ModelMetadata read_metadata(const onnx::ModelProto& model, std::vector<std::string>& problems) {
   ModelMetadata meta;
   meta.producer = model.producer_name();
   meta.producer_version = model.producer_version();
@@ -336,19 +336,34 @@ ModelMetadata read_metadata(const onnx::ModelProto& model) {
   meta.license = text_of("license");
   meta.task = text_of("task");
 
-  if (const auto it = meta.raw.find("names"); it != meta.raw.end()) {
-    meta.names = parse_names(it->first, it->second);
-  }
-  if (const auto it = meta.raw.find("imgsz"); it != meta.raw.end()) {
-    meta.imgsz = parse_int_list(it->first, it->second);
-  }
-  if (const auto it = meta.raw.find("stride"); it != meta.raw.end()) {
-    meta.stride = parse_int(it->first, it->second);
-    if (meta.stride <= 0) malformed(it->first, it->second, "the stride must be positive");
-  }
-  if (const auto it = meta.raw.find("end2end"); it != meta.raw.end()) {
-    meta.end2end = parse_bool(it->first, it->second);
-  }
+  // Each typed key parses on its own, so one bad entry does not hide the others.
+  const auto parse_key = [&](const char* key, const auto& parse) {
+    const auto it = meta.raw.find(key);
+    if (it == meta.raw.end()) return;
+    try {
+      parse(it->first, it->second);
+    } catch (const ModelError& e) {
+      problems.emplace_back(e.what());
+    }
+  };
+  parse_key("names",
+            [&](const std::string& k, const std::string& v) { meta.names = parse_names(k, v); });
+  parse_key("imgsz",
+            [&](const std::string& k, const std::string& v) { meta.imgsz = parse_int_list(k, v); });
+  parse_key("stride", [&](const std::string& k, const std::string& v) {
+    const int stride = parse_int(k, v);
+    if (stride <= 0) malformed(k, v, "the stride must be positive");
+    meta.stride = stride;
+  });
+  parse_key("end2end",
+            [&](const std::string& k, const std::string& v) { meta.end2end = parse_bool(k, v); });
+  return meta;
+}
+
+ModelMetadata read_metadata(const onnx::ModelProto& model) {
+  std::vector<std::string> problems;
+  ModelMetadata meta = read_metadata(model, problems);
+  if (!problems.empty()) throw ModelError(problems.front());
   return meta;
 }
 

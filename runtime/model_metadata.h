@@ -32,6 +32,9 @@ struct ModelMetadata {
 // Throws ModelError naming the metadata key whose value does not parse, e.g. names that is not a
 // dict or list of strings, or imgsz that is not a list of positive integers.
 ModelMetadata read_metadata(const onnx::ModelProto& model);
+// The same for tools that describe a broken model rather than run it: a malformed entry is kept
+// in raw only, its field stays at the default, and the error message is appended to `problems`.
+ModelMetadata read_metadata(const onnx::ModelProto& model, std::vector<std::string>& problems);
 
 // Parsers for the Python literals above, exposed for their tests; `key` only names the value in
 // error messages.

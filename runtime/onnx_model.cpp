@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <limits>
+#include <string>
 #include <system_error>
 
 #include "runtime/model_error.h"
@@ -12,6 +13,10 @@
 namespace yolo::runtime {
 
 namespace fs = std::filesystem;
+
+// IR versions go up by one every ONNX release or two (ONNX 1.17 writes 10); a far larger value
+// is garbage that happened to parse.
+constexpr std::int64_t kMaxIrVersion = 100;
 
 OnnxModel OnnxModel::load(const fs::path& path) {
   const std::string where = path.string();
@@ -47,8 +52,21 @@ OnnxModel OnnxModel::load(const fs::path& path) {
                      ": not a valid ONNX model (the protobuf does not parse: the file is cut "
                      "short, corrupt, or not ONNX); re-export or re-copy it");
   }
-  if (!model.proto_->has_graph() || model.proto_->graph().node_size() == 0) {
+  // Protobuf accepts many byte strings (a text file, a cut at a field boundary) as some message;
+  // a real ONNX file always has an IR version, an opset and a graph of nodes.
+  const auto& proto = *model.proto_;
+  if (proto.ir_version() <= 0 || proto.ir_version() > kMaxIrVersion) {
+    throw ModelError(where + ": not an ONNX model (ir_version " +
+                     std::to_string(proto.ir_version()) + " is not an ONNX IR version 1.." +
+                     std::to_string(kMaxIrVersion) + "); the file is corrupt or not ONNX");
+  }
+  if (!proto.has_graph() || proto.graph().node_size() == 0) {
     throw ModelError(where + ": parses as protobuf but holds no ONNX graph; is it an ONNX model?");
+  }
+  if (proto.opset_import_size() == 0) {
+    throw ModelError(where +
+                     ": the model imports no opset (opset_import is empty): the file is cut short "
+                     "or was written by a broken exporter; re-export it");
   }
   if (model.proto_->graph().input_size() == 0 || model.proto_->graph().output_size() == 0) {
     throw ModelError(where + ": the ONNX graph declares no inputs or no outputs");
