@@ -38,18 +38,15 @@ Where where(const YAML::Mark& mark) {
   return {mark.line + 1, mark.column + 1};
 }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 // How a node looks to a person, for "expected X, got Y".
 std::string describe(const YAML::Node& node) {
   switch (node.Type()) {
-    case YAML::NodeType::Scalar:
-      return "'" + node.Scalar() + "'";
+    case YAML::NodeType::Scalar: {
+      // Enough to recognise the value, not a whole pasted file.
+      constexpr std::size_t kShown = 60;
+      const std::string& s = node.Scalar();
+      return "'" + (s.size() <= kShown ? s : s.substr(0, kShown - 3) + "...") + "'";
+    }
     case YAML::NodeType::Sequence:
       return "a list";
     case YAML::NodeType::Map:
@@ -59,12 +56,6 @@ std::string describe(const YAML::Node& node) {
       return "nothing";
   }
   return "nothing";
-}
-
-std::string join(const std::vector<std::string_view>& names) {
-  std::string out;
-  for (std::string_view n : names) out += (out.empty() ? "" : ", ") + std::string(n);
-  return out;
 }
 
 std::vector<std::string_view> section_names() {
@@ -193,7 +184,7 @@ class Validator {
     } else if (const std::string path = field_elsewhere(name, ""); !path.empty()) {
       message += " (did you mean " + path + "? keys go under their section)";
     }
-    return message + "; the sections are " + join(section_names());
+    return message + "; the sections are " + join_names(section_names());
   }
 
   void read_section(const std::string& section, const YAML::Node& body, Where key_at,
@@ -237,7 +228,7 @@ class Validator {
     } else if (const std::string path = field_elsewhere(name, section); !path.empty()) {
       message += " (did you mean " + path + "? it belongs in another section)";
     }
-    return message + "; the keys of " + section + " are " + join(field_names(section));
+    return message + "; the keys of " + section + " are " + join_names(field_names(section));
   }
 
   void read_field(const FieldSpec& field, const YAML::Node& node, Where key_at, Config& config) {
@@ -273,7 +264,7 @@ class Validator {
     const std::string& s = node.Scalar();
     switch (field.type) {
       case FieldType::kBool: {
-        const std::string v = lower(s);
+        const std::string v = to_lower(s);
         if (v == "true" || v == "yes" || v == "on") return Value(true);
         if (v == "false" || v == "no" || v == "off") return Value(false);
         break;
@@ -291,7 +282,7 @@ class Validator {
       case FieldType::kIntList:
         break;
     }
-    add(key, at, "expected " + expected(field) + ", got '" + s + "'");
+    add(key, at, "expected " + expected(field) + ", got " + describe(node));
     return std::nullopt;
   }
 
@@ -342,7 +333,7 @@ class Validator {
       case FieldType::kPath:
         return "a path";
       case FieldType::kEnum:
-        return "a name (one of " + join(field.choices) + ")";
+        return "a name (one of " + join_names(field.choices) + ")";
       case FieldType::kIntList:
         return "a list of whole numbers";
     }

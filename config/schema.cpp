@@ -542,12 +542,6 @@ std::string quoted(const std::string& s) {
   return out + "\"";
 }
 
-std::string join(const std::vector<std::string_view>& names) {
-  std::string out;
-  for (std::string_view n : names) out += (out.empty() ? "" : ", ") + std::string(n);
-  return out;
-}
-
 // Appends `text` as lines of at most kWidth columns, each starting with `prefix`.
 void append_wrapped(std::string& out, std::string_view prefix, std::string_view text) {
   constexpr std::size_t kWidth = 100;
@@ -595,7 +589,7 @@ std::string FieldSpec::accepts() const {
     case FieldType::kPath:
       return "path";
     case FieldType::kEnum:
-      return "one of " + join(choices);
+      return "one of " + join_names(choices);
     case FieldType::kIntList:
       return "list of whole numbers" + range;
   }
@@ -641,7 +635,7 @@ std::string check_value(const FieldSpec& field, const Value& value) {
     case FieldType::kEnum: {
       const std::string& name = std::get<std::string>(value);
       if (std::find(field.choices.begin(), field.choices.end(), name) == field.choices.end()) {
-        problem = "'" + name + "' is not allowed: use one of " + join(field.choices);
+        problem = "'" + name + "' is not allowed: use one of " + join_names(field.choices);
         if (const std::string near = closest_name(name, field.choices); !near.empty()) {
           problem += " (did you mean '" + near + "'?)";
         }

@@ -6,16 +6,21 @@
 
 namespace yolo::config {
 
-namespace {
-
-std::string lower(std::string_view s) {
+std::string to_lower(std::string_view s) {
   std::string out(s);
   std::transform(out.begin(), out.end(), out.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
 }
 
-}  // namespace
+std::string join_names(const std::vector<std::string_view>& names) {
+  std::string out;
+  for (std::string_view n : names) {
+    if (!out.empty()) out += ", ";
+    out += n;
+  }
+  return out;
+}
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   // Optimal string alignment: Levenshtein plus the swap of two neighbours ("modle" -> "model")
@@ -38,11 +43,11 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 }
 
 std::string closest_name(std::string_view word, const std::vector<std::string_view>& candidates) {
-  const std::string key = lower(word);
+  const std::string key = to_lower(word);
   std::string best;
   std::size_t best_distance = std::string::npos;
   for (std::string_view candidate : candidates) {
-    const std::size_t d = edit_distance(key, lower(candidate));
+    const std::size_t d = edit_distance(key, to_lower(candidate));
     if (d < best_distance) {
       best_distance = d;
       best = std::string(candidate);
@@ -52,7 +57,7 @@ std::string closest_name(std::string_view word, const std::vector<std::string_vi
   if (!best.empty() && best_distance <= std::max<std::size_t>(1, key.size() / 3)) return best;
   if (key.size() >= 3) {
     for (std::string_view candidate : candidates) {
-      const std::string c = lower(candidate);
+      const std::string c = to_lower(candidate);
       if (c.starts_with(key) || key.starts_with(c)) return std::string(candidate);
     }
   }

@@ -7,6 +7,14 @@
 
 namespace yolo::config {
 
+// Helpers for naming things in messages to users.
+
+// ASCII lower case.
+std::string to_lower(std::string_view s);
+
+// "a, b, c".
+std::string join_names(const std::vector<std::string_view>& names);
+
 // Edit distance: insertions, deletions, substitutions and swaps of two neighbouring letters each
 // count one (optimal string alignment); case-sensitive.
 std::size_t edit_distance(std::string_view a, std::string_view b);

@@ -90,6 +90,12 @@ TEST(ConfigLoader, WrongTypesSayWhatWasExpectedAndWhatWasFound) {
                  "got 'person'");
 }
 
+TEST(ConfigLoader, LongValuesAreShortenedInMessages) {
+  const std::string value(200, 'x');
+  expect_problem(error_of("detect:\n  conf: " + value + "\n"), "detect.conf", 2, 9,
+                 "got '" + value.substr(0, 57) + "...'");
+}
+
 TEST(ConfigLoader, EmptyValueOfANumberPointsAtItsKey) {
   expect_problem(error_of("detect:\n  conf:\n  iou: 0.5\n"), "detect.conf", 2, 3,
                  "has no value: set a number (number from 0 to 1)");

@@ -5,6 +5,13 @@
 namespace yolo::config {
 namespace {
 
+TEST(Suggest, NamesForMessages) {
+  EXPECT_EQ(to_lower("Int8 FP32"), "int8 fp32");
+  EXPECT_EQ(join_names({}), "");
+  EXPECT_EQ(join_names({"fp32"}), "fp32");
+  EXPECT_EQ(join_names({"off", "auto"}), "off, auto");
+}
+
 TEST(Suggest, EditDistance) {
   EXPECT_EQ(edit_distance("", ""), 0u);
   EXPECT_EQ(edit_distance("conf", "conf"), 0u);
