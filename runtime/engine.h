@@ -1,0 +1,89 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/model_metadata.h"
+#include "runtime/tensor.h"
+
+namespace yolo::runtime {
+
+enum class Precision { kFp32, kInt8 };
+// RGB; float = value / 255.
+enum class InputLayout { kNchwFloat, kNhwcFloat, kNhwcUint8 };
+
+struct EngineOptions {
+  Precision precision = Precision::kFp32;
+  int threads = 1;
+  // Input size for models exported with dynamic axes; 0 = the model's own (metadata imgsz, else
+  // an error saying to pass --imgsz).
+  int imgsz = 0;
+  // Load-time notes, e.g. "folded 64 ConvInteger chains into FP32 Conv ...".
+  std::function<void(const std::string&)> log;
+  // Time every step of run().
+  bool profile = false;
+};
+
+struct OpProfile {
+  std::string node;
+  std::string op;
+  double total_ms = 0;
+  std::int64_t calls = 0;
+};
+
+// Our ONNX executor: loads a detection model, plans it once (constant folding, static shapes,
+// fusions, NHWC layout, one memory arena, XNNPACK operators with packed weights) and runs it
+// without allocating.
+class Engine {
+ public:
+  // Throws ModelError naming the file (and node/op where there is one) and what to do.
+  static std::unique_ptr<Engine> load(const std::filesystem::path& model,
+                                      const EngineOptions& options);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  const ModelMetadata& metadata() const;
+  // FP32 engines take NHWC float (the first convolution reads it directly).
+  InputLayout input_layout() const;
+  int input_width() const;
+  int input_height() const;
+  // The caller writes the preprocessed image here, in input_layout(), before run().
+  void* input_data();
+  void run();
+  std::size_t output_count() const;
+  const std::string& output_name(std::size_t i) const;
+  // float32, the model's logical (ONNX) shape, e.g. [1,84,8400].
+  const Tensor& output(std::size_t i) const;
+  // Between runs; one thread pool per count, created lazily.
+  void set_threads(int n);
+  int threads() const;
+  // Per step of run(), in execution order (empty unless options.profile).
+  std::vector<OpProfile> profile() const;
+
+  // Planning facts for reports and tests.
+  struct Stats {
+    std::int64_t arena_bytes = 0;
+    std::int64_t unshared_bytes = 0;
+    int steps = 0;
+    int folded_nodes = 0;
+    int int8_chains = 0;
+    int fused_silu = 0;
+    int layout_conversions = 0;
+    int concat_inputs_in_place = 0;
+    int concat_inputs_copied = 0;
+  };
+  const Stats& stats() const;
+
+ private:
+  struct Impl;
+  explicit Engine(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace yolo::runtime

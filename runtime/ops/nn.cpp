@@ -1,0 +1,479 @@
+// Conv (with a fused SiLU or clamp), ConvTranspose, MaxPool, AveragePool, GlobalAveragePool: all
+// on XNNPACK in NHWC, reading and writing with pixel strides so Concat and Split cost nothing.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+
+#include "runtime/ops/registry.h"
+#include "runtime/xnn/activation.h"
+#include "runtime/xnn/convolution.h"
+#include "runtime/xnn/pooling.h"
+
+namespace yolo::runtime::ops {
+
+namespace {
+
+// Spatial attributes of a 2-D window op resolved against static shapes.
+struct Window {
+  std::int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
+  std::int64_t top = 0, left = 0, bottom = 0, right = 0;
+  std::int64_t out_h = 0, out_w = 0;
+};
+
+std::int64_t out_size(std::int64_t in, std::int64_t k, std::int64_t s, std::int64_t d,
+                      std::int64_t pads, bool ceil_mode) {
+  const std::int64_t span = in + pads - d * (k - 1) - 1;
+  if (span < 0) return -1;
+  return (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+}
+
+// Reads kernel_shape (or the weights' dims), strides, dilations, pads/auto_pad and ceil_mode.
+Window window(const Graph& graph, const Node& node, const Shape& in, std::int64_t kh,
+              std::int64_t kw) {
+  if (in.size() != 4) graph.fail(node, "only 2-D windows (4-D NCHW input) are supported");
+  Window w;
+  const auto kernel = node.attr_ints("kernel_shape");
+  if (!kernel.empty()) {
+    if (kernel.size() != 2) graph.fail(node, "kernel_shape must have 2 values");
+    kh = kernel[0];
+    kw = kernel[1];
+  }
+  w.kh = kh;
+  w.kw = kw;
+  auto pair = [&](const char* key, std::int64_t& a, std::int64_t& b) {
+    const auto v = node.attr_ints(key);
+    if (v.empty()) return;
+    if (v.size() != 2) graph.fail(node, std::string(key) + " must have 2 values");
+    a = v[0];
+    b = v[1];
+  };
+  pair("strides", w.sh, w.sw);
+  pair("dilations", w.dh, w.dw);
+  if (w.kh < 1 || w.kw < 1 || w.sh < 1 || w.sw < 1 || w.dh < 1 || w.dw < 1) {
+    graph.fail(node, "kernel, strides and dilations must be positive");
+  }
+  const auto pads = node.attr_ints("pads");
+  if (!pads.empty()) {
+    if (pads.size() != 4) graph.fail(node, "pads must have 4 values");
+    if (*std::min_element(pads.begin(), pads.end()) < 0) graph.fail(node, "negative pads");
+    w.top = pads[0];
+    w.left = pads[1];
+    w.bottom = pads[2];
+    w.right = pads[3];
+  }
+  const auto auto_pad = node.attr_string("auto_pad", "NOTSET");
+  const bool ceil_mode = node.attr_int("ceil_mode", 0) != 0;
+  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    auto same = [&](std::int64_t size, std::int64_t k, std::int64_t s, std::int64_t d,
+                    std::int64_t& begin, std::int64_t& end) {
+      const std::int64_t out = (size + s - 1) / s;
+      const std::int64_t total = std::max<std::int64_t>(0, (out - 1) * s + (k - 1) * d + 1 - size);
+      begin = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      end = total - begin;
+    };
+    same(in[2], w.kh, w.sh, w.dh, w.top, w.bottom);
+    same(in[3], w.kw, w.sw, w.dw, w.left, w.right);
+  } else if (auto_pad == "VALID") {
+    w.top = w.left = w.bottom = w.right = 0;
+  } else if (auto_pad != "NOTSET") {
+    graph.fail(node, "auto_pad '" + auto_pad + "' is not supported");
+  }
+  w.out_h = out_size(in[2], w.kh, w.sh, w.dh, w.top + w.bottom, ceil_mode);
+  w.out_w = out_size(in[3], w.kw, w.sw, w.dw, w.left + w.right, ceil_mode);
+  if (w.out_h < 1 || w.out_w < 1) {
+    graph.fail(node, "the input " + shape_string(in) + " is smaller than the window");
+  }
+  if (ceil_mode) {
+    // With static shapes ceil_mode is extra bottom/right padding.
+    w.bottom = std::max(w.bottom, (w.out_h - 1) * w.sh + w.dh * (w.kh - 1) + 1 - in[2] - w.top);
+    w.right = std::max(w.right, (w.out_w - 1) * w.sw + w.dw * (w.kw - 1) + 1 - in[3] - w.left);
+  }
+  return w;
+}
+
+std::uint32_t u32(std::int64_t v) {
+  return static_cast<std::uint32_t>(v);
+}
+
+// Fused activation attributes the fusion pass adds to a Conv.
+struct Activation {
+  bool silu = false;
+  float min = -std::numeric_limits<float>::infinity();
+  float max = std::numeric_limits<float>::infinity();
+};
+
+Activation activation(const Node& node) {
+  Activation a;
+  a.silu = node.attr_string("yolo_activation", "") == "silu";
+  a.min = node.attr_float("yolo_min", a.min);
+  a.max = node.attr_float("yolo_max", a.max);
+  return a;
+}
+
+const Tensor& constant_input(const Graph& graph, const Node& node, std::size_t i,
+                             const char* what) {
+  const auto& v = input_value(graph, node, i);
+  if (!v.constant || v.constant->dtype() != DType::kFloat32) {
+    graph.fail(node, std::string(what) + " ('" + v.name + "') must be a float32 initializer");
+  }
+  return *v.constant;
+}
+
+class ConvStep : public Step {
+ public:
+  ConvStep(xnn::Conv2dF32 conv, const Activation& act, const ValueView& in, const ValueView& out)
+      : conv_(std::move(conv)),
+        silu_(act.silu),
+        batch_(static_cast<std::size_t>(in.physical[0])),
+        height_(static_cast<std::size_t>(in.physical[1])),
+        width_(static_cast<std::size_t>(in.physical[2])),
+        pixels_(static_cast<std::size_t>(out.pixels())),
+        channels_(static_cast<std::size_t>(out.channels())),
+        stride_(static_cast<std::size_t>(out.pixel_stride)),
+        in_(in.f32()),
+        out_(out.f32()) {}
+  void setup(pthreadpool_t pool) override { conv_.setup(batch_, height_, width_, in_, out_, pool); }
+  void run(pthreadpool_t pool) override {
+    conv_.run(pool);
+    if (silu_) xnn::silu_f32(pixels_, channels_, out_, stride_, out_, stride_, pool);
+  }
+
+ private:
+  xnn::Conv2dF32 conv_;
+  bool silu_;
+  std::size_t batch_, height_, width_, pixels_, channels_, stride_;
+  const float* in_;
+  float* out_;
+};
+
+class ConvSpec : public OpSpec {
+ public:
+  void check(const Graph& graph, const Node& node) const override {
+    check_arity(graph, node, 2, 3, 1);
+    check_attributes(graph, node,
+                     {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
+    check_input_dtype(graph, node, 0, {DType::kFloat32});
+    constant_input(graph, node, 1, "the weights");
+    if (has_input(node, 2)) constant_input(graph, node, 2, "the bias");
+  }
+  void infer(Graph& graph, const Node& node) const override {
+    const auto& x = input_value(graph, node, 0);
+    const auto& w = input_value(graph, node, 1).shape;
+    if (x.shape.size() != 4 || w.size() != 4) {
+      graph.fail(node, "only 2-D convolution (4-D input and weights) is supported");
+    }
+    const std::int64_t group = node.attr_int("group", 1);
+    if (group < 1 || x.shape[1] != w[1] * group || w[0] % group != 0) {
+      graph.fail(node, "weights " + shape_string(w) + " do not fit input " + shape_string(x.shape) +
+                           " with group " + std::to_string(group));
+    }
+    if (has_input(node, 2) && input_value(graph, node, 2).shape != Shape{w[0]}) {
+      graph.fail(node, "bias must have " + std::to_string(w[0]) + " values");
+    }
+    const auto win = window(graph, node, x.shape, w[2], w[3]);
+    if (win.kh != w[2] || win.kw != w[3]) graph.fail(node, "kernel_shape differs from weights");
+    set_output(graph, node, 0, DType::kFloat32, {x.shape[0], w[0], win.out_h, win.out_w});
+  }
+  bool foldable() const override { return false; }
+  LayoutRule layout_rule(const Graph&, const Node&) const override { return LayoutRule::kNhwc; }
+  bool reads_strided(const Graph&, const Node&) const override { return true; }
+  bool writes_strided(const Graph&, const Node&) const override { return true; }
+  std::unique_ptr<Step> create_step(const StepContext& context) const override {
+    const auto& g = context.graph;
+    const auto& node = context.node;
+    const auto& in = context.inputs[0];
+    const auto& out = context.outputs[0];
+    const Tensor& w = constant_input(g, node, 1, "the weights");
+    const auto win = window(g, node, in.shape, w.shape()[2], w.shape()[3]);
+    const auto act = activation(node);
+    xnn::Conv2dParams p;
+    p.kernel_height = u32(win.kh);
+    p.kernel_width = u32(win.kw);
+    p.stride_height = u32(win.sh);
+    p.stride_width = u32(win.sw);
+    p.dilation_height = u32(win.dh);
+    p.dilation_width = u32(win.dw);
+    p.pad_top = u32(win.top);
+    p.pad_left = u32(win.left);
+    p.pad_bottom = u32(win.bottom);
+    p.pad_right = u32(win.right);
+    p.groups = u32(node.attr_int("group", 1));
+    p.input_channels = static_cast<std::size_t>(in.shape[1]);
+    p.output_channels = static_cast<std::size_t>(out.shape[1]);
+    p.input_pixel_stride = static_cast<std::size_t>(in.pixel_stride);
+    p.output_pixel_stride = static_cast<std::size_t>(out.pixel_stride);
+    p.output_min = act.min;
+    p.output_max = act.max;
+    std::span<const float> bias;
+    if (has_input(node, 2)) bias = constant_input(g, node, 2, "the bias").values<float>();
+    try {
+      return std::make_unique<ConvStep>(xnn::Conv2dF32(p, w.values<float>(), bias, node.name), act,
+                                        in, out);
+    } catch (const std::exception& e) {
+      g.fail(node, e.what());
+    }
+  }
+};
+
+class ConvTransposeStep : public Step {
+ public:
+  ConvTransposeStep(xnn::Deconv2dF32 op, const ValueView& in, const ValueView& out)
+      : op_(std::move(op)),
+        batch_(static_cast<std::size_t>(in.physical[0])),
+        height_(static_cast<std::size_t>(in.physical[1])),
+        width_(static_cast<std::size_t>(in.physical[2])),
+        in_(in.f32()),
+        out_(out.f32()) {}
+  void setup(pthreadpool_t pool) override { op_.setup(batch_, height_, width_, in_, out_, pool); }
+  void run(pthreadpool_t pool) override { op_.run(pool); }
+
+ private:
+  xnn::Deconv2dF32 op_;
+  std::size_t batch_, height_, width_;
+  const float* in_;
+  float* out_;
+};
+
+class ConvTransposeSpec : public OpSpec {
+ public:
+  void check(const Graph& graph, const Node& node) const override {
+    check_arity(graph, node, 2, 3, 1);
+    check_attributes(graph, node,
+                     {"auto_pad", "dilations", "group", "kernel_shape", "output_padding",
+                      "output_shape", "pads", "strides"});
+    check_input_dtype(graph, node, 0, {DType::kFloat32});
+    constant_input(graph, node, 1, "the weights");
+    if (has_input(node, 2)) constant_input(graph, node, 2, "the bias");
+    const auto auto_pad = node.attr_string("auto_pad", "NOTSET");
+    if (auto_pad != "NOTSET" && auto_pad != "VALID" && !node.has_attribute("output_shape")) {
+      graph.fail(node, "auto_pad '" + auto_pad + "' without output_shape is not supported");
+    }
+  }
+  static xnn::Deconv2dParams params(const Graph& graph, const Node& node, const Shape& x,
+                                    const Shape& w, Shape& out) {
+    if (x.size() != 4 || w.size() != 4) {
+      graph.fail(node, "only 2-D ConvTranspose (4-D input and weights) is supported");
+    }
+    const std::int64_t group = node.attr_int("group", 1);
+    if (group < 1 || w[0] != x[1] || w[0] % group != 0) {
+      graph.fail(node, "weights " + shape_string(w) + " do not fit input " + shape_string(x));
+    }
+    auto two = [&](const char* key, std::int64_t fallback) {
+      auto v = node.attr_ints(key);
+      if (v.empty()) return std::vector<std::int64_t>{fallback, fallback};
+      if (v.size() != 2) graph.fail(node, std::string(key) + " must have 2 values");
+      return v;
+    };
+    const auto strides = two("strides", 1);
+    const auto dil = two("dilations", 1);
+    const auto opad = two("output_padding", 0);
+    auto pads = node.attr_ints("pads");
+    if (pads.empty()) pads = {0, 0, 0, 0};
+    if (pads.size() != 4) graph.fail(node, "pads must have 4 values");
+    const std::int64_t kh = w[2], kw = w[3];
+    const auto requested = node.attr_ints("output_shape");
+    std::int64_t out_h = 0, out_w = 0;
+    for (int a = 0; a < 2; ++a) {
+      const std::int64_t k = a == 0 ? kh : kw;
+      const std::int64_t full = strides[a] * (x[2 + a] - 1) + opad[a] + dil[a] * (k - 1) + 1;
+      if (!requested.empty()) {
+        const std::int64_t target = requested[requested.size() - 2 + a];
+        const std::int64_t total = full - target;
+        if (total < 0) graph.fail(node, "output_shape larger than the full output");
+        const bool upper = node.attr_string("auto_pad", "NOTSET") == "SAME_UPPER";
+        pads[a] = upper ? total / 2 : total - total / 2;
+        pads[2 + a] = total - pads[a];
+      }
+      const std::int64_t size = full - pads[a] - pads[2 + a];
+      if (size < 1) graph.fail(node, "the output would be empty");
+      (a == 0 ? out_h : out_w) = size;
+    }
+    out = {x[0], w[1] * group, out_h, out_w};
+    xnn::Deconv2dParams p;
+    p.kernel_height = u32(kh);
+    p.kernel_width = u32(kw);
+    p.stride_height = u32(strides[0]);
+    p.stride_width = u32(strides[1]);
+    p.dilation_height = u32(dil[0]);
+    p.dilation_width = u32(dil[1]);
+    p.pad_top = u32(pads[0]);
+    p.pad_left = u32(pads[1]);
+    p.pad_bottom = u32(pads[2]);
+    p.pad_right = u32(pads[3]);
+    p.output_padding_height = u32(opad[0]);
+    p.output_padding_width = u32(opad[1]);
+    p.groups = u32(group);
+    p.input_channels = static_cast<std::size_t>(x[1]);
+    p.output_channels = static_cast<std::size_t>(out[1]);
+    return p;
+  }
+  void infer(Graph& graph, const Node& node) const override {
+    Shape out;
+    params(graph, node, input_value(graph, node, 0).shape, input_value(graph, node, 1).shape, out);
+    set_output(graph, node, 0, DType::kFloat32, out);
+  }
+  bool foldable() const override { return false; }
+  LayoutRule layout_rule(const Graph&, const Node&) const override { return LayoutRule::kNhwc; }
+  bool reads_strided(const Graph&, const Node&) const override { return true; }
+  bool writes_strided(const Graph&, const Node&) const override { return true; }
+  std::unique_ptr<Step> create_step(const StepContext& context) const override {
+    const auto& g = context.graph;
+    const auto& node = context.node;
+    const auto& in = context.inputs[0];
+    const auto& out = context.outputs[0];
+    const Tensor& w = constant_input(g, node, 1, "the weights");
+    Shape shape;
+    auto p = params(g, node, in.shape, w.shape(), shape);
+    p.input_pixel_stride = static_cast<std::size_t>(in.pixel_stride);
+    p.output_pixel_stride = static_cast<std::size_t>(out.pixel_stride);
+    std::span<const float> bias;
+    if (has_input(node, 2)) bias = constant_input(g, node, 2, "the bias").values<float>();
+    try {
+      return std::make_unique<ConvTransposeStep>(
+          xnn::Deconv2dF32(p, w.values<float>(), bias, node.name), in, out);
+    } catch (const std::exception& e) {
+      g.fail(node, e.what());
+    }
+  }
+};
+
+template <typename Pool>
+class PoolStep : public Step {
+ public:
+  PoolStep(Pool op, const ValueView& in, const ValueView& out)
+      : op_(std::move(op)),
+        batch_(static_cast<std::size_t>(in.physical[0])),
+        height_(static_cast<std::size_t>(in.physical[1])),
+        width_(static_cast<std::size_t>(in.physical[2])),
+        in_(in.f32()),
+        out_(out.f32()) {}
+  void setup(pthreadpool_t pool) override { op_.setup(batch_, height_, width_, in_, out_, pool); }
+  void run(pthreadpool_t pool) override { op_.run(pool); }
+
+ private:
+  Pool op_;
+  std::size_t batch_, height_, width_;
+  const float* in_;
+  float* out_;
+};
+
+class PoolSpec : public OpSpec {
+ public:
+  explicit PoolSpec(bool max) : max_(max) {}
+  void check(const Graph& graph, const Node& node) const override {
+    check_arity(graph, node, 1, 1, 1);
+    check_input_dtype(graph, node, 0, {DType::kFloat32});
+    if (max_) {
+      check_attributes(graph, node,
+                       {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads",
+                        "storage_order", "strides"});
+    } else {
+      check_attributes(graph, node,
+                       {"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads",
+                        "strides", "dilations"});
+    }
+    if (node.attr_ints("kernel_shape").size() != 2) {
+      graph.fail(node, "kernel_shape must have 2 values (2-D pooling)");
+    }
+  }
+  void infer(Graph& graph, const Node& node) const override {
+    const auto& x = input_value(graph, node, 0);
+    const auto win = window(graph, node, x.shape, 1, 1);
+    set_output(graph, node, 0, DType::kFloat32, {x.shape[0], x.shape[1], win.out_h, win.out_w});
+  }
+  bool foldable() const override { return false; }
+  LayoutRule layout_rule(const Graph&, const Node&) const override { return LayoutRule::kNhwc; }
+  bool reads_strided(const Graph&, const Node&) const override { return true; }
+  bool writes_strided(const Graph&, const Node&) const override { return true; }
+  std::unique_ptr<Step> create_step(const StepContext& context) const override {
+    const auto& node = context.node;
+    const auto& in = context.inputs[0];
+    const auto& out = context.outputs[0];
+    const auto win = window(context.graph, node, in.shape, 1, 1);
+    xnn::Pool2dParams p;
+    p.kernel_height = u32(win.kh);
+    p.kernel_width = u32(win.kw);
+    p.stride_height = u32(win.sh);
+    p.stride_width = u32(win.sw);
+    p.dilation_height = u32(win.dh);
+    p.dilation_width = u32(win.dw);
+    p.pad_top = u32(win.top);
+    p.pad_left = u32(win.left);
+    p.pad_bottom = u32(win.bottom);
+    p.pad_right = u32(win.right);
+    p.channels = static_cast<std::size_t>(in.shape[1]);
+    p.input_pixel_stride = static_cast<std::size_t>(in.pixel_stride);
+    p.output_pixel_stride = static_cast<std::size_t>(out.pixel_stride);
+    try {
+      if (max_) {
+        return std::make_unique<PoolStep<xnn::MaxPool2dF32>>(xnn::MaxPool2dF32(p, node.name), in,
+                                                             out);
+      }
+      return std::make_unique<PoolStep<xnn::AvgPool2dF32>>(
+          xnn::AvgPool2dF32(p, node.attr_int("count_include_pad", 0) != 0, node.name), in, out);
+    } catch (const std::exception& e) {
+      context.graph.fail(node, e.what());
+    }
+  }
+
+ private:
+  bool max_;
+};
+
+class GlobalAvgPoolStep : public Step {
+ public:
+  GlobalAvgPoolStep(const ValueView& in, const ValueView& out, const std::string& name)
+      : op_(static_cast<std::size_t>(in.physical[3]), static_cast<std::size_t>(in.pixel_stride),
+            static_cast<std::size_t>(out.pixel_stride), name),
+        batch_(static_cast<std::size_t>(in.physical[0])),
+        pixels_(static_cast<std::size_t>(in.physical[1] * in.physical[2])),
+        in_(in.f32()),
+        out_(out.f32()) {}
+  void setup(pthreadpool_t pool) override { op_.setup(batch_, pixels_, in_, out_, pool); }
+  void run(pthreadpool_t pool) override { op_.run(pool); }
+
+ private:
+  xnn::GlobalAvgPoolF32 op_;
+  std::size_t batch_, pixels_;
+  const float* in_;
+  float* out_;
+};
+
+class GlobalAvgPoolSpec : public OpSpec {
+ public:
+  void check(const Graph& graph, const Node& node) const override {
+    check_arity(graph, node, 1, 1, 1);
+    check_input_dtype(graph, node, 0, {DType::kFloat32});
+  }
+  void infer(Graph& graph, const Node& node) const override {
+    const auto& x = input_value(graph, node, 0);
+    if (x.shape.size() != 4) graph.fail(node, "only 4-D input is supported");
+    set_output(graph, node, 0, DType::kFloat32, {x.shape[0], x.shape[1], 1, 1});
+  }
+  bool foldable() const override { return false; }
+  LayoutRule layout_rule(const Graph&, const Node&) const override { return LayoutRule::kNhwc; }
+  bool reads_strided(const Graph&, const Node&) const override { return true; }
+  bool writes_strided(const Graph&, const Node&) const override { return true; }
+  std::unique_ptr<Step> create_step(const StepContext& context) const override {
+    try {
+      return std::make_unique<GlobalAvgPoolStep>(context.inputs[0], context.outputs[0],
+                                                 context.node.name);
+    } catch (const std::exception& e) {
+      context.graph.fail(context.node, e.what());
+    }
+  }
+};
+
+}  // namespace
+
+void register_nn_ops(Registry& r) {
+  add<ConvSpec>(r, "Conv");
+  add<ConvTransposeSpec>(r, "ConvTranspose");
+  add<PoolSpec>(r, "MaxPool", true);
+  add<PoolSpec>(r, "AveragePool", false);
+  add<GlobalAvgPoolSpec>(r, "GlobalAveragePool");
+}
+
+}  // namespace yolo::runtime::ops

@@ -1,0 +1,107 @@
+#pragma once
+
+// The operator registry (after ncnn's layer registry): one OpSpec per ONNX op type, saying how the
+// op is checked at load, how its output shapes follow from its inputs, how it computes on
+// row-major tensors (constant folding and the plain execution path), which memory layout it runs
+// in, and which Step executes it.
+
+#include <pthreadpool.h>
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "runtime/graph.h"
+#include "runtime/kernels/tensor_ref.h"
+
+namespace yolo::runtime::ops {
+
+// Memory layout of a value during run(). NCHW is the ONNX row-major order of the logical shape;
+// NHWC applies to 4-D float activations and stores [N, H, W, C] with a pixel stride.
+enum class Layout : std::uint8_t { kNchw, kNhwc };
+
+// Where and how a value lives while the engine runs.
+struct ValueView {
+  DType dtype = DType::kFloat32;
+  Shape shape;     // logical (ONNX) shape
+  Shape physical;  // the shape in memory order: shape, or [N, H, W, C] for NHWC
+  Layout layout = Layout::kNchw;
+  void* data = nullptr;
+  // NHWC: elements between consecutive pixels (>= C; larger in a channel slice of a wider
+  // buffer). 0 for NCHW values, which are always dense.
+  std::int64_t pixel_stride = 0;
+  // Set when the value is a constant of the graph.
+  const Tensor* constant = nullptr;
+
+  bool dense() const { return layout == Layout::kNchw || pixel_stride == physical[3]; }
+  // The dense row-major view of the physical shape (dense() must hold).
+  kernels::ConstTensorRef cref() const { return {dtype, physical, data}; }
+  kernels::TensorRef ref() const { return {dtype, physical, data}; }
+  float* f32() const { return static_cast<float*>(data); }
+  std::int64_t pixels() const { return physical[0] * physical[1] * physical[2]; }
+  std::int64_t channels() const { return physical[3]; }
+};
+
+// What a Step is built from: the node and the final placement of its inputs and outputs (an
+// omitted optional input has a null data pointer).
+struct StepContext {
+  const Graph& graph;
+  const Node& node;
+  std::vector<ValueView> inputs;
+  std::vector<ValueView> outputs;
+};
+
+// One executable step of the planned graph. Built at load with fixed pointers into the arena;
+// setup() runs at load and whenever the thread pool changes; run() allocates nothing.
+class Step {
+ public:
+  virtual ~Step() = default;
+  virtual void setup(pthreadpool_t /*pool*/) {}
+  virtual void run(pthreadpool_t pool) = 0;
+};
+
+// How a node chooses the layout it runs in.
+enum class LayoutRule : std::uint8_t {
+  kNchw,         // row-major only: NHWC inputs are converted first
+  kNhwc,         // NHWC only (convolutions, pooling, upsample): NCHW inputs are converted first
+  kFollow,       // unary float ops: run in their input's layout
+  kElementwise,  // broadcasting binary ops: NHWC when an input is NHWC and the rest can follow
+  kChannelAxis,  // Concat/Split/Slice along channels of a 4-D tensor: NHWC with channel offsets
+};
+
+class OpSpec {
+ public:
+  virtual ~OpSpec() = default;
+  // Checks arity, attributes and dtypes at load; throws through graph.fail() naming the node.
+  virtual void check(const Graph& graph, const Node& node) const;
+  // Sets dtype and shape of every output from the inputs' (all known); may read constant inputs.
+  virtual void infer(Graph& graph, const Node& node) const = 0;
+  // Whether the op may run at load on constant inputs (through its NCHW step).
+  virtual bool foldable() const { return true; }
+  // Row-major computation on dense tensors (inputs may be null views for omitted inputs).
+  virtual void compute(const Node& node, std::span<const kernels::ConstTensorRef> inputs,
+                       std::span<const kernels::TensorRef> outputs) const;
+  virtual LayoutRule layout_rule(const Graph& /*graph*/, const Node& /*node*/) const {
+    return LayoutRule::kNchw;
+  }
+  // In NHWC, whether the step reads inputs that are channel slices (pixel stride > C) and can
+  // write its output into a channel slice of a wider buffer (a concat's).
+  virtual bool reads_strided(const Graph& /*graph*/, const Node& /*node*/) const { return false; }
+  virtual bool writes_strided(const Graph& /*graph*/, const Node& /*node*/) const { return false; }
+  // The step executing the node; the default runs compute() on the dense views.
+  virtual std::unique_ptr<Step> create_step(const StepContext& context) const;
+};
+
+// The spec for an op type in a domain ("" for ai.onnx, "yolo" for the engine's internal ops), or
+// nullptr when unsupported.
+const OpSpec* find_op(const std::string& domain, const std::string& op_type);
+
+// The node's ONNX op name with its domain, and every supported one, for messages.
+std::vector<std::string> supported_ops();
+
+// Runs compute() of the node's op on dense views (the generic Step).
+std::unique_ptr<Step> make_compute_step(const OpSpec& spec, const StepContext& context);
+
+}  // namespace yolo::runtime::ops
