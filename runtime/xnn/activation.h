@@ -15,8 +15,9 @@ namespace yolo::runtime::xnn {
 // output[p * output_stride + c] = silu(input[p * input_stride + c]) for p < pixels,
 // c < channels. Strides are in elements (>= channels). In place (same pointer and stride) is
 // allowed; other overlaps are not. Relative error < 1e-6 against x / (1 + std::exp(-x)) for
-// |x| < 80; beyond, the result is finite (x for large positive, -0 .. tiny negative for large
-// negative). NaN propagates. `pool` may be nullptr.
+// |x| < 80 (measured 3e-7); for |x| >= 87 sigmoid saturates: x for large positive (+inf stays
+// +inf), a tiny negative (> -2e-36) for large negative, -inf included. NaN propagates. `pool`
+// may be nullptr.
 void silu_f32(size_t pixels, size_t channels, const float* input, size_t input_stride,
               float* output, size_t output_stride, pthreadpool_t pool);
 
