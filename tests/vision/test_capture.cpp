@@ -1,6 +1,7 @@
 #include "vision/capture.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 
