@@ -42,6 +42,11 @@ MaxPool2dF32::MaxPool2dF32(const Pool2dParams& params, std::string name) : param
   check_pool(p, name);
   require(p.kernel_height * p.kernel_width > 1, name,
           "a 1x1 max pooling window is a strided copy; express it as a Slice");
+  const bool dilated = p.dilation_height > 1 || p.dilation_width > 1;
+  const bool padded = (p.pad_top | p.pad_left | p.pad_bottom | p.pad_right) != 0;
+  require(!(dilated && padded), name,
+          "MaxPool with both dilations and pads is not supported (XNNPACK 2022-02 reads pixels "
+          "outside the window in that case); pad the input explicitly instead");
   op_ = create_operator(std::move(name), "max pooling create", [&](xnn_operator_t* out) {
     return xnn_create_max_pooling2d_nhwc_f32(
         p.pad_top, p.pad_right, p.pad_bottom, p.pad_left, p.kernel_height, p.kernel_width,

@@ -35,8 +35,9 @@ struct Pool2dParams {
   float output_max = std::numeric_limits<float>::infinity();
 };
 
-// Max pooling; padded positions are ignored (ONNX semantics). A 1x1 window is rejected
-// (std::invalid_argument): it is a strided copy, not a pooling.
+// Max pooling; padded positions are ignored (ONNX semantics). Rejected with
+// std::invalid_argument: a 1x1 window (a strided copy, not a pooling), and dilations > 1 together
+// with padding, which XNNPACK 2022-02 gets wrong (found by this layer's tests).
 class MaxPool2dF32 {
  public:
   MaxPool2dF32(const Pool2dParams& params, std::string name);
