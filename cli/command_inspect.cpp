@@ -128,8 +128,17 @@ std::string wrapped(const std::string& text, std::size_t indent, std::size_t wid
   return out;
 }
 
+// Names and problems quote text from the file, which may be corrupt: keep control characters
+// away from the terminal.
+std::string printable(std::string text) {
+  for (char& c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  return text;
+}
+
 void print_row(const std::string& label, const std::string& value) {
-  std::printf("  %-*s %s\n", kLabelWidth, label.c_str(), value.c_str());
+  std::printf("  %-*s %s\n", kLabelWidth, label.c_str(), printable(value).c_str());
 }
 
 void print_values(const char* title, const std::vector<ValueInfo>& values) {
@@ -137,8 +146,8 @@ void print_values(const char* title, const std::vector<ValueInfo>& values) {
   std::size_t name_width = 0;
   for (const auto& v : values) name_width = std::max(name_width, v.name.size());
   for (const auto& v : values) {
-    std::printf("  %-*s  %-8s %s\n", static_cast<int>(name_width), v.name.c_str(),
-                v.element_type.c_str(), shape_text(v).c_str());
+    std::printf("  %-*s  %-8s %s\n", static_cast<int>(name_width), printable(v.name).c_str(),
+                v.element_type.c_str(), printable(shape_text(v)).c_str());
   }
 }
 
@@ -181,7 +190,7 @@ void print_operators(const ModelInfo& info) {
   for (const auto& [op, n] : ops) width = std::max(width, op.size());
   std::printf("\nOperators (%zu nodes, %zu kinds)\n", info.node_count, ops.size());
   for (const auto& [op, n] : ops) {
-    std::printf("  %-*s %6zu\n", static_cast<int>(width), op.c_str(), n);
+    std::printf("  %-*s %6zu\n", static_cast<int>(width), printable(op).c_str(), n);
   }
 }
 
@@ -208,7 +217,9 @@ void print_text(const ModelInfo& info, const std::string& note) {
   if (!note.empty()) std::printf("\nNote\n%s", wrapped(note, 2, 100).c_str());
   if (!info.problems.empty()) {
     std::printf("\nProblems (%zu)\n", info.problems.size());
-    for (const auto& problem : info.problems) std::printf("  - %s\n", problem.c_str());
+    for (const auto& problem : info.problems) {
+      std::printf("  - %s\n", printable(problem).c_str());
+    }
   }
 }
 

@@ -7,10 +7,17 @@
 namespace yolo::cli {
 
 namespace {
+
+// In the order `yolo-edge --help` lists them.
+constexpr void (*kCommands[])(CLI::App&) = {
+    register_inspect,
+};
+
 std::map<const CLI::App*, CommandAction>& actions() {
   static std::map<const CLI::App*, CommandAction> table;
   return table;
 }
+
 }  // namespace
 
 void add_command(CLI::App&, CLI::App* sub, CommandAction action) {
@@ -18,7 +25,7 @@ void add_command(CLI::App&, CLI::App* sub, CommandAction action) {
 }
 
 void register_commands(CLI::App& app) {
-  register_inspect(app);
+  for (const auto registration : kCommands) registration(app);
 }
 
 int run_selected(CLI::App& app) {

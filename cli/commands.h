@@ -7,11 +7,17 @@
 namespace yolo::cli {
 
 // Exit status of every command: 0 success, 1 the command ran but found a failure (e.g. a
-// comparison below threshold), 2 bad input (usage, unreadable or invalid model/config/image).
+// comparison below threshold, a model with problems), 2 bad input (usage, unreadable or invalid
+// model/config/image).
 enum ExitStatus { kOk = 0, kFailed = 1, kBadInput = 2 };
 
-// Each command lives in its own command_NAME.cpp and adds itself to the app here; the action
-// runs after parsing succeeded and returns the exit status.
+// Adding a command NAME:
+//   1. write cli/command_NAME.cpp defining `void register_NAME(CLI::App& app)`, which creates
+//      the subcommand (`app.add_subcommand`), its options (stored in shared_ptrs the action
+//      captures) and hands its action to add_command;
+//   2. declare register_NAME below and list it in kCommands in commands.cpp.
+// The action runs after parsing succeeded and returns an ExitStatus; an exception escaping it
+// is printed as "yolo-edge NAME: <message>" and gives status 2.
 using CommandAction = std::function<int()>;
 void add_command(CLI::App& app, CLI::App* sub, CommandAction action);
 

@@ -1,5 +1,6 @@
 #include "runtime/model_metadata.h"
 
+#include <algorithm>
 #include <charconv>
 #include <climits>
 #include <cstdint>
@@ -23,10 +24,15 @@ struct Literal {
   std::vector<std::pair<Literal, Literal>> entries;
 };
 
+// Shows the value around `pos` (where parsing stopped), so a long names dict is not cut off
+// before the fault.
 [[noreturn]] void malformed(const std::string& key, const std::string& text,
-                            const std::string& what) {
-  constexpr std::size_t kShown = 60;
-  std::string shown = text.size() > kShown ? text.substr(0, kShown) + "..." : text;
+                            const std::string& what, std::size_t pos = 0) {
+  constexpr std::size_t kContext = 30;
+  const std::size_t begin = pos > kContext ? pos - kContext : 0;
+  const std::size_t end = std::min(text.size(), pos + kContext);
+  const std::string shown =
+      (begin > 0 ? "..." : "") + text.substr(begin, end - begin) + (end < text.size() ? "..." : "");
   throw ModelError("model metadata '" + key + "' is malformed: " + what + " (value: \"" + shown +
                    "\"); re-export the model or correct that metadata entry");
 }
@@ -47,7 +53,7 @@ class LiteralParser {
   static constexpr int kMaxDepth = 16;
 
   [[noreturn]] void fail(const std::string& what) const {
-    malformed(key_, text_, what + " at character " + std::to_string(pos_ + 1));
+    malformed(key_, text_, what + " at character " + std::to_string(pos_ + 1), pos_);
   }
 
   void skip_space() {
