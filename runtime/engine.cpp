@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <new>
 #include <sstream>
 
 #include "runtime/graph.h"
@@ -116,6 +117,20 @@ Engine::~Engine() = default;
 
 std::unique_ptr<Engine> Engine::load(const std::filesystem::path& model_path,
                                      const EngineOptions& options) {
+  try {
+    return load_model(model_path, options);
+  } catch (const ModelError&) {
+    throw;
+  } catch (const std::bad_alloc&) {
+    throw ModelError(model_path.string() +
+                     ": out of memory while planning the model; it is corrupt or too large");
+  } catch (const std::exception& e) {
+    throw ModelError(model_path.string() + ": " + e.what());
+  }
+}
+
+std::unique_ptr<Engine> Engine::load_model(const std::filesystem::path& model_path,
+                                           const EngineOptions& options) {
   if (options.precision != Precision::kFp32) {
     throw ModelError(model_path.string() +
                      ": INT8 precision is not available in this build of the engine; run with "

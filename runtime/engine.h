@@ -83,6 +83,8 @@ class Engine {
  private:
   struct Impl;
   explicit Engine(std::unique_ptr<Impl> impl);
+  static std::unique_ptr<Engine> load_model(const std::filesystem::path& model,
+                                            const EngineOptions& options);
   std::unique_ptr<Impl> impl_;
 };
 

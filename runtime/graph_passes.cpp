@@ -81,8 +81,14 @@ int infer_and_fold(Graph& graph) {
       }
       if (!v.constant) all_constant = false;
     }
-    spec->check(graph, node);
-    spec->infer(graph, node);
+    try {
+      spec->check(graph, node);
+      spec->infer(graph, node);
+    } catch (const ModelError&) {
+      throw;
+    } catch (const std::exception& e) {
+      graph.fail(node, e.what());
+    }
     bool outputs_constant = true;
     for (int id : node.outputs) {
       if (id >= 0 && !graph.values[static_cast<std::size_t>(id)].constant) {
