@@ -28,9 +28,11 @@ const char* op_label(BinaryOp op) {
 std::string shape_text(std::span<const size_t> shape) {
   std::string text = "[";
   for (size_t i = 0; i < shape.size(); ++i) {
-    text += (i ? "," : "") + std::to_string(shape[i]);
+    if (i > 0) text += ',';
+    text += std::to_string(shape[i]);
   }
-  return text + "]";
+  text += ']';
+  return text;
 }
 
 }  // namespace

@@ -1,55 +1,15 @@
 #include "runtime/xnn/convolution.h"
 
+#include "runtime/xnn/conv_layout.h"
+
 #include <stdexcept>
 #include <vector>
 
 namespace yolo::runtime::xnn {
 
-namespace {
-
-std::string where(const std::string& name) {
-  return "'" + name + "': ";
-}
-
-void require(bool ok, const std::string& name, const std::string& message) {
-  if (!ok) throw std::invalid_argument(where(name) + message);
-}
-
-// 0 means dense; otherwise a stride must leave room for every channel.
-size_t resolve_stride(size_t stride, size_t channels, const std::string& name, const char* what) {
-  if (stride == 0) return channels;
-  require(stride >= channels, name,
-          std::string(what) + " pixel stride " + std::to_string(stride) +
-              " is smaller than its channel count " + std::to_string(channels));
-  return stride;
-}
-
-// Shared checks of Conv and ConvTranspose parameters.
-template <typename Params>
-void check_common(Params& p, size_t weights_size, size_t bias_size, size_t weights_per_group_io,
-                  const std::string& name) {
-  require(p.kernel_height >= 1 && p.kernel_width >= 1, name, "kernel size must be >= 1");
-  require(p.stride_height >= 1 && p.stride_width >= 1, name, "strides must be >= 1");
-  require(p.dilation_height >= 1 && p.dilation_width >= 1, name, "dilations must be >= 1");
-  require(p.groups >= 1, name, "group must be >= 1");
-  require(p.input_channels >= 1 && p.output_channels >= 1, name, "channel counts must be >= 1");
-  require(p.input_channels % p.groups == 0 && p.output_channels % p.groups == 0, name,
-          "group " + std::to_string(p.groups) + " does not divide the input (" +
-              std::to_string(p.input_channels) + ") and output (" +
-              std::to_string(p.output_channels) + ") channels");
-  const size_t expected = weights_per_group_io * p.kernel_height * p.kernel_width;
-  require(weights_size == expected, name,
-          "weights hold " + std::to_string(weights_size) + " values, expected " +
-              std::to_string(expected));
-  require(bias_size == 0 || bias_size == p.output_channels, name,
-          "bias holds " + std::to_string(bias_size) + " values, expected " +
-              std::to_string(p.output_channels) + " or none");
-  require(p.output_min < p.output_max, name, "output clamp min must be below max");
-  p.input_pixel_stride = resolve_stride(p.input_pixel_stride, p.input_channels, name, "input");
-  p.output_pixel_stride = resolve_stride(p.output_pixel_stride, p.output_channels, name, "output");
-}
-
-}  // namespace
+using detail::check_conv_params;
+using detail::require;
+using detail::where;
 
 size_t conv_output_size(size_t input, uint32_t kernel, uint32_t stride, uint32_t dilation,
                         uint32_t pad_before, uint32_t pad_after) {
@@ -69,32 +29,12 @@ Conv2dF32::Conv2dF32(const Conv2dParams& params, std::span<const float> weights,
     : params_(params) {
   Conv2dParams& p = params_;
   require(p.groups >= 1, name, "group must be >= 1");
-  check_common(p, weights.size(), bias.size(), p.output_channels * (p.input_channels / p.groups),
-               name);
-  const size_t kernel_size = size_t{p.kernel_height} * p.kernel_width;
+  check_conv_params(p, weights.size(), bias.size(),
+                    p.output_channels * (p.input_channels / p.groups), name);
   const size_t group_in = p.input_channels / p.groups;
   const size_t group_out = p.output_channels / p.groups;
-  const bool depthwise = p.groups > 1 && group_in == 1;
-
-  // ONNX OIHW -> XNNPACK: depthwise takes [kH][kW][groups * multiplier] with
-  // XNN_FLAG_DEPTHWISE_CONVOLUTION, everything else [groups][out][kH][kW][in].
-  std::vector<float> packed(weights.size());
-  if (depthwise) {
-    for (size_t oc = 0; oc < p.output_channels; ++oc) {
-      for (size_t k = 0; k < kernel_size; ++k) {
-        packed[k * p.output_channels + oc] = weights[oc * kernel_size + k];
-      }
-    }
-  } else {
-    for (size_t oc = 0; oc < p.output_channels; ++oc) {
-      for (size_t ic = 0; ic < group_in; ++ic) {
-        for (size_t k = 0; k < kernel_size; ++k) {
-          packed[(oc * kernel_size + k) * group_in + ic] =
-              weights[(oc * group_in + ic) * kernel_size + k];
-        }
-      }
-    }
-  }
+  const bool depthwise = detail::is_depthwise(p);
+  const std::vector<float> packed = detail::pack_conv_weights(p, weights);
   op_ = create_operator(std::move(name), "convolution create", [&](xnn_operator_t* out) {
     return xnn_create_convolution2d_nhwc_f32(
         p.pad_top, p.pad_right, p.pad_bottom, p.pad_left, p.kernel_height, p.kernel_width,
@@ -132,8 +72,8 @@ Deconv2dF32::Deconv2dF32(const Deconv2dParams& params, std::span<const float> we
     : params_(params) {
   Deconv2dParams& p = params_;
   require(p.groups >= 1, name, "group must be >= 1");
-  check_common(p, weights.size(), bias.size(), p.input_channels * (p.output_channels / p.groups),
-               name);
+  check_conv_params(p, weights.size(), bias.size(),
+                    p.input_channels * (p.output_channels / p.groups), name);
   require(p.output_padding_height < p.stride_height && p.output_padding_width < p.stride_width,
           name, "output_padding must be smaller than the stride");
   const size_t kernel_size = size_t{p.kernel_height} * p.kernel_width;

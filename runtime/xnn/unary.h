@@ -63,12 +63,6 @@ class CopyX32 {
   Operator op_;
 };
 
-// Affine quantisation parameters: real = scale * (q - zero_point).
-struct QuantParams {
-  float scale = 1.0f;
-  int8_t zero_point = 0;
-};
-
 // float -> int8: q = clamp(round(x / scale) + zero_point, -128, 127).
 class ConvertF32ToQS8 {
  public:

@@ -6,6 +6,7 @@
 
 #include <xnnpack.h>
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -15,6 +16,12 @@
 #include <pthreadpool.h>
 
 namespace yolo::runtime::xnn {
+
+// Affine int8 quantisation parameters: real = scale * (q - zero_point).
+struct QuantParams {
+  float scale = 1.0f;
+  int8_t zero_point = 0;
+};
 
 // Initialises XNNPACK once per process (thread-safe). Throws std::runtime_error when the CPU is
 // not supported or memory is short. Every wrapper's constructor calls it, so callers need not.
