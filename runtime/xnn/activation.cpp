@@ -9,10 +9,10 @@ namespace yolo::runtime::xnn {
 
 namespace {
 
-// exp(z) for z in [-87, 0]: z = n * ln2 + r with |r| <= ln2 / 2, exp(z) = 2^n * (1 + r + r^2 q(r))
-// with q a cubic fitted for minimal relative error (1.05e-7 on that interval). Branch-free so it
-// vectorises.
-[[gnu::always_inline]] inline float exp_nonpositive(float z) {
+// exp(z) for z in [-87, 87]: z = n * ln2 + r with |r| <= ln2 / 2, exp(z) = 2^n (1 + r + r^2 q(r))
+// with q a cubic fitted for minimal relative error (1.05e-7 on that interval), 2^n a normal
+// float. Branch-free so it vectorises.
+[[gnu::always_inline]] inline float exp_limited(float z) {
   // 1.5 * 2^23 + 127: adding it rounds z * log2(e) to an integer n and leaves n + 127 in the
   // low mantissa bits, which shifted into the exponent field give 2^n.
   constexpr float kMagic = 12583039.0f;
@@ -33,32 +33,41 @@ namespace {
   return p * (r * scale) + scale;
 }
 
-// sigmoid(x) from e = exp(-|x|), which never overflows: 1 / (1 + e) for x >= 0, e / (1 + e)
-// below. |x| is clamped to 87 so that 2^n stays a normal float (sigmoid(-87) < 2e-38 anyway);
-// `factor`, the x of SiLU's x * sigmoid(x), takes the same clamp when negative, so SiLU gives a
-// tiny negative rather than -inf * 0 or -3e38 * 2e-38 = -5. NaN skips the clamp and propagates.
-// Every select is arithmetic on the bit patterns: a float compare-and-select lets GCC split the
-// loop into branches it cannot if-convert without AVX-512 masks, and then nothing vectorises.
-// A true division measured faster here than reciprocal + Newton steps (it runs beside the
-// multiply-adds).
-[[gnu::always_inline]] inline float sigmoid_of(float x, float& factor) {
+// silu(x) = x / (1 + exp(-x)), with -x clamped to [-87, 87] so exp stays finite and normal:
+// for x >= 87 that is x / (1 + 1.6e-38) = x; for x <= -87 the x in the numerator takes the same
+// clamp, giving -87 / 6e37, a tiny negative, instead of -inf / inf or -3e38 / 6e37 = -5.
+// NaN skips the clamp and propagates. Every select is arithmetic on the bit patterns: a float
+// compare-and-select lets GCC split the loop into branches it cannot if-convert without AVX-512
+// masks, and then nothing vectorises. A true division measured faster here than reciprocal +
+// Newton steps (it runs beside the multiply-adds).
+[[gnu::always_inline]] inline float silu_of(float x) {
   constexpr int32_t kLimit = std::bit_cast<int32_t>(87.0f);
   constexpr int32_t kInfinity = std::bit_cast<int32_t>(std::numeric_limits<float>::infinity());
-  constexpr int32_t kOne = std::bit_cast<int32_t>(1.0f);
   const int32_t bits = std::bit_cast<int32_t>(x);
   const int32_t magnitude = bits & INT32_MAX;
   const int32_t is_nan = (kInfinity - magnitude) >> 31;  // all ones for NaN
   const int32_t clamped = std::min(magnitude, kLimit) | (magnitude & is_nan);
+  const int32_t sign = bits & INT32_MIN;
   const int32_t negative = bits >> 31;  // all ones for a set sign bit
-  const int32_t z = clamped | INT32_MIN;
-  const float e = exp_nonpositive(std::bit_cast<float>(z));
-  factor = std::bit_cast<float>((bits & ~negative) | (z & negative));
-  const float numerator =
-      std::bit_cast<float>((kOne & ~negative) | (std::bit_cast<int32_t>(e) & negative));
-  return numerator / (1.0f + e);
+  const float minus_x = std::bit_cast<float>(clamped | (sign ^ INT32_MIN));
+  const float numerator = std::bit_cast<float>((bits & ~negative) | ((clamped | sign) & negative));
+  return numerator / (1.0f + exp_limited(minus_x));
 }
 
-// On x86-64 each row kernel is compiled three times and the loader picks the best the CPU runs:
+// sigmoid(x) = 1 / (1 + exp(-x)) with the same clamp: exactly 1 from 87 up, 1.6e-38 from -87
+// down; NaN propagates.
+[[gnu::always_inline]] inline float sigmoid_of(float x) {
+  constexpr int32_t kLimit = std::bit_cast<int32_t>(87.0f);
+  constexpr int32_t kInfinity = std::bit_cast<int32_t>(std::numeric_limits<float>::infinity());
+  const int32_t bits = std::bit_cast<int32_t>(x);
+  const int32_t magnitude = bits & INT32_MAX;
+  const int32_t is_nan = (kInfinity - magnitude) >> 31;
+  const int32_t clamped = std::min(magnitude, kLimit) | (magnitude & is_nan);
+  const float minus_x = std::bit_cast<float>(clamped | ((bits & INT32_MIN) ^ INT32_MIN));
+  return 1.0f / (1.0f + exp_limited(minus_x));
+}
+
+// On x86-64 the row kernels are compiled three times and the loader picks the best the CPU runs:
 // x86-64-v4 (AVX-512) and x86-64-v3 (AVX2 with FMA; plain "avx2" would leave FMA off) and the
 // SSE2 baseline. aarch64 has NEON and FMA in its baseline, so one version serves the Pi.
 #if defined(__x86_64__)
@@ -70,18 +79,11 @@ namespace {
 
 // No __restrict: in-place calls are allowed, and the loop reads element i before writing it.
 YOLO_XNN_MULTIVERSION void silu_row(const float* input, float* output, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    float factor;
-    const float sigmoid = sigmoid_of(input[i], factor);
-    output[i] = factor * sigmoid;
-  }
+  for (size_t i = 0; i < n; ++i) output[i] = silu_of(input[i]);
 }
 
 YOLO_XNN_MULTIVERSION void sigmoid_row(const float* input, float* output, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    float factor;
-    output[i] = sigmoid_of(input[i], factor);
-  }
+  for (size_t i = 0; i < n; ++i) output[i] = sigmoid_of(input[i]);
 }
 
 using RowKernel = void (*)(const float*, float*, size_t);
