@@ -88,9 +88,18 @@ struct Reducer {
       case ReduceOp::kMin:
         return std::min(acc, x);
       case ReduceOp::kProd:
-        return static_cast<T>(acc * x);
+        if constexpr (std::is_integral_v<T>) {
+          // Wraps like ONNX Runtime's two's-complement arithmetic, without signed overflow UB.
+          return static_cast<T>(static_cast<std::make_unsigned_t<T>>(acc) *
+                                static_cast<std::make_unsigned_t<T>>(x));
+        }
+        return acc * x;
       default:
-        return static_cast<T>(acc + x);
+        if constexpr (std::is_integral_v<T>) {
+          return static_cast<T>(static_cast<std::make_unsigned_t<T>>(acc) +
+                                static_cast<std::make_unsigned_t<T>>(x));
+        }
+        return acc + x;
     }
   }
 };
@@ -143,14 +152,14 @@ void reduce(ReduceOp op, ConstTensorRef in, std::span<const std::int64_t> normal
     };
     // Fast paths: everything reduced, or [outer kept, inner reduced], or [outer reduced, inner
     // kept] (the common layouts); the general case walks an odometer per output element.
+    if (dims.size() == 1 && !reduced[0]) {  // nothing reduced
+      std::copy_n(x, in.size(), y);
+      return;
+    }
     if (dims.size() <= 1 || (dims.size() == 2 && !reduced[0] && reduced[1])) {
-      const bool all = dims.empty() || reduced[0];
+      const bool all = dims.size() <= 1;
       const std::int64_t rows = all ? 1 : dims[0];
       const std::int64_t len = all ? in.size() : dims[1];
-      if (dims.size() == 1 && !reduced[0]) {
-        std::copy_n(x, in.size(), y);
-        return;
-      }
       for (std::int64_t o = 0; o < rows; ++o) {
         T acc = red.init();
         const T* row = x + o * len;
