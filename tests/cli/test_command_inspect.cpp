@@ -1,0 +1,308 @@
+// yolo-edge inspect on the fixture models and on broken copies of them (cli/command_inspect.cpp).
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tests/cli/run_cli.h"
+#include "tests/support/fixtures.h"
+
+namespace yolo::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::string read_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_bytes(const fs::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+class TempDir {
+ public:
+  TempDir() {
+    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string name = std::string(test->test_suite_name()) + "_" + test->name();
+    for (char& c : name) {
+      if (c == '/') c = '_';
+    }
+    path_ =
+        fs::temp_directory_path() / ("yolo_cli_inspect_" + std::to_string(::getpid()) + "_" + name);
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+struct Fixture {
+  std::string file;
+  std::string quantization;  // as --json reports it
+  int imgsz;
+  std::vector<int> output;
+};
+
+const std::vector<Fixture>& fixtures() {
+  static const std::vector<Fixture> all = {
+      {"yolov8n_640_int8dyn.onnx", "dynamic", 640, {1, 84, 8400}},
+      {"yolov8n_640_fp32.onnx", "none", 640, {1, 84, 8400}},
+      {"yolo11n_320_int8dyn.onnx", "dynamic", 320, {1, 84, 2100}},
+      {"yolo11n_320_fp32.onnx", "none", 320, {1, 84, 2100}},
+      {"yolo26n_640_int8dyn.onnx", "dynamic", 640, {1, 300, 6}},
+      {"yolo26n_640_fp32.onnx", "none", 640, {1, 300, 6}},
+  };
+  return all;
+}
+
+class InspectFixture : public ::testing::TestWithParam<Fixture> {
+ protected:
+  fs::path model() const { return fixtures_dir() / "models" / GetParam().file; }
+};
+
+TEST_P(InspectFixture, TextReport) {
+  YOLO_REQUIRE_FIXTURES();
+  const auto r = run_cli({"inspect", model().string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  const std::string s = std::to_string(GetParam().imgsz);
+  EXPECT_TRUE(contains(r.out, "images  float32  [1, 3, " + s + ", " + s + "]")) << r.out;
+  EXPECT_TRUE(contains(r.out, "output0  float32  [")) << r.out;
+  EXPECT_TRUE(contains(r.out, "imgsz            " + s + " x " + s)) << r.out;
+  EXPECT_TRUE(contains(r.out, "80: person, bicycle, car")) << r.out;
+  EXPECT_TRUE(contains(r.out, "task             detect")) << r.out;
+  EXPECT_TRUE(contains(r.out, "quantization     " + GetParam().quantization)) << r.out;
+  EXPECT_TRUE(contains(r.out, "Operators (")) << r.out;
+  if (GetParam().quantization == "dynamic") {
+    EXPECT_TRUE(contains(r.out, "slower than FP32")) << r.out;
+    EXPECT_TRUE(contains(r.out, "DynamicQuantizeLinear ops")) << r.out;
+    EXPECT_TRUE(contains(r.out, "yolo-edge quantize")) << r.out;
+  } else {
+    EXPECT_FALSE(contains(r.out, "slower than FP32")) << r.out;
+  }
+}
+
+TEST_P(InspectFixture, JsonReport) {
+  YOLO_REQUIRE_FIXTURES();
+  const auto r = run_cli({"inspect", "--json", model().string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("file_size").get<std::uintmax_t>(), fs::file_size(model()));
+  EXPECT_EQ(j.at("inputs").size(), 1u);
+  EXPECT_EQ(j.at("inputs")[0].at("name"), "images");
+  const int s = GetParam().imgsz;
+  EXPECT_EQ(j.at("inputs")[0].at("shape"), (std::vector<int>{1, 3, s, s}));
+  EXPECT_EQ(j.at("outputs")[0].at("shape"), GetParam().output);
+  EXPECT_GE(j.at("opset").get<int>(), 12);
+  EXPECT_FALSE(j.at("producer").get<std::string>().empty());
+  EXPECT_GT(j.at("parameter_count").get<long long>(), 2'000'000);
+  EXPECT_GT(j.at("node_count").get<int>(), 100);
+  const auto& meta = j.at("metadata");
+  EXPECT_EQ(meta.at("task"), "detect");
+  EXPECT_EQ(meta.at("imgsz"), (std::vector<int>{s, s}));
+  EXPECT_EQ(meta.at("class_count"), 80);
+  EXPECT_EQ(meta.at("names")[0], "person");
+  EXPECT_EQ(meta.at("end2end").get<bool>(), GetParam().output.back() == 6);
+  const auto& q = j.at("quantization");
+  EXPECT_EQ(q.at("kind"), GetParam().quantization);
+  const auto& ops = j.at("op_counts");
+  if (GetParam().quantization == "dynamic") {
+    EXPECT_GT(q.at("dynamic_quantize_linear").get<int>(), 0);
+    EXPECT_EQ(ops.at("DynamicQuantizeLinear"), q.at("dynamic_quantize_linear"));
+    EXPECT_FALSE(q.at("note").get<std::string>().empty());
+    EXPECT_FALSE(ops.contains("Conv"));
+  } else {
+    EXPECT_EQ(q.at("dynamic_quantize_linear"), 0);
+    EXPECT_FALSE(ops.contains("ConvInteger"));
+    EXPECT_GT(ops.at("Conv").get<int>(), 0);
+  }
+  EXPECT_TRUE(j.at("problems").empty());
+}
+
+// Cut copies: every cut inside the file must be refused with status 2 and the file named.
+TEST_P(InspectFixture, CutCopiesAreRefused) {
+  YOLO_REQUIRE_FIXTURES();
+  TempDir dir;
+  const std::string bytes = read_bytes(model());
+  const std::size_t n = bytes.size();
+  for (std::size_t cut : {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{64},
+                          std::size_t{4096}, n / 4, n / 2, 3 * n / 4, n - 64, n - 1}) {
+    const fs::path copy = dir.path() / ("cut_" + std::to_string(cut) + ".onnx");
+    write_bytes(copy, bytes.substr(0, cut));
+    const auto r = run_cli({"inspect", copy.string()});
+    EXPECT_EQ(r.signal, 0) << "crashed on " << copy;
+    EXPECT_EQ(r.status, 2) << copy << "\n" << r.out << r.err;
+    EXPECT_TRUE(contains(r.err, copy.string())) << r.err;
+  }
+}
+
+// Cut exactly after the graph, the protobuf still parses; the missing opset gives it away.
+TEST_P(InspectFixture, CopyEndingAfterTheGraphIsRefused) {
+  YOLO_REQUIRE_FIXTURES();
+  TempDir dir;
+  onnx::ModelProto proto;
+  ASSERT_TRUE(proto.ParseFromString(read_bytes(model())));
+  proto.clear_opset_import();
+  proto.clear_metadata_props();
+  const fs::path copy = dir.path() / "graph_only.onnx";
+  write_bytes(copy, proto.SerializeAsString());
+  const auto r = run_cli({"inspect", copy.string()});
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_TRUE(contains(r.err, "opset")) << r.err;
+}
+
+// Corrupted bytes: where they break the structure the file is refused (2) or its problems
+// listed (1); inside weights no reader can tell. Never a crash, never silence on failure.
+TEST_P(InspectFixture, CorruptedCopiesNeverCrash) {
+  YOLO_REQUIRE_FIXTURES();
+  TempDir dir;
+  const std::string bytes = read_bytes(model());
+  std::mt19937 rng(20261121);
+  std::vector<std::size_t> offsets{0};
+  // The nodes come first in the graph and the value infos and metadata last: corrupt there
+  // most, where the structure is.
+  for (std::size_t k = 1; k <= 6; ++k) offsets.push_back(k * 7919 % 60000);
+  for (std::size_t k = 1; k <= 6; ++k) offsets.push_back(bytes.size() - 1 - k * 331 % 3000);
+  for (std::size_t k = 1; k <= 3; ++k) offsets.push_back(bytes.size() * k / 4);
+  int refused = 0;
+  for (std::size_t offset : offsets) {
+    std::string corrupt = bytes;
+    for (std::size_t i = offset; i < std::min(offset + 8, corrupt.size()); ++i) {
+      corrupt[i] = static_cast<char>(rng() & 0xff);
+    }
+    if (offset == 0) corrupt.replace(0, 8, 8, '\xff');
+    const fs::path copy = dir.path() / ("corrupt_" + std::to_string(offset) + ".onnx");
+    write_bytes(copy, corrupt);
+    const auto r = run_cli({"inspect", copy.string()});
+    ASSERT_EQ(r.signal, 0) << "crashed on " << copy;
+    ASSERT_TRUE(r.status == 0 || r.status == 1 || r.status == 2) << r.status;
+    if (offset == 0) {
+      EXPECT_EQ(r.status, 2) << r.out << r.err;
+    }
+    if (r.status == 1) {
+      EXPECT_TRUE(contains(r.out, "Problems (")) << r.out;
+      EXPECT_TRUE(contains(r.err, "problem")) << r.err;
+    }
+    if (r.status != 0) {
+      EXPECT_TRUE(contains(r.err, copy.string())) << r.err;
+      ++refused;
+    }
+  }
+  // Most of these offsets hit structure, not weights.
+  EXPECT_GE(refused, 5);
+}
+
+// Well-formed protobuf, broken graph: inspect still reports the model, lists what is wrong
+// (naming the node or initializer) and exits 1.
+TEST_P(InspectFixture, BrokenGraphIsReportedNotAborted) {
+  YOLO_REQUIRE_FIXTURES();
+  TempDir dir;
+  onnx::ModelProto proto;
+  ASSERT_TRUE(proto.ParseFromString(read_bytes(model())));
+  auto* graph = proto.mutable_graph();
+  auto* node = graph->mutable_node(5);
+  const std::string node_name = node->name();
+  node->set_input(0, "value_nobody_makes");
+  auto* init = graph->mutable_initializer(0);
+  const std::string init_name = init->name();
+  init->set_raw_data(std::string(3, '\0'));
+  init->clear_float_data();
+  init->clear_int32_data();
+  init->clear_int64_data();
+  graph->mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(2)
+      ->set_dim_value(-640);
+  const fs::path copy = dir.path() / "broken_graph.onnx";
+  write_bytes(copy, proto.SerializeAsString());
+
+  const auto r = run_cli({"inspect", copy.string()});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(contains(r.out, "Operators (")) << r.out;
+  EXPECT_TRUE(contains(r.out, node_name)) << r.out;
+  EXPECT_TRUE(contains(r.out, "value_nobody_makes")) << r.out;
+  EXPECT_TRUE(contains(r.out, "initializer '" + init_name + "'")) << r.out;
+  EXPECT_TRUE(contains(r.out, "-640")) << r.out;
+  EXPECT_TRUE(contains(r.err, copy.string())) << r.err;
+
+  const auto j = run_cli({"inspect", "--json", copy.string()});
+  EXPECT_EQ(j.status, 1);
+  EXPECT_GE(nlohmann::json::parse(j.out).at("problems").size(), 3u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, InspectFixture, ::testing::ValuesIn(fixtures()),
+                         [](const ::testing::TestParamInfo<Fixture>& info) {
+                           std::string name = info.param.file.substr(0, info.param.file.find('.'));
+                           return name;
+                         });
+
+TEST(Inspect, Yolov8nDynamicCounts) {
+  YOLO_REQUIRE_FIXTURES();
+  const auto r = run_cli(
+      {"inspect", "--json", (fixtures_dir() / "models" / "yolov8n_640_int8dyn.onnx").string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("op_counts").at("DynamicQuantizeLinear"), 59);
+  EXPECT_EQ(j.at("op_counts").at("ConvInteger"), 64);
+  EXPECT_EQ(j.at("quantization").at("dynamic_quantize_linear"), 59);
+  EXPECT_EQ(j.at("opset"), 20);
+  EXPECT_TRUE(
+      contains(j.at("quantization").at("note").get<std::string>(), "59 DynamicQuantizeLinear"));
+}
+
+TEST(Inspect, FilesThatAreNotModels) {
+  TempDir dir;
+  const fs::path empty = dir.path() / "empty.onnx";
+  write_bytes(empty, "");
+  const fs::path text = dir.path() / "notes.onnx";
+  write_bytes(text, "this is a text file, not an ONNX model\n");
+  const fs::path folder = dir.path() / "folder.onnx";
+  fs::create_directories(folder);
+  std::string random_bytes(50000, '\0');
+  std::mt19937 rng(7);
+  for (char& c : random_bytes) c = static_cast<char>(rng() & 0xff);
+  const fs::path noise = dir.path() / "noise.onnx";
+  write_bytes(noise, random_bytes);
+  const fs::path missing = dir.path() / "missing.onnx";
+
+  struct Case {
+    fs::path path;
+    std::string says;
+  };
+  for (const Case& c : {Case{empty, "empty"}, Case{text, "not"}, Case{folder, "directory"},
+                        Case{noise, "not"}, Case{missing, "not found"}}) {
+    for (const bool json : {false, true}) {
+      const auto r = json ? run_cli({"inspect", "--json", c.path.string()})
+                          : run_cli({"inspect", c.path.string()});
+      EXPECT_EQ(r.status, 2) << c.path << "\n" << r.out << r.err;
+      EXPECT_TRUE(contains(r.err, c.path.string())) << r.err;
+      EXPECT_TRUE(contains(r.err, c.says)) << r.err;
+      EXPECT_TRUE(r.out.empty()) << r.out;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace yolo::test
