@@ -62,7 +62,7 @@ class NhwcBinaryStep : public Step {
     const auto& out = context.outputs[0];
     pixels_ = static_cast<std::size_t>(out.pixels());
     channels_ = static_cast<std::size_t>(out.channels());
-    out_ = {out.f32(), static_cast<std::size_t>(out.pixel_stride), Operand::kFull};
+    out_ = {out.f32(), static_cast<std::size_t>(out.pixel_stride)};
     for (int i = 0; i < 2; ++i) operands_[i] = operand(context, context.inputs[i]);
   }
 
@@ -86,7 +86,6 @@ class NhwcBinaryStep : public Step {
   struct OutOperand {
     float* data = nullptr;
     std::size_t stride = 0;
-    Operand::Kind kind = Operand::kFull;
   };
 
   Operand operand(const StepContext& context, const ValueView& v) {

@@ -98,7 +98,7 @@ class OpSpec {
 // nullptr when unsupported.
 const OpSpec* find_op(const std::string& domain, const std::string& op_type);
 
-// The node's ONNX op name with its domain, and every supported one, for messages.
+// Every supported ai.onnx op type, for messages.
 std::vector<std::string> supported_ops();
 
 // Runs compute() of the node's op on dense views (the generic Step).

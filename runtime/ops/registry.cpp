@@ -24,7 +24,8 @@ const Registry& registry() {
   return instance;
 }
 
-// Runs compute() on fixed dense views; the views' shapes live in the step.
+// Runs compute() on fixed dense views. The views point into shapes_, which is filled completely
+// before any view is made, so it never reallocates under them.
 class ComputeStep : public Step {
  public:
   ComputeStep(const OpSpec& spec, const StepContext& context) : spec_(spec), node_(context.node) {
@@ -63,9 +64,7 @@ std::unique_ptr<Step> OpSpec::create_step(const StepContext& context) const {
 }
 
 std::unique_ptr<Step> make_compute_step(const OpSpec& spec, const StepContext& context) {
-  // shapes_ must not reallocate once views point into it.
-  auto step = std::make_unique<ComputeStep>(spec, context);
-  return step;
+  return std::make_unique<ComputeStep>(spec, context);
 }
 
 const OpSpec* find_op(const std::string& domain, const std::string& op_type) {

@@ -156,5 +156,41 @@ TEST(GraphPasses, FoldsADynamicInt8ConvChainIntoAnFp32Conv) {
   EXPECT_EQ(conv.outputs[0], g.find_value("y"));
 }
 
+TEST(GraphPasses, FoldsADynamicInt8MatMulChainIntoAnFp32MatMul) {
+  ModelBuilder b(13);
+  b.input("x", {1, 5, 2}).output("y");
+  // uint8 weights [K=2, N=3] with per-column scale and zero point.
+  auto* w = b.proto().mutable_graph()->add_initializer();
+  w->set_name("wq");
+  w->set_data_type(onnx::TensorProto::UINT8);
+  w->add_dims(2);
+  w->add_dims(3);
+  w->set_raw_data(std::string("\x80\x81\x7f\x90\x00\xff", 6));
+  b.floats("wscale", {3}, {0.5F, 0.25F, 2.0F});
+  auto* zp = b.proto().mutable_graph()->add_initializer();
+  zp->set_name("wzp");
+  zp->set_data_type(onnx::TensorProto::UINT8);
+  zp->add_dims(3);
+  zp->set_raw_data(std::string("\x80\x80\x7f", 3));
+  b.node("DynamicQuantizeLinear", {"x"}, {"xq", "xs", "xz"});
+  b.node("Mul", {"xs", "wscale"}, {"scale"});
+  b.node("MatMulInteger", {"xq", "wq", "xz", "wzp"}, {"acc"});
+  ModelBuilder::attr(b.node("Cast", {"acc"}, {"accf"}), "to",
+                     std::int64_t{onnx::TensorProto::FLOAT});
+  b.node("Mul", {"accf", "scale"}, {"y"});
+  Graph g = Graph::from_onnx(b.proto(), "m.onnx");
+  infer_and_fold(g);
+  const auto stats = fold_dynamic_int8(g);
+  EXPECT_EQ(stats.matmul, 1);
+  ASSERT_EQ(g.nodes.size(), 1U);
+  const Node& matmul = g.nodes[0];
+  EXPECT_EQ(matmul.op_type, "MatMul");
+  const auto& weights = *g.values[static_cast<std::size_t>(matmul.inputs[1])].constant;
+  // (q - zp[n]) * scale[n], row-major [2, 3].
+  const std::vector<float> expected{0.0F, 0.25F, 0.0F, 8.0F, -32.0F, 256.0F};
+  EXPECT_EQ(std::vector<float>(weights.data_as<float>(), weights.data_as<float>() + 6), expected);
+  EXPECT_EQ(matmul.outputs[0], g.find_value("y"));
+}
+
 }  // namespace
 }  // namespace yolo::runtime
