@@ -6,6 +6,7 @@
 
 #include <xnnpack.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -16,6 +17,11 @@
 #include <pthreadpool.h>
 
 namespace yolo::runtime::xnn {
+
+// XNNPACK may read (never write) up to this many bytes past the last element of any input it is
+// given, for whole-vector loads: every buffer an input of these wrappers lives in needs that much
+// readable memory after it (the arena pads each block). The own kernels here do not over-read.
+inline constexpr size_t kExtraInputBytes = XNN_EXTRA_BYTES;
 
 // Affine int8 quantisation parameters: real = scale * (q - zero_point).
 struct QuantParams {

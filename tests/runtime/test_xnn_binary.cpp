@@ -13,6 +13,15 @@
 namespace yolo::runtime::xnn {
 namespace {
 
+// XNNPACK may read up to kExtraInputBytes past the end of an input: reserve them.
+template <typename T>
+std::vector<T> xnn_input(size_t n, T value = T{}) {
+  std::vector<T> v;
+  v.reserve(n + kExtraInputBytes / sizeof(T));
+  v.resize(n, value);
+  return v;
+}
+
 using Shape = std::vector<size_t>;
 
 size_t volume(const Shape& shape) {
@@ -76,7 +85,8 @@ void check(BinaryOp op, const Shape& a_shape, const Shape& b_shape, std::mt19937
                                   << testing::PrintToString(a_shape) << " and "
                                   << testing::PrintToString(b_shape));
   std::uniform_real_distribution<float> dist(0.5f, 2.0f);  // keeps division well conditioned
-  std::vector<float> a(volume(a_shape)), b(volume(b_shape));
+  std::vector<float> a = xnn_input<float>(volume(a_shape));
+  std::vector<float> b = xnn_input<float>(volume(b_shape));
   for (float& v : a) v = rng() % 2 ? dist(rng) : -dist(rng);
   for (float& v : b) v = rng() % 2 ? dist(rng) : -dist(rng);
   Shape out_shape;
@@ -136,7 +146,9 @@ TEST(BinaryF32, SetupAgainWithNewShapes) {
   std::mt19937 rng(34);
   BinaryF32 add(BinaryOp::kAdd, "add");
   for (size_t n : {3u, 17u, 1u}) {
-    std::vector<float> a(n * 4, 1.5f), b(4), out(n * 4);
+    std::vector<float> a = xnn_input<float>(n * 4, 1.5f);
+    std::vector<float> b = xnn_input<float>(4);
+    std::vector<float> out(n * 4);
     for (size_t i = 0; i < 4; ++i) b[i] = float(i);
     const size_t a_shape[] = {n, 4};
     const size_t b_shape[] = {4};

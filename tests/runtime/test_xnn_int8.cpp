@@ -20,7 +20,10 @@ int8_t quantize(double real, QuantParams q, int lo = -128, int hi = 127) {
 
 std::vector<int8_t> random_int8(size_t n, std::mt19937& rng, int lo = -128, int hi = 127) {
   std::uniform_int_distribution<int> dist(lo, hi);
-  std::vector<int8_t> values(n);
+  // XNNPACK may read up to kExtraInputBytes past the end of an input: reserve them.
+  std::vector<int8_t> values;
+  values.reserve(n + kExtraInputBytes);
+  values.resize(n);
   for (int8_t& v : values) v = static_cast<int8_t>(dist(rng));
   return values;
 }

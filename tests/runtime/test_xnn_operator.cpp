@@ -37,7 +37,8 @@ TEST(ThreadPools, OnePoolPerCountCreatedOnce) {
 TEST(Operator, MovesOwnershipAndRunsAfterTheMove) {
   UnaryF32 relu = UnaryF32::clamp(4, 4, 4, 0.0f, 6.0f, "relu6");
   UnaryF32 moved = std::move(relu);
-  const float input[] = {-1.0f, 2.0f, 7.0f, 0.5f};
+  // Four values and kExtraInputBytes of padding that XNNPACK may read.
+  const float input[8] = {-1.0f, 2.0f, 7.0f, 0.5f};
   float output[4] = {};
   moved.setup(1, input, output, nullptr);
   moved.run(nullptr);

@@ -14,6 +14,15 @@
 namespace yolo::runtime::xnn {
 namespace {
 
+// XNNPACK may read up to kExtraInputBytes past the end of an input: reserve them.
+template <typename T>
+std::vector<T> xnn_input(size_t n, T value = T{}) {
+  std::vector<T> v;
+  v.reserve(n + kExtraInputBytes / sizeof(T));
+  v.resize(n, value);
+  return v;
+}
+
 constexpr float kSentinel = -12345.0f;
 
 enum class Kind { kMax, kAverageExcludePad, kAverageIncludePad };
@@ -84,7 +93,7 @@ void check_pool(PoolCase c, std::mt19937& rng, ThreadPools& pools) {
                                   << p.dilation_width << " pads " << p.pad_top << " " << p.pad_left
                                   << " " << p.pad_bottom << " " << p.pad_right);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> input(c.batch * c.height * c.width * p.input_pixel_stride);
+  std::vector<float> input = xnn_input<float>(c.batch * c.height * c.width * p.input_pixel_stride);
   for (float& v : input) v = dist(rng);
 
   auto run = [&](auto& op, int threads, std::vector<float>& output) {
@@ -225,7 +234,7 @@ TEST(Pool2dF32, SetupAgainAfterTheInputSizeChanges) {
       {.kernel_height = 2, .kernel_width = 2, .stride_height = 2, .stride_width = 2, .channels = 2},
       "resized");
   for (size_t size : {4u, 6u, 2u}) {
-    std::vector<float> input(size * size * 2);
+    std::vector<float> input = xnn_input<float>(size * size * 2);
     for (size_t i = 0; i < input.size(); ++i) input[i] = float(i);
     std::vector<float> output(size / 2 * size / 2 * 2);
     pool.setup(1, size, size, input.data(), output.data(), pools.get(2));
@@ -253,7 +262,7 @@ TEST(GlobalAvgPoolF32, MeansEachChannelOfEachImage) {
     const size_t pixels = 37;
     const size_t in_stride = channels + 3;
     const size_t out_stride = channels + 2;
-    std::vector<float> input(batch * pixels * in_stride);
+    std::vector<float> input = xnn_input<float>(batch * pixels * in_stride);
     for (float& v : input) v = dist(rng);
     GlobalAvgPoolF32 pool(channels, in_stride, out_stride, "gap");
     for (int threads : {1, 2}) {

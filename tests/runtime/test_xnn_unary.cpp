@@ -14,6 +14,15 @@
 namespace yolo::runtime::xnn {
 namespace {
 
+// XNNPACK may read up to kExtraInputBytes past the end of an input: reserve them.
+template <typename T>
+std::vector<T> xnn_input(size_t n, T value = T{}) {
+  std::vector<T> v;
+  v.reserve(n + kExtraInputBytes / sizeof(T));
+  v.resize(n, value);
+  return v;
+}
+
 constexpr float kSentinel = -12345.0f;
 
 struct Layout {
@@ -33,7 +42,7 @@ void check_unary(const std::function<UnaryF32(const Layout&)>& make,
   for (const Layout& l : kLayouts) {
     SCOPED_TRACE(testing::Message() << l.rows << " rows x " << l.channels << " strides "
                                     << l.input_stride << "/" << l.output_stride);
-    std::vector<float> input(l.rows * l.input_stride);
+    std::vector<float> input = xnn_input<float>(l.rows * l.input_stride);
     for (float& v : input) v = dist(rng);
     UnaryF32 op = make(l);
     for (int threads : {1, 2}) {
@@ -125,7 +134,7 @@ TEST(UnaryF32, SoftmaxOverEachRow) {
   std::uniform_real_distribution<float> dist(-10.0f, 10.0f);
   ThreadPools pools;
   for (const Layout& l : kLayouts) {
-    std::vector<float> input(l.rows * l.input_stride);
+    std::vector<float> input = xnn_input<float>(l.rows * l.input_stride);
     for (float& v : input) v = dist(rng);
     UnaryF32 softmax = UnaryF32::softmax(l.channels, l.input_stride, l.output_stride, "softmax");
     for (int threads : {1, 2}) {
@@ -154,7 +163,7 @@ TEST(UnaryF32, SoftmaxOverEachRow) {
 TEST(CopyX32, MovesChannelSlicesBetweenWideTensors) {
   ThreadPools pools;
   const size_t rows = 500, in_stride = 48, out_stride = 40, channels = 20;
-  std::vector<float> input(rows * in_stride);
+  std::vector<float> input = xnn_input<float>(rows * in_stride);
   for (size_t i = 0; i < input.size(); ++i) input[i] = float(i);
   CopyX32 copy(channels, in_stride, out_stride, "split");
   for (int threads : {1, 2}) {
@@ -170,7 +179,8 @@ TEST(CopyX32, MovesChannelSlicesBetweenWideTensors) {
       }
     }
   }
-  std::vector<int32_t> ints = {1, -2, 3, -4, 5, -6};
+  std::vector<int32_t> ints = xnn_input<int32_t>(6);
+  for (size_t i = 0; i < 6; ++i) ints[i] = (i % 2 ? -1 : 1) * int32_t(i + 1);
   std::vector<int32_t> copied(6, 0);
   CopyX32 int_copy(3, 3, 3, "ints");
   int_copy.setup(2, ints.data(), copied.data(), nullptr);
@@ -185,12 +195,12 @@ TEST(ConvertQS8, RoundTripsWithScaleAndZeroPoint) {
   const size_t rows = 300, channels = 17, f_stride = 20, q_stride = 19;
   std::mt19937 rng(43);
   std::uniform_real_distribution<float> dist(-8.0f, 8.0f);  // beyond the int8 range: saturates
-  std::vector<float> input(rows * f_stride);
+  std::vector<float> input = xnn_input<float>(rows * f_stride);
   for (float& v : input) v = dist(rng);
   ConvertF32ToQS8 quantize(channels, f_stride, q_stride, q, "quantize");
   ConvertQS8ToF32 dequantize(channels, q_stride, f_stride, q, "dequantize");
   for (int threads : {1, 2}) {
-    std::vector<int8_t> quantized(rows * q_stride, 99);
+    std::vector<int8_t> quantized = xnn_input<int8_t>(rows * q_stride, 99);
     quantize.setup(rows, input.data(), quantized.data(), pools.get(threads));
     quantize.run(pools.get(threads));
     std::vector<float> restored(rows * f_stride, kSentinel);
