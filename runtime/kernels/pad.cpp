@@ -1,5 +1,6 @@
 #include "runtime/kernels/pad.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -89,29 +90,37 @@ void pad(ConstTensorRef in, std::span<const std::int64_t> full_pads, PadMode mod
   check_dtype(out, in.dtype, "Pad", "output");
   check_shape(out, pad_shape(in.shape, full_pads), "Pad", "output");
   const std::size_t r = in.shape.size();
-  if (mode != PadMode::kConstant) {
-    for (std::size_t d = 0; d < r; ++d) {
-      const bool pads_dim = full_pads[d] > 0 || full_pads[d + r] > 0;
-      if (pads_dim && in.shape[d] == 0) {
+  // Negative pads crop first and the rest pads the cropped region, as ONNX Runtime does, so
+  // reflect/edge/wrap only ever read elements that survive the crop.
+  std::vector<std::vector<std::int64_t>> maps(r);  // per dim: source index per output index
+  for (std::size_t d = 0; d < r; ++d) {
+    const std::int64_t crop_begin = std::max<std::int64_t>(0, -full_pads[d]);
+    const std::int64_t crop_end = std::max<std::int64_t>(0, -full_pads[d + r]);
+    const std::int64_t begin = std::max<std::int64_t>(0, full_pads[d]);
+    const std::int64_t end = std::max<std::int64_t>(0, full_pads[d + r]);
+    const std::int64_t len = in.shape[d] - crop_begin - crop_end;
+    if (len < 0) {
+      fail("Pad", "pads " + shape_string(full_pads) + " crop more than dim " + std::to_string(d) +
+                      " of " + shape_string(in.shape) + " holds");
+    }
+    if (mode != PadMode::kConstant && (begin > 0 || end > 0)) {
+      if (len == 0) {
         fail("Pad", "cannot pad empty dim " + std::to_string(d) + " of " + shape_string(in.shape) +
                         " in a non-constant mode");
       }
-      if (mode == PadMode::kReflect &&
-          (full_pads[d] >= in.shape[d] || full_pads[d + r] >= in.shape[d]) && in.shape[d] > 1) {
+      if (mode == PadMode::kReflect && len > 1 && (begin >= len || end >= len)) {
         fail("Pad", "reflect pads " + shape_string(full_pads) + " must be smaller than dim " +
-                        std::to_string(d) + " of " + shape_string(in.shape));
+                        std::to_string(d) + " (" + std::to_string(len) + " after cropping) of " +
+                        shape_string(in.shape));
       }
+    }
+    maps[d].resize(static_cast<std::size_t>(out.shape[d]));
+    for (std::int64_t o = 0; o < out.shape[d]; ++o) {
+      const std::int64_t s = source_index(o, begin, len, mode);
+      maps[d][static_cast<std::size_t>(o)] = s < 0 ? -1 : s + crop_begin;
     }
   }
   if (out.size() == 0) return;
-  // Per dim, the source index of each output index (-1 = constant).
-  std::vector<std::vector<std::int64_t>> maps(r);
-  for (std::size_t d = 0; d < r; ++d) {
-    maps[d].resize(static_cast<std::size_t>(out.shape[d]));
-    for (std::int64_t o = 0; o < out.shape[d]; ++o) {
-      maps[d][static_cast<std::size_t>(o)] = source_index(o, full_pads[d], in.shape[d], mode);
-    }
-  }
   const auto in_strides = detail::contiguous_strides(in.shape);
   detail::dispatch_all(in.dtype, [&](auto tag) {
     using T = decltype(tag);

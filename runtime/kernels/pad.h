@@ -23,6 +23,7 @@ std::vector<std::int64_t> expand_pads(std::int64_t rank, std::span<const std::in
 Shape pad_shape(std::span<const std::int64_t> in, std::span<const std::int64_t> full_pads);
 
 // Pad of any dtype; constant_value is converted to the dtype (only read in constant mode).
+// Negative pads crop first, then reflect/edge/wrap pad the cropped region (ONNX Runtime's order).
 void pad(ConstTensorRef in, std::span<const std::int64_t> full_pads, PadMode mode,
          double constant_value, TensorRef out);
 

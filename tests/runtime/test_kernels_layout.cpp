@@ -394,9 +394,15 @@ TEST(Pad, MatchesReferenceInEveryMode) {
     const PadMode mode = static_cast<PadMode>(pick(0, 3));
     std::vector<std::int64_t> pads(2 * r);
     for (std::size_t d = 0; d < r; ++d) {
-      const std::int64_t limit = mode == PadMode::kReflect ? shape[d] - 1 : 3;
-      pads[d] = pick(mode == PadMode::kConstant ? -shape[d] / 2 : 0, limit);
-      pads[d + r] = pick(mode == PadMode::kConstant ? -shape[d] / 2 : 0, limit);
+      // Crop up to half of the dim on each side; pad up to 3 (reflect: less than what is left).
+      pads[d] = pick(-shape[d] / 2, 3);
+      pads[d + r] = pick(-shape[d] / 2, 3);
+      const std::int64_t left =
+          shape[d] - std::max<std::int64_t>(0, -pads[d]) - std::max<std::int64_t>(0, -pads[d + r]);
+      if (mode == PadMode::kReflect) {
+        pads[d] = std::min(pads[d], std::max<std::int64_t>(left - 1, 0));
+        pads[d + r] = std::min(pads[d + r], std::max<std::int64_t>(left - 1, 0));
+      }
     }
     const Tensor in = iota_tensor(DType::kFloat32, shape);
     Tensor out(DType::kFloat32, pad_shape(shape, pads));
@@ -405,25 +411,37 @@ TEST(Pad, MatchesReferenceInEveryMode) {
       auto idx = unravel(i, out.shape());
       bool constant = false;
       for (std::size_t d = 0; d < r; ++d) {
-        std::int64_t k = idx[d] - pads[d];
-        const std::int64_t n = shape[d];
+        // Reference: crop the negative pads away, then pad the remaining [lo, hi).
+        const std::int64_t lo = std::max<std::int64_t>(0, -pads[d]);
+        const std::int64_t hi = shape[d] - std::max<std::int64_t>(0, -pads[d + r]);
+        const std::int64_t n = hi - lo;
+        std::int64_t k = idx[d] - std::max<std::int64_t>(0, pads[d]);
         if (k < 0 || k >= n) {
           if (mode == PadMode::kConstant) constant = true;
           if (mode == PadMode::kEdge) k = k < 0 ? 0 : n - 1;
           if (mode == PadMode::kWrap) k = ((k % n) + n) % n;
           if (mode == PadMode::kReflect) k = k < 0 ? -k : 2 * (n - 1) - k;
         }
-        idx[d] = k;
+        idx[d] = k + lo;
       }
       const double want = constant ? -1.0 : value_at(in, ravel(idx, shape));
-      ASSERT_EQ(value_at(out, i), want)
-          << "mode " << static_cast<int>(mode) << " pads " << shape_string(pads);
+      ASSERT_EQ(value_at(out, i), want) << "mode " << static_cast<int>(mode) << " pads "
+                                        << shape_string(pads) << " on " << shape_string(shape);
     }
   }
   EXPECT_EQ(expand_pads(3, Shape{1, 2}, Shape{-1}), (std::vector<std::int64_t>{0, 0, 1, 0, 0, 2}));
   EXPECT_EQ(pad_mode_from_string("edge"), PadMode::kEdge);
   expect_throws_naming([] { pad_mode_from_string("mirror"); }, "Pad: unknown mode 'mirror'");
   expect_throws_naming([] { pad_shape(Shape{2}, Shape{-2, -1}); }, "Pad: pads [-2,-1] crop dim 0");
+  {
+    const Tensor two = iota_tensor(DType::kFloat32, {2});
+    Tensor four(DType::kFloat32, {4});
+    expect_throws_naming(
+        [&] {
+          pad(two, Shape{-3, 5}, PadMode::kConstant, 0.0, four);
+        },
+        "Pad: pads [-3,5] crop more than dim 0");
+  }
   const Tensor in = iota_tensor(DType::kFloat32, {3});
   Tensor out(DType::kFloat32, {9});
   expect_throws_naming(
