@@ -247,6 +247,25 @@ TEST(Softmax, MatchesReferenceOnEveryAxis) {
   expect_throws_naming([&] { softmax_coerced(in, 3, out); }, "Softmax: axis 3 is out of range");
 }
 
+TEST(Softmax, MaskedAndExtremeInputs) {
+  // -inf (masked attention) gives 0; large values do not overflow; a one-element axis gives 1.
+  Tensor in(DType::kFloat32, {2, 3});
+  const float values[] = {0.0F, -INFINITY, 1.0F, 1000.0F, 999.0F, -1000.0F};
+  std::copy(values, values + 6, in.data_as<float>());
+  Tensor out(DType::kFloat32, {2, 3});
+  softmax(in, 1, out);
+  const double e = std::exp(1.0);
+  EXPECT_NEAR(out.data_as<float>()[0], 1.0 / (1.0 + e), 1e-6);
+  EXPECT_NEAR(out.data_as<float>()[1], 0.0, 1e-30);
+  EXPECT_NEAR(out.data_as<float>()[2], e / (1.0 + e), 1e-6);
+  EXPECT_NEAR(out.data_as<float>()[3], e / (1.0 + e), 1e-6);
+  EXPECT_NEAR(out.data_as<float>()[5], 0.0, 1e-30);
+  Tensor single(DType::kFloat32, {4, 1});
+  std::fill_n(single.data_as<float>(), 4, 5.0F);
+  softmax(single, -1, single);
+  for (float v : single.values<float>()) EXPECT_FLOAT_EQ(v, 1.0F);
+}
+
 TEST(TopK, MatchesStableSortReference) {
   for (int trial = 0; trial < 200; ++trial) {
     const Shape shape = random_shape(1, 3);
