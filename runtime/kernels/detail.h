@@ -4,11 +4,9 @@
 // broadcast iteration. Not part of the kernels' public API.
 
 #include <cstdint>
-#include <cstring>
 #include <span>
 #include <stdexcept>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "runtime/kernels/tensor_ref.h"

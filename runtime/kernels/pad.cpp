@@ -1,7 +1,6 @@
 #include "runtime/kernels/pad.h"
 
 #include <algorithm>
-#include <cstring>
 #include <string>
 #include <string_view>
 

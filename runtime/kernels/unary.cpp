@@ -109,10 +109,9 @@ const char* unary_op_name(UnaryOp op) {
 }
 
 void check_unary_dtype(UnaryOp op, DType dtype) {
-  const bool ok = op == UnaryOp::kNot ? dtype == DType::kBool
-                  : dtype == DType::kFloat32
-                      ? true
-                      : accepts_integers(op) && (dtype == DType::kInt64 || dtype == DType::kInt32);
+  bool ok = dtype == DType::kFloat32;
+  if (op == UnaryOp::kNot) ok = dtype == DType::kBool;
+  if (accepts_integers(op) && (dtype == DType::kInt64 || dtype == DType::kInt32)) ok = true;
   if (!ok) fail(unary_op_name(op), std::string("unsupported dtype ") + dtype_name(dtype));
 }
 
