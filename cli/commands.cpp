@@ -10,7 +10,10 @@ namespace {
 
 // In the order `yolo-edge --help` lists them.
 constexpr void (*kCommands[])(CLI::App&) = {
+    register_detect,
+    register_bench,
     register_inspect,
+    register_config,
 };
 
 std::map<const CLI::App*, CommandAction>& actions() {

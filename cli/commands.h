@@ -27,5 +27,8 @@ int run_selected(CLI::App& app);
 
 // One registration function per command file.
 void register_inspect(CLI::App& app);
+void register_detect(CLI::App& app);
+void register_bench(CLI::App& app);
+void register_config(CLI::App& app);
 
 }  // namespace yolo::cli

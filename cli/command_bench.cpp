@@ -1,0 +1,241 @@
+// yolo-edge bench: latency of a model per thread count, optionally side by side with ONNX Runtime.
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/latency_stats.h"
+#include "cli/model_options.h"
+#include "cli/ort_peer.h"
+#include "runtime/engine.h"
+
+namespace yolo::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct BenchArgs {
+  ModelOptions model;
+  std::vector<int> threads{1, 2};
+  int runs = 50;
+  int warmup = 5;
+  int rounds = 3;
+  std::string peer;
+  bool json = false;
+};
+
+struct ThreadResult {
+  int threads = 0;
+  LatencyStats ours;
+  double ours_best_round_p50 = 0;
+  double peak_rss_mb = 0;
+  std::optional<PeerResult> peer;  // the best round of the peer (lowest p50)
+};
+
+// Peak resident set size of this process so far (VmHWM), in MiB.
+double peak_rss_mb() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  while (status >> key) {
+    if (key == "VmHWM:") {
+      double kb = 0;
+      status >> kb;
+      return kb / 1024.0;
+    }
+    status.ignore(4096, '\n');
+  }
+  return 0;
+}
+
+// Fills the input with the same deterministic pattern the peer script uses, so neither side
+// benefits from all-zero data.
+void fill_input(runtime::Engine& engine) {
+  const std::size_t n = static_cast<std::size_t>(engine.input_width()) * engine.input_height() * 3;
+  if (engine.input_layout() == runtime::InputLayout::kNhwcUint8) {
+    auto* p = static_cast<std::uint8_t*>(engine.input_data());
+    for (std::size_t i = 0; i < n; ++i) p[i] = static_cast<std::uint8_t>((i * 2654435761u) % 256);
+  } else {
+    auto* p = static_cast<float*>(engine.input_data());
+    for (std::size_t i = 0; i < n; ++i) {
+      p[i] = static_cast<float>((i * 2654435761ull) % 1000) / 1000.0f;
+    }
+  }
+}
+
+std::vector<double> time_runs(runtime::Engine& engine, int runs) {
+  std::vector<double> ms;
+  ms.reserve(static_cast<std::size_t>(runs));
+  for (int i = 0; i < runs; ++i) {
+    const auto start = Clock::now();
+    engine.run();
+    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+  }
+  return ms;
+}
+
+void print_profile(const runtime::Engine& engine, int runs) {
+  auto rows = engine.profile();
+  std::map<std::string, std::pair<double, std::int64_t>> by_op;
+  double total = 0;
+  for (const auto& r : rows) {
+    by_op[r.op].first += r.total_ms;
+    by_op[r.op].second += r.calls;
+    total += r.total_ms;
+  }
+  std::vector<std::pair<std::string, std::pair<double, std::int64_t>>> ops(by_op.begin(),
+                                                                           by_op.end());
+  std::sort(ops.begin(), ops.end(),
+            [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+  std::printf("\nprofile by operator (ms per run, share of the total):\n");
+  for (const auto& [op, v] : ops) {
+    std::printf("  %-20s %8.2f ms  %5.1f%%  (%lld calls)\n", op.c_str(), v.first / runs,
+                total > 0 ? 100.0 * v.first / total : 0.0, static_cast<long long>(v.second));
+  }
+  std::sort(rows.begin(), rows.end(),
+            [](const auto& a, const auto& b) { return a.total_ms > b.total_ms; });
+  std::printf("\nslowest steps:\n");
+  for (std::size_t i = 0; i < std::min<std::size_t>(rows.size(), 15); ++i) {
+    std::printf("  %-14s %-44s %8.2f ms\n", rows[i].op.c_str(), rows[i].node.c_str(),
+                rows[i].total_ms / runs);
+  }
+}
+
+int run_bench(const BenchArgs& args) {
+  runtime::EngineOptions options;
+  options.precision = args.model.parsed_precision();
+  options.threads = args.threads.front();
+  options.imgsz = args.model.imgsz;
+  options.profile = args.model.profile;
+  options.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  std::optional<OrtPeer> peer;
+  if (!args.peer.empty()) peer.emplace(args.peer);
+
+  const auto load_start = Clock::now();
+  auto engine = runtime::Engine::load(args.model.model, options);
+  const double load_ms =
+      std::chrono::duration<double, std::milli>(Clock::now() - load_start).count();
+  fill_input(*engine);
+
+  std::vector<ThreadResult> results;
+  for (int threads : args.threads) {
+    engine->set_threads(threads);
+    ThreadResult r;
+    r.threads = threads;
+    std::vector<double> all;
+    r.ours_best_round_p50 = 1e300;
+    // Rounds alternate ours and the peer, so a noisy neighbour on a shared machine hits both.
+    const int per_round = std::max(1, args.runs / args.rounds);
+    for (int round = 0; round < args.rounds; ++round) {
+      for (int i = 0; i < args.warmup; ++i) engine->run();
+      auto ms = time_runs(*engine, per_round);
+      r.ours_best_round_p50 = std::min(r.ours_best_round_p50, summarize(ms).p50);
+      all.insert(all.end(), ms.begin(), ms.end());
+      if (peer) {
+        auto p =
+            peer->bench(args.model.model, threads, per_round, args.warmup, engine->input_width());
+        if (!r.peer || p.p50_ms < r.peer->p50_ms) r.peer = p;
+      }
+    }
+    r.ours = summarize(all);
+    r.peak_rss_mb = peak_rss_mb();
+    results.push_back(r);
+  }
+
+  if (args.json) {
+    nlohmann::json j = {{"model", args.model.model},
+                        {"precision", args.model.precision},
+                        {"input", {engine->input_width(), engine->input_height()}},
+                        {"load_ms", load_ms}};
+    for (const auto& r : results) {
+      nlohmann::json t = {
+          {"threads", r.threads},        {"runs", r.ours.runs},
+          {"min_ms", r.ours.min},        {"p50_ms", r.ours.p50},
+          {"p90_ms", r.ours.p90},        {"p99_ms", r.ours.p99},
+          {"max_ms", r.ours.max},        {"mean_ms", r.ours.mean},
+          {"stddev_ms", r.ours.stddev},  {"best_round_p50_ms", r.ours_best_round_p50},
+          {"peak_rss_mb", r.peak_rss_mb}};
+      if (r.peer) {
+        t["peer"] = {{"name", r.peer->peer},
+                     {"min_ms", r.peer->min_ms},
+                     {"p50_ms", r.peer->p50_ms},
+                     {"p90_ms", r.peer->p90_ms},
+                     {"max_ms", r.peer->max_ms}};
+        t["ratio_p50"] = r.ours_best_round_p50 / r.peer->p50_ms;
+        t["ratio_min"] = r.ours.min / r.peer->min_ms;
+      }
+      j["results"].push_back(t);
+    }
+    std::printf("%s\n", j.dump(1).c_str());
+  } else {
+    std::printf("%s  %s  input %dx%d  load %.0f ms\n", args.model.model.c_str(),
+                args.model.precision.c_str(), engine->input_width(), engine->input_height(),
+                load_ms);
+    std::printf("%7s %5s %8s %8s %8s %8s %8s %8s %7s %9s", "threads", "runs", "min", "p50", "p90",
+                "p99", "mean", "stddev", "rss MB", "");
+    if (peer) std::printf(" %9s %9s %10s", "peer p50", "peer min", "ours/peer");
+    std::printf("\n");
+    for (const auto& r : results) {
+      std::printf("%7d %5zu %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %7.1f %9s", r.threads, r.ours.runs,
+                  r.ours.min, r.ours.p50, r.ours.p90, r.ours.p99, r.ours.mean, r.ours.stddev,
+                  r.peak_rss_mb, "");
+      if (r.peer) {
+        std::printf(" %9.2f %9.2f %10.2f", r.peer->p50_ms, r.peer->min_ms,
+                    r.ours_best_round_p50 / r.peer->p50_ms);
+      }
+      std::printf("\n");
+    }
+    if (peer) {
+      std::printf(
+          "ours/peer = our best round's p50 / the peer's best round's p50 (%d rounds, "
+          "interleaved)\n",
+          args.rounds);
+    }
+  }
+  if (args.model.profile) {
+    int total_runs = 0;
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      total_runs += static_cast<int>(results[i].ours.runs) + args.warmup * args.rounds;
+    }
+    print_profile(*engine, total_runs);
+  }
+  return kOk;
+}
+
+}  // namespace
+
+void register_bench(CLI::App& app) {
+  auto args = std::make_shared<BenchArgs>();
+  auto* sub =
+      app.add_subcommand("bench", "Time a model per thread count (and ONNX Runtime beside it)");
+  args->model.add_to(*sub);
+  sub->add_option("--threads,-t", args->threads, "Thread counts to time, e.g. 1,2")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  sub->add_option("--runs", args->runs, "Timed runs per thread count")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  sub->add_option("--warmup", args->warmup, "Untimed runs before each round")
+      ->check(CLI::Range(0, 10000))
+      ->capture_default_str();
+  sub->add_option("--rounds", args->rounds, "Rounds per thread count, alternating with the peer")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  sub->add_option("--peer", args->peer,
+                  "Path of ort_peer.js (../shared/bench/setup.sh DIR prints it): time ONNX Runtime "
+                  "on the same model in the same run");
+  sub->add_flag("--json", args->json, "Print the results as one JSON object");
+  add_command(app, sub, [args] { return run_bench(*args); });
+}
+
+}  // namespace yolo::cli

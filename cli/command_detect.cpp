@@ -1,0 +1,199 @@
+// yolo-edge detect: run a model on an image or a video and print (or draw) what it finds.
+#include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/videoio.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cli/commands.h"
+#include "cli/model_options.h"
+#include "daemon/detector.h"
+#include "vision/annotate.h"
+#include "vision/capture.h"
+
+namespace yolo::cli {
+
+namespace {
+
+struct DetectArgs {
+  ModelOptions model;
+  std::string image;
+  std::string video;
+  long frames = 0;
+  float conf = 0.25f;
+  float iou = 0.45f;
+  int threads = 1;
+  int max_det = 300;
+  bool agnostic = false;
+  std::string labels;
+  std::string out;
+  bool json = false;
+};
+
+double round1(double v) {
+  return std::round(v * 10.0) / 10.0;
+}
+double round3(double v) {
+  return std::round(v * 1000.0) / 1000.0;
+}
+
+// Writes annotated frames to --out: an image file for a single still, a video otherwise.
+class AnnotatedOutput {
+ public:
+  AnnotatedOutput(std::string path, bool single_image, double fps)
+      : path_(std::move(path)), single_image_(single_image), fps_(fps > 0 ? fps : 10.0) {}
+
+  void write(const cv::Mat& frame) {
+    if (single_image_) {
+      if (!cv::imwrite(path_, frame)) {
+        throw std::runtime_error("--out " + path_ +
+                                 ": cannot write the image (unknown extension or the folder is "
+                                 "not writable); use .jpg or .png");
+      }
+      return;
+    }
+    if (!writer_.isOpened()) {
+      const std::string ext = std::filesystem::path(path_).extension().string();
+      const int fourcc = ext == ".avi" ? cv::VideoWriter::fourcc('M', 'J', 'P', 'G')
+                                       : cv::VideoWriter::fourcc('m', 'p', '4', 'v');
+      if (!writer_.open(path_, fourcc, fps_, frame.size())) {
+        throw std::runtime_error("--out " + path_ +
+                                 ": cannot open a video writer (use .mp4 or .avi in a writable "
+                                 "folder)");
+      }
+    }
+    writer_.write(frame);
+  }
+
+ private:
+  std::string path_;
+  bool single_image_;
+  double fps_;
+  cv::VideoWriter writer_;
+};
+
+int run_detect(const DetectArgs& args) {
+  const bool from_image = !args.image.empty();
+  vision::SourceSpec spec;
+  spec.uri = from_image ? args.image : args.video;
+  if (from_image) {
+    const auto kind = vision::classify_source(spec.uri);
+    if (kind != vision::SourceKind::kImage && kind != vision::SourceKind::kImageFolder) {
+      throw std::runtime_error("--image " + spec.uri +
+                               ": not an image file or folder of images; use --video for videos, "
+                               "streams and cameras");
+    }
+  }
+  auto source = vision::open_source(spec);
+
+  daemon::DetectorOptions options;
+  options.model = args.model.model;
+  options.precision = args.model.parsed_precision();
+  options.threads = args.threads;
+  options.imgsz = args.model.imgsz;
+  options.labels = args.labels;
+  options.profile = args.model.profile;
+  options.decode.conf = args.conf;
+  options.decode.iou = args.iou;
+  options.decode.agnostic = args.agnostic;
+  options.decode.max_detections = args.max_det;
+  options.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  daemon::Detector detector(options);
+
+  const bool single_image =
+      from_image && vision::classify_source(spec.uri) == vision::SourceKind::kImage;
+  std::optional<AnnotatedOutput> out;
+  if (!args.out.empty()) out.emplace(args.out, single_image, source->fps());
+
+  vision::Frame frame;
+  long count = 0;
+  double total_ms = 0;
+  while ((args.frames <= 0 || count < args.frames) && source->read(frame)) {
+    daemon::DetectTimings t;
+    const vision::Detections detections = detector.detect(frame.bgr, &t);
+    total_ms += t.total();
+    for (const auto& d : detections) {
+      if (args.json) {
+        nlohmann::json j = {
+            {"frame", count},
+            {"class", d.class_id},
+            {"label", detector.names().name(d.class_id)},
+            {"score", round3(d.score)},
+            {"box", {round1(d.box.x1), round1(d.box.y1), round1(d.box.x2), round1(d.box.y2)}}};
+        std::printf("%s\n", j.dump().c_str());
+      }
+    }
+    if (!args.json) {
+      std::printf(
+          "frame %ld: %zu detections (preprocess %.1f ms, inference %.1f ms, post %.1f ms)\n",
+          count, detections.size(), t.preprocess_ms, t.inference_ms, t.postprocess_ms);
+      for (const auto& d : detections) {
+        std::printf("  %-14s %.3f  [%.1f, %.1f, %.1f, %.1f]\n",
+                    detector.names().name(d.class_id).c_str(), d.score, d.box.x1, d.box.y1,
+                    d.box.x2, d.box.y2);
+      }
+    }
+    if (out) {
+      vision::annotate(frame.bgr, detections, detector.names());
+      out->write(frame.bgr);
+    }
+    ++count;
+  }
+  if (count == 0) throw std::runtime_error(source->describe() + ": gave no frames");
+  std::fprintf(stderr, "%ld frame(s), %.1f ms per frame on average (%d thread(s), %s)\n", count,
+               total_ms / static_cast<double>(count), args.threads, args.model.precision.c_str());
+  if (args.model.profile) {
+    for (const auto& p : detector.engine().profile()) {
+      std::fprintf(stderr, "  %-12s %-40s %8.2f ms / %lld\n", p.op.c_str(), p.node.c_str(),
+                   p.total_ms, static_cast<long long>(p.calls));
+    }
+  }
+  return kOk;
+}
+
+}  // namespace
+
+void register_detect(CLI::App& app) {
+  auto args = std::make_shared<DetectArgs>();
+  auto* sub = app.add_subcommand("detect", "Detect objects in an image or a video");
+  args->model.add_to(*sub);
+  auto* image = sub->add_option("--image,-i", args->image, "An image file or a folder of images");
+  auto* video = sub->add_option("--video,-v", args->video,
+                                "A video file, stream URL, GStreamer pipeline or camera device");
+  image->excludes(video);
+  video->excludes(image);
+  sub->add_option("--frames", args->frames, "Stop after this many frames (0 = all)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--conf", args->conf, "Score threshold")
+      ->check(CLI::Range(0.0f, 1.0f))
+      ->capture_default_str();
+  sub->add_option("--iou", args->iou, "IoU threshold of the NMS")
+      ->check(CLI::Range(0.0f, 1.0f))
+      ->capture_default_str();
+  sub->add_option("--threads,-t", args->threads, "Inference threads")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  sub->add_option("--max-det", args->max_det, "Keep at most this many detections per frame")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  sub->add_flag("--agnostic", args->agnostic, "Class-agnostic NMS");
+  sub->add_option("--labels", args->labels,
+                  "Class names file, one per line (if the model has none)");
+  sub->add_option("--out,-o", args->out,
+                  "Write the annotated image (.jpg/.png) or video (.mp4/.avi)");
+  sub->add_flag("--json", args->json,
+                "One JSON object per detection per line: frame, class, label, score, box");
+  add_command(app, sub, [args, image, video] {
+    if (image->count() == 0 && video->count() == 0) {
+      throw std::runtime_error("give --image or --video");
+    }
+    return run_detect(*args);
+  });
+}
+
+}  // namespace yolo::cli

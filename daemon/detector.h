@@ -1,0 +1,63 @@
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <opencv2/core.hpp>
+
+#include "runtime/engine.h"
+#include "vision/class_names.h"
+#include "vision/decode.h"
+#include "vision/letterbox.h"
+
+namespace yolo::daemon {
+
+// What a Detector is built from: the model, how to run it, and how to read its output.
+struct DetectorOptions {
+  std::filesystem::path model;
+  runtime::Precision precision = runtime::Precision::kFp32;
+  int threads = 1;
+  int imgsz = 0;  // for models with dynamic input axes; 0 = the model's own size
+  vision::DecodeOptions decode;
+  std::filesystem::path labels;  // used when the model carries no class names
+  bool profile = false;
+  std::function<void(const std::string&)> log;
+};
+
+// Time spent on each step of the last detect() call, in milliseconds.
+struct DetectTimings {
+  double preprocess_ms = 0;
+  double inference_ms = 0;
+  double postprocess_ms = 0;
+  double total() const { return preprocess_ms + inference_ms + postprocess_ms; }
+};
+
+// One frame in, detections in frame pixels out: letterbox straight into the engine's input, run
+// the engine, decode its first output and apply NMS. Owns its engine; not thread-safe.
+class Detector {
+ public:
+  // Throws runtime::ModelError (bad model), vision::LabelsError or vision::DecodeError.
+  explicit Detector(const DetectorOptions& options);
+
+  vision::Detections detect(const cv::Mat& bgr, DetectTimings* timings = nullptr);
+
+  runtime::Engine& engine() { return *engine_; }
+  const runtime::Engine& engine() const { return *engine_; }
+  const vision::ClassNames& names() const { return names_; }
+  vision::DecoderKind decoder() const { return decoder_; }
+  const DetectorOptions& options() const { return options_; }
+
+ private:
+  DetectorOptions options_;
+  std::unique_ptr<runtime::Engine> engine_;
+  vision::ClassNames names_;
+  vision::Letterboxer letterboxer_;
+  vision::DecoderKind decoder_;
+};
+
+// The vision layout matching what the engine asks for.
+vision::TensorLayout tensor_layout(runtime::InputLayout layout);
+
+}  // namespace yolo::daemon
