@@ -224,6 +224,12 @@ ValueInfo describe_value(const onnx::ValueInfoProto& value, const std::string& r
   return info;
 }
 
+// Garbage dims can claim up to 2^63 elements per tensor; their sum must not overflow.
+std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
+  return a > std::numeric_limits<std::int64_t>::max() - b ? std::numeric_limits<std::int64_t>::max()
+                                                          : a + b;
+}
+
 std::string node_label(const onnx::NodeProto& node, int index) {
   const std::string op = node.op_type().empty() ? "no op_type" : node.op_type();
   if (node.name().empty()) return "node #" + std::to_string(index) + " (" + op + ")";
@@ -240,13 +246,14 @@ std::int64_t constant_elements(const onnx::NodeProto& node, const std::string& l
   std::int64_t n = 0;
   for (const auto& attr : node.attribute()) {
     if (attr.name() == "value" && attr.has_t()) {
-      n += checked_elements(attr.t(), label + " value", model_dir, problems).value_or(0);
+      n = saturating_add(
+          n, checked_elements(attr.t(), label + " value", model_dir, problems).value_or(0));
     } else if (attr.name() == "value_float" || attr.name() == "value_int") {
-      n += 1;
+      n = saturating_add(n, 1);
     } else if (attr.name() == "value_floats") {
-      n += attr.floats_size();
+      n = saturating_add(n, attr.floats_size());
     } else if (attr.name() == "value_ints") {
-      n += attr.ints_size();
+      n = saturating_add(n, attr.ints_size());
     }
   }
   return n;
@@ -316,9 +323,10 @@ ModelInfo inspect_model(const OnnxModel& model) {
   std::set<std::string> available;
   for (const auto& init : graph.initializer()) {
     ++info.initializer_count;
-    info.parameter_count +=
+    info.parameter_count = saturating_add(
+        info.parameter_count,
         checked_elements(init, "initializer '" + init.name() + "'", model_dir, problems)
-            .value_or(0);
+            .value_or(0));
     if (init.name().empty()) problems.add("an initializer has no name");
     available.insert(init.name());
   }
@@ -350,8 +358,10 @@ ModelInfo inspect_model(const OnnxModel& model) {
     if (op == "ConvInteger" || op == "MatMulInteger") ++info.integer_op_count;
     if (op == "QuantizeLinear" || op == "DequantizeLinear") ++info.qdq_count;
     if (op.starts_with("QLinear") || op == "QGemm") ++info.qoperator_count;
-    if (op == "Constant")
-      info.parameter_count += constant_elements(node, label, model_dir, problems);
+    if (op == "Constant") {
+      info.parameter_count =
+          saturating_add(info.parameter_count, constant_elements(node, label, model_dir, problems));
+    }
 
     for (const auto& in : node.input()) {
       if (in.empty() || available.contains(in)) continue;  // "" marks an omitted optional input

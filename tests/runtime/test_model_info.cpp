@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -242,6 +243,26 @@ TEST(InspectModel, NegativeDimensions) {
   EXPECT_TRUE(has_problem(info, {"initializer 'w'", "negative dimension -3"})) << problems_of(info);
   EXPECT_TRUE(has_problem(info, {"input 'x'", "dimension 2 is -4"})) << problems_of(info);
   EXPECT_EQ(info.parameter_count, 0);
+}
+
+TEST(InspectModel, AbsurdDimsSaturateTheParameterCount) {
+  TempDir dir;
+  auto model = small_model();
+  auto* graph = model.mutable_graph();
+  for (const char* name : {"huge1", "huge2", "huge3"}) {
+    auto* init = graph->add_initializer();
+    init->set_name(name);
+    init->set_data_type(TensorProto::FLOAT);
+    init->add_dims(std::int64_t{1} << 61);
+    init->add_dims(2);
+  }
+  graph->add_initializer()->CopyFrom(graph->initializer(1));
+  graph->mutable_initializer(4)->set_name("overflowing");
+  graph->mutable_initializer(4)->add_dims(8);
+  const auto info = inspect_proto(model, dir);
+  EXPECT_EQ(info.parameter_count, std::numeric_limits<std::int64_t>::max());
+  EXPECT_TRUE(has_problem(info, {"initializer 'huge1'", "holds 0 values"})) << problems_of(info);
+  EXPECT_TRUE(has_problem(info, {"initializer 'overflowing'", "overflows"})) << problems_of(info);
 }
 
 TEST(InspectModel, MissingExternalDataFile) {
