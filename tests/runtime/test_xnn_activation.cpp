@@ -192,7 +192,9 @@ double best_seconds(const auto& body, bool single_threaded) {
 // compared: on a machine busy with other work, two-thread wall times measure the scheduler.
 TEST(SiluF32Speed, FasterThanXnnpackSigmoidTimesInput) {
   ThreadPools pools;
-  for (auto [pixels, channels] : {std::pair<size_t, size_t>{6400, 64}, {400, 256}}) {
+  for (const auto& size : {std::pair<size_t, size_t>{6400, 64}, {400, 256}}) {
+    const size_t pixels = size.first;
+    const size_t channels = size.second;
     const size_t n = pixels * channels;
     std::mt19937 rng(13);
     std::uniform_real_distribution<float> dist(-8.0f, 8.0f);
