@@ -67,6 +67,25 @@ void resolve_input_shape(Graph& graph, const ModelMetadata& metadata, int imgsz)
   in.has_shape = true;
 }
 
+// XNNPACK packed the weights and biases of convolutions into its own buffers when their steps
+// were made; constants read by nothing else (or by nothing at all any more, like the int8 weights
+// of folded chains) are dropped so the model's weights are not held twice.
+void release_packed_weights(Graph& graph) {
+  const auto consumers = graph.consumers();
+  for (std::size_t id = 0; id < graph.values.size(); ++id) {
+    auto& v = graph.values[id];
+    if (!v.constant || v.graph_output) continue;
+    bool packed_only = true;
+    for (int n : consumers[id]) {
+      const Node& node = graph.nodes[static_cast<std::size_t>(n)];
+      const bool conv =
+          node.domain.empty() && (node.op_type == "Conv" || node.op_type == "ConvTranspose");
+      if (!conv || node.input(0) == static_cast<int>(id)) packed_only = false;
+    }
+    if (packed_only) v.constant.reset();
+  }
+}
+
 }  // namespace
 
 struct Engine::Impl {
@@ -144,10 +163,13 @@ std::unique_ptr<Engine> Engine::load_model(const std::filesystem::path& model_pa
   };
   const auto started = std::chrono::steady_clock::now();
   auto impl = std::make_unique<Impl>();
-  OnnxModel model = OnnxModel::load(model_path);
-  impl->metadata = read_metadata(model.proto());
   Graph& graph = impl->graph;
-  graph = Graph::from_onnx(model.proto(), model_path.string());
+  {
+    // The parsed file is dropped as soon as the graph holds its own copy of the weights.
+    OnnxModel model = OnnxModel::load(model_path);
+    impl->metadata = read_metadata(model.proto());
+    graph = Graph::from_onnx(model.proto(), model_path.string());
+  }
   resolve_input_shape(graph, impl->metadata, options.imgsz);
   Stats& stats = impl->stats;
   stats.folded_nodes = infer_and_fold(graph);
@@ -192,6 +214,7 @@ std::unique_ptr<Engine> Engine::load_model(const std::filesystem::path& model_pa
         {node.name, (node.domain.empty() ? "" : node.domain + ".") + node.op_type});
   }
   stats.steps = static_cast<int>(impl->steps.size());
+  release_packed_weights(graph);
   impl->input = view_of(graph, plan, graph.inputs[0], arena);
   for (int id : graph.outputs) {
     const auto& v = graph.values[static_cast<std::size_t>(id)];
