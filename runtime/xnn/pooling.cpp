@@ -103,14 +103,14 @@ AvgPool2dF32::AvgPool2dF32(const Pool2dParams& params, bool count_include_pad, s
   check_pool(p, name);
   require(p.dilation_height == 1 && p.dilation_width == 1, name,
           "AveragePool with dilations is not supported");
+  require(p.kernel_height * p.kernel_width > 1, name,
+          "a 1x1 average pooling window is a strided copy; express it as a Slice");
   const bool padded = (p.pad_top | p.pad_left | p.pad_bottom | p.pad_right) != 0;
   if (count_include_pad && padded) {
     conv_.emplace(averaging_convolution(p, name));
     op_ = Operator(nullptr, std::move(name));
     return;
   }
-  require(p.kernel_height * p.kernel_width > 1, name,
-          "a 1x1 average pooling window is a strided copy; express it as a Slice");
   op_ = create_operator(std::move(name), "average pooling create", [&](xnn_operator_t* out) {
     return xnn_create_average_pooling2d_nhwc_f32(
         p.pad_top, p.pad_right, p.pad_bottom, p.pad_left, p.kernel_height, p.kernel_width,

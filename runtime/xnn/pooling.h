@@ -16,7 +16,8 @@ namespace yolo::runtime::xnn {
 
 // ONNX MaxPool / AveragePool attributes. ONNX ceil_mode is the engine's to resolve: with static
 // shapes it becomes extra bottom/right padding (padding never wins a max, and is not counted in
-// an average with count_include_pad = 0).
+// an average with count_include_pad = 0). AveragePool with count_include_pad = 1 would count that
+// extra padding, which ONNX Runtime does not: the engine must reject that combination.
 struct Pool2dParams {
   uint32_t kernel_height = 1;
   uint32_t kernel_width = 1;
@@ -59,7 +60,8 @@ class MaxPool2dF32 {
 //   runs on XNNPACK's average pooling, which excludes padding.
 // - true: divides by kernel_height * kernel_width; with padding this runs as a depthwise
 //   convolution with constant weights 1 / (kH * kW), whose zero padding is exactly that.
-// Dilation must be 1 (std::invalid_argument otherwise).
+// Dilation must be 1, and a 1x1 window (a strided copy, not a pooling) is rejected
+// (std::invalid_argument for both).
 class AvgPool2dF32 {
  public:
   AvgPool2dF32(const Pool2dParams& params, bool count_include_pad, std::string name);
