@@ -371,10 +371,14 @@ struct DeconvCase {
   size_t batch = 1;
   size_t height = 1;
   size_t width = 1;
+  size_t input_offset = 0;   // first channel of the slice inside the wide input
+  size_t output_offset = 0;  // first channel of the slice inside the wide output
 };
 
 void check_deconv(DeconvCase c, std::mt19937& rng, ThreadPools& pools) {
   Deconv2dParams& p = c.params;
+  p.input_pixel_stride = p.input_channels + c.input_offset + 1;
+  p.output_pixel_stride = p.output_channels + c.output_offset + 2;
   char text[256];
   std::snprintf(text, sizeof(text),
                 "N%zu %zux%zu Cin%zu Cout%zu k%ux%u s%u,%u d%u,%u pads %u %u %u %u adj %u,%u g%u",
@@ -389,7 +393,7 @@ void check_deconv(DeconvCase c, std::mt19937& rng, ThreadPools& pools) {
   const std::vector<float> weights = random_values(p.input_channels * go * ks, rng);
   const std::vector<float> bias = random_values(p.output_channels, rng);
   const std::vector<float> input =
-      random_values(c.batch * c.height * c.width * p.input_channels, rng);
+      random_values(c.batch * c.height * c.width * p.input_pixel_stride, rng);
   Deconv2dF32 deconv(p, weights, bias, "deconv_under_test");
   const size_t out_h = deconv.output_height(c.height);
   const size_t out_w = deconv.output_width(c.width);
@@ -409,7 +413,8 @@ void check_deconv(DeconvCase c, std::mt19937& rng, ThreadPools& pools) {
       for (size_t ix = 0; ix < c.width; ++ix) {
         for (size_t ic = 0; ic < p.input_channels; ++ic) {
           const size_t g = ic / gi;
-          const double x = input[((n * c.height + iy) * c.width + ix) * p.input_channels + ic];
+          const double x = input[((n * c.height + iy) * c.width + ix) * p.input_pixel_stride +
+                                 c.input_offset + ic];
           for (size_t o = 0; o < go; ++o) {
             for (size_t ky = 0; ky < p.kernel_height; ++ky) {
               const long oy = long(iy * p.stride_height + ky * p.dilation_height) - long(p.pad_top);
@@ -429,12 +434,23 @@ void check_deconv(DeconvCase c, std::mt19937& rng, ThreadPools& pools) {
   }
   std::vector<float> first;
   for (int threads : {1, 2}) {
-    std::vector<float> output(want.size(), kSentinel);
-    deconv.setup(c.batch, c.height, c.width, input.data(), output.data(), pools.get(threads));
+    const size_t pixels = c.batch * out_h * out_w;
+    std::vector<float> output(pixels * p.output_pixel_stride, kSentinel);
+    deconv.setup(c.batch, c.height, c.width, input.data() + c.input_offset,
+                 output.data() + c.output_offset, pools.get(threads));
     deconv.run(pools.get(threads));
-    for (size_t i = 0; i < output.size(); ++i) {
-      ASSERT_TRUE(close(output[i], float(want[i]))) << "threads " << threads << " index " << i
-                                                    << ": got " << output[i] << " want " << want[i];
+    for (size_t pixel = 0; pixel < pixels; ++pixel) {
+      for (size_t ch = 0; ch < p.output_pixel_stride; ++ch) {
+        const float got = output[pixel * p.output_pixel_stride + ch];
+        if (ch < c.output_offset || ch >= c.output_offset + p.output_channels) {
+          ASSERT_EQ(got, kSentinel) << "pixel " << pixel << " channel " << ch << " outside";
+          continue;
+        }
+        const double expected = want[pixel * p.output_channels + ch - c.output_offset];
+        ASSERT_TRUE(close(got, float(expected)))
+            << "threads " << threads << " pixel " << pixel << " channel " << ch << ": got " << got
+            << " want " << expected;
+      }
     }
     if (first.empty()) {
       first = output;
@@ -509,6 +525,8 @@ TEST(Deconv2dF32, MatchesReference) {
     p.output_channels = p.groups * (1 + rng() % 5);
     c.height = 2 + rng() % 5;
     c.width = 2 + rng() % 5;
+    c.input_offset = rng() % 3;
+    c.output_offset = rng() % 3;
     check_deconv(c, rng, pools);
   }
 }
