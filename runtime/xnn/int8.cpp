@@ -157,6 +157,7 @@ LookupTableS8::LookupTableS8(QuantParams input, QuantParams output,
     }
     const double level = std::clamp(y / output.scale + output.zero_point, -128.0, 127.0);
     table_[static_cast<size_t>(q + 128)] = static_cast<int8_t>(std::lrint(level));
+    by_byte_[static_cast<uint8_t>(q)] = table_[static_cast<size_t>(q + 128)];
   }
 }
 
@@ -185,16 +186,13 @@ void table_rows(void* context, size_t start, size_t count) {
 void LookupTableS8::run(size_t pixels, size_t channels, const int8_t* input, size_t input_stride,
                         int8_t* output, size_t output_stride, pthreadpool_t pool) const {
   if (pixels == 0 || channels == 0) return;
-  // Reindexed by the raw byte so the inner loop needs no +128.
-  std::array<int8_t, 256> by_byte;
-  for (size_t i = 0; i < 256; ++i) by_byte[i] = table_[(i + 128) % 256];
   // A dense tensor is one long row.
   if (input_stride == channels && output_stride == channels) {
     channels *= pixels;
     input_stride = output_stride = channels;
     pixels = 1;
   }
-  TableJob job{by_byte.data(), input, output, channels, input_stride, output_stride};
+  TableJob job{by_byte_.data(), input, output, channels, input_stride, output_stride};
   constexpr size_t kMinValuesPerTask = 16384;
   if (pool == nullptr || pixels * channels <= 2 * kMinValuesPerTask) {
     table_rows(&job, 0, pixels);

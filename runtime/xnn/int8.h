@@ -101,6 +101,8 @@ class LookupTableS8 {
 
  private:
   std::array<int8_t, 256> table_{};
+  // The same table indexed by the input's raw byte, so the inner loop needs no +128.
+  std::array<int8_t, 256> by_byte_{};
 };
 
 }  // namespace yolo::runtime::xnn
