@@ -248,6 +248,7 @@ class WhereSpec : public OpSpec {
  public:
   void check(const Graph& graph, const Node& node) const override {
     check_arity(graph, node, 3, 3, 1);
+    check_attributes(graph, node, {});
     check_input_dtype(graph, node, 0, {DType::kBool});
   }
   void infer(Graph& graph, const Node& node) const override {

@@ -269,6 +269,7 @@ class DynamicQuantizeLinearSpec : public OpSpec {
  public:
   void check(const Graph& graph, const Node& node) const override {
     check_arity(graph, node, 1, 1, 3);
+    check_attributes(graph, node, {});
     check_input_dtype(graph, node, 0, {DType::kFloat32});
   }
   void infer(Graph& graph, const Node& node) const override {
@@ -322,30 +323,26 @@ class QuantizeSpec : public OpSpec {
 class IntegerOpSpec : public OpSpec {
  public:
   explicit IntegerOpSpec(bool conv) : conv_(conv) {}
+  void check(const Graph& graph, const Node& node) const override {
+    check_arity(graph, node, 2, 4, 1);
+    if (conv_) {
+      check_attributes(graph, node,
+                       {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
+    } else {
+      check_attributes(graph, node, {});
+    }
+    check_input_dtype(graph, node, 0, {DType::kInt8, DType::kUInt8});
+    check_input_dtype(graph, node, 1, {DType::kInt8, DType::kUInt8});
+  }
   void infer(Graph& graph, const Node& node) const override {
     const auto& x = input_value(graph, node, 0);
     const auto& w = input_value(graph, node, 1);
-    if (!conv_) {
+    if (conv_) {
+      set_output(graph, node, 0, DType::kInt32, conv_output_shape(graph, node, x.shape, w.shape));
+    } else {
       set_output(graph, node, 0, DType::kInt32,
                  or_fail(graph, node, [&] { return kernels::matmul_shape(x.shape, w.shape); }));
-      return;
     }
-    if (x.shape.size() != 4 || w.shape.size() != 4) {
-      graph.fail(node, "only 2-D ConvInteger (4-D input and weights) is supported");
-    }
-    auto dim = [&](std::size_t axis) {
-      const auto pads = node.attr_ints("pads");
-      const auto strides = node.attr_ints("strides");
-      const auto dil = node.attr_ints("dilations");
-      const std::int64_t k = w.shape[axis + 2];
-      const std::int64_t p = pads.size() == 4 ? pads[axis] + pads[axis + 2] : 0;
-      const std::int64_t s = strides.size() == 2 ? strides[axis] : 1;
-      const std::int64_t d = dil.size() == 2 ? dil[axis] : 1;
-      const std::int64_t span = x.shape[axis + 2] + p - d * (k - 1) - 1;
-      if (span < 0 || s <= 0) graph.fail(node, "input smaller than the kernel");
-      return span / s + 1;
-    };
-    set_output(graph, node, 0, DType::kInt32, {x.shape[0], w.shape[0], dim(0), dim(1)});
   }
   bool foldable() const override { return false; }
   std::unique_ptr<Step> create_step(const StepContext& context) const override {

@@ -159,22 +159,12 @@ class ConvSpec : public OpSpec {
     if (has_input(node, 2)) constant_input(graph, node, 2, "the bias");
   }
   void infer(Graph& graph, const Node& node) const override {
-    const auto& x = input_value(graph, node, 0);
+    const auto& x = input_value(graph, node, 0).shape;
     const auto& w = input_value(graph, node, 1).shape;
-    if (x.shape.size() != 4 || w.size() != 4) {
-      graph.fail(node, "only 2-D convolution (4-D input and weights) is supported");
+    if (has_input(node, 2) && (w.empty() || input_value(graph, node, 2).shape != Shape{w[0]})) {
+      graph.fail(node, "bias must have one value per output channel");
     }
-    const std::int64_t group = node.attr_int("group", 1);
-    if (group < 1 || x.shape[1] != w[1] * group || w[0] % group != 0) {
-      graph.fail(node, "weights " + shape_string(w) + " do not fit input " + shape_string(x.shape) +
-                           " with group " + std::to_string(group));
-    }
-    if (has_input(node, 2) && input_value(graph, node, 2).shape != Shape{w[0]}) {
-      graph.fail(node, "bias must have " + std::to_string(w[0]) + " values");
-    }
-    const auto win = window(graph, node, x.shape, w[2], w[3]);
-    if (win.kh != w[2] || win.kw != w[3]) graph.fail(node, "kernel_shape differs from weights");
-    set_output(graph, node, 0, DType::kFloat32, {x.shape[0], w[0], win.out_h, win.out_w});
+    set_output(graph, node, 0, DType::kFloat32, conv_output_shape(graph, node, x, w));
   }
   bool foldable() const override { return false; }
   LayoutRule layout_rule(const Graph&, const Node&) const override { return LayoutRule::kNhwc; }
@@ -186,6 +176,10 @@ class ConvSpec : public OpSpec {
     const auto& in = context.inputs[0];
     const auto& out = context.outputs[0];
     const Tensor& w = constant_input(g, node, 1, "the weights");
+    if (conv_output_shape(g, node, in.shape, w.shape()) != out.shape) {
+      g.fail(node, "the planned output shape " + shape_string(out.shape) +
+                       " does not match the convolution's");
+    }
     const auto win = window(g, node, in.shape, w.shape()[2], w.shape()[3]);
     const auto act = activation(node);
     xnn::Conv2dParams p;
@@ -445,6 +439,7 @@ class GlobalAvgPoolSpec : public OpSpec {
  public:
   void check(const Graph& graph, const Node& node) const override {
     check_arity(graph, node, 1, 1, 1);
+    check_attributes(graph, node, {});
     check_input_dtype(graph, node, 0, {DType::kFloat32});
   }
   void infer(Graph& graph, const Node& node) const override {
@@ -467,6 +462,20 @@ class GlobalAvgPoolSpec : public OpSpec {
 };
 
 }  // namespace
+
+Shape conv_output_shape(const Graph& graph, const Node& node, const Shape& x, const Shape& w) {
+  if (x.size() != 4 || w.size() != 4) {
+    graph.fail(node, "only 2-D convolution (4-D input and weights) is supported");
+  }
+  const std::int64_t group = node.attr_int("group", 1);
+  if (group < 1 || w[0] < 1 || x[1] != w[1] * group || w[0] % group != 0) {
+    graph.fail(node, "weights " + shape_string(w) + " do not fit input " + shape_string(x) +
+                         " with group " + std::to_string(group));
+  }
+  const auto win = window(graph, node, x, w[2], w[3]);
+  if (win.kh != w[2] || win.kw != w[3]) graph.fail(node, "kernel_shape differs from weights");
+  return {x[0], w[0], win.out_h, win.out_w};
+}
 
 void register_nn_ops(Registry& r) {
   add<ConvSpec>(r, "Conv");

@@ -26,6 +26,10 @@ bool is_alias_op(const Node& node);
 // inputs after).
 kernels::SliceRange slice_range(const Graph& graph, const Node& node);
 
+// Conv's (and ConvInteger's) output shape for input x and OIHW weights w, from the node's
+// kernel_shape, strides, dilations, pads/auto_pad and group; fails naming the node.
+Shape conv_output_shape(const Graph& graph, const Node& node, const Shape& x, const Shape& w);
+
 // One function per family file.
 void register_elementwise_ops(Registry& registry);
 void register_shape_ops(Registry& registry);

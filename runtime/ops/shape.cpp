@@ -101,6 +101,7 @@ class IdentitySpec : public AliasSpec {
  public:
   void check(const Graph& graph, const Node& node) const override {
     check_arity(graph, node, 1, 1, 1);
+    check_attributes(graph, node, {});
   }
   void infer(Graph& graph, const Node& node) const override {
     const auto& in = input_value(graph, node, 0);
@@ -132,6 +133,7 @@ class ExpandSpec : public OpSpec {
  public:
   void check(const Graph& graph, const Node& node) const override {
     check_arity(graph, node, 2, 2, 1);
+    check_attributes(graph, node, {});
   }
   void infer(Graph& graph, const Node& node) const override {
     const auto& in = input_value(graph, node, 0);
@@ -150,6 +152,7 @@ class TileSpec : public OpSpec {
  public:
   void check(const Graph& graph, const Node& node) const override {
     check_arity(graph, node, 2, 2, 1);
+    check_attributes(graph, node, {});
   }
   void infer(Graph& graph, const Node& node) const override {
     const auto& in = input_value(graph, node, 0);
@@ -191,6 +194,7 @@ class RangeSpec : public OpSpec {
  public:
   void check(const Graph& graph, const Node& node) const override {
     check_arity(graph, node, 3, 3, 1);
+    check_attributes(graph, node, {});
     for (std::size_t i = 0; i < 3; ++i) {
       if (!input_value(graph, node, i).constant) {
         graph.fail(node, "start, limit and delta must be constants (static shapes)");
