@@ -4,6 +4,7 @@
 #include <cstring>
 #include <new>
 #include <sstream>
+#include <stdexcept>
 
 #include "runtime/graph.h"
 #include "runtime/graph_passes.h"

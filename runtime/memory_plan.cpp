@@ -1,10 +1,10 @@
 #include "runtime/memory_plan.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <numeric>
 
-#include "runtime/kernels/concat_split.h"
 #include "runtime/model_error.h"
 #include "runtime/ops/registry.h"
 
