@@ -14,6 +14,7 @@ constexpr void (*kCommands[])(CLI::App&) = {
     register_bench,
     register_inspect,
     register_config,
+    register_compare,
 };
 
 std::map<const CLI::App*, CommandAction>& actions() {

@@ -30,5 +30,6 @@ void register_inspect(CLI::App& app);
 void register_detect(CLI::App& app);
 void register_bench(CLI::App& app);
 void register_config(CLI::App& app);
+void register_compare(CLI::App& app);
 
 }  // namespace yolo::cli

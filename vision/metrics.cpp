@@ -117,7 +117,7 @@ void AgreementAccumulator::add(const Detections& a, const Detections& b) {
           std::fabs(static_cast<double>(prediction.score) -
                     static_cast<double>(a[static_cast<std::size_t>(matched_at_50[p])].score));
     }
-    if (prediction.score >= count_conf_) {
+    if (prediction.score > count_conf_) {
       ++c.b_count;
       if (matched_at_50[p] >= 0) ++c.matched;
     }

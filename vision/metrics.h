@@ -38,7 +38,7 @@ struct ClassAgreement {
   int class_id = 0;
   // A's boxes: the ground truth.
   long a_count = 0;
-  // B's boxes scoring at least the counting threshold, and how many of those matched one of A's
+  // B's boxes scoring above the counting threshold, and how many of those matched one of A's
   // at IoU 0.5: at A's own threshold these say "B finds n of A's m boxes and adds k".
   long b_count = 0;
   long matched = 0;
@@ -66,8 +66,8 @@ struct Agreement {
 // Accumulates image after image, then computes the metrics over all of them.
 class AgreementAccumulator {
  public:
-  // `count_conf`: the score from which B's boxes enter b_count and matched (A's detection
-  // threshold makes the two counts comparable). AP always uses all of B's boxes.
+  // B's boxes scoring above `count_conf` enter b_count and matched; A's detection threshold
+  // (decode keeps scores above it too) makes the two counts comparable. AP uses all of B's boxes.
   explicit AgreementAccumulator(float count_conf = 0.25f);
 
   // One image: A's detections (the truth) and B's (the predictions), in the same pixels.

@@ -1,0 +1,319 @@
+// yolo-edge compare: how closely model B's detections agree with model A's on the same frames
+// (an INT8 model against its FP32 original, say), as COCO mAP with A's detections as the truth.
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "cli/commands.h"
+#include "daemon/detector.h"
+#include "vision/capture.h"
+#include "vision/metrics.h"
+
+namespace yolo::cli {
+
+namespace {
+
+// Why B's threshold is low, said once for --help and once in the output.
+constexpr const char* kPredictionConfWhy =
+    "B's detections are kept down to --pred-conf (0.001 by default, as Ultralytics val does) so "
+    "that AP integrates B's whole precision-recall curve; A's detections above --conf are the "
+    "ground truth, and B's per-class counts use --conf too";
+
+struct CompareArgs {
+  std::string a;
+  std::string b;
+  std::string precision_a = "fp32";
+  std::string precision_b = "fp32";
+  std::string images;
+  std::string video;
+  long frames = 0;
+  long skip = 0;
+  float conf = 0.25f;
+  float pred_conf = 0.001f;
+  float iou = 0.45f;
+  int threads = 1;
+  int imgsz = 0;
+  bool json = false;
+};
+
+// One model under comparison and what running it cost.
+struct Side {
+  std::string option;
+  std::string model;
+  std::string precision;
+  float conf = 0;
+  std::unique_ptr<daemon::Detector> detector;
+  double total_ms = 0;
+  double inference_ms = 0;
+};
+
+// Rounded to `decimals` places; dividing by the power of ten keeps the JSON text short.
+double round_to(double v, int decimals) {
+  const double scale = std::pow(10.0, decimals);
+  return std::round(v * scale) / scale;
+}
+
+nlohmann::json optional_number(const std::optional<double>& v) {
+  return v ? nlohmann::json(round_to(*v, 6)) : nlohmann::json(nullptr);
+}
+
+std::string fixed(const std::optional<double>& v, int decimals) {
+  if (!v) return "n/a";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", decimals, *v);
+  return text;
+}
+
+Side load_side(const std::string& option, const std::string& model, const std::string& precision,
+               float conf, const CompareArgs& args) {
+  Side side{option, model, precision, conf, nullptr, 0, 0};
+  daemon::DetectorOptions options;
+  options.model = model;
+  options.precision = precision == "int8" ? runtime::Precision::kInt8 : runtime::Precision::kFp32;
+  options.threads = args.threads;
+  options.imgsz = args.imgsz;
+  options.decode.conf = conf;
+  options.decode.iou = args.iou;
+  options.log = [option](const std::string& line) {
+    std::fprintf(stderr, "%s: %s\n", option.c_str(), line.c_str());
+  };
+  try {
+    side.detector = std::make_unique<daemon::Detector>(options);
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    const bool names_the_file = what.find(model) != std::string::npos;
+    throw std::runtime_error(option + (names_the_file ? "" : " " + model) + ": " + what);
+  }
+  return side;
+}
+
+// The two models must name the same classes, or class ids mean different things.
+void check_same_classes(const Side& a, const Side& b) {
+  const auto& na = a.detector->names().names();
+  const auto& nb = b.detector->names().names();
+  if (na.empty() || nb.empty() || na == nb) return;
+  if (na.size() != nb.size()) {
+    throw std::runtime_error("--a has " + std::to_string(na.size()) + " classes and --b has " +
+                             std::to_string(nb.size()) +
+                             ": compare needs two models of the same classes");
+  }
+  for (std::size_t i = 0; i < na.size(); ++i) {
+    if (na[i] != nb[i]) {
+      throw std::runtime_error("class " + std::to_string(i) + " is '" + na[i] + "' in --a but '" +
+                               nb[i] + "' in --b: compare needs two models of the same classes");
+    }
+  }
+}
+
+std::unique_ptr<vision::FrameSource> open_frames(const CompareArgs& args) {
+  const bool from_images = !args.images.empty();
+  vision::SourceSpec spec;
+  spec.uri = from_images ? args.images : args.video;
+  const auto kind = vision::classify_source(spec.uri);
+  const bool still = kind == vision::SourceKind::kImage || kind == vision::SourceKind::kImageFolder;
+  if (from_images && !still) {
+    throw std::runtime_error("--images " + spec.uri +
+                             ": not a folder of images (or an image); use --video for videos, "
+                             "streams and cameras");
+  }
+  if (!from_images && still) {
+    throw std::runtime_error("--video " + spec.uri + ": is " + vision::source_kind_name(kind) +
+                             "; use --images for stills");
+  }
+  return vision::open_source(spec);
+}
+
+void print_text(const CompareArgs& args, const Side& a, const Side& b, long frames,
+                const std::string& source, const vision::Agreement& r) {
+  const double n = static_cast<double>(frames);
+  std::printf("A (truth)   %s  %s, detections scoring above %g\n", a.model.c_str(),
+              a.precision.c_str(), static_cast<double>(a.conf));
+  std::printf("B (tested)  %s  %s, detections scoring above %g\n", b.model.c_str(),
+              b.precision.c_str(), static_cast<double>(b.conf));
+  std::printf("            (%s)\n", kPredictionConfWhy);
+  std::printf("frames      %ld from %s\n", frames, source.c_str());
+  std::printf("mAP50       %s\n", fixed(r.map50, 4).c_str());
+  std::printf("mAP50-95    %s\n", fixed(r.map50_95, 4).c_str());
+  std::printf("score MAD   %s over %ld matched pairs (same class, IoU >= 0.5)\n",
+              fixed(r.score_mad, 6).c_str(), r.matched_pairs);
+  std::printf(
+      "latency     A %.1f ms/frame (inference %.1f), B %.1f ms/frame (inference %.1f), %d "
+      "thread(s)\n",
+      a.total_ms / n, a.inference_ms / n, b.total_ms / n, b.inference_ms / n, args.threads);
+  if (!r.map50) std::printf("            A detected nothing, so there is no mAP to report\n");
+  if (r.classes.empty()) return;
+
+  char b_header[32];
+  std::snprintf(b_header, sizeof b_header, "B>%g", static_cast<double>(args.conf));
+  std::printf("\n%-16s %6s %8s %8s %7s %8s\n", "class", "A", b_header, "matched", "AP50",
+              "AP50-95");
+  long hidden = 0;
+  for (const auto& c : r.classes) {
+    // Classes where only B's low-scored boxes appear say nothing a reader can act on.
+    if (c.a_count == 0 && c.b_count == 0) {
+      ++hidden;
+      continue;
+    }
+    const std::optional<double> ap50 = c.has_truth() ? std::optional(c.ap50()) : std::nullopt;
+    const std::optional<double> ap = c.has_truth() ? std::optional(c.ap50_95()) : std::nullopt;
+    std::printf("%-16s %6ld %8ld %8ld %7s %8s\n", a.detector->names().name(c.class_id).c_str(),
+                c.a_count, c.b_count, c.matched, fixed(ap50, 3).c_str(), fixed(ap, 3).c_str());
+  }
+  if (hidden > 0) {
+    std::printf(
+        "(%ld more class(es) with only B boxes at or below %g not shown; --json lists them)\n",
+        hidden, static_cast<double>(args.conf));
+  }
+}
+
+void print_json(const CompareArgs& args, const Side& a, const Side& b, long frames,
+                const std::string& source, const vision::Agreement& r) {
+  const double n = static_cast<double>(frames);
+  auto side_json = [n](const Side& s) {
+    return nlohmann::json{{"model", s.model},
+                          {"precision", s.precision},
+                          {"conf", round_to(s.conf, 6)},
+                          {"mean_ms", round_to(s.total_ms / n, 2)},
+                          {"mean_inference_ms", round_to(s.inference_ms / n, 2)}};
+  };
+  nlohmann::json classes = nlohmann::json::array();
+  for (const auto& c : r.classes) {
+    classes.push_back(
+        {{"class", c.class_id},
+         {"label", a.detector->names().name(c.class_id)},
+         {"a", c.a_count},
+         {"b", c.b_count},
+         {"matched", c.matched},
+         {"ap50", c.has_truth() ? nlohmann::json(round_to(c.ap50(), 6)) : nullptr},
+         {"ap50_95", c.has_truth() ? nlohmann::json(round_to(c.ap50_95(), 6)) : nullptr}});
+  }
+  const nlohmann::json out = {{"frames", frames},
+                              {"source", source},
+                              {"threads", args.threads},
+                              {"a", side_json(a)},
+                              {"b", side_json(b)},
+                              {"count_conf", round_to(args.conf, 6)},
+                              {"map50", optional_number(r.map50)},
+                              {"map50_95", optional_number(r.map50_95)},
+                              {"score_mad", optional_number(r.score_mad)},
+                              {"matched_pairs", r.matched_pairs},
+                              {"classes", classes},
+                              {"note", kPredictionConfWhy}};
+  std::printf("%s\n", out.dump().c_str());
+}
+
+int run_compare(const CompareArgs& args) {
+  auto source = open_frames(args);
+  Side a = load_side("--a", args.a, args.precision_a, args.conf, args);
+  Side b = load_side("--b", args.b, args.precision_b, args.pred_conf, args);
+  check_same_classes(a, b);
+
+  vision::Frame frame;
+  for (long skipped = 0; skipped < args.skip; ++skipped) {
+    if (!source->read(frame)) {
+      throw std::runtime_error(source->describe() + ": has only " + std::to_string(skipped) +
+                               " frame(s), not more than --skip " + std::to_string(args.skip) +
+                               "; lower --skip");
+    }
+  }
+
+  vision::AgreementAccumulator agreement(args.conf);
+  long count = 0;
+  while ((args.frames <= 0 || count < args.frames) && source->read(frame)) {
+    daemon::DetectTimings ta;
+    daemon::DetectTimings tb;
+    const vision::Detections da = a.detector->detect(frame.bgr, &ta);
+    const vision::Detections db = b.detector->detect(frame.bgr, &tb);
+    a.total_ms += ta.total();
+    a.inference_ms += ta.inference_ms;
+    b.total_ms += tb.total();
+    b.inference_ms += tb.inference_ms;
+    agreement.add(da, db);
+    ++count;
+  }
+  if (count == 0) {
+    throw std::runtime_error(
+        source->describe() + ": gave no frames" +
+        (args.skip > 0 ? " after skipping " + std::to_string(args.skip) : std::string()) +
+        "; lower --skip");
+  }
+  if (args.frames > 0 && count < args.frames) {
+    std::fprintf(stderr, "yolo-edge compare: the source ended after %ld of the %ld frames asked\n",
+                 count, args.frames);
+  }
+
+  const vision::Agreement result = agreement.result();
+  if (args.json) {
+    print_json(args, a, b, count, source->describe(), result);
+  } else {
+    print_text(args, a, b, count, source->describe(), result);
+  }
+  return kOk;
+}
+
+}  // namespace
+
+void register_compare(CLI::App& app) {
+  auto args = std::make_shared<CompareArgs>();
+  auto* sub = app.add_subcommand(
+      "compare",
+      "How closely model B's detections agree with model A's (e.g. INT8 against FP32): mAP50, "
+      "mAP50-95 and score drift, with A's detections as the ground truth");
+  sub->add_option("--a", args->a, "Reference ONNX model: its detections are the ground truth")
+      ->required();
+  sub->add_option("--b", args->b, "ONNX model under test: its detections are the predictions")
+      ->required();
+  auto* images =
+      sub->add_option("--images,-i", args->images, "A folder of images (or a single image)");
+  auto* video = sub->add_option("--video,-v", args->video,
+                                "A video file, stream URL, GStreamer pipeline or camera device");
+  images->excludes(video);
+  video->excludes(images);
+  sub->add_option("--frames", args->frames, "Compare at most this many frames (0 = all)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--skip", args->skip,
+                  "Skip this many frames first (e.g. the ones used for calibration)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--conf", args->conf,
+                  "Score threshold of A's detections (the ground truth) and of B's counts")
+      ->check(CLI::Range(0.0f, 1.0f))
+      ->capture_default_str();
+  sub->add_option("--pred-conf", args->pred_conf,
+                  "Score threshold of B's detections for AP; keep it low so AP integrates B's "
+                  "whole precision-recall curve (Ultralytics val uses 0.001)")
+      ->check(CLI::Range(0.0f, 1.0f))
+      ->capture_default_str();
+  sub->add_option("--iou", args->iou, "IoU threshold of the NMS (both models)")
+      ->check(CLI::Range(0.0f, 1.0f))
+      ->capture_default_str();
+  sub->add_option("--threads,-t", args->threads, "Inference threads (both models)")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  sub->add_option("--precision-a", args->precision_a, "Run model A in fp32 or int8")
+      ->check(CLI::IsMember({"fp32", "int8"}))
+      ->capture_default_str();
+  sub->add_option("--precision-b", args->precision_b, "Run model B in fp32 or int8")
+      ->check(CLI::IsMember({"fp32", "int8"}))
+      ->capture_default_str();
+  sub->add_option("--imgsz", args->imgsz,
+                  "Input size for models exported with dynamic axes (both models)")
+      ->check(CLI::Range(32, 4096));
+  sub->add_flag("--json", args->json, "Print one JSON object instead of the table");
+  sub->footer(std::string("AP is COCO's: per class, IoU 0.50:0.05:0.95, 101 recall points, "
+                          "averaged over the classes A detected. ") +
+              kPredictionConfWhy + ".");
+  add_command(app, sub, [args, images, video] {
+    if (images->count() == 0 && video->count() == 0) {
+      throw std::runtime_error("give --images or --video");
+    }
+    return run_compare(*args);
+  });
+}
+
+}  // namespace yolo::cli

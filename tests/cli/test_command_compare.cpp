@@ -1,0 +1,151 @@
+// yolo-edge compare on the fixture models, photos and video, and on bad input
+// (cli/command_compare.cpp).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/cli/run_cli.h"
+#include "tests/support/fixtures.h"
+
+namespace yolo::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::string model(const std::string& name) {
+  return (fixtures_dir() / "models" / (name + ".onnx")).string();
+}
+
+std::string images() {
+  return (fixtures_dir() / "images").string();
+}
+
+std::string video() {
+  return (fixtures_dir() / "video" / "birds_720p_10fps.mp4").string();
+}
+
+TEST(CliCompare, HelpExplainsTheLowPredictionThreshold) {
+  const auto r = run_cli({"compare", "--help"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "--pred-conf")) << r.out;
+  EXPECT_TRUE(contains(r.out, "0.001")) << r.out;
+  EXPECT_TRUE(contains(r.out, "precision-recall curve")) << r.out;
+  EXPECT_TRUE(contains(r.out, "--skip")) << r.out;
+}
+
+TEST(CliCompare, AModelAgainstItselfAgreesExactly) {
+  YOLO_REQUIRE_FIXTURES();
+  const auto r = run_cli({"compare", "--a", model("yolo11n_320_fp32"), "--b",
+                          model("yolo11n_320_fp32"), "--images", images(), "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["frames"], 6);
+  EXPECT_EQ(j["map50"], 1.0);
+  EXPECT_EQ(j["map50_95"], 1.0);
+  EXPECT_EQ(j["score_mad"], 0.0);
+  EXPECT_GT(j["matched_pairs"].get<long>(), 0);
+  EXPECT_EQ(j["b"]["conf"], 0.001);
+  EXPECT_TRUE(contains(j["note"].get<std::string>(), "precision-recall curve"));
+  for (const auto& c : j["classes"]) {
+    if (c["a"].get<long>() == 0) continue;
+    EXPECT_EQ(c["b"], c["a"]) << c.dump();
+    EXPECT_EQ(c["matched"], c["a"]) << c.dump();
+  }
+}
+
+TEST(CliCompare, DifferentModelsDisagreeMeasurably) {
+  YOLO_REQUIRE_FIXTURES();
+  const auto r = run_cli({"compare", "--a", model("yolov8n_640_fp32"), "--b",
+                          model("yolo11n_320_fp32"), "--images", images(), "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const double map50 = j["map50"].get<double>();
+  const double map50_95 = j["map50_95"].get<double>();
+  EXPECT_GT(map50, 0.0);
+  EXPECT_LT(map50_95, 1.0);
+  EXPECT_LE(map50_95, map50);
+  EXPECT_GT(j["score_mad"].get<double>(), 0.0);
+}
+
+TEST(CliCompare, DynamicInt8AgreesWithItsFp32RebuildOnVideoFramesPastTheSkip) {
+  YOLO_REQUIRE_FIXTURES();
+  const auto r =
+      run_cli({"compare", "--a", model("yolo11n_320_fp32"), "--b", model("yolo11n_320_int8dyn"),
+               "--video", video(), "--skip", "300", "--frames", "20", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["frames"], 20);
+  // The accuracy goals for INT8 against FP32.
+  EXPECT_GE(j["map50"].get<double>(), 0.95) << r.out;
+  EXPECT_GE(j["map50_95"].get<double>(), 0.85) << r.out;
+}
+
+TEST(CliCompare, TextOutputShowsMetricsLatencyAndTheClassTable) {
+  YOLO_REQUIRE_FIXTURES();
+  const auto r = run_cli({"compare", "--a", model("yolo11n_320_fp32"), "--b",
+                          model("yolo11n_320_int8dyn"), "--images", images()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* part : {"frames      6 from image folder", "mAP50 ", "mAP50-95", "score MAD",
+                           "latency", "precision-recall curve", "AP50-95", "horse"}) {
+    EXPECT_TRUE(contains(r.out, part)) << part << " missing from:\n" << r.out;
+  }
+}
+
+TEST(CliCompare, MissingModelIsBadInputNamingTheOption) {
+  YOLO_REQUIRE_FIXTURES();
+  const auto r = run_cli({"compare", "--a", model("yolo11n_320_fp32"), "--b", "/no/such/model.onnx",
+                          "--images", images()});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(contains(r.err, "--b")) << r.err;
+  EXPECT_TRUE(contains(r.err, "/no/such/model.onnx")) << r.err;
+  EXPECT_TRUE(contains(r.err, "not found")) << r.err;
+}
+
+TEST(CliCompare, EmptyFolderIsBadInput) {
+  YOLO_REQUIRE_FIXTURES();
+  const fs::path empty =
+      fs::temp_directory_path() / ("yolo_cli_compare_empty_" + std::to_string(::getpid()));
+  fs::create_directories(empty);
+  const auto r = run_cli({"compare", "--a", model("yolo11n_320_fp32"), "--b",
+                          model("yolo11n_320_fp32"), "--images", empty.string()});
+  fs::remove_all(empty);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(contains(r.err, "no images")) << r.err;
+}
+
+TEST(CliCompare, SkippingPastTheEndOfTheVideoIsBadInput) {
+  YOLO_REQUIRE_FIXTURES();
+  const auto r = run_cli({"compare", "--a", model("yolo11n_320_fp32"), "--b",
+                          model("yolo11n_320_fp32"), "--video", video(), "--skip", "1000"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(contains(r.err, "has only 671 frame(s)")) << r.err;
+  EXPECT_TRUE(contains(r.err, "--skip 1000")) << r.err;
+}
+
+TEST(CliCompare, ImagesAndVideoAreCheckedForWhatTheyAre) {
+  YOLO_REQUIRE_FIXTURES();
+  const auto as_images = run_cli({"compare", "--a", model("yolo11n_320_fp32"), "--b",
+                                  model("yolo11n_320_fp32"), "--images", video()});
+  EXPECT_EQ(as_images.status, 2);
+  EXPECT_TRUE(contains(as_images.err, "use --video")) << as_images.err;
+  const auto as_video = run_cli({"compare", "--a", model("yolo11n_320_fp32"), "--b",
+                                 model("yolo11n_320_fp32"), "--video", images()});
+  EXPECT_EQ(as_video.status, 2);
+  EXPECT_TRUE(contains(as_video.err, "use --images")) << as_video.err;
+}
+
+TEST(CliCompare, NoFramesGivenIsAUsageError) {
+  const auto r = run_cli({"compare", "--a", "a.onnx", "--b", "b.onnx"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(contains(r.err, "--images or --video")) << r.err;
+}
+
+}  // namespace
+}  // namespace yolo::test
