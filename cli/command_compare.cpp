@@ -307,7 +307,7 @@ void register_compare(CLI::App& app) {
   sub->add_flag("--json", args->json, "Print one JSON object instead of the table");
   sub->footer(std::string("AP is COCO's: per class, IoU 0.50:0.05:0.95, 101 recall points, "
                           "averaged over the classes A detected. ") +
-              kPredictionConfWhy + ".");
+              kPredictionConfWhy + ".\n");
   add_command(app, sub, [args, images, video] {
     if (images->count() == 0 && video->count() == 0) {
       throw std::runtime_error("give --images or --video");
