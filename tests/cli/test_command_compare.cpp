@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "tests/cli/run_cli.h"
 #include "tests/support/fixtures.h"
@@ -96,6 +97,32 @@ TEST(CliCompare, TextOutputShowsMetricsLatencyAndTheClassTable) {
                            "latency", "precision-recall curve", "AP50-95", "horse"}) {
     EXPECT_TRUE(contains(r.out, part)) << part << " missing from:\n" << r.out;
   }
+}
+
+TEST(CliCompare, NoTruthMeansNoMapRatherThanAMadeUpNumber) {
+  YOLO_REQUIRE_FIXTURES();
+  // No score is above 1, so A detects nothing.
+  const std::vector<std::string> args{"compare",
+                                      "--a",
+                                      model("yolo11n_320_fp32"),
+                                      "--b",
+                                      model("yolo11n_320_fp32"),
+                                      "--images",
+                                      images(),
+                                      "--conf",
+                                      "1"};
+  const auto text = run_cli(args);
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_TRUE(contains(text.out, "mAP50       n/a")) << text.out;
+  EXPECT_TRUE(contains(text.out, "A detected nothing")) << text.out;
+  auto json_args = args;
+  json_args.push_back("--json");
+  const auto json = run_cli(json_args);
+  ASSERT_EQ(json.status, 0) << json.err;
+  const auto j = nlohmann::json::parse(json.out);
+  EXPECT_TRUE(j["map50"].is_null()) << json.out;
+  EXPECT_TRUE(j["map50_95"].is_null()) << json.out;
+  EXPECT_TRUE(j["score_mad"].is_null()) << json.out;
 }
 
 TEST(CliCompare, MissingModelIsBadInputNamingTheOption) {
