@@ -23,7 +23,7 @@ OnnxModel OnnxModel::load(const fs::path& path) {
   std::error_code ec;
   const auto status = fs::status(path, ec);
   if (ec || !fs::exists(status)) {
-    throw ModelError(where + ": model file not found; check the path (model.path in the config)");
+    throw ModelError(where + ": model file not found; check the path");
   }
   if (fs::is_directory(status)) {
     throw ModelError(where + ": is a directory, not an ONNX model file");
