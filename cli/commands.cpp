@@ -15,6 +15,7 @@ constexpr void (*kCommands[])(CLI::App&) = {
     register_inspect,
     register_config,
     register_compare,
+    register_quantize,
 };
 
 std::map<const CLI::App*, CommandAction>& actions() {

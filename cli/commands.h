@@ -31,5 +31,6 @@ void register_detect(CLI::App& app);
 void register_bench(CLI::App& app);
 void register_config(CLI::App& app);
 void register_compare(CLI::App& app);
+void register_quantize(CLI::App& app);
 
 }  // namespace yolo::cli

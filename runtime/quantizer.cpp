@@ -1,0 +1,938 @@
+#include "runtime/quantizer.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <numeric>
+#include <optional>
+
+#include "runtime/model_error.h"
+#include "runtime/model_info.h"
+
+namespace yolo::runtime {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+constexpr const char* kQuantized = "_quantized";
+constexpr const char* kDequantized = "_dequantized";
+// Frames kept to measure the sensitivity of the final convs.
+constexpr int kSensitivityFrames = 4;
+// A final conv stays FP32 when keeping it raises the SQNR of its own output by at least this much:
+// its own quantization then contributes at least half the noise there.
+constexpr double kKeepGainDb = 3.0;
+
+// What the rewrite needs to know about a graph: who produces and who reads each tensor, which
+// tensors are constants, and which carry floats.
+struct GraphIndex {
+  std::map<std::string, int> producer;
+  std::map<std::string, std::vector<int>> consumers;
+  std::map<std::string, const onnx::TensorProto*> initializers;
+  std::set<std::string> constants;
+  std::set<std::string> non_float;
+  std::string input;  // the image input
+  std::set<std::string> outputs;
+
+  bool is_activation(const std::string& t) const {
+    return !t.empty() && !constants.count(t) && !non_float.count(t);
+  }
+};
+
+const onnx::AttributeProto* find_attr(const onnx::NodeProto& node, const std::string& name) {
+  for (const auto& a : node.attribute()) {
+    if (a.name() == name) return &a;
+  }
+  return nullptr;
+}
+
+bool is_float_type(int type) {
+  return type == onnx::TensorProto::FLOAT;
+}
+
+GraphIndex index_graph(const onnx::GraphProto& graph) {
+  GraphIndex index;
+  for (const auto& init : graph.initializer()) {
+    index.initializers[init.name()] = &init;
+    index.constants.insert(init.name());
+    if (!is_float_type(init.data_type())) index.non_float.insert(init.name());
+  }
+  for (const auto& in : graph.input()) {
+    if (index.initializers.count(in.name())) continue;
+    if (index.input.empty()) index.input = in.name();
+    if (!is_float_type(in.type().tensor_type().elem_type())) index.non_float.insert(in.name());
+  }
+  for (const auto& out : graph.output()) index.outputs.insert(out.name());
+  static const std::set<std::string> kIntegerResults = {"Shape", "Size", "NonZero", "ArgMax",
+                                                        "ArgMin"};
+  static const std::set<std::string> kBoolResults = {
+      "Equal", "Less", "Greater", "Not", "And", "Or", "LessOrEqual", "GreaterOrEqual"};
+  for (int n = 0; n < graph.node_size(); ++n) {
+    const auto& node = graph.node(n);
+    for (const auto& in : node.input()) {
+      if (!in.empty()) index.consumers[in].push_back(n);
+    }
+    for (const auto& out : node.output()) index.producer[out] = n;
+    const std::string& op = node.op_type();
+    // Types flow forward from the first data input; these are the ops that change them.
+    bool float_out = true;
+    if (op == "Constant") {
+      for (const auto& out : node.output()) index.constants.insert(out);
+      const auto* value = find_attr(node, "value");
+      float_out = value && is_float_type(value->t().data_type());
+    } else if (kIntegerResults.count(op) || kBoolResults.count(op)) {
+      float_out = false;
+    } else if (op == "Cast") {
+      const auto* to = find_attr(node, "to");
+      float_out = to && is_float_type(static_cast<int>(to->i()));
+    } else {
+      const int data = op == "Where" ? 1 : 0;
+      float_out = node.input_size() > data && !index.non_float.count(node.input(data));
+    }
+    for (int k = 0; k < node.output_size(); ++k) {
+      const bool topk_indices = op == "TopK" && k == 1;
+      if (!float_out || topk_indices) index.non_float.insert(node.output(k));
+    }
+  }
+  return index;
+}
+
+const onnx::NodeProto* producer_of(const onnx::GraphProto& graph, const GraphIndex& index,
+                                   const std::string& tensor) {
+  auto it = index.producer.find(tensor);
+  return it == index.producer.end() ? nullptr : &graph.node(it->second);
+}
+
+bool has_float_weights(const onnx::NodeProto& node, const GraphIndex& index) {
+  if (node.op_type() != "Conv" || node.input_size() < 2) return false;
+  auto it = index.initializers.find(node.input(1));
+  return it != index.initializers.end() && is_float_type(it->second->data_type()) &&
+         it->second->dims_size() >= 3;
+}
+
+// The DFL: a Conv reading (through reshapes and transposes) a Softmax.
+bool is_dfl_conv(const onnx::GraphProto& graph, const GraphIndex& index,
+                 const onnx::NodeProto& node) {
+  if (node.op_type() != "Conv") return false;
+  const onnx::NodeProto* p = producer_of(graph, index, node.input(0));
+  while (p &&
+         (p->op_type() == "Reshape" || p->op_type() == "Transpose" || p->op_type() == "Identity")) {
+    p = producer_of(graph, index, p->input(0));
+  }
+  return p && p->op_type() == "Softmax";
+}
+
+bool is_silu_mul(const onnx::GraphProto& graph, const GraphIndex& index,
+                 const onnx::NodeProto& node) {
+  if (node.op_type() != "Mul" || node.input_size() != 2) return false;
+  for (int k = 0; k < 2; ++k) {
+    const onnx::NodeProto* s = producer_of(graph, index, node.input(k));
+    if (s && s->op_type() == "Sigmoid" && s->input(0) == node.input(1 - k)) return true;
+  }
+  return false;
+}
+
+// The float activation inputs and outputs of a node the int8 engine can run, or nothing when the
+// node stays float whatever the keep list says.
+struct QuantIo {
+  std::vector<std::string> inputs, outputs;
+  bool shares_scale = false;  // Concat, MaxPool, Resize, Split: one scale for all of them
+};
+
+std::optional<QuantIo> quant_io(const onnx::GraphProto& graph, const GraphIndex& index,
+                                const onnx::NodeProto& node) {
+  const std::string& op = node.op_type();
+  QuantIo io;
+  auto all_inputs_activations = [&] {
+    for (const auto& in : node.input()) {
+      if (!index.is_activation(in)) return false;
+    }
+    return node.input_size() > 0;
+  };
+  if ((op == "Conv" && has_float_weights(node, index) && !is_dfl_conv(graph, index, node)) ||
+      op == "Sigmoid" || op == "MaxPool" || op == "Resize" || op == "Split") {
+    if (!index.is_activation(node.input(0))) return std::nullopt;
+    io.inputs = {node.input(0)};
+  } else if ((op == "Mul" && is_silu_mul(graph, index, node)) ||
+             ((op == "Add" || op == "Concat") && all_inputs_activations())) {
+    if (!all_inputs_activations()) return std::nullopt;
+    io.inputs.assign(node.input().begin(), node.input().end());
+  } else {
+    return std::nullopt;
+  }
+  io.shares_scale = op == "Concat" || op == "MaxPool" || op == "Resize" || op == "Split";
+  const int outputs = op == "MaxPool" ? 1 : node.output_size();
+  for (int k = 0; k < outputs; ++k) {
+    if (!index.is_activation(node.output(k))) return std::nullopt;
+    io.outputs.push_back(node.output(k));
+  }
+  return io;
+}
+
+std::vector<float> read_floats(const onnx::TensorProto& t) {
+  std::int64_t n = 1;
+  for (auto d : t.dims()) n *= d;
+  std::vector<float> values(static_cast<std::size_t>(n));
+  if (t.has_raw_data()) {
+    if (t.raw_data().size() != values.size() * sizeof(float)) {
+      throw QuantizeError("initializer " + t.name() + ": raw data size does not match its dims");
+    }
+    std::memcpy(values.data(), t.raw_data().data(), t.raw_data().size());
+  } else if (t.float_data_size() == n) {
+    std::copy(t.float_data().begin(), t.float_data().end(), values.begin());
+  } else {
+    throw QuantizeError("initializer " + t.name() +
+                        ": no inline float data (external data is not supported); re-export the "
+                        "model with its weights inside the .onnx file");
+  }
+  return values;
+}
+
+template <typename T>
+onnx::TensorProto make_tensor(const std::string& name, int type, std::vector<std::int64_t> dims,
+                              const std::vector<T>& values) {
+  onnx::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(type);
+  for (auto d : dims) t.add_dims(d);
+  t.set_raw_data(
+      std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T)));
+  return t;
+}
+
+onnx::NodeProto make_node(const std::string& op, const std::string& name,
+                          std::vector<std::string> inputs, std::string output,
+                          std::optional<std::int64_t> axis = std::nullopt) {
+  onnx::NodeProto n;
+  n.set_op_type(op);
+  n.set_name(name);
+  for (auto& i : inputs) n.add_input(i);
+  n.add_output(std::move(output));
+  if (axis) {
+    auto* a = n.add_attribute();
+    a->set_name("axis");
+    a->set_type(onnx::AttributeProto::INT);
+    a->set_i(*axis);
+  }
+  return n;
+}
+
+int default_opset(const onnx::ModelProto& model) {
+  for (const auto& op : model.opset_import()) {
+    if (op.domain().empty() || op.domain() == "ai.onnx") return static_cast<int>(op.version());
+  }
+  return 0;
+}
+
+// Union-find over tensor names, for the tensors that must share one scale.
+class ScaleGroups {
+ public:
+  const std::string& find(const std::string& t) {
+    auto it = parent_.find(t);
+    if (it == parent_.end()) it = parent_.emplace(t, t).first;
+    if (it->second == t) return it->first;
+    const std::string root = find(it->second);
+    parent_[t] = root;
+    return parent_.find(root)->first;
+  }
+  void unite(const std::string& a, const std::string& b) {
+    const std::string ra = find(a);
+    const std::string rb = find(b);
+    if (ra != rb) parent_[ra] = rb;
+  }
+
+ private:
+  std::map<std::string, std::string> parent_;
+};
+
+// Removes a file on destruction unless released.
+class TempFile {
+ public:
+  explicit TempFile(std::filesystem::path path) : path_(std::move(path)) {}
+  ~TempFile() {
+    std::error_code ignored;
+    if (!path_.empty()) std::filesystem::remove(path_, ignored);
+  }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  void release() { path_.clear(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+std::filesystem::path unique_sibling(const std::filesystem::path& out, const std::string& tag) {
+  static std::atomic<int> counter{0};
+  const auto folder = out.has_parent_path() ? out.parent_path() : std::filesystem::path(".");
+  return folder / ("." + out.filename().string() + "." + tag + "." + std::to_string(::getpid()) +
+                   "." + std::to_string(counter++));
+}
+
+void save_model(const onnx::ModelProto& model, const std::filesystem::path& path) {
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  if (!file || !model.SerializeToOstream(&file) || !file.flush()) {
+    throw QuantizeError("cannot write " + path.string() +
+                        " (disk full or folder not writable); free space or choose another --out");
+  }
+}
+
+void add_float_output(onnx::GraphProto& graph, const std::string& name) {
+  auto* v = graph.add_output();
+  v->set_name(name);
+  v->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+}
+
+// Loads `model` with the tensors in `observe` added as graph outputs (a temporary copy), so their
+// values can be read after each run without touching the engine. The engine does not fuse a
+// value that is a graph output, so every observed tensor is really produced.
+class ObservingEngine {
+ public:
+  ObservingEngine(const onnx::ModelProto& model, const std::vector<std::string>& observe,
+                  const std::filesystem::path& beside, const EngineOptions& options) {
+    onnx::ModelProto copy = model;
+    std::set<std::string> existing;
+    for (const auto& o : copy.graph().output()) existing.insert(o.name());
+    for (const auto& t : observe) {
+      if (existing.insert(t).second) add_float_output(*copy.mutable_graph(), t);
+    }
+    TempFile file(std::filesystem::temp_directory_path() /
+                  unique_sibling(beside, "observe").filename());
+    save_model(copy, file.path());
+    engine_ = Engine::load(file.path(), options);
+    for (std::size_t i = 0; i < engine_->output_count(); ++i) {
+      outputs_[engine_->output_name(i)] = i;
+    }
+  }
+  Engine& engine() { return *engine_; }
+  const Tensor& value(const std::string& name) const { return engine_->output(outputs_.at(name)); }
+
+ private:
+  std::unique_ptr<Engine> engine_;
+  std::map<std::string, std::size_t> outputs_;
+};
+
+// The same image in the other float layout (NCHW <-> NHWC), 3 channels.
+void copy_input(std::span<const float> src, InputLayout from, std::span<float> dst, InputLayout to,
+                int width, int height) {
+  if (from == to) {
+    std::copy(src.begin(), src.end(), dst.begin());
+    return;
+  }
+  const std::size_t pixels = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
+  for (std::size_t p = 0; p < pixels; ++p) {
+    for (std::size_t c = 0; c < 3; ++c) {
+      if (from == InputLayout::kNchwFloat) {
+        dst[p * 3 + c] = src[c * pixels + p];
+      } else {
+        dst[c * pixels + p] = src[p * 3 + c];
+      }
+    }
+  }
+}
+
+double round_to(double v, double unit) {
+  return std::round(v / unit) * unit;
+}
+
+}  // namespace
+
+void name_unnamed_nodes(onnx::GraphProto& graph) {
+  for (int n = 0; n < graph.node_size(); ++n) {
+    auto* node = graph.mutable_node(n);
+    if (node->name().empty()) node->set_name(node->op_type() + "_" + std::to_string(n));
+  }
+}
+
+void check_quantizable(const OnnxModel& model) {
+  const ModelInfo info = inspect_model(model);
+  const std::string file = model.path().string();
+  if (info.quantization != QuantizationKind::kNone) {
+    throw QuantizeError(file + ": already quantized (" + to_string(info.quantization) +
+                        "); give yolo-edge quantize the FP32 model it was made from");
+  }
+  if (!info.metadata.task.empty() && info.metadata.task != "detect") {
+    throw QuantizeError(file + ": metadata task is '" + info.metadata.task +
+                        "', not 'detect'; only detection models can be quantized");
+  }
+}
+
+void check_writable(const std::filesystem::path& out) {
+  const auto folder = out.has_parent_path() ? out.parent_path() : std::filesystem::path(".");
+  std::error_code ec;
+  if (!std::filesystem::is_directory(folder, ec)) {
+    throw QuantizeError("--out " + out.string() + ": folder " + folder.string() +
+                        " does not exist; create it or choose another path");
+  }
+  if (std::filesystem::is_directory(out, ec)) {
+    throw QuantizeError("--out " + out.string() + ": is a folder; give a file name ending .onnx");
+  }
+  const auto probe = unique_sibling(out, "probe");
+  {
+    std::ofstream file(probe, std::ios::binary);
+    if (!file) {
+      throw QuantizeError("--out " + out.string() + ": cannot create files in " + folder.string() +
+                          " (permission denied?); choose a writable folder");
+    }
+  }
+  std::filesystem::remove(probe, ec);
+}
+
+void write_model_atomically(const onnx::ModelProto& model, const std::filesystem::path& out) {
+  TempFile temp(unique_sibling(out, "partial"));
+  save_model(model, temp.path());
+  std::error_code ec;
+  std::filesystem::rename(temp.path(), out, ec);
+  if (ec) {
+    throw QuantizeError("cannot rename " + temp.path().string() + " to " + out.string() + ": " +
+                        ec.message());
+  }
+  temp.release();
+}
+
+GraphRegions find_regions(const onnx::GraphProto& graph) {
+  const GraphIndex index = index_graph(graph);
+  const int n = graph.node_size();
+  std::vector<bool> real_conv(static_cast<std::size_t>(n)), from_input(static_cast<std::size_t>(n));
+  std::set<std::string> reached = {index.input};
+  for (int i = 0; i < n; ++i) {
+    const auto& node = graph.node(i);
+    real_conv[static_cast<std::size_t>(i)] =
+        has_float_weights(node, index) && !is_dfl_conv(graph, index, node);
+    for (const auto& in : node.input()) {
+      if (reached.count(in)) from_input[static_cast<std::size_t>(i)] = true;
+    }
+    if (from_input[static_cast<std::size_t>(i)]) {
+      for (const auto& out : node.output()) reached.insert(out);
+    }
+  }
+  // ONNX nodes are in topological order: one backward sweep finds what a real conv follows.
+  std::vector<bool> conv_below(static_cast<std::size_t>(n));
+  for (int i = n - 1; i >= 0; --i) {
+    for (const auto& out : graph.node(i).output()) {
+      auto it = index.consumers.find(out);
+      if (it == index.consumers.end()) continue;
+      for (int c : it->second) {
+        if (real_conv[static_cast<std::size_t>(c)] || conv_below[static_cast<std::size_t>(c)]) {
+          conv_below[static_cast<std::size_t>(i)] = true;
+        }
+      }
+    }
+  }
+  GraphRegions regions;
+  for (int i = 0; i < n; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    if (conv_below[k] || !from_input[k]) continue;
+    if (real_conv[k]) {
+      regions.final_convs.push_back(graph.node(i).name());
+    } else {
+      regions.tail.insert(graph.node(i).name());
+    }
+  }
+  return regions;
+}
+
+std::vector<std::string> quantized_tensors(const onnx::GraphProto& graph,
+                                           const std::set<std::string>& keep_fp32) {
+  const GraphIndex index = index_graph(graph);
+  std::vector<std::string> tensors;
+  std::set<std::string> seen;
+  auto add = [&](const std::string& t) {
+    if (seen.insert(t).second) tensors.push_back(t);
+  };
+  for (const auto& node : graph.node()) {
+    if (keep_fp32.count(node.name())) continue;
+    const auto io = quant_io(graph, index, node);
+    if (!io) continue;
+    for (const auto& t : io->inputs) add(t);
+    for (const auto& t : io->outputs) add(t);
+  }
+  return tensors;
+}
+
+void raise_to_opset13(onnx::ModelProto& model, const std::map<std::string, std::size_t>& ranks) {
+  if (default_opset(model) >= 13) return;
+  auto* graph = model.mutable_graph();
+  for (auto& node : *graph->mutable_node()) {
+    const std::string& op = node.op_type();
+    const bool axes_to_input =
+        op == "Squeeze" || op == "Unsqueeze" || op == "ReduceSum" || op == "Split";
+    const char* key = op == "Split" ? "split" : "axes";
+    if (axes_to_input) {
+      auto* attrs = node.mutable_attribute();
+      for (int a = 0; a < attrs->size(); ++a) {
+        if (attrs->Get(a).name() != key) continue;
+        const std::vector<std::int64_t> values(attrs->Get(a).ints().begin(),
+                                               attrs->Get(a).ints().end());
+        const std::string name = node.name() + "_" + key;
+        *graph->add_initializer() = make_tensor(name, onnx::TensorProto::INT64,
+                                                {static_cast<std::int64_t>(values.size())}, values);
+        // At opset 12 these ops have their data input only; the new input comes second.
+        node.add_input(name);
+        attrs->DeleteSubrange(a, 1);
+        break;
+      }
+    } else if (op == "Softmax" || op == "LogSoftmax" || op == "Hardmax") {
+      const auto* axis_attr = find_attr(node, "axis");
+      const std::int64_t axis = axis_attr ? axis_attr->i() : 1;
+      auto it = ranks.find(node.input(0));
+      if (axis != -1 && (it == ranks.end() || (axis + static_cast<std::int64_t>(it->second)) %
+                                                      static_cast<std::int64_t>(it->second) !=
+                                                  static_cast<std::int64_t>(it->second) - 1)) {
+        throw QuantizeError("node " + node.name() + " (" + op + ", opset " +
+                            std::to_string(default_opset(model)) +
+                            "): its axis is not the last one, so its meaning changes at opset 13, "
+                            "which QDQ per-channel weights need; re-export at opset >= 13");
+      }
+    }
+  }
+  for (auto& op : *model.mutable_opset_import()) {
+    if (op.domain().empty() || op.domain() == "ai.onnx") op.set_version(13);
+  }
+}
+
+onnx::ModelProto build_qdq_model(const onnx::ModelProto& fp32,
+                                 const std::map<std::string, ActivationRange>& ranges,
+                                 const std::set<std::string>& keep_fp32) {
+  if (default_opset(fp32) < 13) {
+    throw QuantizeError("the model's opset is " + std::to_string(default_opset(fp32)) +
+                        "; per-channel DequantizeLinear needs 13 (raise it first)");
+  }
+  onnx::ModelProto model = fp32;
+  const onnx::GraphProto& source = fp32.graph();
+  const GraphIndex index = index_graph(source);
+  const std::vector<std::string> tensors = quantized_tensors(source, keep_fp32);
+  const std::set<std::string> quantized(tensors.begin(), tensors.end());
+
+  // Scales: the union of each shared group's ranges; the image input is fixed.
+  ScaleGroups groups;
+  for (const auto& node : source.node()) {
+    if (keep_fp32.count(node.name())) continue;
+    const auto io = quant_io(source, index, node);
+    if (!io || !io->shares_scale) continue;
+    for (const auto& t : io->inputs) groups.unite(t, io->outputs.front());
+    for (const auto& t : io->outputs) groups.unite(t, io->outputs.front());
+  }
+  std::map<std::string, ActivationRange> group_range;
+  std::set<std::string> fixed_groups;
+  for (const auto& t : tensors) {
+    const std::string root = groups.find(t);
+    if (t == index.input) {
+      fixed_groups.insert(root);
+      continue;
+    }
+    auto it = ranges.find(t);
+    if (it == ranges.end()) throw QuantizeError("no calibration range for tensor " + t);
+    auto [g, inserted] = group_range.emplace(root, it->second);
+    if (!inserted) {
+      g->second.lo = std::min(g->second.lo, it->second.lo);
+      g->second.hi = std::max(g->second.hi, it->second.hi);
+    }
+  }
+  std::map<std::string, ActivationQuant> params;
+  for (const auto& t : tensors) {
+    const std::string root = groups.find(t);
+    params[t] = fixed_groups.count(root) ? ActivationQuant{1.0F / 255.0F, -128}
+                                         : activation_quant(group_range.at(root));
+  }
+
+  auto* graph = model.mutable_graph();
+  std::vector<onnx::TensorProto> new_initializers;
+  std::vector<onnx::NodeProto> nodes;
+  auto emit_qdq = [&](const std::string& t) {
+    const ActivationQuant& q = params.at(t);
+    new_initializers.push_back(
+        make_tensor(t + "_scale", onnx::TensorProto::FLOAT, {}, std::vector<float>{q.scale}));
+    new_initializers.push_back(make_tensor(t + "_zero_point", onnx::TensorProto::INT8, {},
+                                           std::vector<std::int8_t>{q.zero_point}));
+    nodes.push_back(make_node("QuantizeLinear", t + "_QuantizeLinear",
+                              {t, t + "_scale", t + "_zero_point"}, t + kQuantized));
+    nodes.push_back(make_node("DequantizeLinear", t + "_DequantizeLinear",
+                              {t + kQuantized, t + "_scale", t + "_zero_point"}, t + kDequantized));
+  };
+
+  std::set<std::string> replaced_initializers;
+  std::map<std::string, std::vector<float>> weight_scales;
+  auto quantize_conv = [&](onnx::NodeProto& node, const std::string& original_input) {
+    const std::string w = node.input(1);
+    const onnx::TensorProto& wt = *index.initializers.at(w);
+    const std::int64_t channels = wt.dims(0);
+    if (!weight_scales.count(w)) {
+      const std::vector<float> values = read_floats(wt);
+      const std::size_t per = values.size() / static_cast<std::size_t>(channels);
+      std::vector<float> scales(static_cast<std::size_t>(channels));
+      std::vector<std::int8_t> q(values.size());
+      for (std::size_t c = 0; c < scales.size(); ++c) {
+        float amax = 0;
+        for (std::size_t i = 0; i < per; ++i) amax = std::max(amax, std::abs(values[c * per + i]));
+        scales[c] = amax > 0 ? amax / 127.0F : 1.0F;
+        for (std::size_t i = 0; i < per; ++i) {
+          const float v = std::nearbyint(values[c * per + i] / scales[c]);
+          q[c * per + i] = static_cast<std::int8_t>(std::clamp(v, -127.0F, 127.0F));
+        }
+      }
+      const std::vector<std::int64_t> dims(wt.dims().begin(), wt.dims().end());
+      new_initializers.push_back(make_tensor(w + kQuantized, onnx::TensorProto::INT8, dims, q));
+      new_initializers.push_back(
+          make_tensor(w + "_scale", onnx::TensorProto::FLOAT, {channels}, scales));
+      new_initializers.push_back(make_tensor(w + "_zero_point", onnx::TensorProto::INT8, {channels},
+                                             std::vector<std::int8_t>(scales.size(), 0)));
+      nodes.push_back(make_node("DequantizeLinear", w + "_DequantizeLinear",
+                                {w + kQuantized, w + "_scale", w + "_zero_point"}, w + kDequantized,
+                                0));
+      weight_scales[w] = scales;
+      replaced_initializers.insert(w);
+    }
+    node.set_input(1, w + kDequantized);
+    if (node.input_size() < 3 || node.input(2).empty() || !quantized.count(original_input)) return;
+    const std::string b = node.input(2);
+    auto bit = index.initializers.find(b);
+    if (bit == index.initializers.end() || !is_float_type(bit->second->data_type())) return;
+    const std::vector<float> bias = read_floats(*bit->second);
+    const std::vector<float>& ws = weight_scales.at(w);
+    if (bias.size() != ws.size()) return;
+    const float sx = params.at(original_input).scale;
+    std::vector<float> scales(bias.size());
+    std::vector<std::int32_t> q(bias.size());
+    for (std::size_t c = 0; c < bias.size(); ++c) {
+      scales[c] = sx * ws[c];
+      const double v = std::nearbyint(static_cast<double>(bias[c]) / scales[c]);
+      // A bias beyond int32 at this scale stays float rather than saturating.
+      if (!(std::abs(v) < 2147483647.0)) return;
+      q[c] = static_cast<std::int32_t>(v);
+    }
+    const std::string name = node.name() + "_bias";
+    new_initializers.push_back(
+        make_tensor(name + kQuantized, onnx::TensorProto::INT32, {channels}, q));
+    new_initializers.push_back(
+        make_tensor(name + "_scale", onnx::TensorProto::FLOAT, {channels}, scales));
+    new_initializers.push_back(make_tensor(name + "_zero_point", onnx::TensorProto::INT32,
+                                           {channels},
+                                           std::vector<std::int32_t>(scales.size(), 0)));
+    nodes.push_back(make_node("DequantizeLinear", name + "_DequantizeLinear",
+                              {name + kQuantized, name + "_scale", name + "_zero_point"},
+                              name + kDequantized, 0));
+    node.set_input(2, name + kDequantized);
+    replaced_initializers.insert(b);
+  };
+
+  if (quantized.count(index.input)) emit_qdq(index.input);
+  for (const auto& original : source.node()) {
+    onnx::NodeProto node = original;
+    for (int k = 0; k < node.input_size(); ++k) {
+      if (quantized.count(node.input(k))) node.set_input(k, node.input(k) + kDequantized);
+    }
+    if (!keep_fp32.count(node.name()) && quant_io(source, index, original) &&
+        original.op_type() == "Conv") {
+      quantize_conv(node, original.input(0));
+    }
+    nodes.push_back(std::move(node));
+    for (const auto& out : original.output()) {
+      if (quantized.count(out)) emit_qdq(out);
+    }
+  }
+  graph->clear_node();
+  for (auto& n : nodes) *graph->add_node() = std::move(n);
+
+  // Float weights and biases that only quantized convs read go away.
+  std::set<std::string> still_read;
+  for (const auto& n : graph->node()) {
+    for (const auto& in : n.input()) still_read.insert(in);
+  }
+  auto* inits = graph->mutable_initializer();
+  for (int i = inits->size() - 1; i >= 0; --i) {
+    const std::string& name = inits->Get(i).name();
+    if (replaced_initializers.count(name) && !still_read.count(name)) inits->DeleteSubrange(i, 1);
+  }
+  for (auto& t : new_initializers) *graph->add_initializer() = std::move(t);
+  // Initializers listed as graph inputs (IR < 4) must not name removed ones.
+  auto* inputs = graph->mutable_input();
+  for (int i = inputs->size() - 1; i >= 0; --i) {
+    const std::string& name = inputs->Get(i).name();
+    if (replaced_initializers.count(name) && !still_read.count(name)) inputs->DeleteSubrange(i, 1);
+  }
+  return model;
+}
+
+QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
+                              const std::filesystem::path& out, const QuantizeOptions& options,
+                              const FrameProvider& frames) {
+  const auto t_start = Clock::now();
+  auto log = [&](const std::string& line) {
+    if (options.log) options.log(line);
+  };
+  nlohmann::json report;
+  nlohmann::json times;
+
+  check_writable(out);
+  OnnxModel source = OnnxModel::load(fp32_model);
+  check_quantizable(source);
+  onnx::ModelProto model = source.proto();
+  name_unnamed_nodes(*model.mutable_graph());
+  const onnx::GraphProto& graph = model.graph();
+  std::set<std::string> node_names;
+  for (const auto& n : graph.node()) node_names.insert(n.name());
+
+  const GraphRegions regions = find_regions(graph);
+  std::map<std::string, std::string> keep_reason;
+  if (options.keep == KeepFp32Mode::kAuto) {
+    for (const auto& n : regions.tail) {
+      keep_reason[n] =
+          "detection tail: after the last conv of its branch (DFL, box decode, "
+          "score concat/sigmoid, end-to-end selection)";
+    }
+  } else if (options.keep == KeepFp32Mode::kList) {
+    std::string unknown;
+    for (const auto& n : options.keep_nodes) {
+      if (!node_names.count(n)) unknown += (unknown.empty() ? "" : ", ") + n;
+      keep_reason[n] = "named by --keep-fp32";
+    }
+    if (!unknown.empty()) {
+      throw QuantizeError("--keep-fp32: no node named " + unknown + " in " + fp32_model.string() +
+                          "; see the node names with yolo-edge inspect");
+    }
+  }
+
+  // Observe every tensor any candidate rewrite may quantize, plus Softmax inputs (their rank
+  // decides whether an opset-12 model can be raised to 13).
+  std::vector<std::string> observe = quantized_tensors(graph, {});
+  const GraphIndex index = index_graph(graph);
+  observe.erase(std::remove(observe.begin(), observe.end(), index.input), observe.end());
+  for (const auto& n : graph.node()) {
+    if (n.op_type() == "Softmax" || n.op_type() == "LogSoftmax" || n.op_type() == "Hardmax") {
+      if (std::find(observe.begin(), observe.end(), n.input(0)) == observe.end()) {
+        observe.push_back(n.input(0));
+      }
+    }
+  }
+
+  EngineOptions engine_options;
+  engine_options.imgsz = options.imgsz;
+  auto t_phase = Clock::now();
+  ObservingEngine calib(model, observe, out, engine_options);
+  Engine& engine = calib.engine();
+  const Shape output_shape = engine.output(0).shape();
+  if (options.check_output) options.check_output(output_shape, engine.metadata());
+  times["load_s"] = round_to(seconds_since(t_phase), 0.001);
+
+  t_phase = Clock::now();
+  const int width = engine.input_width();
+  const int height = engine.input_height();
+  const std::size_t input_size = static_cast<std::size_t>(3 * width * height);
+  std::map<std::string, TensorStatistics> stats;
+  std::map<std::string, std::size_t> ranks;
+  std::vector<std::vector<float>> held_frames;
+  int count = 0;
+  std::span<float> input(static_cast<float*>(engine.input_data()), input_size);
+  while (count < options.frames && frames(engine.input_layout(), width, height, input)) {
+    engine.run();
+    for (const auto& t : observe) {
+      const Tensor& v = calib.value(t);
+      stats[t].add(v.values<float>());
+      ranks[t] = v.shape().size();
+    }
+    if (static_cast<int>(held_frames.size()) < kSensitivityFrames) {
+      held_frames.emplace_back(input.begin(), input.end());
+    }
+    ++count;
+    if (count % 16 == 0 || count == options.frames) {
+      log("calibrated " + std::to_string(count) + " frame(s)");
+    }
+  }
+  if (count == 0) {
+    throw QuantizeError(
+        "the calibration source gave no frames; give --calib a folder of images, "
+        "a video or a camera that delivers frames");
+  }
+  log("calibrated " + std::to_string(count) + " frame(s) in total");
+  times["calibrate_s"] = round_to(seconds_since(t_phase), 0.001);
+
+  std::map<std::string, ActivationRange> ranges;
+  for (const auto& [t, s] : stats) ranges[t] = s.range(options.method, options.percentile);
+
+  onnx::ModelProto raised = model;
+  raise_to_opset13(raised, ranks);
+
+  auto keep_set = [&] {
+    std::set<std::string> keep;
+    for (const auto& [n, why] : keep_reason) keep.insert(n);
+    return keep;
+  };
+
+  // Sensitivity of the final convs: SQNR of each one's output (as its consumers see it) with
+  // everything before it quantized, then with that conv alone kept FP32. A conv whose own
+  // quantization costs >= kKeepGainDb stays FP32.
+  t_phase = Clock::now();
+  nlohmann::json sensitivity = nlohmann::json::array();
+  if (options.keep == KeepFp32Mode::kAuto && !regions.final_convs.empty()) {
+    std::vector<std::string> conv_outputs;
+    for (const auto& name : regions.final_convs) {
+      for (const auto& n : graph.node()) {
+        if (n.name() == name) conv_outputs.push_back(n.output(0));
+      }
+    }
+    std::vector<std::vector<std::vector<float>>> reference(held_frames.size());
+    for (std::size_t f = 0; f < held_frames.size(); ++f) {
+      std::copy(held_frames[f].begin(), held_frames[f].end(), input.begin());
+      engine.run();
+      for (const auto& t : conv_outputs) {
+        auto v = calib.value(t).values<float>();
+        reference[f].emplace_back(v.begin(), v.end());
+      }
+    }
+    auto measure = [&](const std::set<std::string>& keep) {
+      const onnx::ModelProto q = build_qdq_model(raised, ranges, keep);
+      std::set<std::string> produced;
+      for (const auto& n : q.graph().node()) {
+        for (const auto& o : n.output()) produced.insert(o);
+      }
+      std::vector<std::string> seen;
+      for (const auto& t : conv_outputs) {
+        seen.push_back(produced.count(t + kDequantized) ? t + kDequantized : t);
+      }
+      ObservingEngine e(q, seen, out, engine_options);
+      std::vector<double> signal(seen.size()), noise(seen.size());
+      for (std::size_t f = 0; f < held_frames.size(); ++f) {
+        copy_input(held_frames[f], engine.input_layout(),
+                   std::span(static_cast<float*>(e.engine().input_data()), input_size),
+                   e.engine().input_layout(), width, height);
+        e.engine().run();
+        for (std::size_t k = 0; k < seen.size(); ++k) {
+          auto v = e.value(seen[k]).values<float>();
+          const auto& r = reference[f][k];
+          for (std::size_t i = 0; i < r.size(); ++i) {
+            signal[k] += static_cast<double>(r[i]) * r[i];
+            noise[k] += (static_cast<double>(r[i]) - v[i]) * (static_cast<double>(r[i]) - v[i]);
+          }
+        }
+      }
+      std::vector<double> db(seen.size());
+      for (std::size_t k = 0; k < seen.size(); ++k) {
+        db[k] = noise[k] <= 0 ? 200.0 : 10.0 * std::log10(std::max(signal[k], 1e-30) / noise[k]);
+      }
+      return db;
+    };
+    const std::set<std::string> base = keep_set();
+    const std::vector<double> all_int8 = measure(base);
+    for (std::size_t k = 0; k < regions.final_convs.size(); ++k) {
+      std::set<std::string> keep = base;
+      keep.insert(regions.final_convs[k]);
+      const double kept_db = measure(keep)[k];
+      const double gain = kept_db - all_int8[k];
+      const bool keep_it = gain >= kKeepGainDb;
+      sensitivity.push_back({{"node", regions.final_convs[k]},
+                             {"sqnr_int8_db", round_to(all_int8[k], 0.01)},
+                             {"sqnr_kept_fp32_db", round_to(kept_db, 0.01)},
+                             {"gain_db", round_to(gain, 0.01)},
+                             {"kept_fp32", keep_it}});
+      if (keep_it) {
+        char why[160];
+        std::snprintf(why, sizeof why,
+                      "final conv: keeping it FP32 raises its output SQNR from %.1f to %.1f dB "
+                      "(>= %.0f dB gain)",
+                      all_int8[k], kept_db, kKeepGainDb);
+        keep_reason[regions.final_convs[k]] = why;
+      }
+      log("final conv " + regions.final_convs[k] + ": SQNR " + std::to_string(all_int8[k]) +
+          " dB int8, " + std::to_string(kept_db) + " dB kept FP32" +
+          (keep_it ? " -> kept FP32" : " -> int8"));
+    }
+  }
+  times["sensitivity_s"] = round_to(seconds_since(t_phase), 0.001);
+
+  t_phase = Clock::now();
+  const std::set<std::string> keep = keep_set();
+  onnx::ModelProto quantized = build_qdq_model(raised, ranges, keep);
+  nlohmann::json tag = {{"format", "qdq-int8-v1"},
+                        {"method", to_string(options.method)},
+                        {"frames", count},
+                        {"keep_fp32", std::vector<std::string>(keep.begin(), keep.end())}};
+  auto* prop = quantized.add_metadata_props();
+  prop->set_key("yolo_edge_quantization");
+  prop->set_value(tag.dump());
+  write_model_atomically(quantized, out);
+  times["quantize_write_s"] = round_to(seconds_since(t_phase), 0.001);
+  times["total_s"] = round_to(seconds_since(t_start), 0.001);
+
+  QuantizeResult result;
+  result.frames = count;
+  result.fp32_bytes = source.file_size();
+  result.int8_bytes = std::filesystem::file_size(out);
+  result.kept_fp32.assign(keep.begin(), keep.end());
+  log("kept FP32: " + std::to_string(keep.size()) + " node(s) (" +
+      std::to_string(regions.tail.size()) + " in the detection tail)");
+
+  nlohmann::json activations = nlohmann::json::array();
+  for (const auto& n : quantized.graph().node()) {
+    if (n.op_type() != "QuantizeLinear") continue;
+    const std::string& t = n.input(0);
+    nlohmann::json a = {{"tensor", t}};
+    if (auto it = stats.find(t); it != stats.end()) {
+      a["min"] = it->second.min();
+      a["max"] = it->second.max();
+      a["range"] = {ranges.at(t).lo, ranges.at(t).hi};
+    }
+    for (const auto& init : quantized.graph().initializer()) {
+      if (init.name() == n.input(1)) a["scale"] = read_floats(init).at(0);
+      if (init.name() == n.input(2))
+        a["zero_point"] = static_cast<int>(static_cast<std::int8_t>(init.raw_data().at(0)));
+    }
+    activations.push_back(a);
+  }
+  nlohmann::json weights = nlohmann::json::array();
+  for (const auto& n : graph.node()) {
+    if (n.op_type() != "Conv" || n.input_size() < 2) continue;
+    auto it =
+        std::find_if(quantized.graph().initializer().begin(), quantized.graph().initializer().end(),
+                     [&](const auto& t) { return t.name() == n.input(1) + "_scale"; });
+    if (it == quantized.graph().initializer().end()) continue;
+    const std::vector<float> s = read_floats(*it);
+    weights.push_back({{"node", n.name()},
+                       {"channels", s.size()},
+                       {"scale_min", *std::min_element(s.begin(), s.end())},
+                       {"scale_max", *std::max_element(s.begin(), s.end())}});
+  }
+  nlohmann::json kept = nlohmann::json::array();
+  for (const auto& [n, why] : keep_reason) {
+    std::string op;
+    for (const auto& node : graph.node()) {
+      if (node.name() == n) op = node.op_type();
+    }
+    kept.push_back({{"node", n}, {"op", op}, {"reason", why}});
+  }
+  report = {
+      {"model", fp32_model.string()},
+      {"out", out.string()},
+      {"method", to_string(options.method)},
+      {"frames", count},
+      {"input_size", {height, width}},
+      {"keep_mode", options.keep == KeepFp32Mode::kAuto   ? "auto"
+                    : options.keep == KeepFp32Mode::kNone ? "none"
+                                                          : "list"},
+      {"kept_fp32", kept},
+      {"sensitivity", sensitivity},
+      {"activations", activations},
+      {"weights", weights},
+      {"size",
+       {{"fp32_bytes", result.fp32_bytes},
+        {"int8_bytes", result.int8_bytes},
+        {"ratio", round_to(static_cast<double>(result.int8_bytes) /
+                               static_cast<double>(std::max<std::uintmax_t>(result.fp32_bytes, 1)),
+                           0.0001)}}},
+      {"time", times}};
+  result.report = std::move(report);
+  return result;
+}
+
+}  // namespace yolo::runtime
