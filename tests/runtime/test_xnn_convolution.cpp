@@ -3,10 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <ctime>
 #include <random>
 #include <string>
 #include <vector>
@@ -540,72 +538,6 @@ TEST(Deconv2dF32, RejectsOutputPaddingNotBelowTheStride) {
                    .input_channels = 1,
                    .output_channels = 1};
   EXPECT_THROW(Deconv2dF32(p, std::vector<float>(4), {}, "up"), std::invalid_argument);
-}
-
-double thread_cpu_seconds() {
-  timespec now;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-  return double(now.tv_sec) + double(now.tv_nsec) * 1e-9;
-}
-
-// Speed of typical YOLO convolutions: 3x3 128 -> 128 at 80x80 (the neck), 1x1 128 -> 64 at
-// 80x80, depthwise 3x3 at 80x80 x 64. Prints the best of 10 runs in GFLOP/s: wall time at 1 and
-// 2 threads, and at 1 thread also the CPU time of the thread, which other processes sharing the
-// machine do not inflate; the bound, on that figure, only catches a path orders of magnitude off
-// (a reference loop does about 1 GFLOP/s). Two-thread wall times on a busy machine mostly measure
-// how long the second worker waits for a CPU.
-TEST(Conv2dF32Speed, YoloConvolutions) {
-  std::mt19937 rng(7);
-  ThreadPools pools;
-  struct Shape {
-    const char* label;
-    size_t channels_in, channels_out;
-    uint32_t kernel, groups;
-  };
-  for (const Shape& shape :
-       {Shape{"3x3 128->128", 128, 128, 3, 1}, Shape{"1x1 128->64", 128, 64, 1, 1},
-        Shape{"depthwise 3x3 64", 64, 64, 3, 64}}) {
-    const uint32_t pad = shape.kernel / 2;
-    Conv2dParams p{.kernel_height = shape.kernel,
-                   .kernel_width = shape.kernel,
-                   .pad_top = pad,
-                   .pad_left = pad,
-                   .pad_bottom = pad,
-                   .pad_right = pad,
-                   .groups = shape.groups,
-                   .input_channels = shape.channels_in,
-                   .output_channels = shape.channels_out};
-    const size_t weights =
-        shape.channels_out * shape.channels_in / shape.groups * shape.kernel * shape.kernel;
-    Conv2dF32 conv(p, random_values(weights, rng), random_values(shape.channels_out, rng), "speed");
-    const std::vector<float> input = random_values(80 * 80 * shape.channels_in, rng);
-    std::vector<float> output(80 * 80 * shape.channels_out);
-    const double flops = 2.0 * 80 * 80 * double(weights);
-    for (int threads : {1, 2}) {
-      pthreadpool_t pool = pools.get(threads);
-      conv.setup(1, 80, 80, input.data(), output.data(), pool);
-      conv.run(pool);
-      double best_wall = 1e9;
-      double best_cpu = 1e9;
-      for (int run = 0; run < 10; ++run) {
-        const auto start = std::chrono::steady_clock::now();
-        const double cpu_start = thread_cpu_seconds();
-        conv.run(pool);
-        best_cpu = std::min(best_cpu, thread_cpu_seconds() - cpu_start);
-        best_wall = std::min(
-            best_wall,
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-      }
-      std::printf("conv %s 80x80, %d thread(s): %.2f ms wall, %.1f GFLOP/s", shape.label, threads,
-                  best_wall * 1e3, flops / best_wall * 1e-9);
-      if (threads == 1) {
-        std::printf("; thread CPU time %.2f ms, %.1f GFLOP/s", best_cpu * 1e3,
-                    flops / best_cpu * 1e-9);
-        EXPECT_GT(flops / best_cpu * 1e-9, 2.0);
-      }
-      std::printf("\n");
-    }
-  }
 }
 
 }  // namespace

@@ -1,0 +1,107 @@
+// Micro-benchmarks of the XNNPACK layer on typical YOLO shapes (Google Benchmark; not a test,
+// timings are not tests). Run: build/bin/bench_xnn [--benchmark_filter=Silu]
+#include <benchmark/benchmark.h>
+
+#include <random>
+#include <vector>
+
+#include "runtime/xnn/activation.h"
+#include "runtime/xnn/binary.h"
+#include "runtime/xnn/convolution.h"
+#include "runtime/xnn/unary.h"
+#include "runtime/xnn/xnn_operator.h"
+
+namespace {
+
+using namespace yolo::runtime::xnn;
+
+// Random values with the slack XNNPACK may read past the end of an input.
+std::vector<float> random_input(size_t n, float lo, float hi) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v;
+  v.reserve(n + kExtraInputBytes / sizeof(float));
+  v.resize(n);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+ThreadPools& pools() {
+  static ThreadPools instance;
+  return instance;
+}
+
+// Args: input channels, output channels, kernel, groups, threads. 80x80 NHWC, "same" padding.
+void BM_Conv2dF32(benchmark::State& state) {
+  initialize();
+  const auto cin = static_cast<size_t>(state.range(0));
+  const auto cout = static_cast<size_t>(state.range(1));
+  const auto kernel = static_cast<uint32_t>(state.range(2));
+  const auto groups = static_cast<uint32_t>(state.range(3));
+  const int threads = static_cast<int>(state.range(4));
+  const uint32_t pad = kernel / 2;
+  Conv2dParams p{.kernel_height = kernel,
+                 .kernel_width = kernel,
+                 .pad_top = pad,
+                 .pad_left = pad,
+                 .pad_bottom = pad,
+                 .pad_right = pad,
+                 .groups = groups,
+                 .input_channels = cin,
+                 .output_channels = cout};
+  const size_t weights = cout * cin / groups * kernel * kernel;
+  Conv2dF32 conv(p, random_input(weights, -1, 1), random_input(cout, -1, 1), "bench");
+  const auto input = random_input(80 * 80 * cin, -1, 1);
+  std::vector<float> output(80 * 80 * cout);
+  pthreadpool_t pool = pools().get(threads);
+  conv.setup(1, 80, 80, input.data(), output.data(), pool);
+  for (auto _ : state) conv.run(pool);
+  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * 80 * 80 * static_cast<double>(weights),
+                                                 benchmark::Counter::kIsIterationInvariantRate,
+                                                 benchmark::Counter::OneK::kIs1000);
+}
+BENCHMARK(BM_Conv2dF32)
+    ->ArgNames({"cin", "cout", "k", "groups", "threads"})
+    ->Args({128, 128, 3, 1, 1})
+    ->Args({128, 128, 3, 1, 2})
+    ->Args({128, 64, 1, 1, 1})
+    ->Args({64, 64, 3, 64, 1})
+    ->UseRealTime();
+
+// Our single-pass SiLU against XNNPACK's sigmoid followed by multiply. Args: pixels, channels.
+void BM_SiluOurs(benchmark::State& state) {
+  initialize();
+  const auto pixels = static_cast<size_t>(state.range(0));
+  const auto channels = static_cast<size_t>(state.range(1));
+  const auto input = random_input(pixels * channels, -8, 8);
+  std::vector<float> output(pixels * channels);
+  for (auto _ : state) {
+    silu_f32(pixels, channels, input.data(), channels, output.data(), channels, nullptr);
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(pixels * channels));
+}
+BENCHMARK(BM_SiluOurs)->Args({6400, 64})->Args({400, 256});
+
+void BM_SiluXnnSigmoidMultiply(benchmark::State& state) {
+  initialize();
+  const auto pixels = static_cast<size_t>(state.range(0));
+  const auto channels = static_cast<size_t>(state.range(1));
+  const auto input = random_input(pixels * channels, -8, 8);
+  auto temp = random_input(pixels * channels, 0, 1);
+  std::vector<float> output(pixels * channels);
+  UnaryF32 sigmoid = UnaryF32::sigmoid(channels, channels, channels, "sigmoid");
+  BinaryF32 multiply(BinaryOp::kMultiply, "multiply");
+  const size_t shape[] = {pixels, channels};
+  sigmoid.setup(pixels, input.data(), temp.data(), nullptr);
+  multiply.setup(shape, shape, input.data(), temp.data(), output.data(), nullptr);
+  for (auto _ : state) {
+    sigmoid.run(nullptr);
+    multiply.run(nullptr);
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(pixels * channels));
+}
+BENCHMARK(BM_SiluXnnSigmoidMultiply)->Args({6400, 64})->Args({400, 256});
+
+}  // namespace
+
+BENCHMARK_MAIN();
