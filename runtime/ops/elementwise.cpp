@@ -24,6 +24,8 @@ using kernels::UnaryOp;
 
 // Pixels per task of the threaded loops: large enough to amortise the dispatch.
 constexpr std::size_t kPixelsPerTask = 256;
+// Below this many elements a loop runs on the calling thread: waking the pool costs more.
+constexpr std::size_t kParallelElements = 32768;
 
 bool is_float4d_same_shape(const Graph& graph, const Node& node) {
   const auto& out = graph.values[static_cast<std::size_t>(node.outputs[0])];
@@ -69,7 +71,7 @@ class NhwcBinaryStep : public Step {
   void run(pthreadpool_t pool) override {
     const std::size_t tasks = (pixels_ + kPixelsPerTask - 1) / kPixelsPerTask;
     pthreadpool_parallelize_1d(
-        pool,
+        pixels_ * channels_ < kParallelElements ? nullptr : pool,
         [](void* self, std::size_t task) {
           static_cast<NhwcBinaryStep*>(self)->run_pixels(task * kPixelsPerTask);
         },

@@ -12,6 +12,8 @@ namespace {
 
 // Pixels per tile of the transposes: a tile of pixels x all channels stays in cache.
 constexpr std::int64_t kTile = 32;
+// Below this many elements a transpose runs on the calling thread: waking the pool costs more.
+constexpr std::int64_t kParallelElements = 32768;
 
 struct TransposeTask {
   const float* in;
@@ -34,7 +36,7 @@ class ToNchwStep : public Step {
       current_.in += n * t_.pixels * t_.pixel_stride;
       current_.out += n * t_.pixels * t_.channels;
       pthreadpool_parallelize_1d(
-          pool,
+          t_.pixels * t_.channels < kParallelElements ? nullptr : pool,
           [](void* ctx, std::size_t tile) {
             const auto& t = *static_cast<const TransposeTask*>(ctx);
             const std::int64_t p0 = static_cast<std::int64_t>(tile) * kTile;
@@ -68,7 +70,7 @@ class ToNhwcStep : public Step {
       current_.in += n * t_.pixels * t_.channels;
       current_.out += n * t_.pixels * t_.pixel_stride;
       pthreadpool_parallelize_1d(
-          pool,
+          t_.pixels * t_.channels < kParallelElements ? nullptr : pool,
           [](void* ctx, std::size_t tile) {
             const auto& t = *static_cast<const TransposeTask*>(ctx);
             const std::int64_t p0 = static_cast<std::int64_t>(tile) * kTile;
