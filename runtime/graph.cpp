@@ -310,15 +310,6 @@ int Graph::add_value(Value value) {
   return id;
 }
 
-int Graph::add_node(Node node) {
-  const int id = static_cast<int>(nodes.size());
-  for (int out : node.outputs) {
-    if (out >= 0) values[static_cast<std::size_t>(out)].producer = id;
-  }
-  nodes.push_back(std::move(node));
-  return id;
-}
-
 int Graph::find_value(const std::string& name) const {
   const auto it = by_name_.find(name);
   return it == by_name_.end() ? -1 : it->second;

@@ -71,8 +71,6 @@ class Graph {
   std::string where;         // the model file, for messages
 
   int add_value(Value value);
-  // Appends a node; call topological_sort() after a batch of insertions.
-  int add_node(Node node);
   int find_value(const std::string& name) const;
   // For every value, the indices of the nodes reading it (a node reading it twice appears twice).
   std::vector<std::vector<int>> consumers() const;

@@ -35,8 +35,8 @@ struct ValueView {
   // Set when the value is a constant of the graph.
   const Tensor* constant = nullptr;
 
-  bool dense() const { return layout == Layout::kNchw || pixel_stride == physical[3]; }
-  // The dense row-major view of the physical shape (dense() must hold).
+  // The row-major view of the physical shape; only for values stored densely (NCHW, or NHWC
+  // whose pixel stride is its channel count).
   kernels::ConstTensorRef cref() const { return {dtype, physical, data}; }
   kernels::TensorRef ref() const { return {dtype, physical, data}; }
   float* f32() const { return static_cast<float*>(data); }
