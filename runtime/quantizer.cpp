@@ -33,6 +33,11 @@ constexpr int kSensitivityFrames = 4;
 // A final conv stays FP32 when keeping it raises the SQNR of its own output by at least this much:
 // its own quantization then contributes at least half the noise there.
 constexpr double kKeepGainDb = 3.0;
+// ... or when calibration saw its output above 0 over less than this share of its range: a class
+// logit above 0 is a score above 0.5, i.e. a detection, and a scene with few objects (a camera
+// watching birds) leaves that side of the range unseen, so int8 would clip the very scores that
+// matter on the first confident detection (0.5 at most when the maximum seen was below 0).
+constexpr double kMinPositiveShare = 0.10;
 
 // What the rewrite needs to know about a graph: who produces and who reads each tensor, which
 // tensors are constants, and which carry floats.
@@ -343,7 +348,7 @@ void copy_input(std::span<const float> src, InputLayout from, std::span<float> d
 }
 
 double round_to(double v, double unit) {
-  return std::round(v / unit) * unit;
+  return std::round(v / unit) / (1.0 / unit);
 }
 
 }  // namespace
@@ -830,23 +835,38 @@ QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
       keep.insert(regions.final_convs[k]);
       const double kept_db = measure(keep)[k];
       const double gain = kept_db - all_int8[k];
-      const bool keep_it = gain >= kKeepGainDb;
+      const TensorStatistics& seen_range = stats.at(conv_outputs[k]);
+      const double positive_share =
+          std::max(0.0F, seen_range.max()) /
+          std::max(seen_range.max() - seen_range.min(), std::numeric_limits<float>::min());
+      const bool unseen_positive = positive_share < kMinPositiveShare;
+      const bool keep_it = gain >= kKeepGainDb || unseen_positive;
       sensitivity.push_back({{"node", regions.final_convs[k]},
                              {"sqnr_int8_db", round_to(all_int8[k], 0.01)},
                              {"sqnr_kept_fp32_db", round_to(kept_db, 0.01)},
                              {"gain_db", round_to(gain, 0.01)},
+                             {"calibrated_min", seen_range.min()},
+                             {"calibrated_max", seen_range.max()},
                              {"kept_fp32", keep_it}});
-      if (keep_it) {
-        char why[160];
+      char why[240];
+      if (gain >= kKeepGainDb) {
         std::snprintf(why, sizeof why,
                       "final conv: keeping it FP32 raises its output SQNR from %.1f to %.1f dB "
                       "(>= %.0f dB gain)",
                       all_int8[k], kept_db, kKeepGainDb);
         keep_reason[regions.final_convs[k]] = why;
+      } else if (unseen_positive) {
+        std::snprintf(why, sizeof why,
+                      "final conv: calibration saw its output in [%.2f, %.2f], above 0 over %.1f%% "
+                      "of that range only; int8 would clip scores above those of the calibration "
+                      "frames",
+                      seen_range.min(), seen_range.max(), 100.0 * positive_share);
+        keep_reason[regions.final_convs[k]] = why;
       }
-      log("final conv " + regions.final_convs[k] + ": SQNR " + std::to_string(all_int8[k]) +
-          " dB int8, " + std::to_string(kept_db) + " dB kept FP32" +
-          (keep_it ? " -> kept FP32" : " -> int8"));
+      char line[200];
+      std::snprintf(line, sizeof line, ": SQNR %.1f dB int8, %.1f dB kept FP32, range [%.2f, %.2f]",
+                    all_int8[k], kept_db, seen_range.min(), seen_range.max());
+      log("final conv " + regions.final_convs[k] + line + (keep_it ? " -> kept FP32" : " -> int8"));
     }
   }
   times["sensitivity_s"] = round_to(seconds_since(t_phase), 0.001);
