@@ -216,12 +216,12 @@ onnx::TensorProto make_tensor(const std::string& name, int type, std::vector<std
   return t;
 }
 
-onnx::NodeProto make_node(const std::string& op, const std::string& name,
-                          std::vector<std::string> inputs, std::string output,
-                          std::optional<std::int64_t> axis = std::nullopt) {
+// Q/DQ nodes are left unnamed: their output names say what they are, and names repeated on
+// ~300 pairs would cost 3% of the file.
+onnx::NodeProto make_node(const std::string& op, std::vector<std::string> inputs,
+                          std::string output, std::optional<std::int64_t> axis = std::nullopt) {
   onnx::NodeProto n;
   n.set_op_type(op);
-  n.set_name(name);
   for (auto& i : inputs) n.add_input(i);
   n.add_output(std::move(output));
   if (axis) {
@@ -561,10 +561,10 @@ onnx::ModelProto build_qdq_model(const onnx::ModelProto& fp32,
         make_tensor(t + "_scale", onnx::TensorProto::FLOAT, {}, std::vector<float>{q.scale}));
     new_initializers.push_back(make_tensor(t + "_zero_point", onnx::TensorProto::INT8, {},
                                            std::vector<std::int8_t>{q.zero_point}));
-    nodes.push_back(make_node("QuantizeLinear", t + "_QuantizeLinear",
-                              {t, t + "_scale", t + "_zero_point"}, t + kQuantized));
-    nodes.push_back(make_node("DequantizeLinear", t + "_DequantizeLinear",
-                              {t + kQuantized, t + "_scale", t + "_zero_point"}, t + kDequantized));
+    nodes.push_back(
+        make_node("QuantizeLinear", {t, t + "_scale", t + "_zero_point"}, t + kQuantized));
+    nodes.push_back(make_node("DequantizeLinear", {t + kQuantized, t + "_scale", t + "_zero_point"},
+                              t + kDequantized));
   };
 
   std::set<std::string> replaced_initializers;
@@ -593,7 +593,7 @@ onnx::ModelProto build_qdq_model(const onnx::ModelProto& fp32,
           make_tensor(w + "_scale", onnx::TensorProto::FLOAT, {channels}, scales));
       new_initializers.push_back(make_tensor(w + "_zero_point", onnx::TensorProto::INT8, {channels},
                                              std::vector<std::int8_t>(scales.size(), 0)));
-      nodes.push_back(make_node("DequantizeLinear", w + "_DequantizeLinear",
+      nodes.push_back(make_node("DequantizeLinear",
                                 {w + kQuantized, w + "_scale", w + "_zero_point"}, w + kDequantized,
                                 0));
       weight_scales[w] = scales;
@@ -625,7 +625,7 @@ onnx::ModelProto build_qdq_model(const onnx::ModelProto& fp32,
     new_initializers.push_back(make_tensor(name + "_zero_point", onnx::TensorProto::INT32,
                                            {channels},
                                            std::vector<std::int32_t>(scales.size(), 0)));
-    nodes.push_back(make_node("DequantizeLinear", name + "_DequantizeLinear",
+    nodes.push_back(make_node("DequantizeLinear",
                               {name + kQuantized, name + "_scale", name + "_zero_point"},
                               name + kDequantized, 0));
     node.set_input(2, name + kDequantized);

@@ -10,7 +10,8 @@
 // - All Q/DQ are int8 (never uint8). Every quantized activation tensor `t` is followed by exactly
 //   one pair `QuantizeLinear(t, t_scale, t_zero_point) -> t_quantized` and
 //   `DequantizeLinear(t_quantized, t_scale, t_zero_point) -> t_dequantized`, both per tensor
-//   (scalar float32 scale, scalar int8 zero point), and EVERY consumer of `t` reads
+//   (scalar float32 scale, scalar int8 zero point; the Q/DQ nodes themselves are unnamed), and
+//   EVERY consumer of `t` reads
 //   `t_dequantized` instead, quantized or not (a float consumer is an FP32 island whose border is
 //   that DequantizeLinear). A graph output keeps its name and value: its Q reads `t` itself.
 // - The model input (e.g. `images`) has scale 1/255 and zero point -128, so q = uint8 pixel - 128

@@ -1,0 +1,159 @@
+// Quantizes a real fixture model on two golden letterboxed inputs and checks the file on two
+// others.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <png.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <vector>
+
+#include "runtime/engine.h"
+#include "runtime/model_info.h"
+#include "runtime/quantizer.h"
+#include "tests/support/fixtures.h"
+
+namespace yolo::runtime {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The golden inputs are PNGs and this test links only the runtime (no OpenCV): libpng's simplified
+// API, loaded at run time.
+class PngReader {
+ public:
+  PngReader() : lib_(dlopen("libpng16.so.16", RTLD_NOW | RTLD_LOCAL)) {
+    if (!lib_) return;
+    begin_ = reinterpret_cast<Begin>(dlsym(lib_, "png_image_begin_read_from_file"));
+    finish_ = reinterpret_cast<Finish>(dlsym(lib_, "png_image_finish_read"));
+    free_ = reinterpret_cast<Free>(dlsym(lib_, "png_image_free"));
+  }
+  ~PngReader() {
+    if (lib_) dlclose(lib_);
+  }
+  PngReader(const PngReader&) = delete;
+  PngReader& operator=(const PngReader&) = delete;
+  bool available() const { return begin_ && finish_ && free_; }
+
+  // RGB, 8 bits per channel, row-major; empty when unreadable.
+  std::vector<std::uint8_t> read_rgb(const fs::path& path, int& width, int& height) const {
+    png_image image{};
+    image.version = PNG_IMAGE_VERSION;
+    if (!begin_(&image, path.c_str())) return {};
+    image.format = PNG_FORMAT_RGB;
+    std::vector<std::uint8_t> pixels(PNG_IMAGE_SIZE(image));
+    if (!finish_(&image, nullptr, pixels.data(), 0, nullptr)) {
+      free_(&image);
+      return {};
+    }
+    width = static_cast<int>(image.width);
+    height = static_cast<int>(image.height);
+    return pixels;
+  }
+
+ private:
+  using Begin = int (*)(png_imagep, const char*);
+  using Finish = int (*)(png_imagep, png_const_colorp, void*, png_int_32, void*);
+  using Free = void (*)(png_imagep);
+  void* lib_;
+  Begin begin_ = nullptr;
+  Finish finish_ = nullptr;
+  Free free_ = nullptr;
+};
+
+// RGB / 255 in the layout asked for.
+void write_input(const std::vector<std::uint8_t>& rgb, InputLayout layout, std::span<float> dst) {
+  const std::size_t pixels = rgb.size() / 3;
+  for (std::size_t p = 0; p < pixels; ++p) {
+    for (std::size_t c = 0; c < 3; ++c) {
+      const float v = static_cast<float>(rgb[p * 3 + c]) / 255.0F;
+      if (layout == InputLayout::kNchwFloat) {
+        dst[c * pixels + p] = v;
+      } else {
+        dst[p * 3 + c] = v;
+      }
+    }
+  }
+}
+
+// The highest score of each class over all anchors of a [1, 4+nc, N] output.
+std::vector<float> class_scores(const Tensor& out) {
+  const auto v = out.values<float>();
+  const std::int64_t rows = out.shape()[1], n = out.shape()[2];
+  std::vector<float> best(static_cast<std::size_t>(rows - 4), 0.0F);
+  for (std::int64_t r = 4; r < rows; ++r) {
+    for (std::int64_t i = 0; i < n; ++i) {
+      auto& b = best[static_cast<std::size_t>(r - 4)];
+      b = std::max(b, v[static_cast<std::size_t>(r * n + i)]);
+    }
+  }
+  return best;
+}
+
+TEST(QuantizerFixture, Yolo11nOnTwoImagesAgreesWithFp32OnTwoOthers) {
+  YOLO_REQUIRE_FIXTURES();
+  static const PngReader png;
+  if (!png.available()) GTEST_SKIP() << "libpng16.so.16 is not installed";
+  const fs::path dir = test::fixtures_dir();
+  const fs::path model = dir / "models" / "yolo11n_320_fp32.onnx";
+  auto golden = [&](const char* image) {
+    int w = 0, h = 0;
+    auto rgb = png.read_rgb(
+        dir / "golden" / (std::string("yolo11n_320_fp32__") + image + ".input.png"), w, h);
+    EXPECT_EQ(w, 320);
+    EXPECT_EQ(h, 320);
+    return rgb;
+  };
+  // Calibrate on dog and kite; evaluate on horses and person.
+  const std::vector<std::vector<std::uint8_t>> calib = {golden("dog"), golden("kite")};
+  std::size_t next = 0;
+  auto frames = [&](InputLayout layout, int, int, std::span<float> dst) {
+    if (next == calib.size()) return false;
+    write_input(calib[next++], layout, dst);
+    return true;
+  };
+  const fs::path out = fs::temp_directory_path() / "yolo_quant_fixture_yolo11n.int8.onnx";
+  QuantizeOptions options;
+  options.method = CalibrationMethod::kMinMax;
+  const QuantizeResult result = quantize_model(model, out, options, frames);
+  EXPECT_EQ(result.frames, 2);
+
+  const OnnxModel saved = OnnxModel::load(out);
+  const ModelInfo info = inspect_model(saved);
+  EXPECT_EQ(info.quantization, QuantizationKind::kStaticQdq);
+  EXPECT_TRUE(info.problems.empty());
+  EXPECT_EQ(info.metadata.task, "detect");
+  EXPECT_EQ(info.metadata.names.size(), 80U);
+  EXPECT_LE(static_cast<double>(result.int8_bytes), 0.30 * static_cast<double>(result.fp32_bytes));
+  // The DFL stays FP32.
+  EXPECT_NE(std::find(result.kept_fp32.begin(), result.kept_fp32.end(), "/model.23/dfl/Softmax"),
+            result.kept_fp32.end());
+
+  auto fp32 = Engine::load(model, {});
+  auto int8 = Engine::load(out, {});
+  for (const char* image : {"horses", "person"}) {
+    const auto rgb = golden(image);
+    write_input(rgb, fp32->input_layout(),
+                std::span(static_cast<float*>(fp32->input_data()), rgb.size()));
+    write_input(rgb, int8->input_layout(),
+                std::span(static_cast<float*>(int8->input_data()), rgb.size()));
+    fp32->run();
+    int8->run();
+    // Every class FP32 is sure of (score >= 0.5), INT8 scores within 0.15 (two calibration
+    // frames of other scenes make narrow ranges).
+    const std::vector<float> a = class_scores(fp32->output(0));
+    const std::vector<float> b = class_scores(int8->output(0));
+    int confident = 0;
+    for (std::size_t c = 0; c < a.size(); ++c) {
+      if (a[c] < 0.5F) continue;
+      ++confident;
+      EXPECT_NEAR(a[c], b[c], 0.15) << image << " class " << c;
+    }
+    EXPECT_GT(confident, 0) << image;
+  }
+  fs::remove(out);
+}
+
+}  // namespace
+}  // namespace yolo::runtime
