@@ -1,6 +1,8 @@
 // Softmax, MatMul, Gemm, TopK, Resize (nearest; NHWC integer upsample with pixel strides) and the
 // quantization ops. ConvInteger and MatMulInteger only load as part of the dynamic-INT8 chains the
 // planner folds into FP32 Conv/MatMul.
+#include <pthreadpool.h>
+
 #include <cmath>
 #include <stdexcept>
 
@@ -233,14 +235,35 @@ class ResizeSpec : public OpSpec {
   }
 
  private:
+  // Upsamples one input row per task: rows are independent, and the image's batch and height
+  // fold into one row count because both are dense in the pixel-strided layout.
   class UpsampleStep : public Step {
    public:
     UpsampleStep(kernels::NhwcUpsample params, const float* in, float* out)
-        : params_(params), in_(in), out_(out) {}
-    void run(pthreadpool_t) override { kernels::upsample_nearest_nhwc(params_, in_, out_); }
+        : rows_(static_cast<std::size_t>(params.batch * params.height)),
+          row_(params),
+          in_(in),
+          out_(out) {
+      row_.batch = 1;
+      row_.height = 1;
+    }
+    void run(pthreadpool_t pool) override {
+      pthreadpool_parallelize_1d(
+          pool,
+          [](void* self, std::size_t row) {
+            const auto& s = *static_cast<const UpsampleStep*>(self);
+            const auto r = static_cast<std::int64_t>(row);
+            kernels::upsample_nearest_nhwc(s.row_,
+                                           s.in_ + r * s.row_.width * s.row_.in_pixel_stride,
+                                           s.out_ + r * s.row_.factor_h * s.row_.width *
+                                                        s.row_.factor_w * s.row_.out_pixel_stride);
+          },
+          this, rows_, 0);
+    }
 
    private:
-    kernels::NhwcUpsample params_;
+    std::size_t rows_;
+    kernels::NhwcUpsample row_;
     const float* in_;
     float* out_;
   };
