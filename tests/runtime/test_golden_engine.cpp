@@ -1,8 +1,6 @@
 // The engine against ONNX Runtime's golden outputs: every golden case of the FP32 fixtures, and the
 // dynamic-INT8 fixtures (folded into FP32 at load) against their FP32 rebuilds' goldens.
-#include <dlfcn.h>
 #include <gtest/gtest.h>
-#include <png.h>
 
 #include <cmath>
 #include <fstream>
@@ -14,52 +12,12 @@
 
 #include "runtime/engine.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/golden_image.h"
 
 namespace yolo::runtime {
 namespace {
 
 namespace fs = std::filesystem;
-
-// The golden inputs are PNGs. This test links only the runtime (no OpenCV), so it reads them with
-// libpng's simplified API, loaded at run time.
-class PngReader {
- public:
-  PngReader() : lib_(dlopen("libpng16.so.16", RTLD_NOW | RTLD_LOCAL)) {
-    if (!lib_) return;
-    begin_ = reinterpret_cast<Begin>(dlsym(lib_, "png_image_begin_read_from_file"));
-    finish_ = reinterpret_cast<Finish>(dlsym(lib_, "png_image_finish_read"));
-    free_ = reinterpret_cast<Free>(dlsym(lib_, "png_image_free"));
-  }
-  ~PngReader() {
-    if (lib_) dlclose(lib_);
-  }
-  bool available() const { return begin_ && finish_ && free_; }
-
-  // RGB, 8 bits per channel, row-major.
-  std::vector<std::uint8_t> read_rgb(const fs::path& path, int& width, int& height) const {
-    png_image image{};
-    image.version = PNG_IMAGE_VERSION;
-    if (!begin_(&image, path.c_str())) return {};
-    image.format = PNG_FORMAT_RGB;
-    std::vector<std::uint8_t> pixels(PNG_IMAGE_SIZE(image));
-    if (!finish_(&image, nullptr, pixels.data(), 0, nullptr)) {
-      free_(&image);
-      return {};
-    }
-    width = static_cast<int>(image.width);
-    height = static_cast<int>(image.height);
-    return pixels;
-  }
-
- private:
-  using Begin = int (*)(png_imagep, const char*);
-  using Finish = int (*)(png_imagep, png_const_colorp, void*, png_int_32, void*);
-  using Free = void (*)(png_imagep);
-  void* lib_;
-  Begin begin_ = nullptr;
-  Finish finish_ = nullptr;
-  Free free_ = nullptr;
-};
 
 struct GoldenCase {
   std::string model;
@@ -177,11 +135,9 @@ Engine& engine_for(const std::string& model, int threads = 1) {
 }
 
 void run_case(const GoldenCase& c, const std::string& model, int threads) {
-  static const PngReader png;
-  if (!png.available()) GTEST_SKIP() << "libpng16.so.16 is not installed";
   const auto dir = yolo::test::fixtures_dir() / "golden";
   int width = 0, height = 0;
-  const auto rgb = png.read_rgb(dir / c.input_png, width, height);
+  const auto rgb = yolo::test::read_rgb(dir / c.input_png, width, height);
   ASSERT_FALSE(rgb.empty()) << "cannot read " << c.input_png;
   Engine& engine = engine_for(model, threads);
   write_input(engine, rgb, width, height);
