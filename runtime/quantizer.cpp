@@ -26,6 +26,7 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// Suffixes of the int8 weights and biases and of their dequantized values.
 constexpr const char* kQuantized = "_quantized";
 constexpr const char* kDequantized = "_dequantized";
 // Frames kept to measure the sensitivity of the final convs.
@@ -555,16 +556,47 @@ onnx::ModelProto build_qdq_model(const onnx::ModelProto& fp32,
   auto* graph = model.mutable_graph();
   std::vector<onnx::TensorProto> new_initializers;
   std::vector<onnx::NodeProto> nodes;
+  // Short derived names (see the header): tensor k of `tensors` has scale s<k>, zero point z<k>,
+  // int8 value q<k>, and either its producer writes f<k> and the DequantizeLinear writes the
+  // original name (consumers unchanged), or, for the graph input and graph outputs, whose names
+  // must stay, the DequantizeLinear writes d<k> and consumers are rewired to it.
+  // The prefix makes them distinct from every name the model already uses.
+  std::set<std::string> existing;
+  for (const auto& n : source.node()) {
+    for (const auto& o : n.output()) existing.insert(o);
+  }
+  for (const auto& t : source.initializer()) existing.insert(t.name());
+  for (const auto& v : source.input()) existing.insert(v.name());
+  std::string prefix = "qdq:";
+  while (std::any_of(existing.begin(), existing.end(),
+                     [&](const std::string& e) { return e.rfind(prefix, 0) == 0; })) {
+    prefix.insert(0, "_");
+  }
+  std::map<std::string, std::string> number;
+  for (std::size_t k = 0; k < tensors.size(); ++k) number[tensors[k]] = std::to_string(k);
+  auto derived = [&](char kind, const std::string& t) {
+    std::string name = prefix;
+    name += kind;
+    name += number.at(t);
+    return name;
+  };
+  auto boundary = [&](const std::string& t) { return t == index.input || index.outputs.count(t); };
+  std::map<std::string, std::string> rewired;
+  for (const auto& t : tensors) {
+    if (boundary(t)) rewired[t] = derived('d', t);
+  }
   auto emit_qdq = [&](const std::string& t) {
     const ActivationQuant& q = params.at(t);
+    const std::string scale = derived('s', t), zero = derived('z', t), value = derived('q', t);
     new_initializers.push_back(
-        make_tensor(t + "_scale", onnx::TensorProto::FLOAT, {}, std::vector<float>{q.scale}));
-    new_initializers.push_back(make_tensor(t + "_zero_point", onnx::TensorProto::INT8, {},
-                                           std::vector<std::int8_t>{q.zero_point}));
+        make_tensor(scale, onnx::TensorProto::FLOAT, {}, std::vector<float>{q.scale}));
+    new_initializers.push_back(
+        make_tensor(zero, onnx::TensorProto::INT8, {}, std::vector<std::int8_t>{q.zero_point}));
+    const bool keeps_name = boundary(t);
     nodes.push_back(
-        make_node("QuantizeLinear", {t, t + "_scale", t + "_zero_point"}, t + kQuantized));
-    nodes.push_back(make_node("DequantizeLinear", {t + kQuantized, t + "_scale", t + "_zero_point"},
-                              t + kDequantized));
+        make_node("QuantizeLinear", {keeps_name ? t : derived('f', t), scale, zero}, value));
+    nodes.push_back(
+        make_node("DequantizeLinear", {value, scale, zero}, keeps_name ? derived('d', t) : t));
   };
 
   std::set<std::string> replaced_initializers;
@@ -636,7 +668,13 @@ onnx::ModelProto build_qdq_model(const onnx::ModelProto& fp32,
   for (const auto& original : source.node()) {
     onnx::NodeProto node = original;
     for (int k = 0; k < node.input_size(); ++k) {
-      if (quantized.count(node.input(k))) node.set_input(k, node.input(k) + kDequantized);
+      if (auto it = rewired.find(node.input(k)); it != rewired.end()) node.set_input(k, it->second);
+    }
+    for (int k = 0; k < node.output_size(); ++k) {
+      const std::string& out = node.output(k);
+      if (quantized.count(out) && !boundary(out)) {
+        node.set_output(k, derived('f', out));
+      }
     }
     if (!keep_fp32.count(node.name()) && quant_io(source, index, original) &&
         original.op_type() == "Conv") {
@@ -798,14 +836,8 @@ QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
     }
     auto measure = [&](const std::set<std::string>& keep) {
       const onnx::ModelProto q = build_qdq_model(raised, ranges, keep);
-      std::set<std::string> produced;
-      for (const auto& n : q.graph().node()) {
-        for (const auto& o : n.output()) produced.insert(o);
-      }
-      std::vector<std::string> seen;
-      for (const auto& t : conv_outputs) {
-        seen.push_back(produced.count(t + kDequantized) ? t + kDequantized : t);
-      }
+      // A quantized conv output's name is that of its DequantizeLinear: what consumers see.
+      const std::vector<std::string>& seen = conv_outputs;
       ObservingEngine e(q, seen, out, engine_options);
       std::vector<double> signal(seen.size()), noise(seen.size());
       for (std::size_t f = 0; f < held_frames.size(); ++f) {
@@ -893,21 +925,31 @@ QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
   log("kept FP32: " + std::to_string(keep.size()) + " node(s) (" +
       std::to_string(regions.tail.size()) + " in the detection tail)");
 
-  nlohmann::json activations = nlohmann::json::array();
+  std::map<std::string, const onnx::TensorProto*> written;
+  for (const auto& init : quantized.graph().initializer()) written[init.name()] = &init;
+  // Each activation's QuantizeLinear: reading it (graph input, outputs) or feeding the
+  // DequantizeLinear that takes over its name.
+  std::map<std::string, const onnx::NodeProto*> quantize_nodes, producers;
   for (const auto& n : quantized.graph().node()) {
-    if (n.op_type() != "QuantizeLinear") continue;
-    const std::string& t = n.input(0);
+    for (const auto& o : n.output()) producers[o] = &n;
+    if (n.op_type() == "QuantizeLinear") quantize_nodes[n.input(0)] = &n;
+  }
+  nlohmann::json activations = nlohmann::json::array();
+  for (const auto& t : quantized_tensors(raised.graph(), keep)) {
+    const onnx::NodeProto* qn = quantize_nodes.count(t) ? quantize_nodes.at(t) : nullptr;
+    if (!qn && producers.count(t) && producers.at(t)->op_type() == "DequantizeLinear") {
+      qn = producers.at(producers.at(t)->input(0));
+    }
+    if (!qn) continue;
     nlohmann::json a = {{"tensor", t}};
     if (auto it = stats.find(t); it != stats.end()) {
       a["min"] = it->second.min();
       a["max"] = it->second.max();
       a["range"] = {ranges.at(t).lo, ranges.at(t).hi};
     }
-    for (const auto& init : quantized.graph().initializer()) {
-      if (init.name() == n.input(1)) a["scale"] = read_floats(init).at(0);
-      if (init.name() == n.input(2))
-        a["zero_point"] = static_cast<int>(static_cast<std::int8_t>(init.raw_data().at(0)));
-    }
+    a["scale"] = read_floats(*written.at(qn->input(1))).at(0);
+    a["zero_point"] =
+        static_cast<int>(static_cast<std::int8_t>(written.at(qn->input(2))->raw_data().at(0)));
     activations.push_back(a);
   }
   nlohmann::json weights = nlohmann::json::array();

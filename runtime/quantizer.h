@@ -7,13 +7,16 @@
 //   `split` attribute, Squeeze/Unsqueeze/ReduceSum `axes` attributes become int64 initializer
 //   inputs; a Softmax, LogSoftmax or Hardmax whose axis is not the last one is refused (its
 //   meaning changed at 13).
-// - All Q/DQ are int8 (never uint8). Every quantized activation tensor `t` is followed by exactly
-//   one pair `QuantizeLinear(t, t_scale, t_zero_point) -> t_quantized` and
-//   `DequantizeLinear(t_quantized, t_scale, t_zero_point) -> t_dequantized`, both per tensor
-//   (scalar float32 scale, scalar int8 zero point; the Q/DQ nodes themselves are unnamed), and
-//   EVERY consumer of `t` reads
-//   `t_dequantized` instead, quantized or not (a float consumer is an FP32 island whose border is
-//   that DequantizeLinear). A graph output keeps its name and value: its Q reads `t` itself.
+// - All Q/DQ are int8 (never uint8). Every quantized activation tensor `t` (number k in
+//   quantized_tensors() order) is followed by exactly one pair, both per tensor (scalar float32
+//   scale `qdq:s<k>`, scalar int8 zero point `qdq:z<k>`; Q/DQ nodes are unnamed):
+//     producer -> qdq:f<k> -> QuantizeLinear -> qdq:q<k> -> DequantizeLinear -> t -> consumers
+//   so every consumer, quantized or not, reads the dequantized value under t's original name (a
+//   float consumer is an FP32 island whose border is that DequantizeLinear). The graph input and
+//   graph outputs keep their names and float values instead: QuantizeLinear reads t itself, the
+//   DequantizeLinear writes qdq:d<k>, and the consumers read that. The prefix gains leading '_'
+//   until no name of the model starts with it. (Short names keep the file small: names derived
+//   from Ultralytics' long tensor names cost ~7% of an INT8 file.)
 // - The model input (e.g. `images`) has scale 1/255 and zero point -128, so q = uint8 pixel - 128
 //   exactly: the engine may quantize straight from the letterboxed uint8 image.
 // - Quantized activations, all from calibration: every input and output of every quantized Conv,

@@ -81,6 +81,25 @@ const onnx::NodeProto* producer(const onnx::ModelProto& m, const std::string& te
   return nullptr;
 }
 
+// The QuantizeLinear of activation `t`: the one reading t (graph input and outputs) or the one
+// feeding the DequantizeLinear that writes t (every other tensor).
+const onnx::NodeProto* quantize_of(const onnx::ModelProto& m, const std::string& t) {
+  for (const auto& n : m.graph().node()) {
+    if (n.op_type() == "QuantizeLinear" && n.input(0) == t) return &n;
+  }
+  const onnx::NodeProto* dq = producer(m, t);
+  if (!dq || dq->op_type() != "DequantizeLinear") return nullptr;
+  return producer(m, dq->input(0));
+}
+
+float scale_of(const onnx::ModelProto& m, const std::string& t) {
+  return values<float>(*initializer(m, quantize_of(m, t)->input(1))).at(0);
+}
+
+std::int8_t zero_point_of(const onnx::ModelProto& m, const std::string& t) {
+  return values<std::int8_t>(*initializer(m, quantize_of(m, t)->input(2))).at(0);
+}
+
 std::size_t count_op(const onnx::ModelProto& m, const std::string& op) {
   return static_cast<std::size_t>(std::count_if(m.graph().node().begin(), m.graph().node().end(),
                                                 [&](const auto& n) { return n.op_type() == op; }));
@@ -141,15 +160,23 @@ TEST(BuildQdq, InsertsOnePairPerActivationAndRewiresEveryConsumer) {
   // 7 activations, 3 weights, 2 biases.
   EXPECT_EQ(count_op(q, "DequantizeLinear"), 12U);
   // SiLU: the conv output reaches Sigmoid and Mul through its one DequantizeLinear.
-  EXPECT_EQ(node_named(q, "sig1")->input(0), "y1_dequantized");
-  EXPECT_EQ(node_named(q, "mul1")->input(0), "y1_dequantized");
-  EXPECT_EQ(node_named(q, "mul1")->input(1), "s1_dequantized");
-  EXPECT_EQ(node_named(q, "c1")->input(0), "x_dequantized");
-  EXPECT_EQ(node_named(q, "cat")->input(0), "m1_dequantized");
+  // Inside the graph the DequantizeLinear takes over the tensor's name and the producer writes
+  // qdq:f<k>: y1 is tensor 1 of {x, y1, s1, m1, y2, cat, out}.
+  EXPECT_EQ(node_named(q, "c1")->output(0), "qdq:f1");
+  EXPECT_EQ(producer(q, "y1")->op_type(), "DequantizeLinear");
+  EXPECT_EQ(producer(q, "qdq:q1")->op_type(), "QuantizeLinear");
+  EXPECT_EQ(producer(q, "qdq:q1")->input(0), "qdq:f1");
+  EXPECT_EQ(node_named(q, "sig1")->input(0), "y1");
+  EXPECT_EQ(node_named(q, "mul1")->input(0), "y1");
+  EXPECT_EQ(node_named(q, "mul1")->input(1), "s1");
+  EXPECT_EQ(node_named(q, "cat")->input(0), "m1");
+  // The graph input keeps its name: consumers read the DequantizeLinear's qdq:d0.
+  EXPECT_EQ(node_named(q, "c1")->input(0), "qdq:d0");
+  EXPECT_EQ(producer(q, "qdq:d0")->op_type(), "DequantizeLinear");
   // The graph output keeps its name and float value; its Q reads it.
   EXPECT_EQ(q.graph().output(0).name(), "out");
   EXPECT_EQ(producer(q, "out")->name(), "c3");
-  EXPECT_EQ(producer(q, "out_quantized")->op_type(), "QuantizeLinear");
+  EXPECT_NE(quantize_of(q, "out"), nullptr);
   // Every node's inputs are produced before it (topological order).
   std::set<std::string> known = {"x"};
   for (const auto& t : q.graph().initializer()) known.insert(t.name());
@@ -165,26 +192,26 @@ TEST(BuildQdq, InsertsOnePairPerActivationAndRewiresEveryConsumer) {
 TEST(BuildQdq, InputHasTheFixedImageScale) {
   ModelBuilder b = tiny_model();
   const onnx::ModelProto q = build_qdq_model(b.proto(), tiny_ranges(), {});
-  EXPECT_FLOAT_EQ(values<float>(*initializer(q, "x_scale"))[0], 1.0F / 255.0F);
-  EXPECT_EQ(values<std::int8_t>(*initializer(q, "x_zero_point"))[0], -128);
-  EXPECT_EQ(initializer(q, "x_zero_point")->data_type(), onnx::TensorProto::INT8);
+  EXPECT_FLOAT_EQ(scale_of(q, "x"), 1.0F / 255.0F);
+  EXPECT_EQ(zero_point_of(q, "x"), -128);
+  EXPECT_EQ(initializer(q, quantize_of(q, "x")->input(2))->data_type(), onnx::TensorProto::INT8);
 }
 
 TEST(BuildQdq, ConcatInputsAndOutputShareOneScale) {
   ModelBuilder b = tiny_model();
   const onnx::ModelProto q = build_qdq_model(b.proto(), tiny_ranges(), {});
-  const float scale = values<float>(*initializer(q, "cat_scale"))[0];
-  const auto zp = values<std::int8_t>(*initializer(q, "cat_zero_point"))[0];
+  const float scale = scale_of(q, "cat");
+  const auto zp = zero_point_of(q, "cat");
   // The union of [-0.28, 4], [-2, 2] and [-2, 4].
   const ActivationQuant expected = activation_quant({-2.0F, 4.0F});
   EXPECT_FLOAT_EQ(scale, expected.scale);
   EXPECT_EQ(zp, expected.zero_point);
   for (const char* t : {"m1", "y2"}) {
-    EXPECT_FLOAT_EQ(values<float>(*initializer(q, std::string(t) + "_scale"))[0], scale) << t;
-    EXPECT_EQ(values<std::int8_t>(*initializer(q, std::string(t) + "_zero_point"))[0], zp) << t;
+    EXPECT_FLOAT_EQ(scale_of(q, t), scale) << t;
+    EXPECT_EQ(zero_point_of(q, t), zp) << t;
   }
   // The conv output feeding the SiLU has its own scale.
-  EXPECT_FLOAT_EQ(values<float>(*initializer(q, "y1_scale"))[0], 7.0F / 255.0F);
+  EXPECT_FLOAT_EQ(scale_of(q, "y1"), 7.0F / 255.0F);
 }
 
 TEST(BuildQdq, WeightsArePerChannelSymmetricInt8WithinHalfAStep) {
@@ -226,7 +253,7 @@ TEST(BuildQdq, BiasIsInt32AtInputScaleTimesWeightScale) {
   const auto qv = values<std::int32_t>(*bq);
   const auto scales = values<float>(*initializer(q, "c3_bias_scale"));
   const auto wscales = values<float>(*initializer(q, "w3_scale"));
-  const float sx = values<float>(*initializer(q, "cat_scale"))[0];
+  const float sx = scale_of(q, "cat");
   for (std::size_t c = 0; c < 2; ++c) {
     EXPECT_FLOAT_EQ(scales[c], sx * wscales[c]);
     EXPECT_LE(std::abs(qv[c] * scales[c] - bias[c]), scales[c] / 2 + 1e-7F);
@@ -242,8 +269,9 @@ TEST(BuildQdq, KeptNodesStayFloat) {
   EXPECT_EQ(node_named(q, "c3")->input(1), "w3");
   EXPECT_EQ(node_named(q, "c3")->input(2), "b3");
   // Its input is still the concat's dequantized output: the border of the FP32 island.
-  EXPECT_EQ(node_named(q, "c3")->input(0), "cat_dequantized");
-  EXPECT_EQ(producer(q, "out_quantized"), nullptr);
+  EXPECT_EQ(node_named(q, "c3")->input(0), "cat");
+  EXPECT_EQ(producer(q, "cat")->op_type(), "DequantizeLinear");
+  EXPECT_EQ(quantize_of(q, "out"), nullptr);
 }
 
 TEST(BuildQdq, MissingRangeAndLowOpsetAreRefused) {
@@ -352,8 +380,8 @@ TEST(QuantizeModel, RaisesOpset12SplitToAnInput) {
   EXPECT_EQ(s->input(1), "split_split");
   for (const auto& a : s->attribute()) EXPECT_NE(a.name(), "split");
   // Split input and outputs share one scale.
-  EXPECT_EQ(values<float>(*initializer(q, "a_scale")), values<float>(*initializer(q, "y_scale")));
-  EXPECT_EQ(values<float>(*initializer(q, "b_scale")), values<float>(*initializer(q, "y_scale")));
+  EXPECT_EQ(scale_of(q, "a"), scale_of(q, "y"));
+  EXPECT_EQ(scale_of(q, "b"), scale_of(q, "y"));
   fs::remove(path);
 }
 
