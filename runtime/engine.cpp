@@ -13,6 +13,7 @@
 #include "runtime/model_error.h"
 #include "runtime/onnx_model.h"
 #include "runtime/ops/op.h"
+#include "runtime/qdq_lowering.h"
 #include "runtime/xnn/xnn_operator.h"
 
 namespace yolo::runtime {
@@ -96,6 +97,8 @@ struct Engine::Impl {
   Tensor arena;
   std::vector<std::unique_ptr<ops::Step>> steps;
   std::vector<OpProfile> profile;
+  // The uint8 image of an INT8 model whose input quantizes exactly from it (kNhwcUint8).
+  std::vector<std::uint8_t> image;
   bool profiling = false;
   ops::ValueView input;
   std::vector<ops::ValueView> output_views;
@@ -151,11 +154,6 @@ std::unique_ptr<Engine> Engine::load(const std::filesystem::path& model_path,
 
 std::unique_ptr<Engine> Engine::load_model(const std::filesystem::path& model_path,
                                            const EngineOptions& options) {
-  if (options.precision != Precision::kFp32) {
-    throw ModelError(model_path.string() +
-                     ": INT8 precision is not available in this build of the engine; run with "
-                     "precision fp32");
-  }
   if (options.threads < 1) {
     throw ModelError("threads must be at least 1 (got " + std::to_string(options.threads) + ")");
   }
@@ -172,17 +170,49 @@ std::unique_ptr<Engine> Engine::load_model(const std::filesystem::path& model_pa
     graph = Graph::from_onnx(model.proto(), model_path.string());
   }
   resolve_input_shape(graph, impl->metadata, options.imgsz);
+  const bool int8 = options.precision == Precision::kInt8;
+  QuantizedWeights quantized_weights;
+  if (int8) {
+    if (!is_qdq_model(graph)) {
+      throw ModelError(
+          model_path.string() +
+          ": precision int8 needs a quantized (QDQ) model and this one has no "
+          "QuantizeLinear/DequantizeLinear; make one with `yolo-edge quantize --model " +
+          model_path.string() +
+          " --calib SRC --out MODEL.int8.onnx` and set model.int8_path in the config "
+          "(or pass it as --model), or run with precision fp32");
+    }
+    quantized_weights = collect_quantized_weights(graph);
+  }
   Stats& stats = impl->stats;
   stats.folded_nodes = infer_and_fold(graph);
-  const auto int8 = fold_dynamic_int8(graph);
-  stats.int8_chains = int8.conv + int8.matmul;
+  const auto dynamic = fold_dynamic_int8(graph);
+  stats.int8_chains = dynamic.conv + dynamic.matmul;
   if (stats.int8_chains > 0) {
-    log("folded " + std::to_string(int8.conv) +
+    log("folded " + std::to_string(dynamic.conv) +
         " DynamicQuantizeLinear -> ConvInteger chains into FP32 Conv" +
-        (int8.matmul ? " and " + std::to_string(int8.matmul) + " MatMulInteger chains into MatMul"
-                     : std::string()) +
+        (dynamic.matmul
+             ? " and " + std::to_string(dynamic.matmul) + " MatMulInteger chains into MatMul"
+             : std::string()) +
         " with dequantized weights: dynamic INT8 quantizes every activation at run time and is "
         "slower than FP32 on CPUs; `yolo-edge quantize` makes a real static INT8 model");
+  }
+  if (int8) {
+    const auto q = lower_qdq(graph, quantized_weights);
+    quantized_weights.clear();
+    stats.int8_convs = q.conv;
+    stats.int8_quantize = q.quantize;
+    stats.int8_dequantize = q.dequantize;
+    if (q.uint8_input)
+      impl->image.resize(static_cast<std::size_t>(
+          element_count(graph.values[static_cast<std::size_t>(graph.inputs[0])].shape)));
+    log("int8: " + std::to_string(q.conv) + " convs (" + std::to_string(q.conv_act) +
+        " with SiLU/sigmoid tables), " + std::to_string(q.tables) + " tables, " +
+        std::to_string(q.binary) + " add/mul, " + std::to_string(q.maxpool) + " max pools, " +
+        std::to_string(q.upsample) + " upsamples, " + std::to_string(q.channel_ops) +
+        " concat/split; FP32 islands enter through " + std::to_string(q.dequantize) +
+        " and leave through " + std::to_string(q.quantize) + " converts; input " +
+        (q.uint8_input ? "uint8 image" : "float"));
   }
   graph.remove_unused();
   const auto fusion = fuse_activations(graph);
@@ -247,6 +277,7 @@ const ModelMetadata& Engine::metadata() const {
 }
 
 InputLayout Engine::input_layout() const {
+  if (!impl_->image.empty()) return InputLayout::kNhwcUint8;
   return impl_->input.layout == ops::Layout::kNhwc ? InputLayout::kNhwcFloat
                                                    : InputLayout::kNchwFloat;
 }
@@ -258,11 +289,17 @@ int Engine::input_height() const {
   return static_cast<int>(impl_->input.shape[2]);
 }
 void* Engine::input_data() {
+  if (!impl_->image.empty()) return impl_->image.data();
   return impl_->input.data;
 }
 
 void Engine::run() {
   pthreadpool_t pool = impl_->pools.get(impl_->threads);
+  if (!impl_->image.empty()) {
+    // q = pixel - 128 for scale 1/255, zero point -128: the top bit flipped.
+    auto* q = static_cast<std::uint8_t*>(impl_->input.data);
+    for (std::size_t i = 0; i < impl_->image.size(); ++i) q[i] = impl_->image[i] ^ 0x80U;
+  }
   auto& steps = impl_->steps;
   if (impl_->profiling) {
     for (std::size_t i = 0; i < steps.size(); ++i) {

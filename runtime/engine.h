@@ -49,7 +49,8 @@ class Engine {
   Engine& operator=(const Engine&) = delete;
 
   const ModelMetadata& metadata() const;
-  // FP32 engines take NHWC float (the first convolution reads it directly).
+  // FP32 engines take NHWC float (the first convolution reads it directly); INT8 engines whose
+  // input quantizes with scale 1/255 and zero point -128 take the letterboxed uint8 image.
   InputLayout input_layout() const;
   int input_width() const;
   int input_height() const;
@@ -77,6 +78,10 @@ class Engine {
     int layout_conversions = 0;
     int concat_inputs_in_place = 0;
     int concat_inputs_copied = 0;
+    // INT8 models: int8 convolutions, and the converts at the borders of FP32 islands.
+    int int8_convs = 0;
+    int int8_quantize = 0;
+    int int8_dequantize = 0;
   };
   const Stats& stats() const;
 

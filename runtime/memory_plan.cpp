@@ -15,10 +15,11 @@ namespace {
 using ops::Layout;
 using ops::LayoutRule;
 
+// 4-D float and int8 activations (the int8 ones of lowered QDQ models) may be NHWC.
 bool is_float4d(const Graph& graph, int id) {
   if (id < 0) return false;
   const auto& v = graph.values[static_cast<std::size_t>(id)];
-  return v.dtype == DType::kFloat32 && v.shape.size() == 4;
+  return (v.dtype == DType::kFloat32 || v.dtype == DType::kInt8) && v.shape.size() == 4;
 }
 
 bool is_constant(const Graph& graph, int id) {

@@ -1,6 +1,7 @@
 // Concat, Split, Slice, Transpose, Gather, GatherElements, Pad. Along the channels of NHWC
 // activations, Split and Slice are views the planner resolves (no step work) and Concat only
 // copies the inputs whose producers could not write into its buffer directly.
+#include <cstring>
 #include <stdexcept>
 
 #include "runtime/kernels/concat_split.h"
@@ -24,10 +25,13 @@ auto or_fail(const Graph& graph, const Node& node, F&& f) {
   }
 }
 
-// Whether a node works along axis 1 of a 4-D float tensor (so it can run on NHWC channels).
+// Whether a node works along axis 1 of a 4-D float (or lowered int8) tensor (so it can run on
+// NHWC channels).
 bool on_channels(const Graph& graph, const Node& node, std::int64_t axis) {
   const auto& in = input_value(graph, node, 0);
-  if (in.dtype != DType::kFloat32 || in.shape.size() != 4) return false;
+  if ((in.dtype != DType::kFloat32 && in.dtype != DType::kInt8) || in.shape.size() != 4) {
+    return false;
+  }
   return axis == 1 || axis == -3;
 }
 
@@ -45,11 +49,20 @@ class ConcatChannelsStep : public Step {
     rows_ = static_cast<std::size_t>(out.pixels());
     std::int64_t offset = 0;
     for (const auto& in : context.inputs) {
-      float* dst = out.f32() + offset;
       const std::size_t channels = static_cast<std::size_t>(in.shape[1]);
+      const std::size_t in_stride = static_cast<std::size_t>(in.pixel_stride);
+      if (out.dtype == DType::kInt8) {
+        std::int8_t* dst = static_cast<std::int8_t*>(out.data) + offset;
+        offset += in.shape[1];
+        if (in.data != dst || in.pixel_stride != out.pixel_stride) {
+          byte_copies_.push_back({static_cast<const std::int8_t*>(in.data), in_stride, dst,
+                                  static_cast<std::size_t>(out.pixel_stride), channels});
+        }
+        continue;
+      }
+      float* dst = out.f32() + offset;
       offset += in.shape[1];
       if (in.data == dst && in.pixel_stride == out.pixel_stride) continue;
-      const std::size_t in_stride = static_cast<std::size_t>(in.pixel_stride);
       copies_.push_back(
           {xnn::CopyX32(channels, in_stride, static_cast<std::size_t>(out.pixel_stride),
                         context.node.name),
@@ -61,9 +74,23 @@ class ConcatChannelsStep : public Step {
   }
   void run(pthreadpool_t pool) override {
     for (auto& c : copies_) c.op.run(pool);
+    for (const auto& c : byte_copies_) {
+      for (std::size_t r = 0; r < rows_; ++r) {
+        std::memcpy(c.out + r * c.out_stride, c.in + r * c.in_stride, c.channels);
+      }
+    }
   }
 
  private:
+  // int8 inputs (of lowered QDQ models) not in place.
+  struct ByteCopy {
+    const std::int8_t* in;
+    std::size_t in_stride;
+    std::int8_t* out;
+    std::size_t out_stride;
+    std::size_t channels;
+  };
+  std::vector<ByteCopy> byte_copies_;
   struct Copy {
     xnn::CopyX32 op;
     const void* in;
@@ -186,7 +213,9 @@ class SliceSpec : public OpSpec {
   }
   LayoutRule layout_rule(const Graph& graph, const Node& node) const override {
     const auto& in = input_value(graph, node, 0);
-    if (in.dtype != DType::kFloat32 || in.shape.size() != 4) return LayoutRule::kNchw;
+    if ((in.dtype != DType::kFloat32 && in.dtype != DType::kInt8) || in.shape.size() != 4) {
+      return LayoutRule::kNchw;
+    }
     const auto r = slice_range(graph, node);
     for (std::size_t d = 0; d < 4; ++d) {
       if (d != 1 && r.shape[d] != in.shape[d]) return LayoutRule::kNchw;

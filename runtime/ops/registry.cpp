@@ -19,6 +19,7 @@ const Registry& registry() {
     register_nn_ops(r);
     register_misc_ops(r);
     register_internal_ops(r);
+    register_int8_ops(r);
     return r;
   }();
   return instance;

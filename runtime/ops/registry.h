@@ -38,6 +38,7 @@ void register_reduce_ops(Registry& registry);
 void register_nn_ops(Registry& registry);
 void register_misc_ops(Registry& registry);
 void register_internal_ops(Registry& registry);
+void register_int8_ops(Registry& registry);
 
 // The value of a node's i-th input (which must be given).
 const Value& input_value(const Graph& graph, const Node& node, std::size_t i);

@@ -1,0 +1,504 @@
+#include "runtime/qdq_lowering.h"
+
+#include <cmath>
+#include <optional>
+
+#include "runtime/model_error.h"
+
+namespace yolo::runtime {
+
+namespace {
+
+bool is_op(const Node& node, const char* type) {
+  return node.domain.empty() && node.op_type == type;
+}
+
+onnx::AttributeProto attr_int(const std::string& name, std::int64_t v) {
+  onnx::AttributeProto a;
+  a.set_name(name);
+  a.set_type(onnx::AttributeProto::INT);
+  a.set_i(v);
+  return a;
+}
+onnx::AttributeProto attr_float(const std::string& name, float v) {
+  onnx::AttributeProto a;
+  a.set_name(name);
+  a.set_type(onnx::AttributeProto::FLOAT);
+  a.set_f(v);
+  return a;
+}
+onnx::AttributeProto attr_string(const std::string& name, const std::string& v) {
+  onnx::AttributeProto a;
+  a.set_name(name);
+  a.set_type(onnx::AttributeProto::STRING);
+  a.set_s(v);
+  return a;
+}
+onnx::AttributeProto attr_ints(const std::string& name, const std::vector<std::int64_t>& v) {
+  onnx::AttributeProto a;
+  a.set_name(name);
+  a.set_type(onnx::AttributeProto::INTS);
+  for (auto x : v) a.add_ints(x);
+  return a;
+}
+
+// Per-tensor quantization in the int8 domain.
+struct Quant {
+  float scale = 1.0F;
+  int zero_point = 0;
+  bool operator==(const Quant& o) const { return scale == o.scale && zero_point == o.zero_point; }
+};
+
+void add_quant(Node& node, const std::string& prefix, Quant q) {
+  node.attributes.push_back(attr_float(prefix + "scale", q.scale));
+  node.attributes.push_back(attr_int(prefix + "zero_point", q.zero_point));
+}
+
+const Tensor* constant_of(const Graph& graph, int id) {
+  return id < 0 ? nullptr : graph.values[static_cast<std::size_t>(id)].constant.get();
+}
+
+int zero_point_at(const Tensor& t, std::int64_t i) {
+  const std::int64_t k = t.size() == 1 ? 0 : i;
+  if (t.dtype() == DType::kUInt8) return t.data_as<std::uint8_t>()[k] - 128;
+  return t.data_as<std::int8_t>()[k];
+}
+
+// The per-tensor parameters of a Q or DQ node on an int8/uint8 activation, or none when they are
+// per-axis, not constant, or the tensor is a constant.
+std::optional<Quant> tensor_quant(const Graph& graph, const Node& node) {
+  const bool dq = is_op(node, "DequantizeLinear");
+  if (!dq && !is_op(node, "QuantizeLinear")) return std::nullopt;
+  if (constant_of(graph, node.input(0))) return std::nullopt;
+  const Tensor* scale = constant_of(graph, node.input(1));
+  if (!scale || scale->size() != 1 || scale->dtype() != DType::kFloat32) return std::nullopt;
+  const int q_value = dq ? node.input(0) : node.outputs[0];
+  const DType type = graph.values[static_cast<std::size_t>(q_value)].dtype;
+  if (type != DType::kInt8 && type != DType::kUInt8) return std::nullopt;
+  Quant q{scale->data_as<float>()[0], type == DType::kUInt8 ? -128 : 0};
+  if (node.input(2) >= 0) {
+    const Tensor* zero = constant_of(graph, node.input(2));
+    if (!zero || zero->size() != 1) return std::nullopt;
+    q.zero_point = zero_point_at(*zero, 0);
+  }
+  if (!(q.scale > 0) || !std::isfinite(q.scale)) return std::nullopt;
+  return q;
+}
+
+std::shared_ptr<const Tensor> constant_ptr(const Graph& graph, int id) {
+  return id < 0 ? nullptr : graph.values[static_cast<std::size_t>(id)].constant;
+}
+
+int add_constant(Graph& graph, const std::string& name, Tensor t) {
+  Value v;
+  v.name = name;
+  v.dtype = t.dtype();
+  v.shape = t.shape();
+  v.has_shape = true;
+  v.constant = std::make_shared<const Tensor>(std::move(t));
+  return graph.add_value(std::move(v));
+}
+
+std::vector<std::int64_t> ints_or(const Node& node, const char* key,
+                                  std::vector<std::int64_t> fallback) {
+  auto v = node.attr_ints(key);
+  return v.empty() ? fallback : v;
+}
+
+bool explicit_padding(const Node& node) {
+  const auto pad = node.attr_string("auto_pad", "NOTSET");
+  return pad == "NOTSET";
+}
+
+class Lowering {
+ public:
+  Lowering(Graph& graph, const QuantizedWeights& weights)
+      : g_(graph),
+        weights_(weights),
+        consumers_(graph.consumers()),
+        quant_(graph.nodes.size()),
+        dead_(graph.nodes.size(), false) {
+    for (std::size_t n = 0; n < g_.nodes.size(); ++n) quant_[n] = tensor_quant(g_, g_.nodes[n]);
+  }
+
+  QdqLoweringStats run() {
+    // uint8 activations become int8 (their zero points were shifted by tensor_quant).
+    for (std::size_t n = 0; n < g_.nodes.size(); ++n) {
+      if (quant_[n] && is_op(g_.nodes[n], "QuantizeLinear"))
+        value(g_.nodes[n].outputs[0]).dtype = DType::kInt8;
+    }
+    lower_input();
+    for (std::size_t n = 0; n < g_.nodes.size(); ++n) {
+      if (dead_[n] || !g_.nodes[n].domain.empty()) continue;
+      const std::string op = g_.nodes[n].op_type;
+      if (op == "Conv") {
+        lower_conv(n);
+      } else if (op == "Sigmoid") {
+        lower_sigmoid(n);
+      } else if (op == "Add" || op == "Sub" || op == "Mul") {
+        lower_binary(n);
+      } else if (op == "MaxPool") {
+        lower_maxpool(n);
+      } else if (op == "Resize") {
+        lower_resize(n);
+      } else if (op == "Concat") {
+        lower_concat(n);
+      } else if (op == "Split") {
+        lower_split(n);
+      }
+    }
+    // The Q/DQ nodes left are the borders of FP32 islands.
+    for (std::size_t n = 0; n < g_.nodes.size(); ++n) {
+      Node& node = g_.nodes[n];
+      if (dead_[n] || !quant_[n]) continue;
+      const bool dq = is_op(node, "DequantizeLinear");
+      node.inputs.resize(1);
+      node.domain = "yolo";
+      node.op_type = dq ? "Dequantize" : "Quantize";
+      node.attributes.clear();
+      add_quant(node, "", *quant_[n]);
+    }
+    for (auto& node : extra_) g_.nodes.push_back(std::move(node));
+    dead_.resize(g_.nodes.size(), false);
+    g_.remove_nodes(dead_);
+    g_.remove_unused();
+    g_.topological_sort();
+    fuse_tables();
+    QdqLoweringStats stats;
+    stats.uint8_input = uint8_input_;
+    for (const auto& node : g_.nodes) {
+      if (node.domain == "yolo") {
+        if (node.op_type == "QConv") {
+          ++stats.conv;
+          if (node.has_attribute("act")) ++stats.conv_act;
+        }
+        stats.tables += node.op_type == "QLut";
+        stats.binary += node.op_type == "QBinary";
+        stats.maxpool += node.op_type == "QMaxPool";
+        stats.upsample += node.op_type == "QUpsample";
+        stats.quantize += node.op_type == "Quantize";
+        stats.dequantize += node.op_type == "Dequantize";
+      } else if ((node.op_type == "Concat" || node.op_type == "Split") && node.input(0) >= 0 &&
+                 value(node.inputs[0]).dtype == DType::kInt8) {
+        ++stats.channel_ops;
+      }
+    }
+    return stats;
+  }
+
+ private:
+  Value& value(int id) { return g_.values[static_cast<std::size_t>(id)]; }
+
+  // The int8 value and its quantization behind a DequantizeLinear producing `id`.
+  std::optional<std::pair<int, Quant>> dq_source(int id) {
+    if (id < 0) return std::nullopt;
+    const int p = value(id).producer;
+    if (p < 0 || !quant_[static_cast<std::size_t>(p)]) return std::nullopt;
+    const Node& node = g_.nodes[static_cast<std::size_t>(p)];
+    if (!is_op(node, "DequantizeLinear")) return std::nullopt;
+    return std::make_pair(node.inputs[0], *quant_[static_cast<std::size_t>(p)]);
+  }
+
+  // The QuantizeLinear that is the only reader of float output `id`: its node, output, params.
+  struct Sink {
+    std::size_t node;
+    int output;
+    Quant quant;
+  };
+  std::optional<Sink> sole_q(int id) {
+    if (id < 0 || value(id).graph_output) return std::nullopt;
+    const auto& readers = consumers_[static_cast<std::size_t>(id)];
+    if (readers.size() != 1) return std::nullopt;
+    const auto q = static_cast<std::size_t>(readers[0]);
+    if (dead_[q] || !quant_[q] || !is_op(g_.nodes[q], "QuantizeLinear")) return std::nullopt;
+    return Sink{q, g_.nodes[q].outputs[0], *quant_[q]};
+  }
+
+  void replace(std::size_t n, const std::string& op, std::vector<int> inputs, const Sink& sink) {
+    Node& node = g_.nodes[n];
+    node.domain = "yolo";
+    node.op_type = op;
+    node.inputs = std::move(inputs);
+    node.outputs = {sink.output};
+    node.attributes.clear();
+    dead_[sink.node] = true;
+  }
+
+  // The model input quantized with scale 1/255 and zero point -128 is the uint8 image xor 0x80.
+  void lower_input() {
+    if (g_.inputs.size() != 1) return;
+    const int in = g_.inputs[0];
+    const auto& readers = consumers_[static_cast<std::size_t>(in)];
+    if (readers.size() != 1) return;
+    const auto q = static_cast<std::size_t>(readers[0]);
+    if (!quant_[q] || !is_op(g_.nodes[q], "QuantizeLinear")) return;
+    if (std::abs(quant_[q]->scale * 255.0F - 1.0F) > 1e-5F || quant_[q]->zero_point != -128) return;
+    const int out = g_.nodes[q].outputs[0];
+    if (value(out).graph_output) return;
+    for (auto& node : g_.nodes) {
+      for (auto& id : node.inputs) {
+        if (id == out) id = in;
+      }
+    }
+    value(in).dtype = DType::kInt8;
+    dead_[q] = true;
+    uint8_input_ = true;
+  }
+
+  void lower_conv(std::size_t n) {
+    const Node node = g_.nodes[n];
+    const auto x = dq_source(node.input(0));
+    const auto sink = sole_q(node.outputs[0]);
+    const auto w = weights_.find(node.input(1));
+    if (!x || !sink || w == weights_.end() || !explicit_padding(node)) return;
+    const QuantizedWeight& qw = w->second;
+    const Shape& ws = qw.values->shape();
+    if (ws.size() != 4) return;
+    const std::int64_t outs = ws[0];
+    const std::int64_t per = qw.values->size() / outs;
+    const std::int64_t scales = qw.scale->size();
+    if (scales != 1 && (scales != outs || (qw.axis != 0 && qw.axis != -4))) return;
+    const Tensor* b = node.input(2) >= 0 ? constant_of(g_, node.input(2)) : nullptr;
+    if (node.input(2) >= 0 && (!b || b->dtype() != DType::kFloat32 || b->size() != outs)) return;
+    Tensor wq(DType::kInt8, ws);
+    Tensor wscale(DType::kFloat32, {outs});
+    const bool u8 = qw.values->dtype() == DType::kUInt8;
+    for (std::int64_t o = 0; o < outs; ++o) {
+      const int zero = qw.zero_point ? zero_point_at(*qw.zero_point, o) : (u8 ? -128 : 0);
+      // XNNPACK's QC8 weights are symmetric.
+      if (zero != 0) return;
+      const float s = qw.scale->data_as<float>()[scales == 1 ? 0 : o];
+      const double ratio = static_cast<double>(x->second.scale) * s / sink->quant.scale;
+      if (!(ratio >= std::ldexp(1.0, -32) && ratio < 256.0)) return;
+      wscale.data_as<float>()[o] = s;
+      for (std::int64_t i = 0; i < per; ++i) {
+        const std::int64_t k = o * per + i;
+        wq.data_as<std::int8_t>()[k] =
+            u8 ? static_cast<std::int8_t>(qw.values->data_as<std::uint8_t>()[k] - 128)
+               : qw.values->data_as<std::int8_t>()[k];
+      }
+    }
+    std::vector<int> inputs{x->first, add_constant(g_, node.name + "/w_int8", std::move(wq)), -1};
+    if (b) {
+      Tensor bias(DType::kInt32, {outs});
+      for (std::int64_t o = 0; o < outs; ++o) {
+        const double unit = static_cast<double>(x->second.scale) * wscale.data_as<float>()[o];
+        bias.data_as<std::int32_t>()[o] =
+            static_cast<std::int32_t>(std::lround(b->data_as<float>()[o] / unit));
+      }
+      inputs.push_back(add_constant(g_, node.name + "/bias_int32", std::move(bias)));
+    }
+    inputs[2] = add_constant(g_, node.name + "/w_scale", std::move(wscale));
+    replace(n, "QConv", std::move(inputs), *sink);
+    Node& q = g_.nodes[n];
+    q.attributes.push_back(attr_ints("kernel_shape", {ws[2], ws[3]}));
+    q.attributes.push_back(attr_ints("strides", ints_or(node, "strides", {1, 1})));
+    q.attributes.push_back(attr_ints("dilations", ints_or(node, "dilations", {1, 1})));
+    q.attributes.push_back(attr_ints("pads", ints_or(node, "pads", {0, 0, 0, 0})));
+    q.attributes.push_back(attr_int("group", node.attr_int("group", 1)));
+    add_quant(q, "x_", x->second);
+    add_quant(q, "y_", sink->quant);
+  }
+
+  void lower_sigmoid(std::size_t n) {
+    const auto x = dq_source(g_.nodes[n].input(0));
+    const auto sink = sole_q(g_.nodes[n].outputs[0]);
+    if (!x || !sink) return;
+    table(n, "sigmoid", x->first, x->second, *sink);
+    sigmoid_of_[sink->output] = x->first;
+  }
+
+  void table(std::size_t n, const std::string& function, int x, Quant xq, const Sink& sink) {
+    replace(n, "QLut", {x}, sink);
+    Node& node = g_.nodes[n];
+    node.attributes.push_back(attr_string("function", function));
+    add_quant(node, "x_", xq);
+    add_quant(node, "y_", sink.quant);
+  }
+
+  void lower_binary(std::size_t n) {
+    const Node node = g_.nodes[n];
+    const auto a = dq_source(node.input(0));
+    const auto b = dq_source(node.input(1));
+    const auto sink = sole_q(node.outputs[0]);
+    if (!a || !b || !sink) return;
+    if (node.op_type == "Mul") {
+      auto is_sigmoid_of = [&](int s, int x) {
+        const auto it = sigmoid_of_.find(s);
+        return it != sigmoid_of_.end() && it->second == x;
+      };
+      if (is_sigmoid_of(b->first, a->first)) return table(n, "silu", a->first, a->second, *sink);
+      if (is_sigmoid_of(a->first, b->first)) return table(n, "silu", b->first, b->second, *sink);
+    }
+    if (value(a->first).shape != value(b->first).shape) return;
+    if (value(a->first).shape != value(node.outputs[0]).shape) return;
+    replace(n, "QBinary", {a->first, b->first}, *sink);
+    Node& q = g_.nodes[n];
+    q.attributes.push_back(attr_string("op", node.op_type));
+    add_quant(q, "a_", a->second);
+    add_quant(q, "b_", b->second);
+    add_quant(q, "y_", sink->quant);
+  }
+
+  void lower_maxpool(std::size_t n) {
+    const Node node = g_.nodes[n];
+    const auto x = dq_source(node.input(0));
+    const auto sink = sole_q(node.outputs[0]);
+    if (!x || !sink || !(x->second == sink->quant) || !explicit_padding(node)) return;
+    if (node.attr_int("ceil_mode", 0) != 0 || node.attr_int("storage_order", 0) != 0) return;
+    if (node.attr_ints("kernel_shape").size() != 2 || node.outputs.size() != 1) return;
+    replace(n, "QMaxPool", {x->first}, *sink);
+    Node& q = g_.nodes[n];
+    q.attributes.push_back(attr_ints("kernel_shape", node.attr_ints("kernel_shape")));
+    q.attributes.push_back(attr_ints("strides", ints_or(node, "strides", {1, 1})));
+    q.attributes.push_back(attr_ints("dilations", ints_or(node, "dilations", {1, 1})));
+    q.attributes.push_back(attr_ints("pads", ints_or(node, "pads", {0, 0, 0, 0})));
+  }
+
+  void lower_resize(std::size_t n) {
+    const Node node = g_.nodes[n];
+    const auto x = dq_source(node.input(0));
+    const auto sink = sole_q(node.outputs[0]);
+    if (!x || !sink || !(x->second == sink->quant)) return;
+    const Shape& in = value(x->first).shape;
+    const Shape& out = value(node.outputs[0]).shape;
+    if (in.size() != 4 || out.size() != 4 || in[0] != out[0] || in[1] != out[1]) return;
+    if (out[2] % in[2] != 0 || out[3] % in[3] != 0) return;
+    const std::int64_t fh = out[2] / in[2], fw = out[3] / in[3];
+    if (node.attr_string("mode", "nearest") != "nearest") return;
+    if (node.attr_string("coordinate_transformation_mode", "half_pixel") != "asymmetric") return;
+    // Asymmetric nearest reads input x / f: floor always, round_prefer_floor only for f <= 2.
+    const auto rounding = node.attr_string("nearest_mode", "round_prefer_floor");
+    if (rounding != "floor" && !(rounding == "round_prefer_floor" && fh <= 2 && fw <= 2)) return;
+    replace(n, "QUpsample", {x->first}, *sink);
+    g_.nodes[n].attributes.push_back(attr_int("factor_h", fh));
+    g_.nodes[n].attributes.push_back(attr_int("factor_w", fw));
+  }
+
+  static bool channel_axis(const Node& node, std::int64_t fallback) {
+    const auto axis = node.attr_int("axis", fallback);
+    return axis == 1 || axis == -3;
+  }
+
+  void lower_concat(std::size_t n) {
+    const Node node = g_.nodes[n];
+    const auto sink = sole_q(node.outputs[0]);
+    if (!sink || !channel_axis(node, 0) || value(node.outputs[0]).shape.size() != 4) return;
+    std::vector<int> inputs;
+    for (int id : node.inputs) {
+      const auto x = dq_source(id);
+      if (!x) return;
+      inputs.push_back(x->first);
+    }
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      const auto x = dq_source(node.inputs[i]);
+      if (x->second == sink->quant) continue;
+      // Unequal scales: requantize this input with an identity table first.
+      Value v = value(x->first);
+      v.name += "/requantized";
+      const std::string name = v.name;
+      v.producer = -1;
+      v.graph_output = false;
+      v.graph_input = false;
+      const int id = g_.add_value(std::move(v));
+      Node r;
+      r.name = name;
+      r.domain = "yolo";
+      r.op_type = "QLut";
+      r.inputs = {x->first};
+      r.outputs = {id};
+      r.attributes.push_back(attr_string("function", "identity"));
+      add_quant(r, "x_", x->second);
+      add_quant(r, "y_", sink->quant);
+      extra_.push_back(std::move(r));
+      inputs[i] = id;
+    }
+    Node& c = g_.nodes[n];
+    c.inputs = std::move(inputs);
+    c.outputs = {sink->output};
+    dead_[sink->node] = true;
+  }
+
+  void lower_split(std::size_t n) {
+    const Node node = g_.nodes[n];
+    const auto x = dq_source(node.input(0));
+    if (!x || !channel_axis(node, 0) || value(x->first).shape.size() != 4) return;
+    std::vector<Sink> sinks;
+    for (int id : node.outputs) {
+      const auto s = sole_q(id);
+      if (!s || !(s->quant == x->second)) return;
+      sinks.push_back(*s);
+    }
+    Node& s = g_.nodes[n];
+    s.inputs[0] = x->first;
+    for (std::size_t i = 0; i < sinks.size(); ++i) {
+      s.outputs[i] = sinks[i].output;
+      dead_[sinks[i].node] = true;
+    }
+  }
+
+  // A table reading a conv's only output runs in place on the conv's output.
+  void fuse_tables() {
+    const auto readers = g_.consumers();
+    std::vector<bool> dead(g_.nodes.size(), false);
+    for (std::size_t n = 0; n < g_.nodes.size(); ++n) {
+      const Node& lut = g_.nodes[n];
+      if (lut.domain != "yolo" || lut.op_type != "QLut") continue;
+      const auto function = lut.attr_string("function", "");
+      if (function == "identity") continue;
+      const int x = lut.inputs[0];
+      const int p = value(x).producer;
+      if (p < 0 || value(x).graph_output || readers[static_cast<std::size_t>(x)].size() != 1) {
+        continue;
+      }
+      Node& conv = g_.nodes[static_cast<std::size_t>(p)];
+      if (conv.domain != "yolo" || conv.op_type != "QConv" || conv.has_attribute("act")) continue;
+      conv.attributes.push_back(attr_string("act", function));
+      conv.attributes.push_back(attr_float("act_scale", lut.attr_float("y_scale", 1.0F)));
+      conv.attributes.push_back(attr_int("act_zero_point", lut.attr_int("y_zero_point", 0)));
+      conv.outputs = lut.outputs;
+      dead[n] = true;
+    }
+    g_.remove_nodes(dead);
+    g_.topological_sort();
+  }
+
+  Graph& g_;
+  const QuantizedWeights& weights_;
+  std::vector<std::vector<int>> consumers_;
+  std::vector<std::optional<Quant>> quant_;
+  std::vector<bool> dead_;
+  std::vector<Node> extra_;
+  std::unordered_map<int, int> sigmoid_of_;
+  bool uint8_input_ = false;
+};
+
+}  // namespace
+
+bool is_qdq_model(const Graph& graph) {
+  for (const auto& node : graph.nodes) {
+    if (is_op(node, "QuantizeLinear") || is_op(node, "DequantizeLinear")) return true;
+  }
+  return false;
+}
+
+QuantizedWeights collect_quantized_weights(const Graph& graph) {
+  QuantizedWeights weights;
+  for (const auto& node : graph.nodes) {
+    if (!is_op(node, "DequantizeLinear") || !constant_of(graph, node.input(0))) continue;
+    const auto values = constant_ptr(graph, node.input(0));
+    const auto scale = constant_ptr(graph, node.input(1));
+    if (!scale || scale->dtype() != DType::kFloat32) continue;
+    if (values->dtype() != DType::kInt8 && values->dtype() != DType::kUInt8) continue;
+    weights[node.outputs[0]] = {values, scale, constant_ptr(graph, node.input(2)),
+                                node.attr_int("axis", 1)};
+  }
+  return weights;
+}
+
+QdqLoweringStats lower_qdq(Graph& graph, const QuantizedWeights& weights) {
+  graph.topological_sort();
+  return Lowering(graph, weights).run();
+}
+
+}  // namespace yolo::runtime
