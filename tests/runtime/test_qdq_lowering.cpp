@@ -1,0 +1,292 @@
+// The INT8 lowering of QDQ models on small graphs built here: each model runs once with precision
+// int8 (the int8 steps) and once with precision fp32 (the Q/DQ pairs executed as fake-quant), and
+// the two must agree within about one quantization step of the output.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "runtime/engine.h"
+#include "runtime/model_error.h"
+#include "runtime/qdq_lowering.h"
+#include "tests/runtime/test_model_builder.h"
+
+namespace yolo::runtime {
+namespace {
+
+using test::ModelBuilder;
+
+// A QDQ model under construction: Q/DQ pairs, per-channel int8 conv weights.
+class QdqModel {
+ public:
+  explicit QdqModel(int opset = 17) : b(opset) {}
+
+  ModelBuilder b;
+
+  template <typename T>
+  void tensor(const std::string& name, int type, std::vector<std::int64_t> dims,
+              const std::vector<T>& values) {
+    auto* t = b.proto().mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(type);
+    for (auto d : dims) t->add_dims(d);
+    t->set_raw_data(
+        std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T)));
+  }
+
+  // Q then DQ of float `x`; int8 (or uint8 with `u8`); returns the DQ output's name.
+  std::string qdq(const std::string& x, float scale, int zero, bool u8 = false) {
+    const std::string p = x + "_q" + std::to_string(count_++);
+    b.floats(p + "_scale", {}, {scale});
+    if (u8) {
+      tensor<std::uint8_t>(p + "_zero", onnx::TensorProto::UINT8, {},
+                           {static_cast<std::uint8_t>(zero)});
+    } else {
+      tensor<std::int8_t>(p + "_zero", onnx::TensorProto::INT8, {},
+                          {static_cast<std::int8_t>(zero)});
+    }
+    b.node("QuantizeLinear", {x, p + "_scale", p + "_zero"}, {p});
+    b.node("DequantizeLinear", {p, p + "_scale", p + "_zero"}, {p + "_dq"});
+    return p + "_dq";
+  }
+
+  // Conv of `x` (cin channels) with random weights quantized symmetrically per output channel
+  // (per tensor, without axis, for opset-12 files) and a float bias; returns the float output.
+  std::string conv(const std::string& x, int cin, int cout, int k, std::uint32_t seed,
+                   int stride = 1) {
+    const std::string name = "conv" + std::to_string(count_++);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-1.0F, 1.0F);
+    const int per = cin * k * k;
+    std::vector<float> w(static_cast<std::size_t>(cout * per));
+    for (auto& v : w) v = dist(rng) * 0.5F;
+    const bool per_channel = b.proto().opset_import(0).version() >= 13;
+    std::vector<float> scales(per_channel ? static_cast<std::size_t>(cout) : 1U, 0.0F);
+    for (int o = 0; o < cout; ++o) {
+      for (int i = 0; i < per; ++i) {
+        auto& s = scales[per_channel ? static_cast<std::size_t>(o) : 0U];
+        s = std::max(s, std::abs(w[static_cast<std::size_t>(o * per + i)]) / 127.0F);
+      }
+    }
+    std::vector<std::int8_t> q(w.size());
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      q[i] = static_cast<std::int8_t>(
+          std::lround(w[i] / scales[per_channel ? i / static_cast<std::size_t>(per) : 0U]));
+    }
+    tensor(name + "_wq", onnx::TensorProto::INT8, {cout, cin, k, k}, q);
+    b.floats(name + "_ws",
+             per_channel ? std::vector<std::int64_t>{cout} : std::vector<std::int64_t>{}, scales);
+    auto& dq = b.node("DequantizeLinear", {name + "_wq", name + "_ws"}, {name + "_w"});
+    if (per_channel) ModelBuilder::attr(dq, "axis", std::int64_t{0});
+    b.random(name + "_b", {cout}, seed + 1);
+    auto& c = b.node("Conv", {x, name + "_w", name + "_b"}, {name + "_y"}, name);
+    ModelBuilder::attr(c, "kernel_shape", std::vector<std::int64_t>{k, k});
+    ModelBuilder::attr(c, "pads", std::vector<std::int64_t>{k / 2, k / 2, k / 2, k / 2});
+    ModelBuilder::attr(c, "strides", std::vector<std::int64_t>{stride, stride});
+    return name + "_y";
+  }
+
+ private:
+  int count_ = 0;
+};
+
+struct Result {
+  std::vector<std::vector<float>> outputs;
+  std::vector<Shape> shapes;
+  Engine::Stats stats;
+  std::string log;
+  InputLayout layout;
+};
+
+// Runs the model on a fixed pseudo-random image in [0, 1] (given as uint8 when the engine asks).
+Result run_model(const std::filesystem::path& path, Precision precision) {
+  EngineOptions options;
+  options.precision = precision;
+  Result r;
+  options.log = [&](const std::string& line) { r.log += line + "\n"; };
+  auto engine = Engine::load(path, options);
+  r.layout = engine->input_layout();
+  const auto pixels = static_cast<std::size_t>(engine->input_width()) *
+                      static_cast<std::size_t>(engine->input_height());
+  std::mt19937 rng(7);
+  std::vector<std::uint8_t> image(pixels * 3);
+  for (auto& v : image) v = static_cast<std::uint8_t>(rng() & 0xFF);
+  if (r.layout == InputLayout::kNhwcUint8) {
+    std::memcpy(engine->input_data(), image.data(), image.size());
+  } else {
+    auto* dst = static_cast<float*>(engine->input_data());
+    for (std::size_t p = 0; p < pixels; ++p) {
+      for (std::size_t c = 0; c < 3; ++c) {
+        const float v = static_cast<float>(image[p * 3 + c]) / 255.0F;
+        if (r.layout == InputLayout::kNhwcFloat) {
+          dst[p * 3 + c] = v;
+        } else {
+          dst[c * pixels + p] = v;
+        }
+      }
+    }
+  }
+  engine->run();
+  for (std::size_t i = 0; i < engine->output_count(); ++i) {
+    const auto v = engine->output(i).values<float>();
+    r.outputs.emplace_back(v.begin(), v.end());
+    r.shapes.push_back(engine->output(i).shape());
+  }
+  r.stats = engine->stats();
+  return r;
+}
+
+// Largest |a - b| over two runs' output i, in units of `step`.
+double max_steps(const Result& a, const Result& b, std::size_t i, float step) {
+  const auto& x = a.outputs.at(i);
+  const auto& y = b.outputs.at(i);
+  EXPECT_EQ(x.size(), y.size());
+  double worst = 0;
+  for (std::size_t k = 0; k < x.size() && k < y.size(); ++k) {
+    worst = std::max(worst, std::abs(static_cast<double>(x[k]) - y[k]) / step);
+  }
+  return worst;
+}
+
+TEST(QdqLowering, ConvMatchesFakeQuantWithinOneStep) {
+  QdqModel m;
+  m.b.input("images", {1, 3, 16, 16});
+  const auto x = m.qdq("images", 0.02F, -10);
+  const auto y = m.conv(x, 3, 8, 3, 1);
+  const auto yq = m.qdq(y, 0.05F, 5);
+  const auto z = m.conv(yq, 8, 6, 1, 2, 2);
+  m.b.node("Identity", {m.qdq(z, 0.04F, -3)}, {"out"});
+  m.b.output("out");
+  const auto path = m.b.save("qdq_conv.onnx");
+  const Result int8 = run_model(path, Precision::kInt8);
+  const Result fake = run_model(path, Precision::kFp32);
+  EXPECT_EQ(int8.stats.int8_convs, 2);
+  EXPECT_EQ(int8.layout, InputLayout::kNhwcFloat);
+  EXPECT_EQ(int8.shapes[0], (Shape{1, 6, 8, 8}));
+  // One step from the first conv's rounding may move the second by about one more.
+  EXPECT_LE(max_steps(int8, fake, 0, 0.04F), 2.01);
+}
+
+TEST(QdqLowering, SiluBecomesATableFusedIntoTheConv) {
+  QdqModel m;
+  m.b.input("images", {1, 3, 12, 12});
+  const auto x = m.qdq("images", 1.0F / 255.0F, -128);
+  const auto a = m.qdq(m.conv(x, 3, 16, 3, 3), 0.03F, -20);
+  m.b.node("Sigmoid", {a}, {"sig"});
+  const auto s = m.qdq("sig", 1.0F / 255.0F, -128);
+  m.b.node("Mul", {a, s}, {"silu"});
+  m.b.node("Identity", {m.qdq("silu", 0.02F, -110)}, {"out"});
+  m.b.output("out");
+  const auto path = m.b.save("qdq_silu.onnx");
+  const Result int8 = run_model(path, Precision::kInt8);
+  const Result fake = run_model(path, Precision::kFp32);
+  EXPECT_NE(int8.log.find("1 convs (1 with SiLU/sigmoid tables), 0 tables"), std::string::npos)
+      << int8.log;
+  // The input quantizes from the uint8 image: no float image.
+  EXPECT_EQ(int8.layout, InputLayout::kNhwcUint8);
+  EXPECT_EQ(int8.stats.int8_quantize, 0);
+  EXPECT_EQ(int8.stats.int8_dequantize, 1);
+  // The table computes SiLU exactly; fake-quant also rounds the sigmoid (1/255 of |x|).
+  EXPECT_LE(max_steps(int8, fake, 0, 0.02F), 2.01);
+}
+
+TEST(QdqLowering, AddMaxPoolUpsampleAndConcatWithEqualAndUnequalScales) {
+  QdqModel m;
+  m.b.input("images", {1, 3, 8, 8});
+  const auto x = m.qdq("images", 1.0F / 255.0F, -128);
+  const auto a = m.qdq(m.conv(x, 3, 4, 3, 4), 0.05F, 0);
+  const auto b = m.qdq(m.conv(x, 3, 4, 3, 5), 0.03F, 10);
+  m.b.node("Add", {a, b}, {"sum"});
+  m.b.node("Identity", {m.qdq("sum", 0.06F, -5)}, {"out_add"});
+  auto& pool = m.b.node("MaxPool", {a}, {"pooled"});
+  ModelBuilder::attr(pool, "kernel_shape", std::vector<std::int64_t>{3, 3});
+  ModelBuilder::attr(pool, "pads", std::vector<std::int64_t>{1, 1, 1, 1});
+  const auto pooled = m.qdq("pooled", 0.05F, 0);
+  m.b.floats("scales", {4}, {1, 1, 2, 2});
+  auto& resize = m.b.node("Resize", {pooled, "", "scales"}, {"up"});
+  ModelBuilder::attr(resize, "mode", std::string("nearest"));
+  ModelBuilder::attr(resize, "coordinate_transformation_mode", std::string("asymmetric"));
+  ModelBuilder::attr(resize, "nearest_mode", std::string("floor"));
+  m.b.node("Identity", {m.qdq("up", 0.05F, 0)}, {"out_up"});
+  // Equal scales: written in place; unequal (b): requantized first.
+  auto& same = m.b.node("Concat", {a, pooled}, {"cat_same"});
+  ModelBuilder::attr(same, "axis", std::int64_t{1});
+  m.b.node("Identity", {m.qdq("cat_same", 0.05F, 0)}, {"out_same"});
+  auto& mixed = m.b.node("Concat", {a, b}, {"cat_mixed"});
+  ModelBuilder::attr(mixed, "axis", std::int64_t{1});
+  m.b.node("Identity", {m.qdq("cat_mixed", 0.05F, 0)}, {"out_mixed"});
+  for (const char* o : {"out_add", "out_up", "out_same", "out_mixed"}) m.b.output(o);
+  const auto path = m.b.save("qdq_ops.onnx");
+  const Result int8 = run_model(path, Precision::kInt8);
+  const Result fake = run_model(path, Precision::kFp32);
+  EXPECT_NE(int8.log.find("1 add/mul, 1 max pools, 1 upsamples, 2 concat/split"), std::string::npos)
+      << int8.log;
+  EXPECT_NE(int8.log.find("1 tables"), std::string::npos) << int8.log;
+  EXPECT_EQ(int8.stats.int8_quantize, 0);
+  EXPECT_EQ(int8.shapes[1], (Shape{1, 4, 16, 16}));
+  EXPECT_LE(max_steps(int8, fake, 0, 0.06F), 1.01);
+  // Max, nearest copy and concat move int8 values unchanged.
+  EXPECT_LE(max_steps(int8, fake, 1, 0.05F), 0.01);
+  EXPECT_LE(max_steps(int8, fake, 2, 0.05F), 0.01);
+  EXPECT_LE(max_steps(int8, fake, 3, 0.05F), 1.01);
+}
+
+TEST(QdqLowering, Opset12Uint8ActivationsAndPerTensorWeights) {
+  QdqModel m(12);
+  m.b.input("images", {1, 3, 10, 10});
+  const auto x = m.qdq("images", 1.0F / 255.0F, 0, true);
+  const auto y = m.qdq(m.conv(x, 3, 8, 3, 6), 0.04F, 120, true);
+  const auto z = m.conv(y, 8, 4, 3, 7);
+  m.b.node("Identity", {m.qdq(z, 0.05F, 128, true)}, {"out"});
+  m.b.output("out");
+  const auto path = m.b.save("qdq_uint8.onnx");
+  const Result int8 = run_model(path, Precision::kInt8);
+  const Result fake = run_model(path, Precision::kFp32);
+  EXPECT_EQ(int8.stats.int8_convs, 2);
+  // uint8 with zero point 0 at scale 1/255 is int8 with zero point -128: the uint8 image path.
+  EXPECT_EQ(int8.layout, InputLayout::kNhwcUint8);
+  EXPECT_LE(max_steps(int8, fake, 0, 0.05F), 2.01);
+}
+
+TEST(QdqLowering, FloatOpsBecomeIslandsWithConverts) {
+  QdqModel m;
+  m.b.input("images", {1, 3, 8, 8});
+  const auto x = m.qdq("images", 0.01F, 0);
+  const auto a = m.qdq(m.conv(x, 3, 4, 3, 8), 0.05F, 0);
+  m.b.node("Relu", {a}, {"relu"});
+  const auto r = m.qdq("relu", 0.03F, -128);
+  m.b.node("Identity", {m.qdq(m.conv(r, 4, 4, 1, 9), 0.05F, 0)}, {"out"});
+  m.b.output("out");
+  const auto path = m.b.save("qdq_island.onnx");
+  const Result int8 = run_model(path, Precision::kInt8);
+  const Result fake = run_model(path, Precision::kFp32);
+  EXPECT_EQ(int8.stats.int8_convs, 2);
+  // Into the Relu and out of the model; out of the Relu and of the float input.
+  EXPECT_EQ(int8.stats.int8_dequantize, 2);
+  EXPECT_EQ(int8.stats.int8_quantize, 2);
+  EXPECT_LE(max_steps(int8, fake, 0, 0.05F), 2.01);
+}
+
+TEST(QdqLowering, Int8OnAFloatModelSaysHowToQuantize) {
+  ModelBuilder b;
+  b.input("images", {1, 3, 8, 8});
+  b.node("Relu", {"images"}, {"out"});
+  b.output("out");
+  const auto path = b.save("float_only.onnx");
+  EngineOptions options;
+  options.precision = Precision::kInt8;
+  try {
+    Engine::load(path, options);
+    FAIL() << "loaded";
+  } catch (const ModelError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("yolo-edge quantize --model"), std::string::npos) << message;
+    EXPECT_NE(message.find("model.int8_path"), std::string::npos) << message;
+    EXPECT_NE(message.find(path.string()), std::string::npos) << message;
+  }
+}
+
+}  // namespace
+}  // namespace yolo::runtime
