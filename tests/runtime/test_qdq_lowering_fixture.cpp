@@ -1,0 +1,158 @@
+// The INT8 engine on a real model: yolo11n 320 quantized on two golden inputs, run with precision
+// int8 against the same file run as fake-quant FP32, and against the original FP32 model.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <span>
+#include <vector>
+
+#include "runtime/engine.h"
+#include "runtime/quantizer.h"
+#include "tests/support/fixtures.h"
+#include "tests/support/golden_image.h"
+
+namespace yolo::runtime {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::int64_t kDog = 16;
+
+// RGB bytes into the engine's input, in its layout.
+void write_input(Engine& engine, const std::vector<std::uint8_t>& rgb) {
+  const std::size_t pixels = rgb.size() / 3;
+  if (engine.input_layout() == InputLayout::kNhwcUint8) {
+    std::memcpy(engine.input_data(), rgb.data(), rgb.size());
+    return;
+  }
+  auto* dst = static_cast<float*>(engine.input_data());
+  for (std::size_t p = 0; p < pixels; ++p) {
+    for (std::size_t c = 0; c < 3; ++c) {
+      const float v = static_cast<float>(rgb[p * 3 + c]) / 255.0F;
+      if (engine.input_layout() == InputLayout::kNchwFloat) {
+        dst[c * pixels + p] = v;
+      } else {
+        dst[p * 3 + c] = v;
+      }
+    }
+  }
+}
+
+struct Box {
+  float score = 0, x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+};
+
+// The highest-scoring anchor of `cls` in a [1, 4+nc, N] output (cx, cy, w, h rows first).
+Box best_box(const Tensor& out, std::int64_t cls) {
+  const auto v = out.values<float>();
+  const std::int64_t n = out.shape()[2];
+  auto at = [&](std::int64_t r, std::int64_t i) { return v[static_cast<std::size_t>(r * n + i)]; };
+  Box best;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const float s = at(4 + cls, i);
+    if (s <= best.score) continue;
+    const float cx = at(0, i), cy = at(1, i), w = at(2, i), h = at(3, i);
+    best = {s, cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2};
+  }
+  return best;
+}
+
+float iou(const Box& a, const Box& b) {
+  const float w = std::max(0.0F, std::min(a.x1, b.x1) - std::max(a.x0, b.x0));
+  const float h = std::max(0.0F, std::min(a.y1, b.y1) - std::max(a.y0, b.y0));
+  const float inter = w * h;
+  const float area = (a.x1 - a.x0) * (a.y1 - a.y0) + (b.x1 - b.x0) * (b.y1 - b.y0) - inter;
+  return area > 0 ? inter / area : 0.0F;
+}
+
+// The highest score of each class over all anchors.
+std::vector<float> class_scores(const Tensor& out) {
+  std::vector<float> best(static_cast<std::size_t>(out.shape()[1] - 4), 0.0F);
+  for (std::size_t c = 0; c < best.size(); ++c) {
+    best[c] = best_box(out, static_cast<std::int64_t>(c)).score;
+  }
+  return best;
+}
+
+TEST(QdqLoweringFixture, Yolo11nInt8AgreesWithFakeQuantAndWithFp32) {
+  YOLO_REQUIRE_FIXTURES();
+  const fs::path dir = test::fixtures_dir();
+  const fs::path model = dir / "models" / "yolo11n_320_fp32.onnx";
+  auto golden = [&](const char* image) {
+    int w = 0, h = 0;
+    auto rgb = test::read_rgb(
+        dir / "golden" / (std::string("yolo11n_320_fp32__") + image + ".input.png"), w, h);
+    EXPECT_EQ(w, 320);
+    EXPECT_EQ(h, 320);
+    return rgb;
+  };
+  const std::vector<std::vector<std::uint8_t>> calib = {golden("dog"), golden("horses")};
+  std::size_t next = 0;
+  auto frames = [&](InputLayout layout, int, int, std::span<float> dst) {
+    if (next == calib.size()) return false;
+    const auto& rgb = calib[next++];
+    const std::size_t pixels = rgb.size() / 3;
+    for (std::size_t p = 0; p < pixels; ++p) {
+      for (std::size_t c = 0; c < 3; ++c) {
+        const float v = static_cast<float>(rgb[p * 3 + c]) / 255.0F;
+        dst[layout == InputLayout::kNchwFloat ? c * pixels + p : p * 3 + c] = v;
+      }
+    }
+    return true;
+  };
+  const fs::path path = fs::temp_directory_path() / "yolo_qdq_lowering_fixture.int8.onnx";
+  QuantizeOptions options;
+  options.method = CalibrationMethod::kMinMax;
+  quantize_model(model, path, options, frames);
+
+  auto fp32 = Engine::load(model, {});
+  EngineOptions fake_options;
+  auto fake = Engine::load(path, fake_options);
+  EngineOptions int8_options;
+  int8_options.precision = Precision::kInt8;
+  auto int8 = Engine::load(path, int8_options);
+  EXPECT_EQ(int8->input_layout(), InputLayout::kNhwcUint8);
+  EXPECT_GT(int8->stats().int8_convs, 80);
+
+  int confident = 0;
+  double total = 0;
+  for (const char* image : {"dog", "horses", "kite", "person"}) {
+    const auto rgb = golden(image);
+    for (Engine* e : {fake.get(), int8.get()}) {
+      write_input(*e, rgb);
+      e->run();
+    }
+    // The same quantized network computed two ways: int8 steps (exact SiLU tables) and float
+    // with Q/DQ rounding (the sigmoid rounded too). One-step differences per layer add up over
+    // ~90 layers: close on average, a class here and there moves further.
+    const auto a = class_scores(fake->output(0));
+    const auto b = class_scores(int8->output(0));
+    for (std::size_t c = 0; c < a.size(); ++c) {
+      if (std::max(a[c], b[c]) < 0.3F) continue;
+      ++confident;
+      total += std::abs(a[c] - b[c]);
+      EXPECT_NEAR(a[c], b[c], 0.2) << image << " class " << c;
+    }
+  }
+  EXPECT_GT(confident, 4);
+  EXPECT_LT(total / confident, 0.07);
+  // Against the original FP32 model: the dog is found, in the same place.
+  const auto rgb = golden("dog");
+  for (Engine* e : {fp32.get(), int8.get()}) {
+    write_input(*e, rgb);
+    e->run();
+  }
+  const Box want = best_box(fp32->output(0), kDog);
+  const Box got = best_box(int8->output(0), kDog);
+  EXPECT_GT(want.score, 0.5F);
+  EXPECT_GT(got.score, 0.5F);
+  EXPECT_GT(iou(want, got), 0.8F);
+  fs::remove(path);
+}
+
+}  // namespace
+}  // namespace yolo::runtime
