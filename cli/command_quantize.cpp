@@ -23,7 +23,7 @@ struct QuantizeArgs {
   std::string model;
   std::string calib;
   int frames = 256;
-  std::string method = "percentile";
+  std::string method = "minmax";
   std::string keep = "auto";
   int imgsz = 0;
   std::string out;

@@ -26,9 +26,6 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// Suffixes of the int8 weights and biases and of their dequantized values.
-constexpr const char* kQuantized = "_quantized";
-constexpr const char* kDequantized = "_dequantized";
 // Frames kept to measure the sensitivity of the final convs.
 constexpr int kSensitivityFrames = 4;
 // A final conv stays FP32 when keeping it raises the SQNR of its own output by at least this much:
@@ -600,12 +597,14 @@ onnx::ModelProto build_qdq_model(const onnx::ModelProto& fp32,
   };
 
   std::set<std::string> replaced_initializers;
-  std::map<std::string, std::vector<float>> weight_scales;
+  // Per weight initializer: its number (for the derived names) and channel scales.
+  std::map<std::string, std::pair<std::string, std::vector<float>>> weights;
+  int bias_count = 0;
   auto quantize_conv = [&](onnx::NodeProto& node, const std::string& original_input) {
     const std::string w = node.input(1);
     const onnx::TensorProto& wt = *index.initializers.at(w);
     const std::int64_t channels = wt.dims(0);
-    if (!weight_scales.count(w)) {
+    if (!weights.count(w)) {
       const std::vector<float> values = read_floats(wt);
       const std::size_t per = values.size() / static_cast<std::size_t>(channels);
       std::vector<float> scales(static_cast<std::size_t>(channels));
@@ -619,25 +618,24 @@ onnx::ModelProto build_qdq_model(const onnx::ModelProto& fp32,
           q[c * per + i] = static_cast<std::int8_t>(std::clamp(v, -127.0F, 127.0F));
         }
       }
+      const std::string id = std::to_string(weights.size());
       const std::vector<std::int64_t> dims(wt.dims().begin(), wt.dims().end());
-      new_initializers.push_back(make_tensor(w + kQuantized, onnx::TensorProto::INT8, dims, q));
+      new_initializers.push_back(make_tensor(prefix + "w" + id, onnx::TensorProto::INT8, dims, q));
       new_initializers.push_back(
-          make_tensor(w + "_scale", onnx::TensorProto::FLOAT, {channels}, scales));
-      new_initializers.push_back(make_tensor(w + "_zero_point", onnx::TensorProto::INT8, {channels},
-                                             std::vector<std::int8_t>(scales.size(), 0)));
-      nodes.push_back(make_node("DequantizeLinear",
-                                {w + kQuantized, w + "_scale", w + "_zero_point"}, w + kDequantized,
-                                0));
-      weight_scales[w] = scales;
+          make_tensor(prefix + "ws" + id, onnx::TensorProto::FLOAT, {channels}, scales));
+      // No zero point input: it defaults to 0, which symmetric weights have.
+      nodes.push_back(make_node("DequantizeLinear", {prefix + "w" + id, prefix + "ws" + id},
+                                prefix + "wd" + id, 0));
+      weights[w] = {id, scales};
       replaced_initializers.insert(w);
     }
-    node.set_input(1, w + kDequantized);
+    node.set_input(1, prefix + "wd" + weights.at(w).first);
     if (node.input_size() < 3 || node.input(2).empty() || !quantized.count(original_input)) return;
     const std::string b = node.input(2);
     auto bit = index.initializers.find(b);
     if (bit == index.initializers.end() || !is_float_type(bit->second->data_type())) return;
     const std::vector<float> bias = read_floats(*bit->second);
-    const std::vector<float>& ws = weight_scales.at(w);
+    const std::vector<float>& ws = weights.at(w).second;
     if (bias.size() != ws.size()) return;
     const float sx = params.at(original_input).scale;
     std::vector<float> scales(bias.size());
@@ -649,18 +647,14 @@ onnx::ModelProto build_qdq_model(const onnx::ModelProto& fp32,
       if (!(std::abs(v) < 2147483647.0)) return;
       q[c] = static_cast<std::int32_t>(v);
     }
-    const std::string name = node.name() + "_bias";
+    const std::string id = std::to_string(bias_count++);
     new_initializers.push_back(
-        make_tensor(name + kQuantized, onnx::TensorProto::INT32, {channels}, q));
+        make_tensor(prefix + "b" + id, onnx::TensorProto::INT32, {channels}, q));
     new_initializers.push_back(
-        make_tensor(name + "_scale", onnx::TensorProto::FLOAT, {channels}, scales));
-    new_initializers.push_back(make_tensor(name + "_zero_point", onnx::TensorProto::INT32,
-                                           {channels},
-                                           std::vector<std::int32_t>(scales.size(), 0)));
-    nodes.push_back(make_node("DequantizeLinear",
-                              {name + kQuantized, name + "_scale", name + "_zero_point"},
-                              name + kDequantized, 0));
-    node.set_input(2, name + kDequantized);
+        make_tensor(prefix + "bs" + id, onnx::TensorProto::FLOAT, {channels}, scales));
+    nodes.push_back(make_node("DequantizeLinear", {prefix + "b" + id, prefix + "bs" + id},
+                              prefix + "bd" + id, 0));
+    node.set_input(2, prefix + "bd" + id);
     replaced_initializers.insert(b);
   };
 
@@ -952,18 +946,16 @@ QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
         static_cast<int>(static_cast<std::int8_t>(written.at(qn->input(2))->raw_data().at(0)));
     activations.push_back(a);
   }
-  nlohmann::json weights = nlohmann::json::array();
-  for (const auto& n : graph.node()) {
-    if (n.op_type() != "Conv" || n.input_size() < 2) continue;
-    auto it =
-        std::find_if(quantized.graph().initializer().begin(), quantized.graph().initializer().end(),
-                     [&](const auto& t) { return t.name() == n.input(1) + "_scale"; });
-    if (it == quantized.graph().initializer().end()) continue;
-    const std::vector<float> s = read_floats(*it);
-    weights.push_back({{"node", n.name()},
-                       {"channels", s.size()},
-                       {"scale_min", *std::min_element(s.begin(), s.end())},
-                       {"scale_max", *std::max_element(s.begin(), s.end())}});
+  nlohmann::json weight_report = nlohmann::json::array();
+  for (const auto& n : quantized.graph().node()) {
+    if (n.op_type() != "Conv" || n.input_size() < 2 || !producers.count(n.input(1))) continue;
+    const onnx::NodeProto& dq = *producers.at(n.input(1));
+    if (dq.op_type() != "DequantizeLinear" || dq.input_size() < 2) continue;
+    const std::vector<float> s = read_floats(*written.at(dq.input(1)));
+    weight_report.push_back({{"node", n.name()},
+                             {"channels", s.size()},
+                             {"scale_min", *std::min_element(s.begin(), s.end())},
+                             {"scale_max", *std::max_element(s.begin(), s.end())}});
   }
   nlohmann::json kept = nlohmann::json::array();
   for (const auto& [n, why] : keep_reason) {
@@ -985,7 +977,7 @@ QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
       {"kept_fp32", kept},
       {"sensitivity", sensitivity},
       {"activations", activations},
-      {"weights", weights},
+      {"weights", weight_report},
       {"size",
        {{"fp32_bytes", result.fp32_bytes},
         {"int8_bytes", result.int8_bytes},

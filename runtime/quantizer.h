@@ -27,12 +27,14 @@
 // - Shared scales: the inputs and output of a quantized Concat, and the input and outputs of a
 //   quantized MaxPool, Resize and Split, have identical (scale, zero point), the union of their
 //   ranges: concat, pooling, upsampling and split need no requantization.
-// - Conv weights: int8 initializer `W_quantized` with symmetric per-output-channel scales
-//   (`W_scale` float32 [O], scale = max|w_o| / 127, 1 for an all-zero channel; `W_zero_point` int8
-//   [O] zeros) through `DequantizeLinear(axis=0) -> W_dequantized`. The float W is removed.
-// - Conv biases: when the conv input is quantized, int32 `B_quantized` = round(b / (s_x * s_w[o]))
-//   through `DequantizeLinear(axis=0)` with scale s_x * s_w[o] (float32 [O]) and int32 zero points
-//   [O] (ONNX Runtime's convention, so QLinearConv fusion applies); otherwise the bias stays float.
+// - Conv weights (the c-th distinct weight initializer W): int8 initializer `qdq:w<c>` with
+//   symmetric per-output-channel scales `qdq:ws<c>` (float32 [O], scale = max|w_o| / 127, 1 for an
+//   all-zero channel) through `DequantizeLinear(axis=0)` with NO zero point input (0 by default)
+//   -> `qdq:wd<c>`. The float W is removed unless a kept-FP32 node still reads it.
+// - Conv biases (the b-th quantized bias): when the conv input is quantized, int32 `qdq:b<b>` =
+//   round(bias / (s_x * s_w[o])) through `DequantizeLinear(axis=0)` with scale `qdq:bs<b>` = s_x *
+//   s_w[o] (float32 [O]) and no zero point -> `qdq:bd<b>` (ONNX Runtime's convention); otherwise
+//   (input not quantized, or a bias beyond int32 at that scale) the bias stays float.
 // - FP32 islands: nodes kept in float (the detection tail, --keep-fp32 names) get no Q/DQ of their
 //   own and keep float weights; their inputs may still come through a DequantizeLinear.
 // - metadata_props: every entry of the FP32 file, plus "yolo_edge_quantization", a JSON object:
@@ -80,7 +82,7 @@ using FrameProvider =
     std::function<bool(InputLayout layout, int width, int height, std::span<float> dst)>;
 
 struct QuantizeOptions {
-  CalibrationMethod method = CalibrationMethod::kPercentile;
+  CalibrationMethod method = CalibrationMethod::kMinMax;
   double percentile = 99.99;
   // At most this many frames are calibrated.
   int frames = 256;

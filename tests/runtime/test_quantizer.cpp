@@ -189,6 +189,20 @@ TEST(BuildQdq, InsertsOnePairPerActivationAndRewiresEveryConsumer) {
   EXPECT_EQ(initializer(q, "b1"), nullptr);
 }
 
+TEST(BuildQdq, DerivedNamesAvoidTheModelsOwn) {
+  ModelBuilder b;
+  b.input("x", {1, 3, 4, 4});
+  b.random("w", {2, 3, 1, 1}, 1);
+  b.node("Conv", {"x", "w"}, {"qdq:f1"}, "conv");
+  b.node("Sigmoid", {"qdq:f1"}, {"out"}, "sig");
+  b.output("out");
+  const onnx::ModelProto q =
+      build_qdq_model(b.proto(), {{"qdq:f1", {-1.0F, 1.0F}}, {"out", {0.0F, 1.0F}}}, {});
+  EXPECT_EQ(node_named(q, "conv")->output(0), "_qdq:f1");
+  EXPECT_EQ(node_named(q, "sig")->input(0), "qdq:f1");
+  EXPECT_EQ(producer(q, "qdq:f1")->op_type(), "DequantizeLinear");
+}
+
 TEST(BuildQdq, InputHasTheFixedImageScale) {
   ModelBuilder b = tiny_model();
   const onnx::ModelProto q = build_qdq_model(b.proto(), tiny_ranges(), {});
@@ -218,16 +232,22 @@ TEST(BuildQdq, WeightsArePerChannelSymmetricInt8WithinHalfAStep) {
   ModelBuilder b = tiny_model();
   const std::vector<float> w = floats(*initializer(b.proto(), "w1"));
   const onnx::ModelProto q = build_qdq_model(b.proto(), tiny_ranges(), {});
-  const auto* wq = initializer(q, "w1_quantized");
+  // The conv reads its weights through a per-axis DequantizeLinear of int8 values.
+  const onnx::NodeProto* dq = producer(q, node_named(q, "c1")->input(1));
+  ASSERT_NE(dq, nullptr);
+  EXPECT_EQ(dq->op_type(), "DequantizeLinear");
+  EXPECT_EQ(dq->input_size(), 2);  // no zero point: 0 by default
+  ASSERT_EQ(dq->attribute_size(), 1);
+  EXPECT_EQ(dq->attribute(0).name(), "axis");
+  EXPECT_EQ(dq->attribute(0).i(), 0);
+  const auto* wq = initializer(q, dq->input(0));
   ASSERT_NE(wq, nullptr);
   EXPECT_EQ(wq->data_type(), onnx::TensorProto::INT8);
   EXPECT_EQ(std::vector<std::int64_t>(wq->dims().begin(), wq->dims().end()),
             (std::vector<std::int64_t>{4, 3, 3, 3}));
   const auto qv = values<std::int8_t>(*wq);
-  const auto scales = values<float>(*initializer(q, "w1_scale"));
-  const auto zps = values<std::int8_t>(*initializer(q, "w1_zero_point"));
+  const auto scales = values<float>(*initializer(q, dq->input(1)));
   ASSERT_EQ(scales.size(), 4U);
-  ASSERT_EQ(zps, std::vector<std::int8_t>(4, 0));
   for (std::size_t c = 0; c < 4; ++c) {
     float amax = 0;
     for (std::size_t i = 0; i < 27; ++i) amax = std::max(amax, std::abs(w[c * 27 + i]));
@@ -236,36 +256,36 @@ TEST(BuildQdq, WeightsArePerChannelSymmetricInt8WithinHalfAStep) {
       EXPECT_LE(std::abs(qv[c * 27 + i] * scales[c] - w[c * 27 + i]), scales[c] / 2 + 1e-7F);
     }
   }
-  const onnx::NodeProto* dq = producer(q, "w1_dequantized");
-  ASSERT_NE(dq, nullptr);
-  ASSERT_EQ(dq->attribute_size(), 1);
-  EXPECT_EQ(dq->attribute(0).name(), "axis");
-  EXPECT_EQ(dq->attribute(0).i(), 0);
 }
 
 TEST(BuildQdq, BiasIsInt32AtInputScaleTimesWeightScale) {
   ModelBuilder b = tiny_model();
   const std::vector<float> bias = floats(*initializer(b.proto(), "b3"));
   const onnx::ModelProto q = build_qdq_model(b.proto(), tiny_ranges(), {});
-  const auto* bq = initializer(q, "c3_bias_quantized");
+  const onnx::NodeProto* bdq = producer(q, node_named(q, "c3")->input(2));
+  ASSERT_NE(bdq, nullptr);
+  EXPECT_EQ(bdq->op_type(), "DequantizeLinear");
+  EXPECT_EQ(bdq->input_size(), 2);
+  const auto* bq = initializer(q, bdq->input(0));
   ASSERT_NE(bq, nullptr);
   EXPECT_EQ(bq->data_type(), onnx::TensorProto::INT32);
   const auto qv = values<std::int32_t>(*bq);
-  const auto scales = values<float>(*initializer(q, "c3_bias_scale"));
-  const auto wscales = values<float>(*initializer(q, "w3_scale"));
+  const auto scales = values<float>(*initializer(q, bdq->input(1)));
+  const auto wscales =
+      values<float>(*initializer(q, producer(q, node_named(q, "c3")->input(1))->input(1)));
   const float sx = scale_of(q, "cat");
   for (std::size_t c = 0; c < 2; ++c) {
     EXPECT_FLOAT_EQ(scales[c], sx * wscales[c]);
     EXPECT_LE(std::abs(qv[c] * scales[c] - bias[c]), scales[c] / 2 + 1e-7F);
   }
-  EXPECT_EQ(node_named(q, "c3")->input(2), "c3_bias_dequantized");
+  EXPECT_EQ(initializer(q, "b3"), nullptr);
 }
 
 TEST(BuildQdq, KeptNodesStayFloat) {
   ModelBuilder b = tiny_model();
   const onnx::ModelProto q = build_qdq_model(b.proto(), tiny_ranges(), {"c3"});
   EXPECT_NE(initializer(q, "w3"), nullptr);
-  EXPECT_EQ(initializer(q, "w3_quantized"), nullptr);
+  EXPECT_EQ(count_op(q, "DequantizeLinear"), 9U);  // 6 activations, w1, w2, b1
   EXPECT_EQ(node_named(q, "c3")->input(1), "w3");
   EXPECT_EQ(node_named(q, "c3")->input(2), "b3");
   // Its input is still the concat's dequantized output: the border of the FP32 island.
@@ -342,7 +362,7 @@ TEST(QuantizeModel, WritesAQdqFileWithMetadataAndAReport) {
   EXPECT_EQ(info.metadata.raw.at("imgsz"), "[8, 8]");
   const auto tag = nlohmann::json::parse(info.metadata.raw.at("yolo_edge_quantization"));
   EXPECT_EQ(tag.at("frames"), 5);
-  EXPECT_EQ(tag.at("method"), "percentile");
+  EXPECT_EQ(tag.at("method"), "minmax");
   EXPECT_EQ(result.int8_bytes, fs::file_size(out));
   EXPECT_EQ(result.report.at("size").at("int8_bytes"), result.int8_bytes);
   EXPECT_EQ(result.report.at("frames"), 5);
