@@ -1,8 +1,6 @@
 // Quantizes a real fixture model on two golden letterboxed inputs and checks the file on two
 // others.
-#include <dlfcn.h>
 #include <gtest/gtest.h>
-#include <png.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -13,54 +11,12 @@
 #include "runtime/model_info.h"
 #include "runtime/quantizer.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/golden_image.h"
 
 namespace yolo::runtime {
 namespace {
 
 namespace fs = std::filesystem;
-
-// The golden inputs are PNGs and this test links only the runtime (no OpenCV): libpng's simplified
-// API, loaded at run time.
-class PngReader {
- public:
-  PngReader() : lib_(dlopen("libpng16.so.16", RTLD_NOW | RTLD_LOCAL)) {
-    if (!lib_) return;
-    begin_ = reinterpret_cast<Begin>(dlsym(lib_, "png_image_begin_read_from_file"));
-    finish_ = reinterpret_cast<Finish>(dlsym(lib_, "png_image_finish_read"));
-    free_ = reinterpret_cast<Free>(dlsym(lib_, "png_image_free"));
-  }
-  ~PngReader() {
-    if (lib_) dlclose(lib_);
-  }
-  PngReader(const PngReader&) = delete;
-  PngReader& operator=(const PngReader&) = delete;
-  bool available() const { return begin_ && finish_ && free_; }
-
-  // RGB, 8 bits per channel, row-major; empty when unreadable.
-  std::vector<std::uint8_t> read_rgb(const fs::path& path, int& width, int& height) const {
-    png_image image{};
-    image.version = PNG_IMAGE_VERSION;
-    if (!begin_(&image, path.c_str())) return {};
-    image.format = PNG_FORMAT_RGB;
-    std::vector<std::uint8_t> pixels(PNG_IMAGE_SIZE(image));
-    if (!finish_(&image, nullptr, pixels.data(), 0, nullptr)) {
-      free_(&image);
-      return {};
-    }
-    width = static_cast<int>(image.width);
-    height = static_cast<int>(image.height);
-    return pixels;
-  }
-
- private:
-  using Begin = int (*)(png_imagep, const char*);
-  using Finish = int (*)(png_imagep, png_const_colorp, void*, png_int_32, void*);
-  using Free = void (*)(png_imagep);
-  void* lib_;
-  Begin begin_ = nullptr;
-  Finish finish_ = nullptr;
-  Free free_ = nullptr;
-};
 
 // RGB / 255 in the layout asked for.
 void write_input(const std::vector<std::uint8_t>& rgb, InputLayout layout, std::span<float> dst) {
@@ -93,13 +49,11 @@ std::vector<float> class_scores(const Tensor& out) {
 
 TEST(QuantizerFixture, Yolo11nOnTwoImagesAgreesWithFp32OnTwoOthers) {
   YOLO_REQUIRE_FIXTURES();
-  static const PngReader png;
-  if (!png.available()) GTEST_SKIP() << "libpng16.so.16 is not installed";
   const fs::path dir = test::fixtures_dir();
   const fs::path model = dir / "models" / "yolo11n_320_fp32.onnx";
   auto golden = [&](const char* image) {
     int w = 0, h = 0;
-    auto rgb = png.read_rgb(
+    auto rgb = test::read_rgb(
         dir / "golden" / (std::string("yolo11n_320_fp32__") + image + ".input.png"), w, h);
     EXPECT_EQ(w, 320);
     EXPECT_EQ(h, 320);
