@@ -16,15 +16,6 @@ namespace yolo::runtime::ops {
 
 namespace {
 
-template <typename F>
-auto or_fail(const Graph& graph, const Node& node, F&& f) {
-  try {
-    return f();
-  } catch (const std::invalid_argument& e) {
-    graph.fail(node, e.what());
-  }
-}
-
 // Whether a node works along axis 1 of a 4-D float (or lowered int8) tensor (so it can run on
 // NHWC channels).
 bool on_channels(const Graph& graph, const Node& node, std::int64_t axis) {

@@ -17,15 +17,6 @@ namespace yolo::runtime::ops {
 
 namespace {
 
-template <typename F>
-auto or_fail(const Graph& graph, const Node& node, F&& f) {
-  try {
-    return f();
-  } catch (const std::invalid_argument& e) {
-    graph.fail(node, e.what());
-  }
-}
-
 class SoftmaxSpec : public OpSpec {
  public:
   void check(const Graph& graph, const Node& node) const override {

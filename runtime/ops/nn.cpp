@@ -97,6 +97,21 @@ std::uint32_t u32(std::int64_t v) {
   return static_cast<std::uint32_t>(v);
 }
 
+// Copies a resolved window into XNNPACK convolution or pooling parameters.
+template <typename Params>
+void set_window(Params& p, const Window& win) {
+  p.kernel_height = u32(win.kh);
+  p.kernel_width = u32(win.kw);
+  p.stride_height = u32(win.sh);
+  p.stride_width = u32(win.sw);
+  p.dilation_height = u32(win.dh);
+  p.dilation_width = u32(win.dw);
+  p.pad_top = u32(win.top);
+  p.pad_left = u32(win.left);
+  p.pad_bottom = u32(win.bottom);
+  p.pad_right = u32(win.right);
+}
+
 // Fused activation attributes the fusion pass adds to a Conv.
 struct Activation {
   bool silu = false;
@@ -183,16 +198,7 @@ class ConvSpec : public OpSpec {
     const auto win = window(g, node, in.shape, w.shape()[2], w.shape()[3]);
     const auto act = activation(node);
     xnn::Conv2dParams p;
-    p.kernel_height = u32(win.kh);
-    p.kernel_width = u32(win.kw);
-    p.stride_height = u32(win.sh);
-    p.stride_width = u32(win.sw);
-    p.dilation_height = u32(win.dh);
-    p.dilation_width = u32(win.dw);
-    p.pad_top = u32(win.top);
-    p.pad_left = u32(win.left);
-    p.pad_bottom = u32(win.bottom);
-    p.pad_right = u32(win.right);
+    set_window(p, win);
     p.groups = u32(node.attr_int("group", 1));
     p.input_channels = static_cast<std::size_t>(in.shape[1]);
     p.output_channels = static_cast<std::size_t>(out.shape[1]);
@@ -387,16 +393,7 @@ class PoolSpec : public OpSpec {
     const auto& out = context.outputs[0];
     const auto win = window(context.graph, node, in.shape, 1, 1);
     xnn::Pool2dParams p;
-    p.kernel_height = u32(win.kh);
-    p.kernel_width = u32(win.kw);
-    p.stride_height = u32(win.sh);
-    p.stride_width = u32(win.sw);
-    p.dilation_height = u32(win.dh);
-    p.dilation_width = u32(win.dw);
-    p.pad_top = u32(win.top);
-    p.pad_left = u32(win.left);
-    p.pad_bottom = u32(win.bottom);
-    p.pad_right = u32(win.right);
+    set_window(p, win);
     p.channels = static_cast<std::size_t>(in.shape[1]);
     p.input_pixel_stride = static_cast<std::size_t>(in.pixel_stride);
     p.output_pixel_stride = static_cast<std::size_t>(out.pixel_stride);

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -100,6 +101,16 @@ const OpSpec* find_op(const std::string& domain, const std::string& op_type);
 
 // Every supported ai.onnx op type, for messages.
 std::vector<std::string> supported_ops();
+
+// Runs f(); a kernel's std::invalid_argument becomes the graph's ModelError naming the node.
+template <typename F>
+auto or_fail(const Graph& graph, const Node& node, F&& f) {
+  try {
+    return f();
+  } catch (const std::invalid_argument& e) {
+    graph.fail(node, e.what());
+  }
+}
 
 // Runs compute() of the node's op on dense views (the generic Step).
 std::unique_ptr<Step> make_compute_step(const OpSpec& spec, const StepContext& context);
