@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "runtime/engine.h"
+#include "tests/support/engine_input.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/golden_image.h"
 
@@ -51,17 +52,7 @@ std::vector<float> read_f32(const fs::path& path) {
 void write_input(Engine& engine, const std::vector<std::uint8_t>& rgb, int width, int height) {
   ASSERT_EQ(width, engine.input_width());
   ASSERT_EQ(height, engine.input_height());
-  auto* dst = static_cast<float*>(engine.input_data());
-  const std::size_t pixels = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
-  for (std::size_t p = 0; p < pixels; ++p) {
-    for (std::size_t c = 0; c < 3; ++c) {
-      const float v = static_cast<float>(rgb[p * 3 + c]) / 255.0F;
-      if (engine.input_layout() == InputLayout::kNhwcFloat)
-        dst[p * 3 + c] = v;
-      else
-        dst[c * pixels + p] = v;
-    }
-  }
+  test::write_rgb_input(engine, rgb);
 }
 
 constexpr float kScoreTolerance = 2e-3F;

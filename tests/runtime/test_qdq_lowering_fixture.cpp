@@ -5,13 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <filesystem>
 #include <span>
 #include <vector>
 
 #include "runtime/engine.h"
 #include "runtime/quantizer.h"
+#include "tests/support/engine_input.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/golden_image.h"
 
@@ -21,26 +21,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::int64_t kDog = 16;
-
-// RGB bytes into the engine's input, in its layout.
-void write_input(Engine& engine, const std::vector<std::uint8_t>& rgb) {
-  const std::size_t pixels = rgb.size() / 3;
-  if (engine.input_layout() == InputLayout::kNhwcUint8) {
-    std::memcpy(engine.input_data(), rgb.data(), rgb.size());
-    return;
-  }
-  auto* dst = static_cast<float*>(engine.input_data());
-  for (std::size_t p = 0; p < pixels; ++p) {
-    for (std::size_t c = 0; c < 3; ++c) {
-      const float v = static_cast<float>(rgb[p * 3 + c]) / 255.0F;
-      if (engine.input_layout() == InputLayout::kNchwFloat) {
-        dst[c * pixels + p] = v;
-      } else {
-        dst[p * 3 + c] = v;
-      }
-    }
-  }
-}
 
 struct Box {
   float score = 0, x0 = 0, y0 = 0, x1 = 0, y1 = 0;
@@ -94,14 +74,7 @@ TEST(QdqLoweringFixture, Yolo11nInt8AgreesWithFakeQuantAndWithFp32) {
   std::size_t next = 0;
   auto frames = [&](InputLayout layout, int, int, std::span<float> dst) {
     if (next == calib.size()) return false;
-    const auto& rgb = calib[next++];
-    const std::size_t pixels = rgb.size() / 3;
-    for (std::size_t p = 0; p < pixels; ++p) {
-      for (std::size_t c = 0; c < 3; ++c) {
-        const float v = static_cast<float>(rgb[p * 3 + c]) / 255.0F;
-        dst[layout == InputLayout::kNchwFloat ? c * pixels + p : p * 3 + c] = v;
-      }
-    }
+    test::write_rgb_floats(calib[next++], layout, dst);
     return true;
   };
   const fs::path path = fs::temp_directory_path() / "yolo_qdq_lowering_fixture.int8.onnx";
@@ -123,7 +96,7 @@ TEST(QdqLoweringFixture, Yolo11nInt8AgreesWithFakeQuantAndWithFp32) {
   for (const char* image : {"dog", "horses", "kite", "person"}) {
     const auto rgb = golden(image);
     for (Engine* e : {fake.get(), int8.get()}) {
-      write_input(*e, rgb);
+      test::write_rgb_input(*e, rgb);
       e->run();
     }
     // The same quantized network computed two ways: int8 steps (exact SiLU tables) and float
@@ -143,7 +116,7 @@ TEST(QdqLoweringFixture, Yolo11nInt8AgreesWithFakeQuantAndWithFp32) {
   // Against the original FP32 model: the dog is found, in the same place.
   const auto rgb = golden("dog");
   for (Engine* e : {fp32.get(), int8.get()}) {
-    write_input(*e, rgb);
+    test::write_rgb_input(*e, rgb);
     e->run();
   }
   const Box want = best_box(fp32->output(0), kDog);

@@ -10,6 +10,7 @@
 #include "runtime/engine.h"
 #include "runtime/model_info.h"
 #include "runtime/quantizer.h"
+#include "tests/support/engine_input.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/golden_image.h"
 
@@ -17,21 +18,6 @@ namespace yolo::runtime {
 namespace {
 
 namespace fs = std::filesystem;
-
-// RGB / 255 in the layout asked for.
-void write_input(const std::vector<std::uint8_t>& rgb, InputLayout layout, std::span<float> dst) {
-  const std::size_t pixels = rgb.size() / 3;
-  for (std::size_t p = 0; p < pixels; ++p) {
-    for (std::size_t c = 0; c < 3; ++c) {
-      const float v = static_cast<float>(rgb[p * 3 + c]) / 255.0F;
-      if (layout == InputLayout::kNchwFloat) {
-        dst[c * pixels + p] = v;
-      } else {
-        dst[p * 3 + c] = v;
-      }
-    }
-  }
-}
 
 // The highest score of each class over all anchors of a [1, 4+nc, N] output.
 std::vector<float> class_scores(const Tensor& out) {
@@ -64,7 +50,7 @@ TEST(QuantizerFixture, Yolo11nOnTwoImagesAgreesWithFp32OnTwoOthers) {
   std::size_t next = 0;
   auto frames = [&](InputLayout layout, int, int, std::span<float> dst) {
     if (next == calib.size()) return false;
-    write_input(calib[next++], layout, dst);
+    test::write_rgb_floats(calib[next++], layout, dst);
     return true;
   };
   const fs::path out = fs::temp_directory_path() / "yolo_quant_fixture_yolo11n.int8.onnx";
@@ -88,10 +74,8 @@ TEST(QuantizerFixture, Yolo11nOnTwoImagesAgreesWithFp32OnTwoOthers) {
   auto int8 = Engine::load(out, {});
   for (const char* image : {"horses", "person"}) {
     const auto rgb = golden(image);
-    write_input(rgb, fp32->input_layout(),
-                std::span(static_cast<float*>(fp32->input_data()), rgb.size()));
-    write_input(rgb, int8->input_layout(),
-                std::span(static_cast<float*>(int8->input_data()), rgb.size()));
+    test::write_rgb_input(*fp32, rgb);
+    test::write_rgb_input(*int8, rgb);
     fp32->run();
     int8->run();
     // Every class FP32 is sure of (score >= 0.5), INT8 scores within 0.15 (two calibration
