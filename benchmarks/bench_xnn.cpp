@@ -1,13 +1,15 @@
-// Micro-benchmarks of the XNNPACK layer on typical YOLO shapes (Google Benchmark; not a test,
-// timings are not tests). Run: build/bin/bench_xnn [--benchmark_filter=Silu]
+// Micro-benchmarks of the XNNPACK layer and our own kernels on typical YOLO shapes (Google
+// Benchmark; not a test, timings are not tests). Run: build/bin/bench_xnn [--benchmark_filter=Conv]
 #include <benchmark/benchmark.h>
 
 #include <random>
 #include <vector>
 
+#include "runtime/kernels/conv_qc8_vnni.h"
 #include "runtime/xnn/activation.h"
 #include "runtime/xnn/binary.h"
 #include "runtime/xnn/convolution.h"
+#include "runtime/xnn/int8.h"
 #include "runtime/xnn/unary.h"
 #include "runtime/xnn/xnn_operator.h"
 
@@ -66,6 +68,92 @@ BENCHMARK(BM_Conv2dF32)
     ->Args({128, 128, 3, 1, 2})
     ->Args({128, 64, 1, 1, 1})
     ->Args({64, 64, 3, 64, 1})
+    ->UseRealTime();
+
+std::vector<int8_t> random_int8(size_t n) {
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> dist(-127, 127);
+  std::vector<int8_t> v;
+  v.reserve(n + kExtraInputBytes);
+  v.resize(n);
+  for (int8_t& x : v) x = static_cast<int8_t>(dist(rng));
+  return v;
+}
+
+// The same convolutions in int8 (per-channel weights): XNNPACK's QC8 operator, and our AVX-512
+// VNNI kernel where the CPU has it. Same args as BM_Conv2dF32 (groups 1 only for ours).
+void BM_Conv2dQC8Xnnpack(benchmark::State& state) {
+  initialize();
+  const auto cin = static_cast<size_t>(state.range(0));
+  const auto cout = static_cast<size_t>(state.range(1));
+  const auto kernel = static_cast<uint32_t>(state.range(2));
+  const int threads = static_cast<int>(state.range(4));
+  const uint32_t pad = kernel / 2;
+  Conv2dQC8Params p;
+  p.geometry = {.kernel_height = kernel,
+                .kernel_width = kernel,
+                .pad_top = pad,
+                .pad_left = pad,
+                .pad_bottom = pad,
+                .pad_right = pad,
+                .input_channels = cin,
+                .output_channels = cout};
+  p.input = {0.02F, -3};
+  p.output = {0.5F, 1};
+  const size_t weights = cout * cin * kernel * kernel;
+  Conv2dQC8 conv(p, random_int8(weights), std::vector<float>(cout, 0.01F),
+                 std::vector<int32_t>(cout, 5), "bench");
+  const auto input = random_int8(80 * 80 * cin);
+  std::vector<int8_t> output(80 * 80 * cout);
+  pthreadpool_t pool = pools().get(threads);
+  conv.setup(1, 80, 80, input.data(), output.data(), pool);
+  for (auto _ : state) conv.run(pool);
+  state.counters["GOP/s"] = benchmark::Counter(2.0 * 80 * 80 * static_cast<double>(weights),
+                                               benchmark::Counter::kIsIterationInvariantRate,
+                                               benchmark::Counter::OneK::kIs1000);
+}
+BENCHMARK(BM_Conv2dQC8Xnnpack)
+    ->ArgNames({"cin", "cout", "k", "groups", "threads"})
+    ->Args({128, 128, 3, 1, 1})
+    ->Args({128, 128, 3, 1, 2})
+    ->Args({128, 64, 1, 1, 1})
+    ->UseRealTime();
+
+void BM_Conv2dQC8Vnni(benchmark::State& state) {
+  using yolo::runtime::kernels::ConvQC8Vnni;
+  if (!ConvQC8Vnni::available()) {
+    state.SkipWithError("this CPU has no AVX-512 VNNI");
+    return;
+  }
+  const auto cin = static_cast<size_t>(state.range(0));
+  const auto cout = static_cast<size_t>(state.range(1));
+  const auto kernel = static_cast<uint32_t>(state.range(2));
+  const int threads = static_cast<int>(state.range(4));
+  const uint32_t pad = kernel / 2;
+  yolo::runtime::kernels::ConvQC8Geometry g{.kernel_height = kernel,
+                                            .kernel_width = kernel,
+                                            .pad_top = pad,
+                                            .pad_left = pad,
+                                            .pad_bottom = pad,
+                                            .pad_right = pad,
+                                            .input_channels = cin,
+                                            .output_channels = cout};
+  const size_t weights = cout * cin * kernel * kernel;
+  const ConvQC8Vnni conv(g, {0.02F, -3, 0.5F, 1}, random_int8(weights),
+                         std::vector<float>(cout, 0.01F), std::vector<int32_t>(cout, 5));
+  const auto input = random_int8(80 * 80 * cin);
+  std::vector<int8_t> output(80 * 80 * cout);
+  pthreadpool_t pool = pools().get(threads);
+  for (auto _ : state) conv.run(1, 80, 80, input.data(), output.data(), pool);
+  state.counters["GOP/s"] = benchmark::Counter(2.0 * 80 * 80 * static_cast<double>(weights),
+                                               benchmark::Counter::kIsIterationInvariantRate,
+                                               benchmark::Counter::OneK::kIs1000);
+}
+BENCHMARK(BM_Conv2dQC8Vnni)
+    ->ArgNames({"cin", "cout", "k", "groups", "threads"})
+    ->Args({128, 128, 3, 1, 1})
+    ->Args({128, 128, 3, 1, 2})
+    ->Args({128, 64, 1, 1, 1})
     ->UseRealTime();
 
 // Our single-pass SiLU against XNNPACK's sigmoid followed by multiply. Args: pixels, channels.

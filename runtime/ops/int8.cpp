@@ -13,6 +13,7 @@
 #include <cstring>
 #include <vector>
 
+#include "runtime/kernels/conv_qc8_vnni.h"
 #include "runtime/ops/registry.h"
 #include "runtime/xnn/int8.h"
 #include "runtime/xnn/unary.h"
@@ -61,6 +62,8 @@ class Int8Spec : public OpSpec {
   bool writes_strided(const Graph&, const Node&) const override { return true; }
 };
 
+// Group-1 convs run on our AVX-512 VNNI kernel where the CPU has it (with the activation table
+// fused into its output), everything else on XNNPACK's QC8 operator followed by the table.
 class QConvStep : public Step {
  public:
   QConvStep(const StepContext& c) : in_(c.inputs[0]), out_(c.outputs[0]) {
@@ -94,21 +97,46 @@ class QConvStep : public Step {
       bias = {c.inputs[3].constant->data_as<std::int32_t>(),
               static_cast<std::size_t>(c.inputs[3].constant->size())};
     }
-    conv_.emplace(p, std::span<const std::int8_t>(w.data_as<std::int8_t>(), w.bytes()),
-                  std::span<const float>(ws.data_as<float>(), static_cast<std::size_t>(ws.size())),
-                  bias, node.name);
+    const std::span<const std::int8_t> weights(w.data_as<std::int8_t>(), w.bytes());
+    const std::span<const float> scales(ws.data_as<float>(), static_cast<std::size_t>(ws.size()));
     const auto act = node.attr_string("act", "");
-    if (!act.empty()) {
-      lut_.emplace(p.output, params(node, "act_"), function_named(c.graph, node, act));
+    std::optional<xnn::LookupTableS8> lut;
+    if (!act.empty())
+      lut.emplace(p.output, params(node, "act_"), function_named(c.graph, node, act));
+
+    if (p.geometry.groups == 1 && kernels::ConvQC8Vnni::available()) {
+      const xnn::Conv2dParams& g = p.geometry;
+      std::optional<std::array<std::int8_t, 256>> table;
+      if (lut) table = lut->by_byte();
+      vnni_.emplace(
+          kernels::ConvQC8Geometry{g.kernel_height, g.kernel_width, g.stride_height, g.stride_width,
+                                   g.dilation_height, g.dilation_width, g.pad_top, g.pad_left,
+                                   g.pad_bottom, g.pad_right, g.input_channels, g.output_channels,
+                                   g.input_pixel_stride, g.output_pixel_stride},
+          kernels::ConvQC8Quant{p.input.scale, p.input.zero_point, p.output.scale,
+                                p.output.zero_point, p.output_min, p.output_max},
+          weights, scales, bias, table);
+      return;
     }
+    conv_.emplace(p, weights, scales, bias, node.name);
+    lut_ = std::move(lut);
   }
   void setup(pthreadpool_t pool) override {
-    conv_->setup(static_cast<std::size_t>(in_.physical[0]),
+    if (conv_) {
+      conv_->setup(static_cast<std::size_t>(in_.physical[0]),
+                   static_cast<std::size_t>(in_.physical[1]),
+                   static_cast<std::size_t>(in_.physical[2]), static_cast<const int8_t*>(in_.data),
+                   static_cast<int8_t*>(out_.data), pool);
+    }
+  }
+  void run(pthreadpool_t pool) override {
+    if (vnni_) {
+      vnni_->run(static_cast<std::size_t>(in_.physical[0]),
                  static_cast<std::size_t>(in_.physical[1]),
                  static_cast<std::size_t>(in_.physical[2]), static_cast<const int8_t*>(in_.data),
                  static_cast<int8_t*>(out_.data), pool);
-  }
-  void run(pthreadpool_t pool) override {
+      return;
+    }
     conv_->run(pool);
     if (lut_) {
       auto* y = static_cast<int8_t*>(out_.data);
@@ -118,6 +146,7 @@ class QConvStep : public Step {
 
  private:
   ValueView in_, out_;
+  std::optional<kernels::ConvQC8Vnni> vnni_;
   std::optional<xnn::Conv2dQC8> conv_;
   std::optional<xnn::LookupTableS8> lut_;
 };

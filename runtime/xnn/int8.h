@@ -98,11 +98,12 @@ class LookupTableS8 {
            size_t output_stride, pthreadpool_t pool) const;
 
   const std::array<int8_t, 256>& table() const { return table_; }
+  // The same table indexed by the input's raw byte (uint8_t(q)).
+  const std::array<int8_t, 256>& by_byte() const { return by_byte_; }
 
  private:
   std::array<int8_t, 256> table_{};
-  // The same table indexed by the input's raw byte, so the inner loop needs no +128.
-  std::array<int8_t, 256> by_byte_{};
+  std::array<int8_t, 256> by_byte_{};  // so the inner loop needs no +128
 };
 
 }  // namespace yolo::runtime::xnn

@@ -1,0 +1,416 @@
+#include "runtime/kernels/conv_qc8_vnni.h"
+
+#include <cpuinfo.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace yolo::runtime::kernels {
+
+namespace {
+
+constexpr std::size_t kVector = 16;  // int32 lanes (output channels) in one zmm register
+constexpr std::size_t kBlock = 64;   // output channels per block: four zmm accumulators per pixel
+// Above this many values per pixel the taps are read in place rather than gathered into a row.
+constexpr std::size_t kMaxIm2colRow = 512;
+
+std::size_t conv_out(std::size_t input, std::uint32_t kernel, std::uint32_t stride,
+                     std::uint32_t dilation, std::uint32_t pad_before, std::uint32_t pad_after) {
+  const std::size_t padded = input + pad_before + pad_after;
+  const std::size_t extent = static_cast<std::size_t>(dilation) * (kernel - 1) + 1;
+  if (padded < extent) {
+    throw std::invalid_argument("int8 convolution: the padded input (" + std::to_string(padded) +
+                                ") is smaller than the dilated kernel (" + std::to_string(extent) +
+                                ")");
+  }
+  return (padded - extent) / stride + 1;
+}
+
+// Everything one run needs, shared read-only by the pthreadpool tasks.
+struct Job {
+  const ConvQC8Geometry* g;
+  const ConvQC8Quant* q;
+  bool im2col;
+  std::size_t taps, groups, blocks;
+  std::size_t in_h, in_w, out_h, out_w;
+  const std::int8_t* input;
+  std::int8_t* output;
+  const std::int8_t* packed;
+  const std::size_t* block_offset;
+  const std::int32_t* bias;
+  const float* scale;
+  const std::int8_t* zero_pixel;
+  const std::int8_t* table;  // 256 bytes or null
+};
+
+#if defined(__x86_64__)
+
+// GCC 12.2's AVX-512 intrinsics (cvtepi32_ps, cvtps_epi32, ...) start from a self-initialised
+// "undefined" register that -Wmaybe-uninitialized reports at every call site (GCC bug 105593,
+// fixed in 12.3 and 13).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+#define YOLO_VNNI_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx512vbmi")))
+
+// Where an output pixel's receptive field starts: its image and the input row and column of
+// kernel tap (0, 0), which may lie in the padding (negative).
+struct Origin {
+  std::size_t image;
+  std::ptrdiff_t y, x;
+};
+
+// The origins of `count` consecutive output pixels from `first`: one division, then steps.
+inline void origins(const Job& j, std::size_t first, std::size_t count, Origin* out) {
+  const ConvQC8Geometry& g = *j.g;
+  const std::size_t per_image = j.out_h * j.out_w;
+  std::size_t image = first / per_image;
+  std::size_t oy = first % per_image / j.out_w;
+  std::size_t ox = first % j.out_w;
+  for (std::size_t m = 0; m < count; ++m) {
+    out[m] = {
+        image,
+        static_cast<std::ptrdiff_t>(oy * g.stride_height) - static_cast<std::ptrdiff_t>(g.pad_top),
+        static_cast<std::ptrdiff_t>(ox * g.stride_width) - static_cast<std::ptrdiff_t>(g.pad_left)};
+    if (++ox == j.out_w) {
+      ox = 0;
+      if (++oy == j.out_h) {
+        oy = 0;
+        ++image;
+      }
+    }
+  }
+}
+
+// The input pixel under kernel tap (ky, kx), or the zero-point pixel in the padding.
+inline const std::int8_t* tap_pixel(const Job& j, const Origin& o, std::size_t ky, std::size_t kx) {
+  const ConvQC8Geometry& g = *j.g;
+  const std::ptrdiff_t iy = o.y + static_cast<std::ptrdiff_t>(ky * g.dilation_height);
+  const std::ptrdiff_t ix = o.x + static_cast<std::ptrdiff_t>(kx * g.dilation_width);
+  if (iy < 0 || ix < 0 || iy >= static_cast<std::ptrdiff_t>(j.in_h) ||
+      ix >= static_cast<std::ptrdiff_t>(j.in_w)) {
+    return j.zero_pixel;
+  }
+  return j.input + ((o.image * j.in_h + static_cast<std::size_t>(iy)) * j.in_w +
+                    static_cast<std::size_t>(ix)) *
+                       g.input_pixel_stride;
+}
+
+// A short copy without a library call: the im2col rows of the first conv are made of 3- to
+// 9-byte pieces, one per pixel and kernel row.
+inline void copy_bytes(std::int8_t* dst, const std::int8_t* src, std::size_t n) {
+  if (n >= 8 && n <= 16) {
+    std::memcpy(dst, src, 8);
+    std::memcpy(dst + n - 8, src + n - 8, 8);
+  } else if (n >= 4 && n < 8) {
+    std::memcpy(dst, src, 4);
+    std::memcpy(dst + n - 4, src + n - 4, 4);
+  } else if (n < 4) {
+    for (std::size_t i = 0; i < n; ++i) dst[i] = src[i];
+  } else {
+    std::memcpy(dst, src, n);
+  }
+}
+
+// Four input values as the unsigned operand of vpdpbusd: x + 128 (the bias absorbs the offset).
+// The last group of a pixel may hold fewer than four channels: only those are read.
+YOLO_VNNI_TARGET inline __m512i broadcast_u8(const std::int8_t* p, std::size_t bytes) {
+  std::int32_t v = 0;
+  if (bytes == 4) {
+    std::memcpy(&v, p, 4);
+  } else {
+    std::memcpy(&v, p, bytes);
+  }
+  return _mm512_xor_si512(_mm512_set1_epi32(v), _mm512_set1_epi32(static_cast<int>(0x80808080U)));
+}
+
+// 256-entry byte table on 16 values: two 128-entry vpermi2b lookups chosen by the top bit.
+YOLO_VNNI_TARGET inline __m128i lookup(__m128i v, const __m512i t[4]) {
+  const __m512i idx = _mm512_castsi128_si512(v);
+  const __m512i low = _mm512_permutex2var_epi8(t[0], idx, t[1]);
+  const __m512i high = _mm512_permutex2var_epi8(t[2], idx, t[3]);
+  return _mm512_castsi512_si128(_mm512_mask_blend_epi8(_mm512_movepi8_mask(idx), low, high));
+}
+
+// MR output pixels x NV vectors of 16 output channels of block `block`, starting at `first`;
+// `count` <= MR pixels are real (the others repeat the last one and are not stored).
+template <int MR, int NV>
+YOLO_VNNI_TARGET void micro_kernel(const Job& j, std::size_t first, std::size_t count,
+                                   std::size_t block) {
+  const ConvQC8Geometry& g = *j.g;
+  const std::size_t channel0 = block * kBlock;
+  __m512i acc[MR][NV];
+#pragma GCC unroll 16
+  for (int v = 0; v < NV; ++v) {
+    const __m512i b = _mm512_loadu_si512(j.bias + channel0 + v * kVector);
+#pragma GCC unroll 16
+    for (int m = 0; m < MR; ++m) acc[m][v] = b;
+  }
+  Origin origin[MR];
+  origins(j, first, count, origin);
+  // Rows past `count` repeat the last real pixel: computed, never stored.
+  for (std::size_t m = count; m < MR; ++m) origin[m] = origin[count - 1];
+
+  const std::int8_t* w = j.packed + j.block_offset[block];
+  const std::size_t row_bytes = j.groups * 4;
+  alignas(64) std::int8_t rows[MR * kMaxIm2colRow];
+  const std::int8_t* a[MR];
+  const std::size_t cin = g.input_channels;
+  // Bytes of the last group of each tap when read in place.
+  const std::size_t tail = j.im2col ? 4 : (cin % 4 == 0 ? 4 : cin % 4);
+  if (j.im2col) {
+    // A kernel row whose taps all fall inside a dense input is one contiguous piece.
+    const bool dense_rows = g.dilation_width == 1 && g.input_pixel_stride == cin;
+    const std::size_t row_piece = g.kernel_width * cin;
+#pragma GCC unroll 16
+    for (int m = 0; m < MR; ++m) {
+      std::int8_t* row = rows + m * kMaxIm2colRow;
+      const Origin& o = origin[m];
+      const bool inside_x = o.x >= 0 && o.x + static_cast<std::ptrdiff_t>(g.kernel_width) <=
+                                            static_cast<std::ptrdiff_t>(j.in_w);
+      std::size_t k = 0;
+      for (std::size_t ky = 0; ky < g.kernel_height; ++ky) {
+        const std::int8_t* first_tap = tap_pixel(j, o, ky, 0);
+        if (dense_rows && inside_x && first_tap != j.zero_pixel) {
+          copy_bytes(row + k, first_tap, row_piece);
+          k += row_piece;
+          continue;
+        }
+        for (std::size_t kx = 0; kx < g.kernel_width; ++kx, k += cin) {
+          copy_bytes(row + k, tap_pixel(j, o, ky, kx), cin);
+        }
+      }
+      std::memset(row + k, 0, row_bytes - k);
+      a[m] = row;
+    }
+  }
+  for (std::size_t tap = 0; tap < j.taps; ++tap) {
+    if (!j.im2col) {
+      const std::size_t ky = tap / g.kernel_width, kx = tap % g.kernel_width;
+#pragma GCC unroll 16
+      for (int m = 0; m < MR; ++m) a[m] = tap_pixel(j, origin[m], ky, kx);
+    }
+    for (std::size_t group = 0; group < j.groups; ++group) {
+      const std::size_t bytes = group + 1 == j.groups ? tail : 4;
+      __m512i wv[NV];
+#pragma GCC unroll 16
+      for (int v = 0; v < NV; ++v) wv[v] = _mm512_loadu_si512(w + v * 64);
+      w += NV * 64;
+#pragma GCC unroll 16
+      for (int m = 0; m < MR; ++m) {
+        const __m512i x = broadcast_u8(a[m] + group * 4, bytes);
+#pragma GCC unroll 16
+        for (int v = 0; v < NV; ++v) acc[m][v] = _mm512_dpbusd_epi32(acc[m][v], x, wv[v]);
+      }
+    }
+  }
+
+  const ConvQC8Quant& q = *j.q;
+  const __m512 low = _mm512_set1_ps(static_cast<float>(q.output_min - q.output_zero_point));
+  const __m512 high = _mm512_set1_ps(static_cast<float>(q.output_max - q.output_zero_point));
+  const __m512i zero_point = _mm512_set1_epi32(q.output_zero_point);
+  __m512i table[4];
+  if (j.table != nullptr) {
+    for (int i = 0; i < 4; ++i) table[i] = _mm512_loadu_si512(j.table + 64 * i);
+  }
+  const std::size_t channels_left = g.output_channels - channel0;
+#pragma GCC unroll 16
+  for (int v = 0; v < NV; ++v) {
+    const __m512 scale = _mm512_loadu_ps(j.scale + channel0 + v * kVector);
+    const std::size_t lanes =
+        std::min(kVector, channels_left - std::min(channels_left, v * kVector));
+    const __mmask16 store_mask = static_cast<__mmask16>((1U << lanes) - 1U);
+#pragma GCC unroll 16
+    for (int m = 0; m < MR; ++m) {
+      if (static_cast<std::size_t>(m) >= count) break;
+      __m512 y = _mm512_mul_ps(_mm512_cvtepi32_ps(acc[m][v]), scale);
+      y = _mm512_min_ps(_mm512_max_ps(y, low), high);
+      __m128i out = _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(y), zero_point));
+      if (j.table != nullptr) out = lookup(out, table);
+      _mm_mask_storeu_epi8(j.output + (first + m) * g.output_pixel_stride + channel0 + v * kVector,
+                           store_mask, out);
+    }
+  }
+}
+
+template <int MR, int NV>
+YOLO_VNNI_TARGET void block_rows(const Job& j, std::size_t start, std::size_t end,
+                                 std::size_t block) {
+  for (std::size_t first = start; first < end; first += MR) {
+    micro_kernel<MR, NV>(j, first, std::min<std::size_t>(MR, end - first), block);
+  }
+}
+
+// One pthreadpool task: pixels [start, start + count) for every output channel block. Fewer
+// vectors per block leave registers for more pixels.
+YOLO_VNNI_TARGET void conv_task(void* context, std::size_t start, std::size_t count) {
+  const Job& j = *static_cast<const Job*>(context);
+  const std::size_t end = start + count;
+  for (std::size_t block = 0; block < j.blocks; ++block) {
+    const std::size_t channels = std::min(kBlock, j.g->output_channels - block * kBlock);
+    switch ((channels + kVector - 1) / kVector) {
+      case 4:
+        block_rows<6, 4>(j, start, end, block);
+        break;
+      case 3:
+        block_rows<8, 3>(j, start, end, block);
+        break;
+      case 2:
+        block_rows<8, 2>(j, start, end, block);
+        break;
+      default:
+        block_rows<8, 1>(j, start, end, block);
+        break;
+    }
+  }
+}
+
+#pragma GCC diagnostic pop
+
+#endif  // __x86_64__
+
+void require(bool ok, const std::string& message) {
+  if (!ok) throw std::invalid_argument("int8 convolution: " + message);
+}
+
+}  // namespace
+
+bool ConvQC8Vnni::available() {
+#if defined(__x86_64__)
+  return cpuinfo_initialize() && cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512vl() &&
+         cpuinfo_has_x86_avx512vnni() && cpuinfo_has_x86_avx512vbmi();
+#else
+  return false;
+#endif
+}
+
+ConvQC8Vnni::ConvQC8Vnni(const ConvQC8Geometry& geometry, const ConvQC8Quant& quant,
+                         std::span<const std::int8_t> weights, std::span<const float> weight_scales,
+                         std::span<const std::int32_t> bias,
+                         std::optional<std::array<std::int8_t, 256>> table)
+    : g_(geometry), q_(quant), table_(table) {
+  if (!available()) {
+    throw std::runtime_error(
+        "int8 convolution: this CPU has no AVX-512 VNNI; use the XNNPACK int8 convolution");
+  }
+  ConvQC8Geometry& g = g_;
+  require(g.kernel_height >= 1 && g.kernel_width >= 1, "kernel size must be >= 1");
+  require(g.stride_height >= 1 && g.stride_width >= 1, "strides must be >= 1");
+  require(g.dilation_height >= 1 && g.dilation_width >= 1, "dilations must be >= 1");
+  require(g.input_channels >= 1 && g.output_channels >= 1, "channel counts must be >= 1");
+  if (g.input_pixel_stride == 0) g.input_pixel_stride = g.input_channels;
+  if (g.output_pixel_stride == 0) g.output_pixel_stride = g.output_channels;
+  require(g.input_pixel_stride >= g.input_channels && g.output_pixel_stride >= g.output_channels,
+          "a pixel stride is smaller than its channel count");
+  const std::size_t cin = g.input_channels, cout = g.output_channels;
+  const std::size_t kernel = static_cast<std::size_t>(g.kernel_height) * g.kernel_width;
+  require(weights.size() == cout * cin * kernel, "weights hold " + std::to_string(weights.size()) +
+                                                     " values, expected " +
+                                                     std::to_string(cout * cin * kernel));
+  require(weight_scales.size() == cout, "weight scales hold " +
+                                            std::to_string(weight_scales.size()) +
+                                            " values, expected " + std::to_string(cout));
+  require(bias.empty() || bias.size() == cout, "bias holds " + std::to_string(bias.size()) +
+                                                   " values, expected " + std::to_string(cout) +
+                                                   " or none");
+  require(q_.input_scale > 0.0F && q_.output_scale > 0.0F, "scales must be positive");
+  require(q_.output_min < q_.output_max, "int8 clamp min must be below max");
+
+  im2col_ = cin % 4 != 0 && kernel > 1 && kernel * cin <= kMaxIm2colRow;
+  taps_ = im2col_ ? 1 : kernel;
+  groups_ = im2col_ ? (kernel * cin + 3) / 4 : (cin + 3) / 4;
+  const std::size_t blocks = (cout + kBlock - 1) / kBlock;
+  const std::size_t padded_cout = (cout + kVector - 1) / kVector * kVector;
+
+  // The weight of reduction index (tap, k) for output channel o, or 0 past the real values.
+  const auto weight = [&](std::size_t o, std::size_t tap, std::size_t k) -> std::int8_t {
+    if (o >= cout) return 0;
+    std::size_t c = k, t = tap;
+    if (im2col_) {
+      if (k >= kernel * cin) return 0;
+      t = k / cin;
+      c = k % cin;
+    } else if (k >= cin) {
+      return 0;
+    }
+    return weights[(o * cin + c) * kernel + t];
+  };
+  for (std::size_t b = 0; b < blocks; ++b) {
+    block_offset_.push_back(packed_.size());
+    const std::size_t vectors = (std::min(kBlock, cout - b * kBlock) + kVector - 1) / kVector;
+    for (std::size_t tap = 0; tap < taps_; ++tap) {
+      for (std::size_t group = 0; group < groups_; ++group) {
+        for (std::size_t lane = 0; lane < vectors * kVector; ++lane) {
+          for (std::size_t i = 0; i < 4; ++i) {
+            packed_.push_back(weight(b * kBlock + lane, tap, group * 4 + i));
+          }
+        }
+      }
+    }
+  }
+
+  // sum((x - zx) * w) = sum((x + 128) * w) - (zx + 128) * sum(w): the kernel feeds x + 128.
+  bias_.assign(padded_cout, 0);
+  scale_.assign(padded_cout, 0.0F);
+  const std::int32_t offset = q_.input_zero_point + 128;
+  for (std::size_t o = 0; o < cout; ++o) {
+    std::int32_t sum = 0;
+    for (std::size_t i = 0; i < cin * kernel; ++i) sum += weights[o * cin * kernel + i];
+    bias_[o] = (bias.empty() ? 0 : bias[o]) - offset * sum;
+    require(weight_scales[o] > 0.0F,
+            "weight scale of output channel " + std::to_string(o) + " is not positive");
+    // The same float expression as XNNPACK's QC8 operator, so both give the same bytes.
+    scale_[o] = q_.input_scale * weight_scales[o] / q_.output_scale;
+  }
+  zero_pixel_.assign(std::max<std::size_t>(cin, 4), q_.input_zero_point);
+}
+
+std::size_t ConvQC8Vnni::output_height(std::size_t input_height) const {
+  return conv_out(input_height, g_.kernel_height, g_.stride_height, g_.dilation_height, g_.pad_top,
+                  g_.pad_bottom);
+}
+
+std::size_t ConvQC8Vnni::output_width(std::size_t input_width) const {
+  return conv_out(input_width, g_.kernel_width, g_.stride_width, g_.dilation_width, g_.pad_left,
+                  g_.pad_right);
+}
+
+void ConvQC8Vnni::run(std::size_t batch, std::size_t height, std::size_t width,
+                      const std::int8_t* input, std::int8_t* output, pthreadpool_t pool) const {
+#if defined(__x86_64__)
+  Job job{&g_,
+          &q_,
+          im2col_,
+          taps_,
+          groups_,
+          block_offset_.size(),
+          height,
+          width,
+          output_height(height),
+          output_width(width),
+          input,
+          output,
+          packed_.data(),
+          block_offset_.data(),
+          bias_.data(),
+          scale_.data(),
+          zero_pixel_.data(),
+          table_ ? table_->data() : nullptr};
+  const std::size_t pixels = batch * job.out_h * job.out_w;
+  if (pixels == 0) return;
+  // 48 pixels is a whole number of micro-kernel rows for every block shape (6 and 8).
+  constexpr std::size_t kPixelsPerTask = 48;
+  pthreadpool_parallelize_1d_tile_1d(pool, conv_task, &job, pixels, kPixelsPerTask, 0);
+#else
+  (void)batch, (void)height, (void)width, (void)input, (void)output, (void)pool;
+  throw std::runtime_error("int8 convolution: AVX-512 VNNI kernels exist only on x86-64");
+#endif
+}
+
+}  // namespace yolo::runtime::kernels
