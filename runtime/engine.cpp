@@ -5,6 +5,7 @@
 #include <new>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 #include "runtime/graph.h"
 #include "runtime/graph_passes.h"
@@ -88,7 +89,75 @@ void release_packed_weights(Graph& graph) {
   }
 }
 
+// The graph as the engine plans it up to (for precision int8) the QDQ lowering. Engine::load and
+// plan_qdq_model both start here, so the plan `inspect` shows is the one that runs.
+struct PreparedGraph {
+  ModelMetadata metadata;
+  Graph graph;
+  int folded_nodes = 0;
+  Int8FoldStats dynamic;
+  QdqLoweringStats qdq;
+};
+
+PreparedGraph prepare_graph(const std::filesystem::path& model_path, const EngineOptions& options,
+                            std::vector<QdqLayer>* layers) {
+  PreparedGraph prepared;
+  Graph& graph = prepared.graph;
+  {
+    // The parsed file is dropped as soon as the graph holds its own copy of the weights.
+    OnnxModel model = OnnxModel::load(model_path);
+    prepared.metadata = read_metadata(model.proto());
+    graph = Graph::from_onnx(model.proto(), model_path.string());
+  }
+  reject_qoperator(graph);
+  resolve_input_shape(graph, prepared.metadata, options.imgsz);
+  const bool int8 = options.precision == Precision::kInt8;
+  QuantizedWeights quantized_weights;
+  if (int8) {
+    if (!is_qdq_model(graph)) {
+      throw ModelError(
+          model_path.string() +
+          ": precision int8 needs a quantized (QDQ) model and this one has no "
+          "QuantizeLinear/DequantizeLinear; make one with `yolo-edge quantize --model " +
+          model_path.string() +
+          " --calib SRC --out MODEL.int8.onnx` and set model.int8_path in the config "
+          "(or pass it as --model), or run with precision fp32");
+    }
+    quantized_weights = collect_quantized_weights(graph);
+  }
+  prepared.folded_nodes = infer_and_fold(graph);
+  prepared.dynamic = fold_dynamic_int8(graph);
+  if (int8) prepared.qdq = lower_qdq(graph, quantized_weights, layers);
+  return prepared;
+}
+
+// Runs `load`, turning every failure into a ModelError that names the file.
+template <typename Load>
+auto as_model_error(const std::filesystem::path& model_path, Load load) {
+  try {
+    return load();
+  } catch (const ModelError&) {
+    throw;
+  } catch (const std::bad_alloc&) {
+    throw ModelError(model_path.string() +
+                     ": out of memory while planning the model; it is corrupt or too large");
+  } catch (const std::exception& e) {
+    throw ModelError(model_path.string() + ": " + e.what());
+  }
+}
+
 }  // namespace
+
+QdqPlan plan_qdq_model(const std::filesystem::path& model, int imgsz) {
+  EngineOptions options;
+  options.precision = Precision::kInt8;
+  options.imgsz = imgsz;
+  return as_model_error(model, [&] {
+    QdqPlan plan;
+    plan.stats = prepare_graph(model, options, &plan.layers).qdq;
+    return plan;
+  });
+}
 
 struct Engine::Impl {
   ModelMetadata metadata;
@@ -140,16 +209,7 @@ Engine::~Engine() = default;
 
 std::unique_ptr<Engine> Engine::load(const std::filesystem::path& model_path,
                                      const EngineOptions& options) {
-  try {
-    return load_model(model_path, options);
-  } catch (const ModelError&) {
-    throw;
-  } catch (const std::bad_alloc&) {
-    throw ModelError(model_path.string() +
-                     ": out of memory while planning the model; it is corrupt or too large");
-  } catch (const std::exception& e) {
-    throw ModelError(model_path.string() + ": " + e.what());
-  }
+  return as_model_error(model_path, [&] { return load_model(model_path, options); });
 }
 
 std::unique_ptr<Engine> Engine::load_model(const std::filesystem::path& model_path,
@@ -162,31 +222,13 @@ std::unique_ptr<Engine> Engine::load_model(const std::filesystem::path& model_pa
   };
   const auto started = std::chrono::steady_clock::now();
   auto impl = std::make_unique<Impl>();
+  PreparedGraph prepared = prepare_graph(model_path, options, nullptr);
+  impl->metadata = std::move(prepared.metadata);
+  impl->graph = std::move(prepared.graph);
   Graph& graph = impl->graph;
-  {
-    // The parsed file is dropped as soon as the graph holds its own copy of the weights.
-    OnnxModel model = OnnxModel::load(model_path);
-    impl->metadata = read_metadata(model.proto());
-    graph = Graph::from_onnx(model.proto(), model_path.string());
-  }
-  resolve_input_shape(graph, impl->metadata, options.imgsz);
-  const bool int8 = options.precision == Precision::kInt8;
-  QuantizedWeights quantized_weights;
-  if (int8) {
-    if (!is_qdq_model(graph)) {
-      throw ModelError(
-          model_path.string() +
-          ": precision int8 needs a quantized (QDQ) model and this one has no "
-          "QuantizeLinear/DequantizeLinear; make one with `yolo-edge quantize --model " +
-          model_path.string() +
-          " --calib SRC --out MODEL.int8.onnx` and set model.int8_path in the config "
-          "(or pass it as --model), or run with precision fp32");
-    }
-    quantized_weights = collect_quantized_weights(graph);
-  }
   Stats& stats = impl->stats;
-  stats.folded_nodes = infer_and_fold(graph);
-  const auto dynamic = fold_dynamic_int8(graph);
+  stats.folded_nodes = prepared.folded_nodes;
+  const auto& dynamic = prepared.dynamic;
   stats.int8_chains = dynamic.conv + dynamic.matmul;
   if (stats.int8_chains > 0) {
     log("folded " + std::to_string(dynamic.conv) +
@@ -197,9 +239,8 @@ std::unique_ptr<Engine> Engine::load_model(const std::filesystem::path& model_pa
         " with dequantized weights: dynamic INT8 quantizes every activation at run time and is "
         "slower than FP32 on CPUs; `yolo-edge quantize` makes a real static INT8 model");
   }
-  if (int8) {
-    const auto q = lower_qdq(graph, quantized_weights);
-    quantized_weights.clear();
+  if (options.precision == Precision::kInt8) {
+    const auto& q = prepared.qdq;
     stats.int8_convs = q.conv;
     stats.int8_quantize = q.quantize;
     stats.int8_dequantize = q.dequantize;

@@ -5,6 +5,8 @@
 #include <set>
 #include <system_error>
 
+#include "runtime/qdq_lowering.h"
+
 namespace yolo::runtime {
 
 namespace {
@@ -357,7 +359,7 @@ ModelInfo inspect_model(const OnnxModel& model) {
     if (op == "DynamicQuantizeLinear") ++info.dynamic_quantize_count;
     if (op == "ConvInteger" || op == "MatMulInteger") ++info.integer_op_count;
     if (op == "QuantizeLinear" || op == "DequantizeLinear") ++info.qdq_count;
-    if (op.starts_with("QLinear") || op == "QGemm") ++info.qoperator_count;
+    if (is_qoperator(node.domain(), op)) ++info.qoperator_count;
     if (op == "Constant") {
       info.parameter_count =
           saturating_add(info.parameter_count, constant_elements(node, label, model_dir, problems));

@@ -1,6 +1,7 @@
 #include "runtime/qdq_lowering.h"
 
 #include <cmath>
+#include <numeric>
 #include <optional>
 
 #include "runtime/model_error.h"
@@ -117,9 +118,22 @@ class Lowering {
         weights_(weights),
         consumers_(graph.consumers()),
         quant_(graph.nodes.size()),
-        dead_(graph.nodes.size(), false) {
-    for (std::size_t n = 0; n < g_.nodes.size(); ++n) quant_[n] = tensor_quant(g_, g_.nodes[n]);
+        dead_(graph.nodes.size(), false),
+        decisions_(graph.nodes.size()) {
+    for (std::size_t n = 0; n < g_.nodes.size(); ++n) {
+      const Node& node = g_.nodes[n];
+      quant_[n] = tensor_quant(g_, node);
+      original_op_.push_back(node.op_type);
+      const std::string op = node.domain.empty() ? node.op_type : node.domain + "." + node.op_type;
+      decisions_[n].note = "kept FP32: no int8 lowering for " + op;
+      if (is_op(node, "QuantizeLinear") || is_op(node, "DequantizeLinear")) {
+        decisions_[n].note = "kept FP32: not a per-tensor int8 " + op + ", runs in float";
+      }
+    }
   }
+
+  // What became of each node, in topological order (valid after run()).
+  std::vector<QdqLayer> layers() && { return std::move(layers_); }
 
   QdqLoweringStats run() {
     // uint8 activations become int8 (their zero points were shifted by tensor_quant).
@@ -158,14 +172,17 @@ class Lowering {
       node.attributes.clear();
       add_quant(node, "", *quant_[n]);
     }
+    const int islands = collect_layers();
     for (auto& node : extra_) g_.nodes.push_back(std::move(node));
     dead_.resize(g_.nodes.size(), false);
     g_.remove_nodes(dead_);
     g_.remove_unused();
     g_.topological_sort();
     fuse_tables();
+    note_absorbed_sigmoids();
     QdqLoweringStats stats;
     stats.uint8_input = uint8_input_;
+    stats.fp32_islands = islands;
     for (const auto& node : g_.nodes) {
       if (node.domain == "yolo") {
         if (node.op_type == "QConv") {
@@ -189,9 +206,24 @@ class Lowering {
  private:
   Value& value(int id) { return g_.values[static_cast<std::size_t>(id)]; }
 
-  // The int8 value and its quantization behind a DequantizeLinear producing `id`.
+  // Records that node n stays float, and why.
+  void keep(std::size_t n, const std::string& why) {
+    decisions_[n].int8 = false;
+    decisions_[n].note = "kept FP32: " + why;
+  }
+  void lowered(std::size_t n, const std::string& how) {
+    decisions_[n].int8 = true;
+    decisions_[n].note = how;
+  }
+
+  // The int8 value and its quantization behind a DequantizeLinear producing `id`; when there is
+  // none, why_ says why.
   std::optional<std::pair<int, Quant>> dq_source(int id) {
-    if (id < 0) return std::nullopt;
+    if (id < 0) {
+      why_ = "an input is omitted";
+      return std::nullopt;
+    }
+    why_ = "input '" + value(id).name + "' is not dequantized from a per-tensor int8 tensor";
     const int p = value(id).producer;
     if (p < 0 || !quant_[static_cast<std::size_t>(p)]) return std::nullopt;
     const Node& node = g_.nodes[static_cast<std::size_t>(p)];
@@ -205,11 +237,24 @@ class Lowering {
     int output;
     Quant quant;
   };
+  // When there is none, why_ says why.
   std::optional<Sink> sole_q(int id) {
-    if (id < 0 || value(id).graph_output) return std::nullopt;
+    why_ = "no QuantizeLinear on its output";
+    if (id < 0) return std::nullopt;
+    if (value(id).graph_output) {
+      why_ = "its output '" + value(id).name + "' is a model output";
+      return std::nullopt;
+    }
     const auto& readers = consumers_[static_cast<std::size_t>(id)];
+    if (readers.size() > 1) {
+      why_ =
+          "its output feeds " + std::to_string(readers.size()) + " nodes, not one QuantizeLinear";
+    }
     if (readers.size() != 1) return std::nullopt;
     const auto q = static_cast<std::size_t>(readers[0]);
+    if (is_op(g_.nodes[q], "QuantizeLinear") && !quant_[q]) {
+      why_ = "the QuantizeLinear on its output is not per-tensor int8";
+    }
     if (dead_[q] || !quant_[q] || !is_op(g_.nodes[q], "QuantizeLinear")) return std::nullopt;
     return Sink{q, g_.nodes[q].outputs[0], *quant_[q]};
   }
@@ -248,28 +293,41 @@ class Lowering {
   void lower_conv(std::size_t n) {
     const Node node = g_.nodes[n];
     const auto x = dq_source(node.input(0));
+    if (!x) return keep(n, why_);
     const auto sink = sole_q(node.outputs[0]);
+    if (!sink) return keep(n, why_);
     const auto w = weights_.find(node.input(1));
-    if (!x || !sink || w == weights_.end() || !explicit_padding(node)) return;
+    if (w == weights_.end()) return keep(n, "its weights are not int8 behind a DequantizeLinear");
+    if (!explicit_padding(node)) return keep(n, "auto_pad is set");
     const QuantizedWeight& qw = w->second;
     const Shape& ws = qw.values->shape();
-    if (ws.size() != 4) return;
+    if (ws.size() != 4) return keep(n, "its weights are not 4-D");
     const std::int64_t outs = ws[0];
     const std::int64_t per = qw.values->size() / outs;
     const std::int64_t scales = qw.scale->size();
-    if (scales != 1 && (scales != outs || (qw.axis != 0 && qw.axis != -4))) return;
+    if (scales != 1 && (scales != outs || (qw.axis != 0 && qw.axis != -4))) {
+      return keep(n, "its weight scales are neither per tensor nor per output channel (axis 0)");
+    }
     const Tensor* b = node.input(2) >= 0 ? constant_of(g_, node.input(2)) : nullptr;
-    if (node.input(2) >= 0 && (!b || b->dtype() != DType::kFloat32 || b->size() != outs)) return;
+    if (node.input(2) >= 0 && (!b || b->dtype() != DType::kFloat32 || b->size() != outs)) {
+      return keep(n, "its bias is not a float constant with one value per output channel");
+    }
     Tensor wq(DType::kInt8, ws);
     Tensor wscale(DType::kFloat32, {outs});
     const bool u8 = qw.values->dtype() == DType::kUInt8;
     for (std::int64_t o = 0; o < outs; ++o) {
       const int zero = qw.zero_point ? zero_point_at(*qw.zero_point, o) : (u8 ? -128 : 0);
       // XNNPACK's QC8 weights are symmetric.
-      if (zero != 0) return;
+      if (zero != 0) {
+        return keep(n, "weight zero point " + std::to_string(zero) + " (channel " +
+                           std::to_string(o) + "); XNNPACK int8 convs need symmetric weights");
+      }
       const float s = qw.scale->data_as<float>()[scales == 1 ? 0 : o];
       const double ratio = static_cast<double>(x->second.scale) * s / sink->quant.scale;
-      if (!(ratio >= std::ldexp(1.0, -32) && ratio < 256.0)) return;
+      if (!(ratio >= std::ldexp(1.0, -32) && ratio < 256.0)) {
+        return keep(n, "requantization scale of channel " + std::to_string(o) +
+                           " is outside XNNPACK's range [2^-32, 256)");
+      }
       wscale.data_as<float>()[o] = s;
       for (std::int64_t i = 0; i < per; ++i) {
         const std::int64_t k = o * per + i;
@@ -298,14 +356,18 @@ class Lowering {
     q.attributes.push_back(attr_int("group", node.attr_int("group", 1)));
     add_quant(q, "x_", x->second);
     add_quant(q, "y_", sink->quant);
+    lowered(n, "int8 QConv");
   }
 
   void lower_sigmoid(std::size_t n) {
     const auto x = dq_source(g_.nodes[n].input(0));
+    if (!x) return keep(n, why_);
     const auto sink = sole_q(g_.nodes[n].outputs[0]);
-    if (!x || !sink) return;
+    if (!sink) return keep(n, why_);
     table(n, "sigmoid", x->first, x->second, *sink);
     sigmoid_of_[sink->output] = x->first;
+    sigmoid_node_[sink->output] = n;
+    lowered(n, "int8 sigmoid table");
   }
 
   void table(std::size_t n, const std::string& function, int x, Quant xq, const Sink& sink) {
@@ -319,60 +381,90 @@ class Lowering {
   void lower_binary(std::size_t n) {
     const Node node = g_.nodes[n];
     const auto a = dq_source(node.input(0));
+    if (!a) return keep(n, why_);
     const auto b = dq_source(node.input(1));
+    if (!b) return keep(n, why_);
     const auto sink = sole_q(node.outputs[0]);
-    if (!a || !b || !sink) return;
+    if (!sink) return keep(n, why_);
     if (node.op_type == "Mul") {
       auto is_sigmoid_of = [&](int s, int x) {
         const auto it = sigmoid_of_.find(s);
         return it != sigmoid_of_.end() && it->second == x;
       };
-      if (is_sigmoid_of(b->first, a->first)) return table(n, "silu", a->first, a->second, *sink);
-      if (is_sigmoid_of(a->first, b->first)) return table(n, "silu", b->first, b->second, *sink);
+      for (const auto& [s, x] : {std::pair{*b, *a}, std::pair{*a, *b}}) {
+        if (!is_sigmoid_of(s.first, x.first)) continue;
+        table(n, "silu", x.first, x.second, *sink);
+        lowered(n, "int8 SiLU table");
+        decisions_[sigmoid_node_.at(s.first)].silu = node.name;
+        return;
+      }
     }
-    if (value(a->first).shape != value(b->first).shape) return;
-    if (value(a->first).shape != value(node.outputs[0]).shape) return;
+    if (value(a->first).shape != value(b->first).shape ||
+        value(a->first).shape != value(node.outputs[0]).shape) {
+      return keep(n, "its inputs and output differ in shape (broadcasting runs in float)");
+    }
     replace(n, "QBinary", {a->first, b->first}, *sink);
     Node& q = g_.nodes[n];
     q.attributes.push_back(attr_string("op", node.op_type));
     add_quant(q, "a_", a->second);
     add_quant(q, "b_", b->second);
     add_quant(q, "y_", sink->quant);
+    lowered(n, "int8 " + node.op_type);
   }
 
   void lower_maxpool(std::size_t n) {
     const Node node = g_.nodes[n];
     const auto x = dq_source(node.input(0));
+    if (!x) return keep(n, why_);
     const auto sink = sole_q(node.outputs[0]);
-    if (!x || !sink || !(x->second == sink->quant) || !explicit_padding(node)) return;
-    if (node.attr_int("ceil_mode", 0) != 0 || node.attr_int("storage_order", 0) != 0) return;
-    if (node.attr_ints("kernel_shape").size() != 2 || node.outputs.size() != 1) return;
+    if (!sink) return keep(n, why_);
+    if (!(x->second == sink->quant)) return keep(n, "its input and output quantization differ");
+    if (!explicit_padding(node)) return keep(n, "auto_pad is set");
+    if (node.attr_int("ceil_mode", 0) != 0 || node.attr_int("storage_order", 0) != 0) {
+      return keep(n, "ceil_mode or storage_order is set");
+    }
+    if (node.attr_ints("kernel_shape").size() != 2 || node.outputs.size() != 1) {
+      return keep(n, "not a 2-D pool with one output");
+    }
     replace(n, "QMaxPool", {x->first}, *sink);
     Node& q = g_.nodes[n];
     q.attributes.push_back(attr_ints("kernel_shape", node.attr_ints("kernel_shape")));
     q.attributes.push_back(attr_ints("strides", ints_or(node, "strides", {1, 1})));
     q.attributes.push_back(attr_ints("dilations", ints_or(node, "dilations", {1, 1})));
     q.attributes.push_back(attr_ints("pads", ints_or(node, "pads", {0, 0, 0, 0})));
+    lowered(n, "int8 max pool");
   }
 
   void lower_resize(std::size_t n) {
     const Node node = g_.nodes[n];
     const auto x = dq_source(node.input(0));
+    if (!x) return keep(n, why_);
     const auto sink = sole_q(node.outputs[0]);
-    if (!x || !sink || !(x->second == sink->quant)) return;
+    if (!sink) return keep(n, why_);
+    if (!(x->second == sink->quant)) return keep(n, "its input and output quantization differ");
     const Shape& in = value(x->first).shape;
     const Shape& out = value(node.outputs[0]).shape;
-    if (in.size() != 4 || out.size() != 4 || in[0] != out[0] || in[1] != out[1]) return;
-    if (out[2] % in[2] != 0 || out[3] % in[3] != 0) return;
+    if (in.size() != 4 || out.size() != 4 || in[0] != out[0] || in[1] != out[1] ||
+        out[2] % in[2] != 0 || out[3] % in[3] != 0) {
+      return keep(n, "not a whole-number upscale of height and width");
+    }
     const std::int64_t fh = out[2] / in[2], fw = out[3] / in[3];
-    if (node.attr_string("mode", "nearest") != "nearest") return;
-    if (node.attr_string("coordinate_transformation_mode", "half_pixel") != "asymmetric") return;
+    const auto mode = node.attr_string("mode", "nearest");
+    if (mode != "nearest") return keep(n, "mode " + mode + " (int8 runs nearest only)");
+    const auto transform = node.attr_string("coordinate_transformation_mode", "half_pixel");
+    if (transform != "asymmetric") {
+      return keep(n, "coordinate_transformation_mode " + transform + " (int8 runs asymmetric)");
+    }
     // Asymmetric nearest reads input x / f: floor always, round_prefer_floor only for f <= 2.
     const auto rounding = node.attr_string("nearest_mode", "round_prefer_floor");
-    if (rounding != "floor" && !(rounding == "round_prefer_floor" && fh <= 2 && fw <= 2)) return;
+    if (rounding != "floor" && !(rounding == "round_prefer_floor" && fh <= 2 && fw <= 2)) {
+      return keep(n, "nearest_mode " + rounding + " at this factor");
+    }
     replace(n, "QUpsample", {x->first}, *sink);
     g_.nodes[n].attributes.push_back(attr_int("factor_h", fh));
     g_.nodes[n].attributes.push_back(attr_int("factor_w", fw));
+    lowered(n, "int8 nearest upsample x" + std::to_string(fh) +
+                   (fw == fh ? std::string() : " by x" + std::to_string(fw)));
   }
 
   static bool channel_axis(const Node& node, std::int64_t fallback) {
@@ -383,16 +475,21 @@ class Lowering {
   void lower_concat(std::size_t n) {
     const Node node = g_.nodes[n];
     const auto sink = sole_q(node.outputs[0]);
-    if (!sink || !channel_axis(node, 0) || value(node.outputs[0]).shape.size() != 4) return;
+    if (!sink) return keep(n, why_);
+    if (!channel_axis(node, 0) || value(node.outputs[0]).shape.size() != 4) {
+      return keep(n, "not a channel concat of 4-D tensors");
+    }
     std::vector<int> inputs;
     for (int id : node.inputs) {
       const auto x = dq_source(id);
-      if (!x) return;
+      if (!x) return keep(n, why_);
       inputs.push_back(x->first);
     }
+    int requantized = 0;
     for (std::size_t i = 0; i < inputs.size(); ++i) {
       const auto x = dq_source(node.inputs[i]);
       if (x->second == sink->quant) continue;
+      ++requantized;
       // Unequal scales: requantize this input with an identity table first.
       Value v = value(x->first);
       v.name += "/requantized";
@@ -417,16 +514,25 @@ class Lowering {
     c.inputs = std::move(inputs);
     c.outputs = {sink->output};
     dead_[sink->node] = true;
+    lowered(n, requantized == 0 ? "int8 concat"
+                                : "int8 concat, " + std::to_string(requantized) +
+                                      " input(s) requantized to its scale");
   }
 
   void lower_split(std::size_t n) {
     const Node node = g_.nodes[n];
     const auto x = dq_source(node.input(0));
-    if (!x || !channel_axis(node, 0) || value(x->first).shape.size() != 4) return;
+    if (!x) return keep(n, why_);
+    if (!channel_axis(node, 0) || value(x->first).shape.size() != 4) {
+      return keep(n, "not a channel split of a 4-D tensor");
+    }
     std::vector<Sink> sinks;
     for (int id : node.outputs) {
       const auto s = sole_q(id);
-      if (!s || !(s->quant == x->second)) return;
+      if (!s) return keep(n, why_);
+      if (!(s->quant == x->second)) {
+        return keep(n, "output '" + value(id).name + "' is quantized unlike its input");
+      }
       sinks.push_back(*s);
     }
     Node& s = g_.nodes[n];
@@ -434,6 +540,56 @@ class Lowering {
     for (std::size_t i = 0; i < sinks.size(); ++i) {
       s.outputs[i] = sinks[i].output;
       dead_[sinks[i].node] = true;
+    }
+    lowered(n, "int8 split");
+  }
+
+  // Turns the decisions into layers (every node but the consumed Q/DQ) before the nodes are
+  // renumbered, remembering which layer writes each int8 output; returns the number of FP32
+  // islands: groups of float layers connected by float tensors.
+  int collect_layers() {
+    std::vector<std::size_t> group(g_.nodes.size());
+    std::iota(group.begin(), group.end(), std::size_t{0});
+    auto root = [&](std::size_t n) {
+      while (group[n] != n) n = group[n] = group[group[n]];
+      return n;
+    };
+    auto fp32 = [&](std::size_t n) { return !dead_[n] && !quant_[n] && !decisions_[n].int8; };
+    for (std::size_t n = 0; n < g_.nodes.size(); ++n) {
+      if (!fp32(n)) continue;
+      for (int id : g_.nodes[n].outputs) {
+        for (int reader : consumers_[static_cast<std::size_t>(id)]) {
+          const auto r = static_cast<std::size_t>(reader);
+          if (fp32(r)) group[root(r)] = root(n);
+        }
+      }
+    }
+    int islands = 0;
+    for (std::size_t n = 0; n < g_.nodes.size(); ++n) {
+      if (dead_[n] || quant_[n]) continue;
+      const Node& node = g_.nodes[n];
+      const Decision& d = decisions_[n];
+      const std::size_t layer = layers_.size();
+      layers_.push_back({node.name, original_op_[n], d.int8, d.note});
+      if (d.int8) {
+        for (int id : node.outputs) layer_of_output_[id] = layer;
+        if (!d.silu.empty()) silu_of_layer_[layer] = {node.outputs[0], d.silu};
+      } else {
+        islands += root(n) == n;
+      }
+    }
+    return islands;
+  }
+
+  // A sigmoid table whose only use was the SiLU table built from it is dropped with its output.
+  void note_absorbed_sigmoids() {
+    std::vector<bool> written(g_.values.size(), false);
+    for (const auto& node : g_.nodes) {
+      for (int id : node.outputs) written[static_cast<std::size_t>(id)] = true;
+    }
+    for (const auto& [layer, silu] : silu_of_layer_) {
+      if (written[static_cast<std::size_t>(silu.first)]) continue;
+      layers_[layer].note = "int8: computed inside the SiLU table of '" + silu.second + "'";
     }
   }
 
@@ -453,6 +609,15 @@ class Lowering {
       }
       Node& conv = g_.nodes[static_cast<std::size_t>(p)];
       if (conv.domain != "yolo" || conv.op_type != "QConv" || conv.has_attribute("act")) continue;
+      const auto conv_layer = layer_of_output_.find(x);
+      const auto lut_layer = layer_of_output_.find(lut.outputs[0]);
+      const std::string table = function == "silu" ? "SiLU" : function;
+      if (conv_layer != layer_of_output_.end())
+        layers_[conv_layer->second].note += " + " + table + " table";
+      if (lut_layer != layer_of_output_.end()) {
+        layers_[lut_layer->second].note =
+            "int8: " + table + " table fused into the QConv '" + conv.name + "'";
+      }
       conv.attributes.push_back(attr_string("act", function));
       conv.attributes.push_back(attr_float("act_scale", lut.attr_float("y_scale", 1.0F)));
       conv.attributes.push_back(attr_int("act_zero_point", lut.attr_int("y_zero_point", 0)));
@@ -470,7 +635,23 @@ class Lowering {
   std::vector<bool> dead_;
   std::vector<Node> extra_;
   std::unordered_map<int, int> sigmoid_of_;
+  // The Sigmoid node behind each sigmoid table's output.
+  std::unordered_map<int, std::size_t> sigmoid_node_;
   bool uint8_input_ = false;
+
+  // Per node of the graph as given (indices valid until the rewrite renumbers them).
+  struct Decision {
+    bool int8 = false;
+    std::string note;
+    std::string silu;  // a sigmoid: the Mul that made a SiLU table of it
+  };
+  std::vector<Decision> decisions_;
+  std::vector<std::string> original_op_;
+  std::string why_;
+  std::vector<QdqLayer> layers_;
+  std::unordered_map<int, std::size_t> layer_of_output_;
+  // Sigmoid layers taken into a SiLU table: their int8 output and the Mul's name.
+  std::unordered_map<std::size_t, std::pair<int, std::string>> silu_of_layer_;
 };
 
 }  // namespace
@@ -496,9 +677,38 @@ QuantizedWeights collect_quantized_weights(const Graph& graph) {
   return weights;
 }
 
-QdqLoweringStats lower_qdq(Graph& graph, const QuantizedWeights& weights) {
+QdqLoweringStats lower_qdq(Graph& graph, const QuantizedWeights& weights,
+                           std::vector<QdqLayer>* layers) {
   graph.topological_sort();
-  return Lowering(graph, weights).run();
+  Lowering lowering(graph, weights);
+  const QdqLoweringStats stats = lowering.run();
+  if (layers) *layers = std::move(lowering).layers();
+  return stats;
+}
+
+bool is_qoperator(const std::string& domain, const std::string& op_type) {
+  const bool known_domain = domain.empty() || domain == "ai.onnx" || domain == "com.microsoft";
+  return known_domain && (op_type.starts_with("QLinear") || op_type == "QGemm");
+}
+
+std::string qoperator_advice() {
+  return "QOperator INT8 (onnxruntime quantize_static with quant_format=QOperator) does not run "
+         "in yolo-edge; make a QDQ model from the FP32 one with `yolo-edge quantize --model "
+         "FP32.onnx --calib SRC --out MODEL.int8.onnx`, or export QDQ "
+         "(quant_format=QuantFormat.QDQ)";
+}
+
+void reject_qoperator(const Graph& graph) {
+  const Node* first = nullptr;
+  int count = 0;
+  for (const auto& node : graph.nodes) {
+    if (!is_qoperator(node.domain, node.op_type)) continue;
+    if (!first) first = &node;
+    ++count;
+  }
+  if (!first) return;
+  graph.fail(*first, "is a QOperator INT8 operator (" + std::to_string(count) +
+                         " in this model): " + qoperator_advice());
 }
 
 }  // namespace yolo::runtime

@@ -7,8 +7,11 @@
 // writing the int8 tensors; the Q/DQ nodes left over are the borders of FP32 islands and become
 // float <-> int8 converts. uint8 tensors with zero point z become int8 with zero point z - 128.
 
+#include <filesystem>
 #include <memory>
+#include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "runtime/graph.h"
 
@@ -40,11 +43,41 @@ struct QdqLoweringStats {
   int quantize = 0;          // float -> int8 converts left (FP32 island exits)
   int dequantize = 0;        // int8 -> float converts left (FP32 island entries)
   bool uint8_input = false;  // the model input is quantized from the uint8 image (xor 0x80)
+  int fp32_islands = 0;      // connected groups of layers left in float
+};
+
+// What the lowering made of one node of the folded graph (every node but the Q/DQ it consumed).
+struct QdqLayer {
+  std::string node;
+  std::string op;  // as in the file: "Conv", "Mul", ...
+  bool int8 = false;
+  // How it runs ("int8 QConv + SiLU table") or why it stays float ("kept FP32: no
+  // QuantizeLinear on its output").
+  std::string note;
 };
 
 // Rewrites the shaped, folded graph (after infer_and_fold); nodes stay topologically sorted.
 // With uint8_input the graph input becomes int8 NCHW-shaped (the engine fills it from the uint8
-// image).
-QdqLoweringStats lower_qdq(Graph& graph, const QuantizedWeights& weights);
+// image). With `layers`, also says per node what became of it, in topological order.
+QdqLoweringStats lower_qdq(Graph& graph, const QuantizedWeights& weights,
+                           std::vector<QdqLayer>* layers = nullptr);
+
+// The per-node plan Engine::load follows for `model` at precision int8 (`imgsz` as in
+// EngineOptions). Defined in engine.cpp, which shares every step before the lowering with
+// Engine::load so the plan cannot drift from what runs. Throws ModelError as Engine::load does.
+struct QdqPlan {
+  std::vector<QdqLayer> layers;
+  QdqLoweringStats stats;
+};
+QdqPlan plan_qdq_model(const std::filesystem::path& model, int imgsz);
+
+// QOperator-format INT8 operators (onnxruntime quantize_static with quant_format=QOperator):
+// QLinearConv, QLinearMatMul, QGemm and the com.microsoft QLinear* ops. The runtime does not run
+// them.
+bool is_qoperator(const std::string& domain, const std::string& op_type);
+// What to do with a QOperator model instead: quantize the FP32 model to QDQ.
+std::string qoperator_advice();
+// Throws ModelError naming the first QOperator node (and how many there are) with that advice.
+void reject_qoperator(const Graph& graph);
 
 }  // namespace yolo::runtime

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <random>
 
 #include "runtime/engine.h"
@@ -286,6 +287,151 @@ TEST(QdqLowering, Int8OnAFloatModelSaysHowToQuantize) {
     EXPECT_NE(message.find("model.int8_path"), std::string::npos) << message;
     EXPECT_NE(message.find(path.string()), std::string::npos) << message;
   }
+}
+
+// The plan `inspect` shows comes from the lowering itself: every node but the Q/DQ it consumed,
+// int8 or kept FP32 with the reason, and the FP32 islands.
+TEST(QdqLowering, PlanSaysPerNodeWhatRunsInt8AndWhyTheRestStaysFloat) {
+  QdqModel m;
+  m.b.input("images", {1, 3, 8, 8});
+  const auto x = m.qdq("images", 1.0F / 255.0F, -128);
+  const auto conv_out = m.conv(x, 3, 4, 3, 10);
+  // QdqModel::conv names the node after its output, less "_y".
+  const auto conv = conv_out.substr(0, conv_out.size() - 2);
+  const auto a = m.qdq(conv_out, 0.03F, -20);
+  m.b.node("Sigmoid", {a}, {"sig"}, "sig");
+  m.b.node("Mul", {a, m.qdq("sig", 1.0F / 255.0F, -128)}, {"silu"}, "silu");
+  const auto s = m.qdq("silu", 0.02F, -110);
+  auto& pool = m.b.node("MaxPool", {s}, {"pooled"}, "pool");
+  ModelBuilder::attr(pool, "kernel_shape", std::vector<std::int64_t>{2, 2});
+  m.b.node("Relu", {m.qdq("pooled", 0.05F, 0)}, {"relu"}, "relu");
+  // conv1 writes float into the Identity: no QuantizeLinear, one island with the Identity.
+  const auto last = m.conv(m.qdq("relu", 0.03F, -128), 4, 2, 1, 11);
+  m.b.node("Identity", {last}, {"out"}, "tail");
+  m.b.output("out");
+  const auto path = m.b.save("qdq_plan.onnx");
+
+  const QdqPlan plan = plan_qdq_model(path, 0);
+  std::map<std::string, QdqLayer> by_node;
+  for (const auto& layer : plan.layers) by_node[layer.node] = layer;
+  ASSERT_EQ(plan.layers.size(), 7U);
+  EXPECT_TRUE(by_node[conv].int8);
+  EXPECT_EQ(by_node[conv].op, "Conv");
+  EXPECT_EQ(by_node[conv].note, "int8 QConv + SiLU table");
+  EXPECT_TRUE(by_node["silu"].int8);
+  EXPECT_EQ(by_node["silu"].note, "int8: SiLU table fused into the QConv '" + conv + "'");
+  EXPECT_TRUE(by_node["sig"].int8);
+  EXPECT_EQ(by_node["sig"].note, "int8: computed inside the SiLU table of 'silu'");
+  // The pool's input and output scales differ, so it cannot move int8 values unchanged.
+  EXPECT_FALSE(by_node["pool"].int8);
+  EXPECT_EQ(by_node["pool"].note, "kept FP32: its input and output quantization differ");
+  EXPECT_EQ(by_node["relu"].note, "kept FP32: no int8 lowering for Relu");
+  const auto conv1 = plan.layers[5];
+  EXPECT_EQ(conv1.op, "Conv");
+  EXPECT_FALSE(conv1.int8);
+  EXPECT_EQ(conv1.note, "kept FP32: no QuantizeLinear on its output");
+  EXPECT_FALSE(by_node["tail"].int8);
+  // pool, relu, conv1 + tail.
+  EXPECT_EQ(plan.stats.fp32_islands, 3);
+  EXPECT_EQ(plan.stats.conv, 1);
+  EXPECT_TRUE(plan.stats.uint8_input);
+  // The plan is the engine's: the same counts when the model loads at int8.
+  const Result int8 = run_model(path, Precision::kInt8);
+  EXPECT_EQ(int8.stats.int8_convs, plan.stats.conv);
+  EXPECT_EQ(int8.stats.int8_quantize, plan.stats.quantize);
+  EXPECT_EQ(int8.stats.int8_dequantize, plan.stats.dequantize);
+}
+
+TEST(QdqLowering, PlanOfEveryLoweredOpAndTheConcatRequantization) {
+  QdqModel m;
+  m.b.input("images", {1, 3, 8, 8});
+  const auto x = m.qdq("images", 1.0F / 255.0F, -128);
+  const auto a = m.qdq(m.conv(x, 3, 4, 3, 12), 0.05F, 0);
+  const auto b = m.qdq(m.conv(x, 3, 4, 3, 13), 0.03F, 10);
+  m.b.node("Add", {a, b}, {"sum"}, "add");
+  m.b.node("Identity", {m.qdq("sum", 0.06F, -5)}, {"out_add"});
+  m.b.floats("scales", {4}, {1, 1, 2, 2});
+  auto& resize = m.b.node("Resize", {a, "", "scales"}, {"up"}, "up");
+  ModelBuilder::attr(resize, "mode", std::string("nearest"));
+  ModelBuilder::attr(resize, "coordinate_transformation_mode", std::string("asymmetric"));
+  ModelBuilder::attr(resize, "nearest_mode", std::string("floor"));
+  m.b.node("Identity", {m.qdq("up", 0.05F, 0)}, {"out_up"});
+  auto& cat = m.b.node("Concat", {a, b}, {"cat"}, "cat");
+  ModelBuilder::attr(cat, "axis", std::int64_t{1});
+  m.b.node("Identity", {m.qdq("cat", 0.05F, 0)}, {"out_cat"});
+  for (const char* o : {"out_add", "out_up", "out_cat"}) m.b.output(o);
+  const auto path = m.b.save("qdq_plan_ops.onnx");
+  const QdqPlan plan = plan_qdq_model(path, 0);
+  std::map<std::string, QdqLayer> by_node;
+  for (const auto& layer : plan.layers) by_node[layer.node] = layer;
+  EXPECT_EQ(by_node["add"].note, "int8 Add");
+  EXPECT_EQ(by_node["up"].note, "int8 nearest upsample x2");
+  EXPECT_EQ(by_node["cat"].note, "int8 concat, 1 input(s) requantized to its scale");
+  // The Identity nodes reading the outputs' DequantizeLinear are the only float layers.
+  int fp32 = 0;
+  for (const auto& layer : plan.layers) {
+    if (layer.int8) continue;
+    ++fp32;
+    EXPECT_EQ(layer.op, "Identity") << layer.node;
+  }
+  EXPECT_EQ(fp32, 3);
+  EXPECT_EQ(plan.stats.fp32_islands, 3);
+}
+
+// onnxruntime quantize_static with quant_format=QOperator: QLinearConv and friends.
+std::filesystem::path qoperator_model() {
+  QdqModel m;
+  m.b.input("images", {1, 3, 8, 8});
+  m.b.floats("xs", {}, {0.01F});
+  m.tensor<std::uint8_t>("xz", onnx::TensorProto::UINT8, {}, {0});
+  m.b.node("QuantizeLinear", {"images", "xs", "xz"}, {"xq"});
+  m.tensor<std::int8_t>("w", onnx::TensorProto::INT8, {4, 3, 1, 1},
+                        std::vector<std::int8_t>(12, 1));
+  m.b.floats("ws", {}, {0.1F});
+  m.tensor<std::int8_t>("wz", onnx::TensorProto::INT8, {}, {0});
+  m.b.floats("ys", {}, {0.05F});
+  m.tensor<std::uint8_t>("yz", onnx::TensorProto::UINT8, {}, {128});
+  m.b.node("QLinearConv", {"xq", "xs", "xz", "w", "ws", "wz", "ys", "yz"}, {"yq"}, "conv_q");
+  auto& add =
+      m.b.node("QLinearAdd", {"yq", "ys", "yz", "yq", "ys", "yz", "ys", "yz"}, {"sq"}, "add_q");
+  add.set_domain("com.microsoft");
+  m.b.node("DequantizeLinear", {"sq", "ys", "yz"}, {"out"});
+  m.b.output("out");
+  auto* ms = m.b.proto().add_opset_import();
+  ms->set_domain("com.microsoft");
+  ms->set_version(1);
+  return m.b.save("qoperator.onnx");
+}
+
+TEST(QdqLowering, QOperatorModelsFailAtLoadNamingTheNodeAndTheQdqWay) {
+  const auto path = qoperator_model();
+  for (const auto precision : {Precision::kFp32, Precision::kInt8}) {
+    EngineOptions options;
+    options.precision = precision;
+    try {
+      Engine::load(path, options);
+      FAIL() << "loaded";
+    } catch (const ModelError& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find(path.string()), std::string::npos) << message;
+      EXPECT_NE(message.find("node 'conv_q' (QLinearConv"), std::string::npos) << message;
+      EXPECT_NE(message.find("QOperator INT8 operator (2 in this model)"), std::string::npos)
+          << message;
+      EXPECT_NE(message.find("yolo-edge quantize --model FP32.onnx"), std::string::npos) << message;
+      EXPECT_NE(message.find("quant_format=QuantFormat.QDQ"), std::string::npos) << message;
+    }
+  }
+  EXPECT_THROW(plan_qdq_model(path, 0), ModelError);
+}
+
+TEST(QdqLowering, QOperatorOpsAreTheQLinearOnesAndQGemm) {
+  EXPECT_TRUE(is_qoperator("", "QLinearConv"));
+  EXPECT_TRUE(is_qoperator("ai.onnx", "QLinearMatMul"));
+  EXPECT_TRUE(is_qoperator("com.microsoft", "QLinearConcat"));
+  EXPECT_TRUE(is_qoperator("com.microsoft", "QGemm"));
+  EXPECT_FALSE(is_qoperator("", "QuantizeLinear"));
+  EXPECT_FALSE(is_qoperator("", "ConvInteger"));
+  EXPECT_FALSE(is_qoperator("example.custom", "QLinearConv"));
 }
 
 }  // namespace
