@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "runtime/kernels/lookup_s8.h"
 #include "runtime/xnn/conv_layout.h"
 
 namespace yolo::runtime::xnn {
@@ -164,7 +165,7 @@ LookupTableS8::LookupTableS8(QuantParams input, QuantParams output,
 namespace {
 
 struct TableJob {
-  const int8_t* table;  // indexed by the input's bit pattern as uint8_t
+  const std::array<int8_t, 256>* table;  // indexed by the input's bit pattern as uint8_t
   const int8_t* input;
   int8_t* output;
   size_t channels;
@@ -177,7 +178,7 @@ void table_rows(void* context, size_t start, size_t count) {
   for (size_t row = start; row < start + count; ++row) {
     const int8_t* in = job.input + row * job.input_stride;
     int8_t* out = job.output + row * job.output_stride;
-    for (size_t c = 0; c < job.channels; ++c) out[c] = job.table[static_cast<uint8_t>(in[c])];
+    kernels::lookup_s8(*job.table, in, out, job.channels);
   }
 }
 
@@ -192,7 +193,7 @@ void LookupTableS8::run(size_t pixels, size_t channels, const int8_t* input, siz
     input_stride = output_stride = channels;
     pixels = 1;
   }
-  TableJob job{by_byte_.data(), input, output, channels, input_stride, output_stride};
+  TableJob job{&by_byte_, input, output, channels, input_stride, output_stride};
   constexpr size_t kMinValuesPerTask = 16384;
   if (pool == nullptr || pixels * channels <= 2 * kMinValuesPerTask) {
     table_rows(&job, 0, pixels);
@@ -200,18 +201,13 @@ void LookupTableS8::run(size_t pixels, size_t channels, const int8_t* input, siz
   }
   if (pixels == 1) {
     // Split the single long row into chunks.
-    struct Chunked {
-      const TableJob* job;
-    } chunked{&job};
     pthreadpool_parallelize_1d_tile_1d(
         pool,
         [](void* context, size_t start, size_t count) {
-          const TableJob& j = *static_cast<const Chunked*>(context)->job;
-          for (size_t i = start; i < start + count; ++i) {
-            j.output[i] = j.table[static_cast<uint8_t>(j.input[i])];
-          }
+          const TableJob& j = *static_cast<const TableJob*>(context);
+          kernels::lookup_s8(*j.table, j.input + start, j.output + start, count);
         },
-        &chunked, channels, kMinValuesPerTask, 0);
+        &job, channels, kMinValuesPerTask, 0);
     return;
   }
   const size_t tile = std::max<size_t>(1, kMinValuesPerTask / channels);
