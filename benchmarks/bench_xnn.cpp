@@ -33,7 +33,8 @@ ThreadPools& pools() {
   return instance;
 }
 
-// Args: input channels, output channels, kernel, groups, threads. 80x80 NHWC, "same" padding.
+// Args: input channels, output channels, kernel, groups, threads, input size, stride. NHWC,
+// "same" padding. The last shape is the first conv of every YOLO at 640 (3 channels, stride 2).
 void BM_Conv2dF32(benchmark::State& state) {
   initialize();
   const auto cin = static_cast<size_t>(state.range(0));
@@ -42,8 +43,13 @@ void BM_Conv2dF32(benchmark::State& state) {
   const auto groups = static_cast<uint32_t>(state.range(3));
   const int threads = static_cast<int>(state.range(4));
   const uint32_t pad = kernel / 2;
+  const auto size = static_cast<size_t>(state.range(5));
+  const auto stride = static_cast<uint32_t>(state.range(6));
+  const size_t out_size = (size + 2 * pad - kernel) / stride + 1;
   Conv2dParams p{.kernel_height = kernel,
                  .kernel_width = kernel,
+                 .stride_height = stride,
+                 .stride_width = stride,
                  .pad_top = pad,
                  .pad_left = pad,
                  .pad_bottom = pad,
@@ -53,21 +59,22 @@ void BM_Conv2dF32(benchmark::State& state) {
                  .output_channels = cout};
   const size_t weights = cout * cin / groups * kernel * kernel;
   Conv2dF32 conv(p, random_input(weights, -1, 1), random_input(cout, -1, 1), "bench");
-  const auto input = random_input(80 * 80 * cin, -1, 1);
-  std::vector<float> output(80 * 80 * cout);
+  const auto input = random_input(size * size * cin, -1, 1);
+  std::vector<float> output(out_size * out_size * cout);
   pthreadpool_t pool = pools().get(threads);
-  conv.setup(1, 80, 80, input.data(), output.data(), pool);
+  conv.setup(1, size, size, input.data(), output.data(), pool);
   for (auto _ : state) conv.run(pool);
-  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * 80 * 80 * static_cast<double>(weights),
-                                                 benchmark::Counter::kIsIterationInvariantRate,
-                                                 benchmark::Counter::OneK::kIs1000);
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      2.0 * static_cast<double>(out_size * out_size * weights),
+      benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::OneK::kIs1000);
 }
 BENCHMARK(BM_Conv2dF32)
-    ->ArgNames({"cin", "cout", "k", "groups", "threads"})
-    ->Args({128, 128, 3, 1, 1})
-    ->Args({128, 128, 3, 1, 2})
-    ->Args({128, 64, 1, 1, 1})
-    ->Args({64, 64, 3, 64, 1})
+    ->ArgNames({"cin", "cout", "k", "groups", "threads", "size", "stride"})
+    ->Args({128, 128, 3, 1, 1, 80, 1})
+    ->Args({128, 128, 3, 1, 2, 80, 1})
+    ->Args({128, 64, 1, 1, 1, 80, 1})
+    ->Args({64, 64, 3, 64, 1, 80, 1})
+    ->Args({3, 16, 3, 1, 1, 640, 2})
     ->UseRealTime();
 
 std::vector<int8_t> random_int8(size_t n) {
@@ -81,7 +88,7 @@ std::vector<int8_t> random_int8(size_t n) {
 }
 
 // The same convolutions in int8 (per-channel weights): XNNPACK's QC8 operator, and our AVX-512
-// VNNI kernel where the CPU has it. Same args as BM_Conv2dF32 (groups 1 only for ours).
+// VNNI kernel where the CPU has it. Same args as BM_Conv2dF32 (groups 1 only).
 void BM_Conv2dQC8Xnnpack(benchmark::State& state) {
   initialize();
   const auto cin = static_cast<size_t>(state.range(0));
@@ -89,9 +96,14 @@ void BM_Conv2dQC8Xnnpack(benchmark::State& state) {
   const auto kernel = static_cast<uint32_t>(state.range(2));
   const int threads = static_cast<int>(state.range(4));
   const uint32_t pad = kernel / 2;
+  const auto size = static_cast<size_t>(state.range(5));
+  const auto stride = static_cast<uint32_t>(state.range(6));
+  const size_t out_size = (size + 2 * pad - kernel) / stride + 1;
   Conv2dQC8Params p;
   p.geometry = {.kernel_height = kernel,
                 .kernel_width = kernel,
+                .stride_height = stride,
+                .stride_width = stride,
                 .pad_top = pad,
                 .pad_left = pad,
                 .pad_bottom = pad,
@@ -103,20 +115,21 @@ void BM_Conv2dQC8Xnnpack(benchmark::State& state) {
   const size_t weights = cout * cin * kernel * kernel;
   Conv2dQC8 conv(p, random_int8(weights), std::vector<float>(cout, 0.01F),
                  std::vector<int32_t>(cout, 5), "bench");
-  const auto input = random_int8(80 * 80 * cin);
-  std::vector<int8_t> output(80 * 80 * cout);
+  const auto input = random_int8(size * size * cin);
+  std::vector<int8_t> output(out_size * out_size * cout);
   pthreadpool_t pool = pools().get(threads);
-  conv.setup(1, 80, 80, input.data(), output.data(), pool);
+  conv.setup(1, size, size, input.data(), output.data(), pool);
   for (auto _ : state) conv.run(pool);
-  state.counters["GOP/s"] = benchmark::Counter(2.0 * 80 * 80 * static_cast<double>(weights),
-                                               benchmark::Counter::kIsIterationInvariantRate,
-                                               benchmark::Counter::OneK::kIs1000);
+  state.counters["GOP/s"] = benchmark::Counter(
+      2.0 * static_cast<double>(out_size * out_size * weights),
+      benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::OneK::kIs1000);
 }
 BENCHMARK(BM_Conv2dQC8Xnnpack)
-    ->ArgNames({"cin", "cout", "k", "groups", "threads"})
-    ->Args({128, 128, 3, 1, 1})
-    ->Args({128, 128, 3, 1, 2})
-    ->Args({128, 64, 1, 1, 1})
+    ->ArgNames({"cin", "cout", "k", "groups", "threads", "size", "stride"})
+    ->Args({128, 128, 3, 1, 1, 80, 1})
+    ->Args({128, 128, 3, 1, 2, 80, 1})
+    ->Args({128, 64, 1, 1, 1, 80, 1})
+    ->Args({3, 16, 3, 1, 1, 640, 2})
     ->UseRealTime();
 
 void BM_Conv2dQC8Vnni(benchmark::State& state) {
@@ -130,8 +143,13 @@ void BM_Conv2dQC8Vnni(benchmark::State& state) {
   const auto kernel = static_cast<uint32_t>(state.range(2));
   const int threads = static_cast<int>(state.range(4));
   const uint32_t pad = kernel / 2;
+  const auto size = static_cast<size_t>(state.range(5));
+  const auto stride = static_cast<uint32_t>(state.range(6));
+  const size_t out_size = (size + 2 * pad - kernel) / stride + 1;
   yolo::runtime::kernels::ConvQC8Geometry g{.kernel_height = kernel,
                                             .kernel_width = kernel,
+                                            .stride_height = stride,
+                                            .stride_width = stride,
                                             .pad_top = pad,
                                             .pad_left = pad,
                                             .pad_bottom = pad,
@@ -141,19 +159,20 @@ void BM_Conv2dQC8Vnni(benchmark::State& state) {
   const size_t weights = cout * cin * kernel * kernel;
   const ConvQC8Vnni conv(g, {0.02F, -3, 0.5F, 1}, random_int8(weights),
                          std::vector<float>(cout, 0.01F), std::vector<int32_t>(cout, 5));
-  const auto input = random_int8(80 * 80 * cin);
-  std::vector<int8_t> output(80 * 80 * cout);
+  const auto input = random_int8(size * size * cin);
+  std::vector<int8_t> output(out_size * out_size * cout);
   pthreadpool_t pool = pools().get(threads);
-  for (auto _ : state) conv.run(1, 80, 80, input.data(), output.data(), pool);
-  state.counters["GOP/s"] = benchmark::Counter(2.0 * 80 * 80 * static_cast<double>(weights),
-                                               benchmark::Counter::kIsIterationInvariantRate,
-                                               benchmark::Counter::OneK::kIs1000);
+  for (auto _ : state) conv.run(1, size, size, input.data(), output.data(), pool);
+  state.counters["GOP/s"] = benchmark::Counter(
+      2.0 * static_cast<double>(out_size * out_size * weights),
+      benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::OneK::kIs1000);
 }
 BENCHMARK(BM_Conv2dQC8Vnni)
-    ->ArgNames({"cin", "cout", "k", "groups", "threads"})
-    ->Args({128, 128, 3, 1, 1})
-    ->Args({128, 128, 3, 1, 2})
-    ->Args({128, 64, 1, 1, 1})
+    ->ArgNames({"cin", "cout", "k", "groups", "threads", "size", "stride"})
+    ->Args({128, 128, 3, 1, 1, 80, 1})
+    ->Args({128, 128, 3, 1, 2, 80, 1})
+    ->Args({128, 64, 1, 1, 1, 80, 1})
+    ->Args({3, 16, 3, 1, 1, 640, 2})
     ->UseRealTime();
 
 // Our single-pass SiLU against XNNPACK's sigmoid followed by multiply. Args: pixels, channels.

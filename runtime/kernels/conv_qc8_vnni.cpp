@@ -17,8 +17,8 @@ namespace {
 
 constexpr std::size_t kVector = 16;  // int32 lanes (output channels) in one zmm register
 constexpr std::size_t kBlock = 64;   // output channels per block: four zmm accumulators per pixel
-// Above this many values per pixel the taps are read in place rather than gathered into a row.
-constexpr std::size_t kMaxIm2colRow = 512;
+// Kernel rows of at most this many bytes (kernel width x channels) are read as one piece.
+constexpr std::size_t kMaxRowPiece = 64;
 
 std::size_t conv_out(std::size_t input, std::uint32_t kernel, std::uint32_t stride,
                      std::uint32_t dilation, std::uint32_t pad_before, std::uint32_t pad_after) {
@@ -36,10 +36,11 @@ std::size_t conv_out(std::size_t input, std::uint32_t kernel, std::uint32_t stri
 struct Job {
   const ConvQC8Geometry* g;
   const ConvQC8Quant* q;
-  bool im2col;
+  bool kernel_rows;
   std::size_t taps, groups, blocks;
   std::size_t in_h, in_w, out_h, out_w;
   const std::int8_t* input;
+  std::size_t input_bytes;  // from `input` to the end of the last pixel
   std::int8_t* output;
   const std::int8_t* packed;
   const std::size_t* block_offset;
@@ -102,20 +103,34 @@ inline const std::int8_t* tap_pixel(const Job& j, const Origin& o, std::size_t k
                        g.input_pixel_stride;
 }
 
-// A short copy without a library call: the im2col rows of the first conv are made of 3- to
-// 9-byte pieces, one per pixel and kernel row.
-inline void copy_bytes(std::int8_t* dst, const std::int8_t* src, std::size_t n) {
-  if (n >= 8 && n <= 16) {
-    std::memcpy(dst, src, 8);
-    std::memcpy(dst + n - 8, src + n - 8, 8);
-  } else if (n >= 4 && n < 8) {
-    std::memcpy(dst, src, 4);
-    std::memcpy(dst + n - 4, src + n - 4, 4);
-  } else if (n < 4) {
-    for (std::size_t i = 0; i < n; ++i) dst[i] = src[i];
-  } else {
-    std::memcpy(dst, src, n);
+// Kernel row ky of an output pixel as one piece of kernel_width x channels bytes, read in place
+// when it lies inside the input with 3 readable bytes after it (the last group of 4 reads past the
+// piece, into values whose weights are 0). Otherwise the piece is assembled in `scratch` with the
+// zero point where it falls into the padding: only at the borders.
+inline const std::int8_t* row_piece(const Job& j, const Origin& o, std::size_t ky,
+                                    std::int8_t* scratch) {
+  const ConvQC8Geometry& g = *j.g;
+  const std::size_t cin = g.input_channels;
+  const std::ptrdiff_t iy = o.y + static_cast<std::ptrdiff_t>(ky * g.dilation_height);
+  const bool row_inside = iy >= 0 && iy < static_cast<std::ptrdiff_t>(j.in_h);
+  if (row_inside && o.x >= 0 &&
+      o.x + static_cast<std::ptrdiff_t>(g.kernel_width) <= static_cast<std::ptrdiff_t>(j.in_w)) {
+    const std::size_t offset = ((o.image * j.in_h + static_cast<std::size_t>(iy)) * j.in_w +
+                                static_cast<std::size_t>(o.x)) *
+                               cin;
+    if (offset + j.groups * 4 <= j.input_bytes) return j.input + offset;
   }
+  for (std::size_t kx = 0; kx < g.kernel_width; ++kx) {
+    const std::ptrdiff_t ix = o.x + static_cast<std::ptrdiff_t>(kx);
+    const bool inside = row_inside && ix >= 0 && ix < static_cast<std::ptrdiff_t>(j.in_w);
+    const std::int8_t* src =
+        inside ? j.input + ((o.image * j.in_h + static_cast<std::size_t>(iy)) * j.in_w +
+                            static_cast<std::size_t>(ix)) *
+                               cin
+               : j.zero_pixel;
+    std::memcpy(scratch + kx * cin, src, cin);
+  }
+  return scratch;
 }
 
 // Four input values as the unsigned operand of vpdpbusd: x + 128 (the bias absorbs the offset).
@@ -158,40 +173,16 @@ YOLO_VNNI_TARGET void micro_kernel(const Job& j, std::size_t first, std::size_t 
   for (std::size_t m = count; m < MR; ++m) origin[m] = origin[count - 1];
 
   const std::int8_t* w = j.packed + j.block_offset[block];
-  const std::size_t row_bytes = j.groups * 4;
-  alignas(64) std::int8_t rows[MR * kMaxIm2colRow];
+  alignas(64) std::int8_t scratch[MR][kMaxRowPiece + 4];
   const std::int8_t* a[MR];
   const std::size_t cin = g.input_channels;
-  // Bytes of the last group of each tap when read in place.
-  const std::size_t tail = j.im2col ? 4 : (cin % 4 == 0 ? 4 : cin % 4);
-  if (j.im2col) {
-    // A kernel row whose taps all fall inside a dense input is one contiguous piece.
-    const bool dense_rows = g.dilation_width == 1 && g.input_pixel_stride == cin;
-    const std::size_t row_piece = g.kernel_width * cin;
-#pragma GCC unroll 16
-    for (int m = 0; m < MR; ++m) {
-      std::int8_t* row = rows + m * kMaxIm2colRow;
-      const Origin& o = origin[m];
-      const bool inside_x = o.x >= 0 && o.x + static_cast<std::ptrdiff_t>(g.kernel_width) <=
-                                            static_cast<std::ptrdiff_t>(j.in_w);
-      std::size_t k = 0;
-      for (std::size_t ky = 0; ky < g.kernel_height; ++ky) {
-        const std::int8_t* first_tap = tap_pixel(j, o, ky, 0);
-        if (dense_rows && inside_x && first_tap != j.zero_pixel) {
-          copy_bytes(row + k, first_tap, row_piece);
-          k += row_piece;
-          continue;
-        }
-        for (std::size_t kx = 0; kx < g.kernel_width; ++kx, k += cin) {
-          copy_bytes(row + k, tap_pixel(j, o, ky, kx), cin);
-        }
-      }
-      std::memset(row + k, 0, row_bytes - k);
-      a[m] = row;
-    }
-  }
+  // Bytes of the last group of each tap (kernel rows always have 4 readable bytes).
+  const std::size_t tail = j.kernel_rows || cin % 4 == 0 ? 4 : cin % 4;
   for (std::size_t tap = 0; tap < j.taps; ++tap) {
-    if (!j.im2col) {
+    if (j.kernel_rows) {
+#pragma GCC unroll 16
+      for (int m = 0; m < MR; ++m) a[m] = row_piece(j, origin[m], tap, scratch[m]);
+    } else {
       const std::size_t ky = tap / g.kernel_width, kx = tap % g.kernel_width;
 #pragma GCC unroll 16
       for (int m = 0; m < MR; ++m) a[m] = tap_pixel(j, origin[m], ky, kx);
@@ -322,24 +313,24 @@ ConvQC8Vnni::ConvQC8Vnni(const ConvQC8Geometry& geometry, const ConvQC8Quant& qu
   require(q_.input_scale > 0.0F && q_.output_scale > 0.0F, "scales must be positive");
   require(q_.output_min < q_.output_max, "int8 clamp min must be below max");
 
-  im2col_ = cin % 4 != 0 && kernel > 1 && kernel * cin <= kMaxIm2colRow;
-  taps_ = im2col_ ? 1 : kernel;
-  groups_ = im2col_ ? (kernel * cin + 3) / 4 : (cin + 3) / 4;
+  const std::size_t piece = g.kernel_width * cin;
+  kernel_rows_ = cin % 4 != 0 && g.kernel_width > 1 && piece <= kMaxRowPiece &&
+                 g.dilation_width == 1 && g.input_pixel_stride == cin;
+  taps_ = kernel_rows_ ? g.kernel_height : kernel;
+  groups_ = (kernel_rows_ ? piece + 3 : cin + 3) / 4;
   const std::size_t blocks = (cout + kBlock - 1) / kBlock;
   const std::size_t padded_cout = (cout + kVector - 1) / kVector * kVector;
 
-  // The weight of reduction index (tap, k) for output channel o, or 0 past the real values.
+  // The weight of reduction index k of tap `tap` for output channel o, or 0 past the real
+  // values. A kernel-row tap is row ky = tap, with k = kx * channels + c.
   const auto weight = [&](std::size_t o, std::size_t tap, std::size_t k) -> std::int8_t {
     if (o >= cout) return 0;
-    std::size_t c = k, t = tap;
-    if (im2col_) {
-      if (k >= kernel * cin) return 0;
-      t = k / cin;
-      c = k % cin;
-    } else if (k >= cin) {
-      return 0;
+    if (kernel_rows_) {
+      if (k >= piece) return 0;
+      return weights[(o * cin + k % cin) * kernel + tap * g.kernel_width + k / cin];
     }
-    return weights[(o * cin + c) * kernel + t];
+    if (k >= cin) return 0;
+    return weights[(o * cin + k) * kernel + tap];
   };
   for (std::size_t b = 0; b < blocks; ++b) {
     block_offset_.push_back(packed_.size());
@@ -384,24 +375,26 @@ std::size_t ConvQC8Vnni::output_width(std::size_t input_width) const {
 void ConvQC8Vnni::run(std::size_t batch, std::size_t height, std::size_t width,
                       const std::int8_t* input, std::int8_t* output, pthreadpool_t pool) const {
 #if defined(__x86_64__)
-  Job job{&g_,
-          &q_,
-          im2col_,
-          taps_,
-          groups_,
-          block_offset_.size(),
-          height,
-          width,
-          output_height(height),
-          output_width(width),
-          input,
-          output,
-          packed_.data(),
-          block_offset_.data(),
-          bias_.data(),
-          scale_.data(),
-          zero_pixel_.data(),
-          table_ ? table_->data() : nullptr};
+  if (batch * height * width == 0) return;
+  Job job{.g = &g_,
+          .q = &q_,
+          .kernel_rows = kernel_rows_,
+          .taps = taps_,
+          .groups = groups_,
+          .blocks = block_offset_.size(),
+          .in_h = height,
+          .in_w = width,
+          .out_h = output_height(height),
+          .out_w = output_width(width),
+          .input = input,
+          .input_bytes = ((batch * height * width - 1) * g_.input_pixel_stride) + g_.input_channels,
+          .output = output,
+          .packed = packed_.data(),
+          .block_offset = block_offset_.data(),
+          .bias = bias_.data(),
+          .scale = scale_.data(),
+          .zero_pixel = zero_pixel_.data(),
+          .table = table_ ? table_->data() : nullptr};
   const std::size_t pixels = batch * job.out_h * job.out_w;
   if (pixels == 0) return;
   // 48 pixels is a whole number of micro-kernel rows for every block shape (6 and 8).

@@ -75,11 +75,11 @@ class ConvQC8Vnni {
  private:
   ConvQC8Geometry g_;
   ConvQC8Quant q_;
-  // The reduction runs over `groups_` groups of four int8 values for each of `taps_` kernel taps.
-  // When the input has fewer than 4 channels (or a multiple of 4 plus a tail) and a small kernel
-  // (the first conv: 3 channels, 3x3), the taps are gathered into one row per pixel first
-  // ("im2col": taps_ == 1), so no multiply-add is wasted on padding.
-  bool im2col_ = false;
+  // The reduction runs over `groups_` groups of four int8 values for each of `taps_` taps. A tap
+  // is one kernel position, or, when the input has a channel count that is not a multiple of 4
+  // (the first conv: 3 channels), a whole kernel row read as one piece ("kernel rows"), so that
+  // no multiply-add is wasted on padding channels.
+  bool kernel_rows_ = false;
   std::size_t taps_ = 0;
   std::size_t groups_ = 0;
   // Per block of up to 64 output channels: [tap][group][vector of 16 channels][4 values].

@@ -146,7 +146,9 @@ TEST_F(ConvQC8VnniTest, SpatialMatchesXnnpack) {
 }
 
 TEST_F(ConvQC8VnniTest, FewInputChannelsGatherTheTaps) {
-  // The first conv of every YOLO: 3 channels, 3x3, stride 2; and odd counts read in place.
+  // The first conv of every YOLO: 3 channels, 3x3, stride 2, read a kernel row at a time when the
+  // pixels are dense (including the last row, whose piece ends at the end of the input); and odd
+  // counts read a pixel at a time.
   for (const Case& c :
        {Case{32, 32, 3, 16, 3, 2, 1}, Case{17, 15, 3, 32, 3, 2, 1}, Case{9, 9, 5, 16, 3, 1, 1},
         Case{6, 6, 3, 16, 1, 1, 0}, Case{5, 7, 70, 16, 1, 1, 0}}) {
