@@ -134,15 +134,31 @@ inline const std::int8_t* row_piece(const Job& j, const Origin& o, std::size_t k
 }
 
 // Four input values as the unsigned operand of vpdpbusd: x + 128 (the bias absorbs the offset).
-// The last group of a pixel may hold fewer than four channels: only those are read.
-YOLO_VNNI_TARGET inline __m512i broadcast_u8(const std::int8_t* p, std::size_t bytes) {
-  std::int32_t v = 0;
-  if (bytes == 4) {
-    std::memcpy(&v, p, 4);
-  } else {
-    std::memcpy(&v, p, bytes);
-  }
+YOLO_VNNI_TARGET inline __m512i broadcast_u8(const std::int8_t* p) {
+  std::int32_t v;
+  std::memcpy(&v, p, 4);
   return _mm512_xor_si512(_mm512_set1_epi32(v), _mm512_set1_epi32(static_cast<int>(0x80808080U)));
+}
+
+// The last group of a pixel whose channel count is not a multiple of 4: only those are read.
+YOLO_VNNI_TARGET inline __m512i broadcast_u8_tail(const std::int8_t* p, std::size_t bytes) {
+  std::int32_t v = 0;
+  std::memcpy(&v, p, bytes);
+  return _mm512_xor_si512(_mm512_set1_epi32(v), _mm512_set1_epi32(static_cast<int>(0x80808080U)));
+}
+
+// One group of four input channels for MR pixels times NV vectors of weights.
+template <int MR, int NV>
+YOLO_VNNI_TARGET inline void multiply_add(__m512i (&acc)[MR][NV], const __m512i (&x)[MR],
+                                          const std::int8_t* w) {
+  __m512i wv[NV];
+#pragma GCC unroll 16
+  for (int v = 0; v < NV; ++v) wv[v] = _mm512_loadu_si512(w + v * 64);
+#pragma GCC unroll 16
+  for (int m = 0; m < MR; ++m) {
+#pragma GCC unroll 16
+    for (int v = 0; v < NV; ++v) acc[m][v] = _mm512_dpbusd_epi32(acc[m][v], x[m], wv[v]);
+  }
 }
 
 // 256-entry byte table on 16 values: two 128-entry vpermi2b lookups chosen by the top bit.
@@ -187,18 +203,20 @@ YOLO_VNNI_TARGET void micro_kernel(const Job& j, std::size_t first, std::size_t 
 #pragma GCC unroll 16
       for (int m = 0; m < MR; ++m) a[m] = tap_pixel(j, origin[m], ky, kx);
     }
-    for (std::size_t group = 0; group < j.groups; ++group) {
-      const std::size_t bytes = group + 1 == j.groups ? tail : 4;
-      __m512i wv[NV];
+    // Every group reads four bytes except a short last one of a pixel read in place.
+    const std::size_t full_groups = tail == 4 ? j.groups : j.groups - 1;
+    for (std::size_t group = 0; group < full_groups; ++group, w += NV * 64) {
+      __m512i x[MR];
 #pragma GCC unroll 16
-      for (int v = 0; v < NV; ++v) wv[v] = _mm512_loadu_si512(w + v * 64);
+      for (int m = 0; m < MR; ++m) x[m] = broadcast_u8(a[m] + group * 4);
+      multiply_add<MR, NV>(acc, x, w);
+    }
+    if (full_groups < j.groups) {
+      __m512i x[MR];
+#pragma GCC unroll 16
+      for (int m = 0; m < MR; ++m) x[m] = broadcast_u8_tail(a[m] + full_groups * 4, tail);
+      multiply_add<MR, NV>(acc, x, w);
       w += NV * 64;
-#pragma GCC unroll 16
-      for (int m = 0; m < MR; ++m) {
-        const __m512i x = broadcast_u8(a[m] + group * 4, bytes);
-#pragma GCC unroll 16
-        for (int v = 0; v < NV; ++v) acc[m][v] = _mm512_dpbusd_epi32(acc[m][v], x, wv[v]);
-      }
     }
   }
 
