@@ -1,16 +1,21 @@
-// yolo-edge inspect MODEL [--json]: what an ONNX file is, before running it.
+// yolo-edge inspect MODEL [--json] [--imgsz N]: what an ONNX file is, before running it; for a
+// static INT8 (QDQ) model also what each layer runs as in our engine (int8 or an FP32 island).
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "cli/commands.h"
+#include "runtime/model_error.h"
 #include "runtime/model_info.h"
 #include "runtime/onnx_model.h"
+#include "runtime/qdq_lowering.h"
 
 namespace yolo::cli {
 
@@ -88,13 +93,14 @@ std::string quantization_summary(const ModelInfo& info) {
              " QuantizeLinear/DequantizeLinear)";
     case QuantizationKind::kQOperator:
       return text + " INT8 (" + std::to_string(info.qoperator_count + info.integer_op_count) +
-             " quantized operators)";
+             " quantized operators; not runnable here)";
   }
   return text;
 }
 
 // Dynamic INT8 looks like the fast option and is usually the slow one; say so where users look.
 std::string quantization_note(const ModelInfo& info, bool have_quantize_command) {
+  if (info.quantization == QuantizationKind::kQOperator) return runtime::qoperator_advice() + ".";
   if (info.quantization != QuantizationKind::kDynamic) return {};
   std::string note =
       "Dynamic INT8 models run slower than FP32 on most CPUs: this one quantizes its activations "
@@ -194,7 +200,131 @@ void print_operators(const ModelInfo& info) {
   }
 }
 
-void print_text(const ModelInfo& info, const std::string& note) {
+// The engine's own int8 plan of a static QDQ model, or why there is none.
+struct Int8Plan {
+  std::optional<runtime::QdqPlan> plan;
+  std::string none;  // why there is no plan
+};
+
+Int8Plan int8_plan(const ModelInfo& info, int imgsz) {
+  switch (info.quantization) {
+    case QuantizationKind::kNone:
+      return {std::nullopt, "float model: nothing is quantized"};
+    case QuantizationKind::kDynamic:
+      return {std::nullopt,
+              "dynamic INT8: runs as FP32 (see the note), no layer runs int8 ahead of time"};
+    case QuantizationKind::kQOperator:
+      return {std::nullopt, "QOperator INT8 (not runnable here)"};
+    case QuantizationKind::kStaticQdq:
+      break;
+  }
+  try {
+    return {runtime::plan_qdq_model(info.path, imgsz), {}};
+  } catch (const runtime::ModelError& e) {
+    return {std::nullopt, std::string("the engine cannot plan this model: ") + e.what()};
+  }
+}
+
+int int8_layer_count(const runtime::QdqPlan& plan) {
+  int n = 0;
+  for (const auto& layer : plan.layers) n += layer.int8;
+  return n;
+}
+
+std::string plan_summary(const runtime::QdqPlan& plan) {
+  const auto& s = plan.stats;
+  const int int8 = int8_layer_count(plan);
+  const int fp32 = static_cast<int>(plan.layers.size()) - int8;
+  return std::to_string(int8) + " layers int8 (" + std::to_string(s.conv) + " convs, " +
+         std::to_string(s.conv_act) + " with a fused SiLU/sigmoid table), " + std::to_string(fp32) +
+         " layers FP32 in " + std::to_string(s.fp32_islands) +
+         " island(s); converts at the island borders: " + std::to_string(s.dequantize) +
+         " int8 -> float, " + std::to_string(s.quantize) + " float -> int8; input " +
+         (s.uint8_input ? "quantized straight from the uint8 image" : "quantized from float");
+}
+
+// int8 layers are many and alike: one row per (op, note) with a count and the first node; the
+// FP32 layers are the ones to act on, so each gets its own row with the reason.
+void print_plan(const Int8Plan& result) {
+  std::printf("\nINT8 plan (what --precision int8 runs)\n");
+  if (!result.plan) {
+    std::printf("%s", wrapped("none: " + result.none, 2, 100).c_str());
+    return;
+  }
+  const auto& plan = *result.plan;
+  struct Group {
+    std::string op, note, first;
+    int count = 0;
+  };
+  std::vector<Group> groups;
+  std::map<std::pair<std::string, std::string>, std::size_t> group_of;
+  std::vector<const runtime::QdqLayer*> fp32;
+  for (const auto& layer : plan.layers) {
+    if (!layer.int8) {
+      fp32.push_back(&layer);
+      continue;
+    }
+    const auto key = std::make_pair(layer.op, layer.note);
+    const auto [it, added] = group_of.try_emplace(key, groups.size());
+    if (added) groups.push_back({layer.op, layer.note, layer.node, 0});
+    ++groups[it->second].count;
+  }
+  std::vector<std::string> group_names;
+  for (const auto& g : groups) {
+    group_names.push_back(g.count == 1 ? g.first
+                                       : std::to_string(g.count) + " layers, first " + g.first);
+  }
+  std::size_t name_width = std::string("node").size(), op_width = std::string("op").size();
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    name_width = std::max(name_width, group_names[i].size());
+    op_width = std::max(op_width, groups[i].op.size());
+  }
+  for (const auto* layer : fp32) {
+    name_width = std::max(name_width, layer->node.size());
+    op_width = std::max(op_width, layer->op.size());
+  }
+  auto row = [&](const std::string& node, const std::string& op, const std::string& precision,
+                 const std::string& note) {
+    std::printf("  %-*s  %-*s  %-9s  %s\n", static_cast<int>(name_width), printable(node).c_str(),
+                static_cast<int>(op_width), printable(op).c_str(), precision.c_str(),
+                printable(note).c_str());
+  };
+  row("node", "op", "precision", "note");
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    row(group_names[i], groups[i].op, "int8", groups[i].note);
+  }
+  for (const auto* layer : fp32) row(layer->node, layer->op, "fp32", layer->note);
+  std::printf("%s",
+              wrapped("Summary: " + plan_summary(plan) + " (every layer: --json)", 2, 100).c_str());
+}
+
+nlohmann::json plan_json(const Int8Plan& result) {
+  if (!result.plan) return {{"layers", nullptr}, {"none", result.none}};
+  const auto& plan = *result.plan;
+  const auto& s = plan.stats;
+  auto layers = nlohmann::json::array();
+  for (const auto& layer : plan.layers) {
+    nlohmann::json entry = {{"node", layer.node},
+                            {"op", layer.op},
+                            {"precision", layer.int8 ? "int8" : "fp32"},
+                            {"note", layer.note}};
+    if (!layer.fused_into.empty()) entry["fused_into"] = layer.fused_into;
+    layers.push_back(std::move(entry));
+  }
+  const int int8 = int8_layer_count(plan);
+  return {{"layers", layers},
+          {"int8_layers", int8},
+          {"fp32_layers", static_cast<int>(plan.layers.size()) - int8},
+          {"fp32_islands", s.fp32_islands},
+          {"int8_convs", s.conv},
+          {"int8_convs_with_table", s.conv_act},
+          {"converts_to_float", s.dequantize},
+          {"converts_to_int8", s.quantize},
+          {"uint8_image_input", s.uint8_input},
+          {"summary", plan_summary(plan)}};
+}
+
+void print_text(const ModelInfo& info, const std::string& note, const Int8Plan& plan) {
   const auto& meta = info.metadata;
   std::printf("%s\n", info.path.string().c_str());
   print_row("file size", human_bytes(info.file_size) + " (" + grouped(info.file_size) + " bytes)");
@@ -214,6 +344,7 @@ void print_text(const ModelInfo& info, const std::string& note) {
   print_values("Outputs", info.outputs);
   print_metadata(meta);
   print_operators(info);
+  print_plan(plan);
   if (!note.empty()) std::printf("\nNote\n%s", wrapped(note, 2, 100).c_str());
   if (!info.problems.empty()) {
     std::printf("\nProblems (%zu)\n", info.problems.size());
@@ -245,7 +376,7 @@ nlohmann::json values_json(const std::vector<ValueInfo>& values) {
   return list;
 }
 
-nlohmann::json to_json(const ModelInfo& info, const std::string& note) {
+nlohmann::json to_json(const ModelInfo& info, const std::string& note, const Int8Plan& plan) {
   const auto& meta = info.metadata;
   nlohmann::json opsets = nlohmann::json::object();
   for (const auto& [domain, version] : info.opsets)
@@ -279,7 +410,8 @@ nlohmann::json to_json(const ModelInfo& info, const std::string& note) {
         {"integer_ops", info.integer_op_count},
         {"qdq_ops", info.qdq_count},
         {"qoperator_ops", info.qoperator_count},
-        {"note", note}}},
+        {"note", note},
+        {"int8_plan", plan_json(plan)}}},
       {"problems", info.problems},
   };
 }
@@ -295,21 +427,27 @@ void register_inspect(CLI::App& app) {
       app.add_subcommand("inspect", "Describe an ONNX model: inputs, outputs, ops, quantization");
   auto model = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
+  auto imgsz = std::make_shared<int>(0);
   sub->add_option("model", *model, "ONNX model file")->required();
   sub->add_flag("--json", *json, "Print one JSON object instead of the text report");
+  sub->add_option("--imgsz", *imgsz,
+                  "Input size for the INT8 plan of a model exported with dynamic axes and no "
+                  "imgsz metadata")
+      ->check(CLI::Range(32, 8192));
   sub->footer(
       "Exit status: 0 the model is well formed; 1 it was read but has problems (listed in the "
       "report); 2 it cannot be read as ONNX at all.");
-  add_command(app, sub, [&app, model, json] {
+  add_command(app, sub, [&app, model, json, imgsz] {
     const auto onnx = runtime::OnnxModel::load(*model);
     const ModelInfo info = runtime::inspect_model(onnx);
     const std::string note = quantization_note(info, has_subcommand(app, "quantize"));
+    const Int8Plan plan = int8_plan(info, *imgsz);
     if (*json) {
-      std::printf("%s\n", to_json(info, note)
+      std::printf("%s\n", to_json(info, note, plan)
                               .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
                               .c_str());
     } else {
-      print_text(info, note);
+      print_text(info, note, plan);
     }
     if (!info.problems.empty()) {
       std::fprintf(stderr,

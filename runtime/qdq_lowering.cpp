@@ -223,7 +223,9 @@ class Lowering {
       why_ = "an input is omitted";
       return std::nullopt;
     }
-    why_ = "input '" + value(id).name + "' is not dequantized from a per-tensor int8 tensor";
+    why_ =
+        "input '" + value(id).name + "' is " +
+        (value(id).constant ? "a float constant" : "not dequantized from a per-tensor int8 tensor");
     const int p = value(id).producer;
     if (p < 0 || !quant_[static_cast<std::size_t>(p)]) return std::nullopt;
     const Node& node = g_.nodes[static_cast<std::size_t>(p)];
@@ -395,7 +397,7 @@ class Lowering {
         if (!is_sigmoid_of(s.first, x.first)) continue;
         table(n, "silu", x.first, x.second, *sink);
         lowered(n, "int8 SiLU table");
-        decisions_[sigmoid_node_.at(s.first)].silu = node.name;
+        decisions_[sigmoid_node_.at(s.first)].silu_output = sink->output;
         return;
       }
     }
@@ -570,10 +572,10 @@ class Lowering {
       const Node& node = g_.nodes[n];
       const Decision& d = decisions_[n];
       const std::size_t layer = layers_.size();
-      layers_.push_back({node.name, original_op_[n], d.int8, d.note});
+      layers_.push_back({node.name, original_op_[n], d.int8, d.note, {}});
       if (d.int8) {
         for (int id : node.outputs) layer_of_output_[id] = layer;
-        if (!d.silu.empty()) silu_of_layer_[layer] = {node.outputs[0], d.silu};
+        if (d.silu_output >= 0) silu_of_layer_[layer] = {node.outputs[0], d.silu_output};
       } else {
         islands += root(n) == n;
       }
@@ -589,7 +591,11 @@ class Lowering {
     }
     for (const auto& [layer, silu] : silu_of_layer_) {
       if (written[static_cast<std::size_t>(silu.first)]) continue;
-      layers_[layer].note = "int8: computed inside the SiLU table of '" + silu.second + "'";
+      const QdqLayer& mul = layers_[layer_of_output_.at(silu.second)];
+      layers_[layer].note = mul.fused_into.empty()
+                                ? "int8: inside a SiLU table"
+                                : "int8: inside the SiLU table fused into a QConv";
+      layers_[layer].fused_into = mul.fused_into.empty() ? mul.node : mul.fused_into;
     }
   }
 
@@ -615,8 +621,8 @@ class Lowering {
       if (conv_layer != layer_of_output_.end())
         layers_[conv_layer->second].note += " + " + table + " table";
       if (lut_layer != layer_of_output_.end()) {
-        layers_[lut_layer->second].note =
-            "int8: " + table + " table fused into the QConv '" + conv.name + "'";
+        layers_[lut_layer->second].note = "int8: " + table + " table fused into a QConv";
+        layers_[lut_layer->second].fused_into = conv.name;
       }
       conv.attributes.push_back(attr_string("act", function));
       conv.attributes.push_back(attr_float("act_scale", lut.attr_float("y_scale", 1.0F)));
@@ -643,15 +649,15 @@ class Lowering {
   struct Decision {
     bool int8 = false;
     std::string note;
-    std::string silu;  // a sigmoid: the Mul that made a SiLU table of it
+    int silu_output = -1;  // a sigmoid: the output of the SiLU table made of it
   };
   std::vector<Decision> decisions_;
   std::vector<std::string> original_op_;
   std::string why_;
   std::vector<QdqLayer> layers_;
   std::unordered_map<int, std::size_t> layer_of_output_;
-  // Sigmoid layers taken into a SiLU table: their int8 output and the Mul's name.
-  std::unordered_map<std::size_t, std::pair<int, std::string>> silu_of_layer_;
+  // Sigmoid layers taken into a SiLU table: their int8 output and the table's.
+  std::unordered_map<std::size_t, std::pair<int, int>> silu_of_layer_;
 };
 
 }  // namespace

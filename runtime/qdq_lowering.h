@@ -54,6 +54,8 @@ struct QdqLayer {
   // How it runs ("int8 QConv + SiLU table") or why it stays float ("kept FP32: no
   // QuantizeLinear on its output").
   std::string note;
+  // The node whose int8 step computes this one (a SiLU table fused into a QConv), else empty.
+  std::string fused_into;
 };
 
 // Rewrites the shaped, folded graph (after infer_and_fold); nodes stay topologically sorted.

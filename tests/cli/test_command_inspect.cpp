@@ -3,6 +3,7 @@
 #include <onnx/onnx_pb.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -11,12 +12,14 @@
 #include <vector>
 
 #include "tests/cli/run_cli.h"
+#include "tests/runtime/test_model_builder.h"
 #include "tests/support/fixtures.h"
 
 namespace yolo::test {
 namespace {
 
 namespace fs = std::filesystem;
+using ModelBuilder = yolo::test::ModelBuilder;
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
@@ -93,12 +96,15 @@ TEST_P(InspectFixture, TextReport) {
   EXPECT_TRUE(contains(r.out, "task             detect")) << r.out;
   EXPECT_TRUE(contains(r.out, "quantization     " + GetParam().quantization)) << r.out;
   EXPECT_TRUE(contains(r.out, "Operators (")) << r.out;
+  EXPECT_TRUE(contains(r.out, "INT8 plan (what --precision int8 runs)")) << r.out;
   if (GetParam().quantization == "dynamic") {
     EXPECT_TRUE(contains(r.out, "slower than FP32")) << r.out;
     EXPECT_TRUE(contains(r.out, "DynamicQuantizeLinear ops")) << r.out;
     EXPECT_TRUE(contains(r.out, "yolo-edge quantize")) << r.out;
+    EXPECT_TRUE(contains(r.out, "none: dynamic INT8: runs as FP32")) << r.out;
   } else {
     EXPECT_FALSE(contains(r.out, "slower than FP32")) << r.out;
+    EXPECT_TRUE(contains(r.out, "none: float model")) << r.out;
   }
 }
 
@@ -125,6 +131,8 @@ TEST_P(InspectFixture, JsonReport) {
   EXPECT_EQ(meta.at("end2end").get<bool>(), GetParam().output.back() == 6);
   const auto& q = j.at("quantization");
   EXPECT_EQ(q.at("kind"), GetParam().quantization);
+  EXPECT_TRUE(q.at("int8_plan").at("layers").is_null());
+  EXPECT_FALSE(q.at("int8_plan").at("none").get<std::string>().empty());
   const auto& ops = j.at("op_counts");
   if (GetParam().quantization == "dynamic") {
     EXPECT_GT(q.at("dynamic_quantize_linear").get<int>(), 0);
@@ -302,6 +310,91 @@ TEST(Inspect, FilesThatAreNotModels) {
       EXPECT_TRUE(r.out.empty()) << r.out;
     }
   }
+}
+
+// A static INT8 model made by `yolo-edge quantize` from the yolo11n fixture: inspect shows the
+// engine's own plan, int8 layers grouped and every FP32 layer with its reason.
+TEST(Inspect, StaticInt8ModelShowsThePlanOfEachLayer) {
+  YOLO_REQUIRE_FIXTURES();
+  TempDir dir;
+  const fs::path model = dir.path() / "yolo11n_320.int8.onnx";
+  const auto q = run_cli(
+      {"quantize", "--model", (fixtures_dir() / "models" / "yolo11n_320_fp32.onnx").string(),
+       "--calib", (fixtures_dir() / "images").string(), "--frames", "2", "--out", model.string()});
+  ASSERT_EQ(q.status, 0) << q.err;
+
+  const auto text = run_cli({"inspect", model.string()});
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_TRUE(contains(text.out, "quantization     static QDQ INT8")) << text.out;
+  EXPECT_TRUE(contains(text.out, "int8       int8 QConv + SiLU table")) << text.out;
+  EXPECT_TRUE(contains(text.out, "fp32       kept FP32: no int8 lowering for Softmax")) << text.out;
+  EXPECT_TRUE(contains(text.out, "/model.23/dfl/Softmax")) << text.out;
+  EXPECT_TRUE(contains(text.out, "  Summary: ")) << text.out;
+  // Grouped: far fewer rows than the ~320 layers.
+  const auto plan_text = text.out.substr(text.out.find("INT8 plan"));
+  EXPECT_LT(std::count(plan_text.begin(), plan_text.end(), '\n'), 70) << plan_text;
+
+  const auto json = run_cli({"inspect", "--json", model.string()});
+  ASSERT_EQ(json.status, 0) << json.err;
+  const auto j = nlohmann::json::parse(json.out);
+  const auto& plan = j.at("quantization").at("int8_plan");
+  const auto& layers = plan.at("layers");
+  ASSERT_TRUE(layers.is_array());
+  EXPECT_EQ(layers.size(),
+            plan.at("int8_layers").get<std::size_t>() + plan.at("fp32_layers").get<std::size_t>());
+  EXPECT_GT(plan.at("int8_layers").get<int>(), 200);
+  EXPECT_GE(plan.at("fp32_islands").get<int>(), 1);
+  EXPECT_GE(plan.at("converts_to_float").get<int>(), 1);
+  EXPECT_TRUE(plan.at("uint8_image_input").get<bool>());
+  EXPECT_TRUE(contains(plan.at("summary").get<std::string>(),
+                       "island(s); converts at the island borders: "))
+      << plan.at("summary");
+  // Every Conv of the file is in the plan, once.
+  int convs = 0, int8_convs = 0;
+  for (const auto& layer : layers) {
+    EXPECT_TRUE(layer.at("precision") == "int8" || layer.at("precision") == "fp32") << layer;
+    EXPECT_FALSE(layer.at("note").get<std::string>().empty()) << layer;
+    if (layer.at("op") != "Conv") continue;
+    ++convs;
+    int8_convs += layer.at("precision") == "int8";
+  }
+  EXPECT_EQ(convs, j.at("op_counts").at("Conv").get<int>());
+  EXPECT_EQ(int8_convs, plan.at("int8_convs").get<int>());
+  EXPECT_GT(int8_convs, 70);
+}
+
+// onnxruntime's QOperator format: readable, reported, and said to be not runnable here.
+TEST(Inspect, QOperatorModelIsReportedAsNotRunnableWithAdvice) {
+  ModelBuilder b;
+  b.input("images", {1, 3, 8, 8});
+  b.floats("xs", {}, {0.01F});
+  b.floats("ws", {}, {0.1F});
+  b.floats("ys", {}, {0.05F});
+  b.node("QuantizeLinear", {"images", "xs"}, {"xq"});
+  // The weights as float keep the builder simple; inspect reads op types, not values.
+  b.floats("w", {4, 3, 1, 1}, std::vector<float>(12, 1.0F));
+  b.node("QLinearConv", {"xq", "xs", "", "w", "ws", "", "ys", ""}, {"yq"}, "conv_q");
+  b.node("DequantizeLinear", {"yq", "ys"}, {"out"});
+  b.output("out");
+  const auto path = b.save("inspect_qoperator.onnx");
+  const auto text = run_cli({"inspect", path.string()});
+  EXPECT_EQ(text.status, 0) << text.err;
+  EXPECT_TRUE(contains(text.out, "QOperator INT8 (1 quantized operators; not runnable here)"))
+      << text.out;
+  EXPECT_TRUE(contains(text.out, "none: QOperator INT8 (not runnable here)")) << text.out;
+  EXPECT_TRUE(contains(text.out, "yolo-edge quantize --model FP32.onnx")) << text.out;
+  const auto json = run_cli({"inspect", "--json", path.string()});
+  EXPECT_EQ(json.status, 0) << json.err;
+  const auto q = nlohmann::json::parse(json.out).at("quantization");
+  EXPECT_EQ(q.at("kind"), "QOperator");
+  EXPECT_TRUE(contains(q.at("note").get<std::string>(), "quant_format=QuantFormat.QDQ"));
+  EXPECT_TRUE(q.at("int8_plan").at("layers").is_null());
+  // Running it fails at load with the node and the same advice, status 2.
+  const auto detect = run_cli({"bench", "--model", path.string(), "--runs", "1", "-t", "1"});
+  EXPECT_EQ(detect.status, 2) << detect.out << detect.err;
+  EXPECT_TRUE(contains(detect.err, "node 'conv_q' (QLinearConv")) << detect.err;
+  EXPECT_TRUE(contains(detect.err, "yolo-edge quantize --model FP32.onnx")) << detect.err;
+  fs::remove(path);
 }
 
 }  // namespace

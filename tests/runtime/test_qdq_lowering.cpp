@@ -319,9 +319,12 @@ TEST(QdqLowering, PlanSaysPerNodeWhatRunsInt8AndWhyTheRestStaysFloat) {
   EXPECT_EQ(by_node[conv].op, "Conv");
   EXPECT_EQ(by_node[conv].note, "int8 QConv + SiLU table");
   EXPECT_TRUE(by_node["silu"].int8);
-  EXPECT_EQ(by_node["silu"].note, "int8: SiLU table fused into the QConv '" + conv + "'");
+  EXPECT_EQ(by_node["silu"].note, "int8: SiLU table fused into a QConv");
+  EXPECT_EQ(by_node["silu"].fused_into, conv);
   EXPECT_TRUE(by_node["sig"].int8);
-  EXPECT_EQ(by_node["sig"].note, "int8: computed inside the SiLU table of 'silu'");
+  EXPECT_EQ(by_node["sig"].note, "int8: inside the SiLU table fused into a QConv");
+  EXPECT_EQ(by_node["sig"].fused_into, conv);
+  EXPECT_TRUE(by_node[conv].fused_into.empty());
   // The pool's input and output scales differ, so it cannot move int8 values unchanged.
   EXPECT_FALSE(by_node["pool"].int8);
   EXPECT_EQ(by_node["pool"].note, "kept FP32: its input and output quantization differ");
