@@ -31,6 +31,8 @@ struct BenchArgs {
   int warmup = 5;
   int rounds = 3;
   std::string peer;
+  std::string peer_model;  // what the peer runs, when not --model
+  std::string baseline;    // a model our engine also times in FP32, interleaved
   bool json = false;
 };
 
@@ -40,6 +42,8 @@ struct ThreadResult {
   double ours_best_round_p50 = 0;
   double peak_rss_mb = 0;
   std::optional<PeerResult> peer;  // the best round of the peer (lowest p50)
+  std::optional<LatencyStats> baseline;
+  double baseline_best_round_p50 = 0;
 };
 
 // Peak resident set size of this process so far (VmHWM), in MiB.
@@ -119,6 +123,15 @@ int run_bench(const BenchArgs& args) {
   options.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   std::optional<OrtPeer> peer;
   if (!args.peer.empty()) peer.emplace(args.peer);
+  const std::string peer_model = args.peer_model.empty() ? args.model.model : args.peer_model;
+  std::unique_ptr<runtime::Engine> baseline;
+  if (!args.baseline.empty()) {
+    runtime::EngineOptions fp32 = options;
+    fp32.precision = runtime::Precision::kFp32;
+    fp32.profile = false;
+    baseline = runtime::Engine::load(args.baseline, fp32);
+    fill_input(*baseline);
+  }
 
   const auto load_start = Clock::now();
   auto engine = runtime::Engine::load(args.model.model, options);
@@ -133,20 +146,32 @@ int run_bench(const BenchArgs& args) {
     r.threads = threads;
     std::vector<double> all;
     r.ours_best_round_p50 = 1e300;
-    // Rounds alternate ours and the peer, so a noisy neighbour on a shared machine hits both.
-    const int per_round = std::max(1, args.runs / args.rounds);
+    // Rounds alternate ours, the baseline and the peer, so a noisy neighbour on a shared machine
+    // hits all of them.
+    std::vector<double> all_baseline;
+    r.baseline_best_round_p50 = 1e300;
+    if (baseline) baseline->set_threads(threads);
     for (int round = 0; round < args.rounds; ++round) {
+      // --runs in all: the first runs % rounds rounds take one more.
+      const int per_round =
+          std::max(1, args.runs / args.rounds + (round < args.runs % args.rounds ? 1 : 0));
       for (int i = 0; i < args.warmup; ++i) engine->run();
       auto ms = time_runs(*engine, per_round);
       r.ours_best_round_p50 = std::min(r.ours_best_round_p50, summarize(ms).p50);
       all.insert(all.end(), ms.begin(), ms.end());
+      if (baseline) {
+        for (int i = 0; i < args.warmup; ++i) baseline->run();
+        auto base_ms = time_runs(*baseline, per_round);
+        r.baseline_best_round_p50 = std::min(r.baseline_best_round_p50, summarize(base_ms).p50);
+        all_baseline.insert(all_baseline.end(), base_ms.begin(), base_ms.end());
+      }
       if (peer) {
-        auto p =
-            peer->bench(args.model.model, threads, per_round, args.warmup, engine->input_width());
+        auto p = peer->bench(peer_model, threads, per_round, args.warmup, engine->input_width());
         if (!r.peer || p.p50_ms < r.peer->p50_ms) r.peer = p;
       }
     }
     r.ours = summarize(all);
+    if (baseline) r.baseline = summarize(all_baseline);
     r.peak_rss_mb = peak_rss_mb();
     results.push_back(r);
   }
@@ -164,12 +189,17 @@ int run_bench(const BenchArgs& args) {
           {"max_ms", r.ours.max},        {"mean_ms", r.ours.mean},
           {"stddev_ms", r.ours.stddev},  {"best_round_p50_ms", r.ours_best_round_p50},
           {"peak_rss_mb", r.peak_rss_mb}};
+      if (r.baseline) {
+        t["baseline"] = {
+            {"model", args.baseline},    {"precision", "fp32"},
+            {"min_ms", r.baseline->min}, {"p50_ms", r.baseline->p50},
+            {"p90_ms", r.baseline->p90}, {"best_round_p50_ms", r.baseline_best_round_p50}};
+        t["ratio_baseline_p50"] = r.ours_best_round_p50 / r.baseline_best_round_p50;
+      }
       if (r.peer) {
-        t["peer"] = {{"name", r.peer->peer},
-                     {"min_ms", r.peer->min_ms},
-                     {"p50_ms", r.peer->p50_ms},
-                     {"p90_ms", r.peer->p90_ms},
-                     {"max_ms", r.peer->max_ms}};
+        t["peer"] = {{"name", r.peer->peer},     {"model", peer_model},
+                     {"min_ms", r.peer->min_ms}, {"p50_ms", r.peer->p50_ms},
+                     {"p90_ms", r.peer->p90_ms}, {"max_ms", r.peer->max_ms}};
         t["ratio_p50"] = r.ours_best_round_p50 / r.peer->p50_ms;
         t["ratio_min"] = r.ours.min / r.peer->min_ms;
       }
@@ -182,23 +212,34 @@ int run_bench(const BenchArgs& args) {
                 load_ms);
     std::printf("%7s %5s %8s %8s %8s %8s %8s %8s %7s %9s", "threads", "runs", "min", "p50", "p90",
                 "p99", "mean", "stddev", "rss MB", "");
+    if (baseline) std::printf(" %9s %9s", "base p50", "ours/base");
     if (peer) std::printf(" %9s %9s %10s", "peer p50", "peer min", "ours/peer");
     std::printf("\n");
     for (const auto& r : results) {
       std::printf("%7d %5zu %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %7.1f %9s", r.threads, r.ours.runs,
                   r.ours.min, r.ours.p50, r.ours.p90, r.ours.p99, r.ours.mean, r.ours.stddev,
                   r.peak_rss_mb, "");
+      if (r.baseline) {
+        std::printf(" %9.2f %9.2f", r.baseline->p50,
+                    r.ours_best_round_p50 / r.baseline_best_round_p50);
+      }
       if (r.peer) {
         std::printf(" %9.2f %9.2f %10.2f", r.peer->p50_ms, r.peer->min_ms,
                     r.ours_best_round_p50 / r.peer->p50_ms);
       }
       std::printf("\n");
     }
+    if (baseline) {
+      std::printf(
+          "ours/base = our best round's p50 / the best round's p50 of %s in FP32 (%d rounds, "
+          "interleaved)\n",
+          args.baseline.c_str(), args.rounds);
+    }
     if (peer) {
       std::printf(
-          "ours/peer = our best round's p50 / the peer's best round's p50 (%d rounds, "
+          "ours/peer = our best round's p50 / the peer's best round's p50 on %s (%d rounds, "
           "interleaved)\n",
-          args.rounds);
+          peer_model.c_str(), args.rounds);
     }
   }
   if (args.model.profile) {
@@ -231,9 +272,19 @@ void register_bench(CLI::App& app) {
   sub->add_option("--rounds", args->rounds, "Rounds per thread count, alternating with the peer")
       ->check(CLI::Range(1, 100))
       ->capture_default_str();
-  sub->add_option("--peer", args->peer,
-                  "Path of ort_peer.js (../shared/bench/setup.sh DIR prints it): time ONNX Runtime "
-                  "on the same model in the same run");
+  auto* peer = sub->add_option(
+      "--peer", args->peer,
+      "Path of ort_peer.js (../shared/bench/setup.sh DIR prints it): time ONNX Runtime "
+      "on the same model in the same run");
+  sub->add_option("--peer-model", args->peer_model,
+                  "The file ONNX Runtime runs instead of --model, e.g. the dynamic-INT8 export "
+                  "beside our static INT8 model")
+      ->check(CLI::ExistingFile)
+      ->needs(peer);
+  sub->add_option("--baseline", args->baseline,
+                  "Also time this model in FP32 with our engine, interleaved, and print "
+                  "ours/base, e.g. the FP32 file an INT8 model was made from")
+      ->check(CLI::ExistingFile);
   sub->add_flag("--json", args->json, "Print the results as one JSON object");
   add_command(app, sub, [args] { return run_bench(*args); });
 }
