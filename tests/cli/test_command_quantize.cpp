@@ -1,0 +1,262 @@
+// yolo-edge quantize as users meet it (cli/command_quantize.cpp): bad input ends with status 2, a
+// message naming what was wrong, and nothing written; a real run writes a model that loads as
+// static INT8 and the --report JSON.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tests/cli/run_cli.h"
+#include "tests/runtime/test_model_builder.h"
+#include "tests/support/fixtures.h"
+
+namespace yolo::test {
+namespace {
+
+namespace fs = std::filesystem;
+using ModelBuilder = yolo::test::ModelBuilder;
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+class TempDir {
+ public:
+  TempDir() {
+    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    path_ = fs::temp_directory_path() /
+            ("yolo_cli_quantize_" + std::to_string(::getpid()) + "_" + test->name());
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+// Every entry under `dir`, recursively: what a failed run must leave unchanged.
+std::set<std::string> listing(const fs::path& dir) {
+  std::set<std::string> names;
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    names.insert(fs::relative(entry.path(), dir).string());
+  }
+  return names;
+}
+
+// A folder with one small gray photo: enough calibration source for the checks that come first.
+fs::path one_image_folder(const fs::path& dir) {
+  const fs::path folder = dir / "frames";
+  fs::create_directories(folder);
+  cv::imwrite((folder / "gray.png").string(), cv::Mat(48, 64, CV_8UC3, cv::Scalar(90, 110, 130)));
+  return folder;
+}
+
+// A float model whose output no detection decoder reads: [1,3,32,32] -> Conv -> [1,4,32,32].
+fs::path segmentation_like_model(const fs::path& dir) {
+  ModelBuilder b;
+  b.input("images", {1, 3, 32, 32});
+  b.random("w", {4, 3, 1, 1}, 1);
+  b.node("Conv", {"images", "w"}, {"out"}, "conv");
+  b.output("out");
+  const fs::path saved = b.save("quantize_not_a_detector.onnx");
+  const fs::path path = dir / "not_a_detector.onnx";
+  fs::rename(saved, path);
+  return path;
+}
+
+// A float model with a YOLOv8-shaped output, [1,3,32,32] -> Conv -> Reshape -> [1,84,1024]: a
+// detector as far as the quantizer's checks go, so only the source or the paths can be wrong.
+fs::path tiny_detector_model(const fs::path& dir) {
+  ModelBuilder b;
+  b.input("images", {1, 3, 32, 32});
+  b.random("w", {84, 3, 1, 1}, 2);
+  b.ints("shape", {3}, {1, 84, 1024});
+  b.node("Conv", {"images", "w"}, {"maps"}, "conv");
+  b.node("Reshape", {"maps", "shape"}, {"out"}, "flatten");
+  b.output("out");
+  const fs::path saved = b.save("quantize_tiny_detector.onnx");
+  const fs::path path = dir / "tiny_detector.onnx";
+  fs::rename(saved, path);
+  return path;
+}
+
+// A model that is already static INT8: Q/DQ around its input.
+fs::path qdq_model(const fs::path& dir) {
+  ModelBuilder b;
+  b.input("images", {1, 3, 32, 32});
+  b.floats("s", {}, {1.0F / 255.0F});
+  b.node("QuantizeLinear", {"images", "s"}, {"q"});
+  b.node("DequantizeLinear", {"q", "s"}, {"out"});
+  b.output("out");
+  const fs::path saved = b.save("quantize_already_qdq.onnx");
+  const fs::path path = dir / "already.int8.onnx";
+  fs::rename(saved, path);
+  return path;
+}
+
+struct BadRun {
+  std::string what;
+  std::vector<std::string> args;
+  std::vector<std::string> says;  // parts the message must contain
+};
+
+void expect_refused(const BadRun& run, const fs::path& dir) {
+  const auto before = listing(dir);
+  std::vector<std::string> args{"quantize"};
+  args.insert(args.end(), run.args.begin(), run.args.end());
+  const auto r = run_cli(args);
+  EXPECT_EQ(r.status, 2) << run.what << "\n" << r.out << r.err;
+  EXPECT_EQ(r.signal, 0) << run.what;
+  for (const auto& part : run.says) {
+    EXPECT_TRUE(contains(r.err, part)) << run.what << ": '" << part << "' not in\n" << r.err;
+  }
+  EXPECT_EQ(listing(dir), before) << run.what << ": a failed run left files behind";
+}
+
+TEST(CliQuantize, CalibrationSourceWithNoFramesIsRefused) {
+  TempDir dir;
+  const fs::path empty = dir.path() / "empty";
+  fs::create_directories(empty);
+  const fs::path model = tiny_detector_model(dir.path());
+  const fs::path out = dir.path() / "out.int8.onnx";
+  expect_refused({"empty folder",
+                  {"--model", model.string(), "--calib", empty.string(), "--out", out.string()},
+                  {empty.filename().string(), "holds no images"}},
+                 dir.path());
+  const fs::path unreadable = dir.path() / "unreadable";
+  fs::create_directories(unreadable);
+  std::ofstream(unreadable / "frame.jpg") << "not a JPEG";
+  expect_refused(
+      {"folder whose only image does not decode",
+       {"--model", model.string(), "--calib", unreadable.string(), "--out", out.string()},
+       {"could not decode image frame.jpg"}},
+      dir.path());
+  expect_refused({"missing source",
+                  {"--model", model.string(), "--calib", (dir.path() / "missing").string(), "--out",
+                   out.string()},
+                  {"missing", "not found"}},
+                 dir.path());
+}
+
+TEST(CliQuantize, AlreadyQuantizedModelIsRefused) {
+  TempDir dir;
+  const fs::path frames = one_image_folder(dir.path());
+  const fs::path model = qdq_model(dir.path());
+  expect_refused({"static QDQ model",
+                  {"--model", model.string(), "--calib", frames.string(), "--out",
+                   (dir.path() / "twice.int8.onnx").string()},
+                  {model.string(), "already quantized (static QDQ)", "the FP32 model"}},
+                 dir.path());
+}
+
+TEST(CliQuantize, NonDetectionModelIsRefused) {
+  TempDir dir;
+  const fs::path frames = one_image_folder(dir.path());
+  const fs::path model = segmentation_like_model(dir.path());
+  expect_refused({"model without a detection output",
+                  {"--model", model.string(), "--calib", frames.string(), "--out",
+                   (dir.path() / "out.int8.onnx").string()},
+                  {model.string(), "not a detection model"}},
+                 dir.path());
+}
+
+TEST(CliQuantize, UnwritableOutputIsRefusedBeforeCalibrating) {
+  TempDir dir;
+  const fs::path frames = one_image_folder(dir.path());
+  const fs::path model = tiny_detector_model(dir.path());
+  const fs::path missing_folder = dir.path() / "no_such_folder";
+  expect_refused({"--out in a folder that does not exist",
+                  {"--model", model.string(), "--calib", frames.string(), "--out",
+                   (missing_folder / "out.int8.onnx").string()},
+                  {"--out", missing_folder.string(), "does not exist"}},
+                 dir.path());
+  expect_refused({"--out is a folder",
+                  {"--model", model.string(), "--calib", frames.string(), "--out", frames.string()},
+                  {"--out", frames.string(), "is a folder"}},
+                 dir.path());
+  expect_refused({"--report in a folder that does not exist",
+                  {"--model", model.string(), "--calib", frames.string(), "--out",
+                   (dir.path() / "out.int8.onnx").string(), "--report",
+                   (missing_folder / "report.json").string()},
+                  {missing_folder.string(), "does not exist"}},
+                 dir.path());
+}
+
+// Without fixtures too: the tiny detector quantizes from one photo into a loadable QDQ file.
+TEST(CliQuantize, TinyDetectorQuantizesWithoutFixtures) {
+  TempDir dir;
+  const fs::path frames = one_image_folder(dir.path());
+  const fs::path model = tiny_detector_model(dir.path());
+  const fs::path out = dir.path() / "tiny.int8.onnx";
+  // Its one conv is the detection tail that `auto` keeps in FP32; `none` quantizes it.
+  const auto r = run_cli({"quantize", "--model", model.string(), "--calib", frames.string(),
+                          "--keep-fp32", "none", "--out", out.string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto inspect = run_cli({"inspect", "--json", out.string()});
+  ASSERT_EQ(inspect.status, 0) << inspect.err;
+  EXPECT_EQ(nlohmann::json::parse(inspect.out).at("quantization").at("kind"), "static QDQ");
+}
+
+TEST(CliQuantize, Yolo11nOnFourPhotosLoadsAsStaticInt8WithItsReport) {
+  YOLO_REQUIRE_FIXTURES();
+  TempDir dir;
+  const fs::path fp32 = fixtures_dir() / "models" / "yolo11n_320_fp32.onnx";
+  const fs::path out = dir.path() / "yolo11n_320.int8.onnx";
+  const fs::path report = dir.path() / "report.json";
+  const auto r = run_cli({"quantize", "--model", fp32.string(), "--calib",
+                          (fixtures_dir() / "images").string(), "--frames", "4", "--out",
+                          out.string(), "--report", report.string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.err, "wrote " + out.string())) << r.err;
+  // The model and the report, no temporary file beside them.
+  EXPECT_EQ(listing(dir.path()),
+            (std::set<std::string>{out.filename().string(), report.filename().string()}));
+
+  const auto inspect = run_cli({"inspect", "--json", out.string()});
+  ASSERT_EQ(inspect.status, 0) << inspect.err;
+  const auto info = nlohmann::json::parse(inspect.out);
+  EXPECT_EQ(info.at("quantization").at("kind"), "static QDQ");
+  EXPECT_GE(info.at("opset").get<int>(), 13);
+  EXPECT_EQ(info.at("metadata").at("task"), "detect");
+  const auto& plan = info.at("quantization").at("int8_plan");
+  ASSERT_TRUE(plan.at("layers").is_array()) << plan;
+  EXPECT_GT(plan.at("int8_convs").get<int>(), 70);
+
+  std::ifstream file(report);
+  const auto j = nlohmann::json::parse(file);
+  EXPECT_EQ(j.at("model"), fp32.string());
+  EXPECT_EQ(j.at("out"), out.string());
+  EXPECT_EQ(j.at("method"), "minmax");
+  EXPECT_EQ(j.at("frames"), 4);
+  EXPECT_EQ(j.at("input_size"), (std::vector<int>{320, 320}));
+  EXPECT_EQ(j.at("keep_mode"), "auto");
+  ASSERT_FALSE(j.at("kept_fp32").empty());
+  for (const auto& kept : j.at("kept_fp32")) {
+    EXPECT_FALSE(kept.at("node").get<std::string>().empty()) << kept;
+    EXPECT_FALSE(kept.at("op").get<std::string>().empty()) << kept;
+    EXPECT_FALSE(kept.at("reason").get<std::string>().empty()) << kept;
+  }
+  EXPECT_FALSE(j.at("sensitivity").empty());
+  EXPECT_GT(j.at("activations").size(), 100U);
+  EXPECT_GT(j.at("weights").size(), 70U);
+  const auto& size = j.at("size");
+  EXPECT_EQ(size.at("fp32_bytes").get<std::uintmax_t>(), fs::file_size(fp32));
+  EXPECT_EQ(size.at("int8_bytes").get<std::uintmax_t>(), fs::file_size(out));
+  EXPECT_LE(size.at("ratio").get<double>(), 0.30);
+  EXPECT_GT(j.at("time").at("total_s").get<double>(), 0.0);
+}
+
+}  // namespace
+}  // namespace yolo::test
