@@ -116,8 +116,8 @@ void register_quantize(CLI::App& app) {
   sub->add_option("--frames", args->frames, "Calibrate on at most this many frames")
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
-  sub->add_option("--method", args->method, "Activation ranges: minmax, percentile or entropy")
-      ->check(CLI::IsMember({"minmax", "percentile", "entropy"}))
+  sub->add_option("--method", args->method, "Activation ranges: minmax, percentile, entropy or mse")
+      ->check(CLI::IsMember({"minmax", "percentile", "entropy", "mse"}))
       ->capture_default_str();
   sub->add_option("--keep-fp32", args->keep,
                   "Layers kept in FP32: auto (detection tail + sensitive final convs), none, or "

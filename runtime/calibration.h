@@ -12,8 +12,9 @@ enum class CalibrationMethod {
   kMinMax,      // the observed minimum and maximum
   kPercentile,  // clip |x| at its 99.99th percentile
   kEntropy,     // clip |x| where the int8 histogram loses least information (KL, TensorRT style)
+  kMse,         // the [lo, hi] with the least expected int8 error (rounding plus clipping)
 };
-// "minmax", "percentile", "entropy".
+// "minmax", "percentile", "entropy", "mse".
 const char* to_string(CalibrationMethod method);
 // Throws std::invalid_argument naming the accepted values.
 CalibrationMethod parse_calibration_method(const std::string& text);
@@ -34,7 +35,8 @@ struct ActivationQuant {
 ActivationQuant activation_quant(ActivationRange range);
 
 // Running statistics of one activation tensor over the calibration frames: its minimum and
-// maximum, and a histogram of |x| over [0, amax] that is re-binned as amax grows.
+// maximum, and histograms of the positive and of the negative values' magnitudes over [0, amax],
+// re-binned as amax grows.
 class TensorStatistics {
  public:
   static constexpr int kBins = 2048;
@@ -47,20 +49,24 @@ class TensorStatistics {
   // The range `method` clips to, always within [min, max] widened to include 0. Percentile and
   // entropy choose a threshold T on |x| and clip to [-T, T] (TensorRT's symmetric calibration,
   // applied to an asymmetric range: a tensor that is never below -0.28, like a SiLU output, keeps
-  // its exact minimum).
+  // its exact minimum). Mse chooses lo and hi on their own sides.
   ActivationRange range(CalibrationMethod method, double percentile = 99.99) const;
 
  private:
   float percentile_threshold(double percentile) const;
   float entropy_threshold() const;
+  ActivationRange mse_range() const;
   void grow(float amax);
 
   std::int64_t count_ = 0;
   float min_ = 0;
   float max_ = 0;
-  // Upper edge of the histogram; bin i holds |x| in [i, i+1) * amax_ / kBins.
+  // Upper edge of the histograms; bin i holds |x| in [i, i+1) * amax_ / kBins.
   float amax_ = 0;
-  std::vector<double> histogram_;
+  std::vector<double> positive_;
+  std::vector<double> negative_;
+  // positive_ + negative_: the |x| histogram percentile and entropy read.
+  std::vector<double> magnitude() const;
 };
 
 }  // namespace yolo::runtime

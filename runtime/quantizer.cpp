@@ -345,6 +345,21 @@ void copy_input(std::span<const float> src, InputLayout from, std::span<float> d
   }
 }
 
+// The largest x below SiLU's minimum (x = -1.278) with |SiLU(x)| <= step / 2: every input below
+// it rounds to the same int8 output as it does (SiLU tends to 0 from below as x -> -inf).
+float silu_floor(float step) {
+  constexpr double kArgMin = -1.2785;
+  auto silu = [](double x) { return x / (1.0 + std::exp(-x)); };
+  if (std::abs(silu(kArgMin)) <= step / 2.0) return static_cast<float>(kArgMin);
+  double inside = kArgMin;  // |silu| above step / 2
+  double outside = -200.0;  // |silu| at most step / 2
+  for (int i = 0; i < 60; ++i) {
+    const double mid = (inside + outside) / 2;
+    (std::abs(silu(mid)) > step / 2.0 ? inside : outside) = mid;
+  }
+  return static_cast<float>(outside);
+}
+
 double round_to(double v, double unit) {
   return std::round(v / unit) / (1.0 / unit);
 }
@@ -444,6 +459,39 @@ GraphRegions find_regions(const onnx::GraphProto& graph) {
     }
   }
   return regions;
+}
+
+std::map<std::string, std::string> refine_ranges(const onnx::GraphProto& graph,
+                                                 std::map<std::string, ActivationRange>& ranges) {
+  const GraphIndex index = index_graph(graph);
+  std::map<std::string, std::string> why;
+  for (const auto& node : graph.node()) {
+    if (node.op_type() == "Sigmoid" && ranges.count(node.output(0))) {
+      ranges[node.output(0)] = {0.0F, 1.0F};
+      why[node.output(0)] = "sigmoid output: [0, 1]";
+    }
+  }
+  for (const auto& node : graph.node()) {
+    if (!is_silu_mul(graph, index, node)) continue;
+    const onnx::NodeProto* s0 = producer_of(graph, index, node.input(0));
+    const std::string& x = s0 && s0->op_type() == "Sigmoid" ? node.input(1) : node.input(0);
+    const auto& readers = index.consumers.at(x);
+    const bool only_silu = readers.size() == 2 && !index.outputs.count(x);
+    auto rx = ranges.find(x);
+    auto ry = ranges.find(node.output(0));
+    if (!only_silu || rx == ranges.end() || ry == ranges.end()) continue;
+    const float step = activation_quant(ry->second).scale;
+    const float floor = silu_floor(step);
+    if (rx->second.lo >= floor) continue;
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "read only by a SiLU: inputs below %.2f (calibrated min %.2f) give the same "
+                  "int8 output (step %.4f)",
+                  floor, rx->second.lo, step);
+    rx->second.lo = floor;
+    why[x] = text;
+  }
+  return why;
 }
 
 std::vector<std::string> quantized_tensors(const onnx::GraphProto& graph,
@@ -797,6 +845,7 @@ QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
 
   std::map<std::string, ActivationRange> ranges;
   for (const auto& [t, s] : stats) ranges[t] = s.range(options.method, options.percentile);
+  const std::map<std::string, std::string> refined = refine_ranges(graph, ranges);
 
   onnx::ModelProto raised = model;
   raise_to_opset13(raised, ranks);
@@ -940,6 +989,7 @@ QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
       a["min"] = it->second.min();
       a["max"] = it->second.max();
       a["range"] = {ranges.at(t).lo, ranges.at(t).hi};
+      if (auto r = refined.find(t); r != refined.end()) a["refined"] = r->second;
     }
     a["scale"] = read_floats(*written.at(qn->input(1))).at(0);
     a["zero_point"] =

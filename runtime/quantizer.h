@@ -144,6 +144,15 @@ void name_unnamed_nodes(onnx::GraphProto& graph);
 // it cannot raise.
 void raise_to_opset13(onnx::ModelProto& model, const std::map<std::string, std::size_t>& ranks);
 
+// Narrows calibrated ranges where the consumers make part of a range irrelevant, and returns
+// why, per tensor changed:
+// - a tensor read only by a SiLU (Sigmoid(t) and Mul(t, Sigmoid(t))): below the x where |SiLU(x)|
+//   is half a step of the SiLU output's int8 scale, every input gives the same int8 output, so the
+//   range starts there. Early conv outputs reach -100 where SiLU is 0: those ranges shrink 2-4x.
+// - a Sigmoid output: [0, 1], its exact range (a calibrated 0.99 would clip).
+std::map<std::string, std::string> refine_ranges(const onnx::GraphProto& graph,
+                                                 std::map<std::string, ActivationRange>& ranges);
+
 // The QDQ rewrite described above, of a model at opset >= 13 with named nodes. `ranges` must hold
 // every tensor of quantized_tensors() except the model input; nodes named in `keep_fp32` stay
 // float. Throws QuantizeError when a range is missing or the opset is below 13.

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <stdexcept>
@@ -22,12 +23,13 @@ TEST(CalibrationMethod, ParsesItsNamesAndRefusesOthers) {
   EXPECT_EQ(parse_calibration_method("minmax"), CalibrationMethod::kMinMax);
   EXPECT_EQ(parse_calibration_method("percentile"), CalibrationMethod::kPercentile);
   EXPECT_EQ(parse_calibration_method("entropy"), CalibrationMethod::kEntropy);
+  EXPECT_EQ(parse_calibration_method("mse"), CalibrationMethod::kMse);
   EXPECT_STREQ(to_string(CalibrationMethod::kEntropy), "entropy");
   try {
     parse_calibration_method("kl");
     FAIL() << "accepted 'kl'";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("minmax, percentile or entropy"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("minmax, percentile, entropy or mse"), std::string::npos);
   }
 }
 
@@ -114,6 +116,43 @@ TEST(TensorStatistics, EntropyOfAUniformDistributionKeepsNearlyAllOfIt) {
   for (auto& x : v) x = dist(rng);
   s.add(v);
   EXPECT_GT(s.range(CalibrationMethod::kEntropy).hi, 0.9F);
+}
+
+// Mean squared error of fake-quantizing `v` to int8 over `r`.
+double int8_error(const std::vector<float>& v, ActivationRange r) {
+  const ActivationQuant q = activation_quant(r);
+  double sum = 0;
+  for (const float x : v) {
+    const float k = std::clamp(std::nearbyint(x / q.scale) + q.zero_point, -128.0F, 127.0F);
+    const double d = x - (k - q.zero_point) * q.scale;
+    sum += d * d;
+  }
+  return sum / static_cast<double>(v.size());
+}
+
+TEST(TensorStatistics, MseRangeQuantizesWithLessErrorThanMinMax) {
+  // A bulk plus a sparse tail out to 40: clipping the end of the tail costs less than rounding
+  // the bulk at the full range's step.
+  TensorStatistics s;
+  std::vector<float> v = gaussian(200000, 5);
+  for (int i = 0; i < 40; ++i) v.push_back(static_cast<float>(i));
+  s.add(v);
+  const ActivationRange mse = s.range(CalibrationMethod::kMse);
+  const ActivationRange minmax = s.range(CalibrationMethod::kMinMax);
+  EXPECT_LT(mse.hi, 0.95F * minmax.hi);
+  EXPECT_LT(int8_error(v, mse), 0.95 * int8_error(v, minmax));
+}
+
+TEST(TensorStatistics, MseChoosesEachSideOnItsOwn) {
+  // A SiLU output: never below -0.28, long positive tail; the negative side keeps its minimum.
+  TensorStatistics s;
+  std::vector<float> v = gaussian(100000, 6);
+  for (auto& x : v) x = x / (1.0F + std::exp(-x)) * 3.0F;
+  s.add(v);
+  const ActivationRange r = s.range(CalibrationMethod::kMse);
+  EXPECT_NEAR(r.lo, s.min(), 0.01F);
+  EXPECT_LE(r.hi, s.max());
+  EXPECT_GT(r.hi, 0.5F * s.max());
 }
 
 TEST(TensorStatistics, GrowingRangesRebinWithoutLosingCounts) {
