@@ -423,8 +423,8 @@ bool has_subcommand(CLI::App& app, const std::string& name) {
 }  // namespace
 
 void register_inspect(CLI::App& app) {
-  auto* sub =
-      app.add_subcommand("inspect", "Describe an ONNX model: inputs, outputs, ops, quantization");
+  auto* sub = app.add_subcommand(
+      "inspect", "Describe an ONNX model: inputs, outputs, ops, quantization, per-layer INT8 plan");
   auto model = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
   auto imgsz = std::make_shared<int>(0);

@@ -363,6 +363,32 @@ TEST(Inspect, StaticInt8ModelShowsThePlanOfEachLayer) {
   EXPECT_GT(int8_convs, 70);
 }
 
+// A QDQ model with dynamic height and width and no imgsz metadata: the plan needs --imgsz, as
+// loading it does, and says so instead of failing the inspection.
+TEST(Inspect, DynamicQdqModelPlansWithImgsz) {
+  ModelBuilder b;
+  b.input("images", {1, 3, -1, -1});
+  b.floats("s", {}, {1.0F / 255.0F});
+  b.node("QuantizeLinear", {"images", "s"}, {"q"});
+  b.node("DequantizeLinear", {"q", "s"}, {"x"});
+  b.node("Relu", {"x"}, {"out"}, "relu");
+  b.output("out");
+  const auto path = b.save("inspect_dynamic_qdq.onnx");
+  const auto without = run_cli({"inspect", path.string()});
+  EXPECT_EQ(without.status, 0) << without.err;
+  EXPECT_TRUE(contains(without.out, "none: the engine cannot plan this model")) << without.out;
+  EXPECT_TRUE(contains(without.out, "--imgsz")) << without.out;
+  const auto with = run_cli({"inspect", "--json", "--imgsz", "64", path.string()});
+  ASSERT_EQ(with.status, 0) << with.err;
+  const auto plan = nlohmann::json::parse(with.out).at("quantization").at("int8_plan");
+  ASSERT_EQ(plan.at("layers").size(), 1U) << plan;
+  EXPECT_EQ(plan.at("layers")[0].at("node"), "relu");
+  EXPECT_EQ(plan.at("layers")[0].at("precision"), "fp32");
+  EXPECT_EQ(plan.at("layers")[0].at("note"), "kept FP32: no int8 lowering for Relu");
+  EXPECT_EQ(plan.at("fp32_islands"), 1);
+  fs::remove(path);
+}
+
 // onnxruntime's QOperator format: readable, reported, and said to be not runnable here.
 TEST(Inspect, QOperatorModelIsReportedAsNotRunnableWithAdvice) {
   ModelBuilder b;
