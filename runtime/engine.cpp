@@ -92,6 +92,7 @@ void release_packed_weights(Graph& graph) {
 // The graph as the engine plans it up to (for precision int8) the QDQ lowering. Engine::load and
 // plan_qdq_model both start here, so the plan `inspect` shows is the one that runs.
 struct PreparedGraph {
+  std::filesystem::path path;  // the file loaded: the INT8 sibling when precision int8 chose it
   ModelMetadata metadata;
   Graph graph;
   int folded_nodes = 0;
@@ -99,9 +100,17 @@ struct PreparedGraph {
   QdqLoweringStats qdq;
 };
 
+bool is_dynamic_int8(const Graph& graph) {
+  for (const auto& node : graph.nodes) {
+    if (node.op_type == "DynamicQuantizeLinear") return true;
+  }
+  return false;
+}
+
 PreparedGraph prepare_graph(const std::filesystem::path& model_path, const EngineOptions& options,
                             std::vector<QdqLayer>* layers) {
   PreparedGraph prepared;
+  prepared.path = model_path;
   Graph& graph = prepared.graph;
   {
     // The parsed file is dropped as soon as the graph holds its own copy of the weights.
@@ -115,13 +124,31 @@ PreparedGraph prepare_graph(const std::filesystem::path& model_path, const Engin
   QuantizedWeights quantized_weights;
   if (int8) {
     if (!is_qdq_model(graph)) {
+      const auto sibling = int8_sibling(model_path);
+      if (is_dynamic_int8(graph)) {
+        throw ModelError(model_path.string() +
+                         ": precision int8 needs a static (QDQ) INT8 model and this one is "
+                         "dynamic INT8, which quantizes every activation at run time and is "
+                         "slower than FP32 on CPUs; quantize the FP32 model it was exported from "
+                         "with `yolo-edge quantize --model FP32.onnx --calib SRC --out " +
+                         sibling.filename().string() + "`, or run with precision fp32");
+      }
+      std::error_code error;
+      if (std::filesystem::is_regular_file(sibling, error)) {
+        if (options.log) {
+          options.log("precision int8: " + model_path.string() +
+                      " is FP32; running its INT8 sibling " + sibling.string());
+        }
+        return prepare_graph(sibling, options, layers);
+      }
       throw ModelError(
           model_path.string() +
-          ": precision int8 needs a quantized (QDQ) model and this one has no "
-          "QuantizeLinear/DequantizeLinear; make one with `yolo-edge quantize --model " +
-          model_path.string() +
-          " --calib SRC --out MODEL.int8.onnx` and set model.int8_path in the config "
-          "(or pass it as --model), or run with precision fp32");
+          ": precision int8 needs a quantized (QDQ) model; this one is FP32 and has no INT8 "
+          "sibling " +
+          sibling.string() + "; make it with `yolo-edge quantize --model " + model_path.string() +
+          " --calib SRC --out " + sibling.string() +
+          "` (it is then found by itself), or set model.int8_path in the config, or run with "
+          "precision fp32");
     }
     quantized_weights = collect_quantized_weights(graph);
   }
@@ -207,6 +234,12 @@ struct Engine::Impl {
 Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Engine::~Engine() = default;
 
+std::filesystem::path int8_sibling(const std::filesystem::path& model) {
+  auto sibling = model;
+  sibling.replace_filename(model.stem().string() + ".int8" + model.extension().string());
+  return sibling;
+}
+
 std::unique_ptr<Engine> Engine::load(const std::filesystem::path& model_path,
                                      const EngineOptions& options) {
   return as_model_error(model_path, [&] { return load_model(model_path, options); });
@@ -223,6 +256,7 @@ std::unique_ptr<Engine> Engine::load_model(const std::filesystem::path& model_pa
   const auto started = std::chrono::steady_clock::now();
   auto impl = std::make_unique<Impl>();
   PreparedGraph prepared = prepare_graph(model_path, options, nullptr);
+  const std::filesystem::path& loaded = prepared.path;
   impl->metadata = std::move(prepared.metadata);
   impl->graph = std::move(prepared.graph);
   Graph& graph = impl->graph;
@@ -265,7 +299,7 @@ std::unique_ptr<Engine> Engine::load_model(const std::filesystem::path& model_pa
   stats.layout_conversions = plan.layout_conversions;
   stats.concat_inputs_in_place = plan.concat_inputs_in_place;
   stats.concat_inputs_copied = plan.concat_inputs_copied;
-  check_tensor_size({plan.arena_bytes}, DType::kUInt8, model_path.string() + ": the arena");
+  check_tensor_size({plan.arena_bytes}, DType::kUInt8, loaded.string() + ": the arena");
   impl->arena = Tensor(DType::kUInt8, {plan.arena_bytes});
   auto* arena = impl->arena.data_as<std::uint8_t>();
 
@@ -299,7 +333,7 @@ std::unique_ptr<Engine> Engine::load_model(const std::filesystem::path& model_pa
   try {
     impl->setup();
   } catch (const std::exception& e) {
-    throw ModelError(model_path.string() + ": cannot set up the operators: " + e.what());
+    throw ModelError(loaded.string() + ": cannot set up the operators: " + e.what());
   }
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();

@@ -17,6 +17,10 @@ enum class Precision { kFp32, kInt8 };
 // RGB; float = value / 255.
 enum class InputLayout { kNchwFloat, kNhwcFloat, kNhwcUint8 };
 
+// Where precision int8 looks for the quantized model of an FP32 file: beside it, with ".int8"
+// before the extension (yolov8n.onnx -> yolov8n.int8.onnx), the name `yolo-edge quantize` suggests.
+std::filesystem::path int8_sibling(const std::filesystem::path& model);
+
 struct EngineOptions {
   Precision precision = Precision::kFp32;
   int threads = 1;

@@ -289,6 +289,53 @@ TEST(QdqLowering, Int8OnAFloatModelSaysHowToQuantize) {
   }
 }
 
+// `--precision int8` on yolov8n.onnx runs yolov8n.int8.onnx when it is there, and says so.
+TEST(QdqLowering, Int8OnAFloatModelRunsItsInt8Sibling) {
+  ModelBuilder fp32;
+  fp32.input("images", {1, 3, 8, 8});
+  fp32.node("Relu", {"images"}, {"out"});
+  fp32.output("out");
+  const auto path = fp32.save("with_sibling.onnx");
+  QdqModel m;
+  m.b.input("images", {1, 3, 8, 8});
+  m.b.node("Identity", {m.qdq(m.conv(m.qdq("images", 0.02F, -10), 3, 4, 3, 1), 0.05F, 0)}, {"out"});
+  m.b.output("out");
+  const auto sibling = m.b.save("with_sibling.int8.onnx");
+  ASSERT_EQ(int8_sibling(path), sibling);
+  const Result r = run_model(path, Precision::kInt8);
+  EXPECT_EQ(r.stats.int8_convs, 1);
+  EXPECT_NE(r.log.find("running its INT8 sibling " + sibling.string()), std::string::npos) << r.log;
+  std::filesystem::remove(sibling);
+  try {
+    run_model(path, Precision::kInt8);
+    FAIL() << "loaded without the sibling";
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("--out " + sibling.string()), std::string::npos)
+        << e.what();
+  }
+}
+
+// A dynamic-INT8 file is not what precision int8 runs, nor something to quantize again.
+TEST(QdqLowering, Int8OnADynamicModelSaysToQuantizeTheFp32Original) {
+  ModelBuilder b;
+  b.input("images", {1, 3, 8, 8});
+  b.node("DynamicQuantizeLinear", {"images"}, {"q", "scale", "zero"});
+  auto& cast = b.node("Cast", {"q"}, {"out"});
+  ModelBuilder::attr(cast, "to", std::int64_t{onnx::TensorProto::FLOAT});
+  b.output("out");
+  const auto path = b.save("dynamic_int8.onnx");
+  EngineOptions options;
+  options.precision = Precision::kInt8;
+  try {
+    Engine::load(path, options);
+    FAIL() << "loaded";
+  } catch (const ModelError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("dynamic INT8"), std::string::npos) << message;
+    EXPECT_NE(message.find("--model FP32.onnx"), std::string::npos) << message;
+  }
+}
+
 // The plan `inspect` shows comes from the lowering itself: every node but the Q/DQ it consumed,
 // int8 or kept FP32 with the reason, and the FP32 islands.
 TEST(QdqLowering, PlanSaysPerNodeWhatRunsInt8AndWhyTheRestStaysFloat) {
