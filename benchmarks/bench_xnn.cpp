@@ -33,49 +33,73 @@ ThreadPools& pools() {
   return instance;
 }
 
-// Args: input channels, output channels, kernel, groups, threads, input size, stride. NHWC,
-// "same" padding. The last shape is the first conv of every YOLO at 640 (3 channels, stride 2).
+// One convolution shape from the benchmark's args: input channels, output channels, kernel,
+// groups, threads, input size, stride. NHWC, "same" padding. The last shape in the lists is the
+// first conv of every YOLO at 640 (3 channels, stride 2).
+struct ConvShape {
+  explicit ConvShape(const benchmark::State& state)
+      : cin(static_cast<size_t>(state.range(0))),
+        cout(static_cast<size_t>(state.range(1))),
+        kernel(static_cast<uint32_t>(state.range(2))),
+        groups(static_cast<uint32_t>(state.range(3))),
+        threads(static_cast<int>(state.range(4))),
+        size(static_cast<size_t>(state.range(5))),
+        stride(static_cast<uint32_t>(state.range(6))) {}
+
+  Conv2dParams params() const {
+    const uint32_t pad = kernel / 2;
+    return {.kernel_height = kernel,
+            .kernel_width = kernel,
+            .stride_height = stride,
+            .stride_width = stride,
+            .pad_top = pad,
+            .pad_left = pad,
+            .pad_bottom = pad,
+            .pad_right = pad,
+            .groups = groups,
+            .input_channels = cin,
+            .output_channels = cout};
+  }
+  size_t weights() const { return cout * cin / groups * kernel * kernel; }
+  size_t out_size() const { return (size + 2 * (kernel / 2) - kernel) / stride + 1; }
+  size_t outputs() const { return out_size() * out_size() * cout; }
+  // Multiply-adds count as two operations.
+  benchmark::Counter ops_rate() const {
+    return benchmark::Counter(2.0 * static_cast<double>(out_size() * out_size() * weights()),
+                              benchmark::Counter::kIsIterationInvariantRate,
+                              benchmark::Counter::OneK::kIs1000);
+  }
+
+  size_t cin, cout;
+  uint32_t kernel, groups;
+  int threads;
+  size_t size;
+  uint32_t stride;
+};
+
+void conv_args(benchmark::internal::Benchmark* b, bool grouped) {
+  b->ArgNames({"cin", "cout", "k", "groups", "threads", "size", "stride"})
+      ->Args({128, 128, 3, 1, 1, 80, 1})
+      ->Args({128, 128, 3, 1, 2, 80, 1})
+      ->Args({128, 64, 1, 1, 1, 80, 1})
+      ->Args({3, 16, 3, 1, 1, 640, 2})
+      ->UseRealTime();
+  if (grouped) b->Args({64, 64, 3, 64, 1, 80, 1});
+}
+
 void BM_Conv2dF32(benchmark::State& state) {
   initialize();
-  const auto cin = static_cast<size_t>(state.range(0));
-  const auto cout = static_cast<size_t>(state.range(1));
-  const auto kernel = static_cast<uint32_t>(state.range(2));
-  const auto groups = static_cast<uint32_t>(state.range(3));
-  const int threads = static_cast<int>(state.range(4));
-  const uint32_t pad = kernel / 2;
-  const auto size = static_cast<size_t>(state.range(5));
-  const auto stride = static_cast<uint32_t>(state.range(6));
-  const size_t out_size = (size + 2 * pad - kernel) / stride + 1;
-  Conv2dParams p{.kernel_height = kernel,
-                 .kernel_width = kernel,
-                 .stride_height = stride,
-                 .stride_width = stride,
-                 .pad_top = pad,
-                 .pad_left = pad,
-                 .pad_bottom = pad,
-                 .pad_right = pad,
-                 .groups = groups,
-                 .input_channels = cin,
-                 .output_channels = cout};
-  const size_t weights = cout * cin / groups * kernel * kernel;
-  Conv2dF32 conv(p, random_input(weights, -1, 1), random_input(cout, -1, 1), "bench");
-  const auto input = random_input(size * size * cin, -1, 1);
-  std::vector<float> output(out_size * out_size * cout);
-  pthreadpool_t pool = pools().get(threads);
-  conv.setup(1, size, size, input.data(), output.data(), pool);
+  const ConvShape s(state);
+  Conv2dF32 conv(s.params(), random_input(s.weights(), -1, 1), random_input(s.cout, -1, 1),
+                 "bench");
+  const auto input = random_input(s.size * s.size * s.cin, -1, 1);
+  std::vector<float> output(s.outputs());
+  pthreadpool_t pool = pools().get(s.threads);
+  conv.setup(1, s.size, s.size, input.data(), output.data(), pool);
   for (auto _ : state) conv.run(pool);
-  state.counters["GFLOP/s"] = benchmark::Counter(
-      2.0 * static_cast<double>(out_size * out_size * weights),
-      benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::OneK::kIs1000);
+  state.counters["GFLOP/s"] = s.ops_rate();
 }
-BENCHMARK(BM_Conv2dF32)
-    ->ArgNames({"cin", "cout", "k", "groups", "threads", "size", "stride"})
-    ->Args({128, 128, 3, 1, 1, 80, 1})
-    ->Args({128, 128, 3, 1, 2, 80, 1})
-    ->Args({128, 64, 1, 1, 1, 80, 1})
-    ->Args({64, 64, 3, 64, 1, 80, 1})
-    ->Args({3, 16, 3, 1, 1, 640, 2})
-    ->UseRealTime();
+BENCHMARK(BM_Conv2dF32)->Apply([](auto* b) { conv_args(b, true); });
 
 std::vector<int8_t> random_int8(size_t n) {
   std::mt19937 rng(11);
@@ -88,49 +112,24 @@ std::vector<int8_t> random_int8(size_t n) {
 }
 
 // The same convolutions in int8 (per-channel weights): XNNPACK's QC8 operator, and our AVX-512
-// VNNI kernel where the CPU has it. Same args as BM_Conv2dF32 (groups 1 only).
+// VNNI kernel where the CPU has it (groups 1 only).
 void BM_Conv2dQC8Xnnpack(benchmark::State& state) {
   initialize();
-  const auto cin = static_cast<size_t>(state.range(0));
-  const auto cout = static_cast<size_t>(state.range(1));
-  const auto kernel = static_cast<uint32_t>(state.range(2));
-  const int threads = static_cast<int>(state.range(4));
-  const uint32_t pad = kernel / 2;
-  const auto size = static_cast<size_t>(state.range(5));
-  const auto stride = static_cast<uint32_t>(state.range(6));
-  const size_t out_size = (size + 2 * pad - kernel) / stride + 1;
+  const ConvShape s(state);
   Conv2dQC8Params p;
-  p.geometry = {.kernel_height = kernel,
-                .kernel_width = kernel,
-                .stride_height = stride,
-                .stride_width = stride,
-                .pad_top = pad,
-                .pad_left = pad,
-                .pad_bottom = pad,
-                .pad_right = pad,
-                .input_channels = cin,
-                .output_channels = cout};
+  p.geometry = s.params();
   p.input = {0.02F, -3};
   p.output = {0.5F, 1};
-  const size_t weights = cout * cin * kernel * kernel;
-  Conv2dQC8 conv(p, random_int8(weights), std::vector<float>(cout, 0.01F),
-                 std::vector<int32_t>(cout, 5), "bench");
-  const auto input = random_int8(size * size * cin);
-  std::vector<int8_t> output(out_size * out_size * cout);
-  pthreadpool_t pool = pools().get(threads);
-  conv.setup(1, size, size, input.data(), output.data(), pool);
+  Conv2dQC8 conv(p, random_int8(s.weights()), std::vector<float>(s.cout, 0.01F),
+                 std::vector<int32_t>(s.cout, 5), "bench");
+  const auto input = random_int8(s.size * s.size * s.cin);
+  std::vector<int8_t> output(s.outputs());
+  pthreadpool_t pool = pools().get(s.threads);
+  conv.setup(1, s.size, s.size, input.data(), output.data(), pool);
   for (auto _ : state) conv.run(pool);
-  state.counters["GOP/s"] = benchmark::Counter(
-      2.0 * static_cast<double>(out_size * out_size * weights),
-      benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::OneK::kIs1000);
+  state.counters["GOP/s"] = s.ops_rate();
 }
-BENCHMARK(BM_Conv2dQC8Xnnpack)
-    ->ArgNames({"cin", "cout", "k", "groups", "threads", "size", "stride"})
-    ->Args({128, 128, 3, 1, 1, 80, 1})
-    ->Args({128, 128, 3, 1, 2, 80, 1})
-    ->Args({128, 64, 1, 1, 1, 80, 1})
-    ->Args({3, 16, 3, 1, 1, 640, 2})
-    ->UseRealTime();
+BENCHMARK(BM_Conv2dQC8Xnnpack)->Apply([](auto* b) { conv_args(b, false); });
 
 void BM_Conv2dQC8Vnni(benchmark::State& state) {
   using yolo::runtime::kernels::ConvQC8Vnni;
@@ -138,42 +137,27 @@ void BM_Conv2dQC8Vnni(benchmark::State& state) {
     state.SkipWithError("this CPU has no AVX-512 VNNI");
     return;
   }
-  const auto cin = static_cast<size_t>(state.range(0));
-  const auto cout = static_cast<size_t>(state.range(1));
-  const auto kernel = static_cast<uint32_t>(state.range(2));
-  const int threads = static_cast<int>(state.range(4));
-  const uint32_t pad = kernel / 2;
-  const auto size = static_cast<size_t>(state.range(5));
-  const auto stride = static_cast<uint32_t>(state.range(6));
-  const size_t out_size = (size + 2 * pad - kernel) / stride + 1;
-  yolo::runtime::kernels::ConvQC8Geometry g{.kernel_height = kernel,
-                                            .kernel_width = kernel,
-                                            .stride_height = stride,
-                                            .stride_width = stride,
-                                            .pad_top = pad,
-                                            .pad_left = pad,
-                                            .pad_bottom = pad,
-                                            .pad_right = pad,
-                                            .input_channels = cin,
-                                            .output_channels = cout};
-  const size_t weights = cout * cin * kernel * kernel;
-  const ConvQC8Vnni conv(g, {0.02F, -3, 0.5F, 1}, random_int8(weights),
-                         std::vector<float>(cout, 0.01F), std::vector<int32_t>(cout, 5));
-  const auto input = random_int8(size * size * cin);
-  std::vector<int8_t> output(out_size * out_size * cout);
-  pthreadpool_t pool = pools().get(threads);
-  for (auto _ : state) conv.run(1, size, size, input.data(), output.data(), pool);
-  state.counters["GOP/s"] = benchmark::Counter(
-      2.0 * static_cast<double>(out_size * out_size * weights),
-      benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::OneK::kIs1000);
+  const ConvShape s(state);
+  const Conv2dParams p = s.params();
+  const yolo::runtime::kernels::ConvQC8Geometry g{.kernel_height = p.kernel_height,
+                                                  .kernel_width = p.kernel_width,
+                                                  .stride_height = p.stride_height,
+                                                  .stride_width = p.stride_width,
+                                                  .pad_top = p.pad_top,
+                                                  .pad_left = p.pad_left,
+                                                  .pad_bottom = p.pad_bottom,
+                                                  .pad_right = p.pad_right,
+                                                  .input_channels = s.cin,
+                                                  .output_channels = s.cout};
+  const ConvQC8Vnni conv(g, {0.02F, -3, 0.5F, 1}, random_int8(s.weights()),
+                         std::vector<float>(s.cout, 0.01F), std::vector<int32_t>(s.cout, 5));
+  const auto input = random_int8(s.size * s.size * s.cin);
+  std::vector<int8_t> output(s.outputs());
+  pthreadpool_t pool = pools().get(s.threads);
+  for (auto _ : state) conv.run(1, s.size, s.size, input.data(), output.data(), pool);
+  state.counters["GOP/s"] = s.ops_rate();
 }
-BENCHMARK(BM_Conv2dQC8Vnni)
-    ->ArgNames({"cin", "cout", "k", "groups", "threads", "size", "stride"})
-    ->Args({128, 128, 3, 1, 1, 80, 1})
-    ->Args({128, 128, 3, 1, 2, 80, 1})
-    ->Args({128, 64, 1, 1, 1, 80, 1})
-    ->Args({3, 16, 3, 1, 1, 640, 2})
-    ->UseRealTime();
+BENCHMARK(BM_Conv2dQC8Vnni)->Apply([](auto* b) { conv_args(b, false); });
 
 // Our single-pass SiLU against XNNPACK's sigmoid followed by multiply. Args: pixels, channels.
 void BM_SiluOurs(benchmark::State& state) {

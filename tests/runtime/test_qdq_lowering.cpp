@@ -270,35 +270,42 @@ TEST(QdqLowering, FloatOpsBecomeIslandsWithConverts) {
   EXPECT_LE(max_steps(int8, fake, 0, 0.05F), 2.01);
 }
 
-TEST(QdqLowering, Int8OnAFloatModelSaysHowToQuantize) {
+// The message of the ModelError that loading `path` must throw ("" and a failure if it loads).
+std::string load_error(const std::filesystem::path& path, Precision precision) {
+  EngineOptions options;
+  options.precision = precision;
+  try {
+    Engine::load(path, options);
+  } catch (const ModelError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << path << " loaded";
+  return "";
+}
+
+std::filesystem::path float_model(const std::string& file) {
   ModelBuilder b;
   b.input("images", {1, 3, 8, 8});
   b.node("Relu", {"images"}, {"out"});
   b.output("out");
-  const auto path = b.save("float_only.onnx");
-  EngineOptions options;
-  options.precision = Precision::kInt8;
-  try {
-    Engine::load(path, options);
-    FAIL() << "loaded";
-  } catch (const ModelError& e) {
-    const std::string message = e.what();
-    EXPECT_NE(message.find("yolo-edge quantize --model"), std::string::npos) << message;
-    EXPECT_NE(message.find("model.int8_path"), std::string::npos) << message;
-    EXPECT_NE(message.find(path.string()), std::string::npos) << message;
-  }
+  return b.save(file);
+}
+
+TEST(QdqLowering, Int8OnAFloatModelSaysHowToQuantize) {
+  const auto path = float_model("float_only.onnx");
+  const std::string message = load_error(path, Precision::kInt8);
+  EXPECT_NE(message.find("yolo-edge quantize --model"), std::string::npos) << message;
+  EXPECT_NE(message.find("model.int8_path"), std::string::npos) << message;
+  EXPECT_NE(message.find(path.string()), std::string::npos) << message;
 }
 
 // `--precision int8` on yolov8n.onnx runs yolov8n.int8.onnx when it is there, and says so.
 TEST(QdqLowering, Int8OnAFloatModelRunsItsInt8Sibling) {
-  ModelBuilder fp32;
-  fp32.input("images", {1, 3, 8, 8});
-  fp32.node("Relu", {"images"}, {"out"});
-  fp32.output("out");
-  const auto path = fp32.save("with_sibling.onnx");
+  const auto path = float_model("with_sibling.onnx");
   QdqModel m;
   m.b.input("images", {1, 3, 8, 8});
-  m.b.node("Identity", {m.qdq(m.conv(m.qdq("images", 0.02F, -10), 3, 4, 3, 1), 0.05F, 0)}, {"out"});
+  const auto conv = m.conv(m.qdq("images", 0.02F, -10), 3, 4, 3, 1);
+  m.b.node("Identity", {m.qdq(conv, 0.05F, 0)}, {"out"});
   m.b.output("out");
   const auto sibling = m.b.save("with_sibling.int8.onnx");
   ASSERT_EQ(int8_sibling(path), sibling);
@@ -306,13 +313,8 @@ TEST(QdqLowering, Int8OnAFloatModelRunsItsInt8Sibling) {
   EXPECT_EQ(r.stats.int8_convs, 1);
   EXPECT_NE(r.log.find("running its INT8 sibling " + sibling.string()), std::string::npos) << r.log;
   std::filesystem::remove(sibling);
-  try {
-    run_model(path, Precision::kInt8);
-    FAIL() << "loaded without the sibling";
-  } catch (const ModelError& e) {
-    EXPECT_NE(std::string(e.what()).find("--out " + sibling.string()), std::string::npos)
-        << e.what();
-  }
+  const std::string message = load_error(path, Precision::kInt8);
+  EXPECT_NE(message.find("--out " + sibling.string()), std::string::npos) << message;
 }
 
 // A dynamic-INT8 file is not what precision int8 runs, nor something to quantize again.
@@ -323,17 +325,9 @@ TEST(QdqLowering, Int8OnADynamicModelSaysToQuantizeTheFp32Original) {
   auto& cast = b.node("Cast", {"q"}, {"out"});
   ModelBuilder::attr(cast, "to", std::int64_t{onnx::TensorProto::FLOAT});
   b.output("out");
-  const auto path = b.save("dynamic_int8.onnx");
-  EngineOptions options;
-  options.precision = Precision::kInt8;
-  try {
-    Engine::load(path, options);
-    FAIL() << "loaded";
-  } catch (const ModelError& e) {
-    const std::string message = e.what();
-    EXPECT_NE(message.find("dynamic INT8"), std::string::npos) << message;
-    EXPECT_NE(message.find("--model FP32.onnx"), std::string::npos) << message;
-  }
+  const std::string message = load_error(b.save("dynamic_int8.onnx"), Precision::kInt8);
+  EXPECT_NE(message.find("dynamic INT8"), std::string::npos) << message;
+  EXPECT_NE(message.find("--model FP32.onnx"), std::string::npos) << message;
 }
 
 // The plan `inspect` shows comes from the lowering itself: every node but the Q/DQ it consumed,
@@ -456,20 +450,13 @@ std::filesystem::path qoperator_model() {
 TEST(QdqLowering, QOperatorModelsFailAtLoadNamingTheNodeAndTheQdqWay) {
   const auto path = qoperator_model();
   for (const auto precision : {Precision::kFp32, Precision::kInt8}) {
-    EngineOptions options;
-    options.precision = precision;
-    try {
-      Engine::load(path, options);
-      FAIL() << "loaded";
-    } catch (const ModelError& e) {
-      const std::string message = e.what();
-      EXPECT_NE(message.find(path.string()), std::string::npos) << message;
-      EXPECT_NE(message.find("node 'conv_q' (QLinearConv"), std::string::npos) << message;
-      EXPECT_NE(message.find("QOperator INT8 operator (2 in this model)"), std::string::npos)
-          << message;
-      EXPECT_NE(message.find("yolo-edge quantize --model FP32.onnx"), std::string::npos) << message;
-      EXPECT_NE(message.find("quant_format=QuantFormat.QDQ"), std::string::npos) << message;
-    }
+    const std::string message = load_error(path, precision);
+    EXPECT_NE(message.find(path.string()), std::string::npos) << message;
+    EXPECT_NE(message.find("node 'conv_q' (QLinearConv"), std::string::npos) << message;
+    EXPECT_NE(message.find("QOperator INT8 operator (2 in this model)"), std::string::npos)
+        << message;
+    EXPECT_NE(message.find("yolo-edge quantize --model FP32.onnx"), std::string::npos) << message;
+    EXPECT_NE(message.find("quant_format=QuantFormat.QDQ"), std::string::npos) << message;
   }
   EXPECT_THROW(plan_qdq_model(path, 0), ModelError);
 }
