@@ -14,6 +14,7 @@
 #include "tests/cli/run_cli.h"
 #include "tests/runtime/test_model_builder.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/temp_folder.h"
 
 namespace yolo::test {
 namespace {
@@ -34,30 +35,6 @@ void write_bytes(const fs::path& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
-
-class TempDir {
- public:
-  TempDir() {
-    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string name = std::string(test->test_suite_name()) + "_" + test->name();
-    for (char& c : name) {
-      if (c == '/') c = '_';
-    }
-    path_ =
-        fs::temp_directory_path() / ("yolo_cli_inspect_" + std::to_string(::getpid()) + "_" + name);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 struct Fixture {
   std::string file;
@@ -150,7 +127,7 @@ TEST_P(InspectFixture, JsonReport) {
 // Cut copies: every cut inside the file must be refused with status 2 and the file named.
 TEST_P(InspectFixture, CutCopiesAreRefused) {
   YOLO_REQUIRE_FIXTURES();
-  TempDir dir;
+  TempFolder dir;
   const std::string bytes = read_bytes(model());
   const std::size_t n = bytes.size();
   for (std::size_t cut : {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{64},
@@ -167,7 +144,7 @@ TEST_P(InspectFixture, CutCopiesAreRefused) {
 // Cut exactly after the graph, the protobuf still parses; the missing opset gives it away.
 TEST_P(InspectFixture, CopyEndingAfterTheGraphIsRefused) {
   YOLO_REQUIRE_FIXTURES();
-  TempDir dir;
+  TempFolder dir;
   onnx::ModelProto proto;
   ASSERT_TRUE(proto.ParseFromString(read_bytes(model())));
   proto.clear_opset_import();
@@ -183,7 +160,7 @@ TEST_P(InspectFixture, CopyEndingAfterTheGraphIsRefused) {
 // listed (1); inside weights no reader can tell. Never a crash, never silence on failure.
 TEST_P(InspectFixture, CorruptedCopiesNeverCrash) {
   YOLO_REQUIRE_FIXTURES();
-  TempDir dir;
+  TempFolder dir;
   const std::string bytes = read_bytes(model());
   std::mt19937 rng(20261121);
   std::vector<std::size_t> offsets{0};
@@ -224,7 +201,7 @@ TEST_P(InspectFixture, CorruptedCopiesNeverCrash) {
 // (naming the node or initializer) and exits 1.
 TEST_P(InspectFixture, BrokenGraphIsReportedNotAborted) {
   YOLO_REQUIRE_FIXTURES();
-  TempDir dir;
+  TempFolder dir;
   onnx::ModelProto proto;
   ASSERT_TRUE(proto.ParseFromString(read_bytes(model())));
   auto* graph = proto.mutable_graph();
@@ -281,7 +258,7 @@ TEST(Inspect, Yolov8nDynamicCounts) {
 }
 
 TEST(Inspect, FilesThatAreNotModels) {
-  TempDir dir;
+  TempFolder dir;
   const fs::path empty = dir.path() / "empty.onnx";
   write_bytes(empty, "");
   const fs::path text = dir.path() / "notes.onnx";
@@ -316,7 +293,7 @@ TEST(Inspect, FilesThatAreNotModels) {
 // engine's own plan, int8 layers grouped and every FP32 layer with its reason.
 TEST(Inspect, StaticInt8ModelShowsThePlanOfEachLayer) {
   YOLO_REQUIRE_FIXTURES();
-  TempDir dir;
+  TempFolder dir;
   const fs::path model = dir.path() / "yolo11n_320.int8.onnx";
   const auto q = run_cli(
       {"quantize", "--model", (fixtures_dir() / "models" / "yolo11n_320_fp32.onnx").string(),

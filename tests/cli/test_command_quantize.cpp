@@ -15,6 +15,7 @@
 #include "tests/cli/run_cli.h"
 #include "tests/runtime/test_model_builder.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/temp_folder.h"
 
 namespace yolo::test {
 namespace {
@@ -25,26 +26,6 @@ using ModelBuilder = yolo::test::ModelBuilder;
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
-
-class TempDir {
- public:
-  TempDir() {
-    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = fs::temp_directory_path() /
-            ("yolo_cli_quantize_" + std::to_string(::getpid()) + "_" + test->name());
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 // Every entry under `dir`, recursively: what a failed run must leave unchanged.
 std::set<std::string> listing(const fs::path& dir) {
@@ -126,7 +107,7 @@ void expect_refused(const BadRun& run, const fs::path& dir) {
 }
 
 TEST(CliQuantize, CalibrationSourceWithNoFramesIsRefused) {
-  TempDir dir;
+  TempFolder dir;
   const fs::path empty = dir.path() / "empty";
   fs::create_directories(empty);
   const fs::path model = tiny_detector_model(dir.path());
@@ -151,7 +132,7 @@ TEST(CliQuantize, CalibrationSourceWithNoFramesIsRefused) {
 }
 
 TEST(CliQuantize, AlreadyQuantizedModelIsRefused) {
-  TempDir dir;
+  TempFolder dir;
   const fs::path frames = one_image_folder(dir.path());
   const fs::path model = qdq_model(dir.path());
   expect_refused({"static QDQ model",
@@ -162,7 +143,7 @@ TEST(CliQuantize, AlreadyQuantizedModelIsRefused) {
 }
 
 TEST(CliQuantize, NonDetectionModelIsRefused) {
-  TempDir dir;
+  TempFolder dir;
   const fs::path frames = one_image_folder(dir.path());
   const fs::path model = segmentation_like_model(dir.path());
   expect_refused({"model without a detection output",
@@ -173,7 +154,7 @@ TEST(CliQuantize, NonDetectionModelIsRefused) {
 }
 
 TEST(CliQuantize, UnwritableOutputIsRefusedBeforeCalibrating) {
-  TempDir dir;
+  TempFolder dir;
   const fs::path frames = one_image_folder(dir.path());
   const fs::path model = tiny_detector_model(dir.path());
   const fs::path missing_folder = dir.path() / "no_such_folder";
@@ -196,7 +177,7 @@ TEST(CliQuantize, UnwritableOutputIsRefusedBeforeCalibrating) {
 
 // Without fixtures too: the tiny detector quantizes from one photo into a loadable QDQ file.
 TEST(CliQuantize, TinyDetectorQuantizesWithoutFixtures) {
-  TempDir dir;
+  TempFolder dir;
   const fs::path frames = one_image_folder(dir.path());
   const fs::path model = tiny_detector_model(dir.path());
   const fs::path out = dir.path() / "tiny.int8.onnx";
@@ -211,7 +192,7 @@ TEST(CliQuantize, TinyDetectorQuantizesWithoutFixtures) {
 
 TEST(CliQuantize, Yolo11nOnFourPhotosLoadsAsStaticInt8WithItsReport) {
   YOLO_REQUIRE_FIXTURES();
-  TempDir dir;
+  TempFolder dir;
   const fs::path fp32 = fixtures_dir() / "models" / "yolo11n_320_fp32.onnx";
   const fs::path out = dir.path() / "yolo11n_320.int8.onnx";
   const fs::path report = dir.path() / "report.json";

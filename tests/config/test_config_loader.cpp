@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "config/schema.h"
-#include "tests/config/temp_folder.h"
+#include "tests/support/temp_folder.h"
 
 namespace yolo::config {
 namespace {

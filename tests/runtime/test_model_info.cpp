@@ -13,33 +13,14 @@
 
 #include "runtime/onnx_model.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/temp_folder.h"
 
 namespace yolo::runtime {
 namespace {
 
 namespace fs = std::filesystem;
 using onnx::TensorProto;
-
-// A temporary folder for the synthetic models of one test, removed afterwards.
-class TempDir {
- public:
-  TempDir() {
-    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = fs::temp_directory_path() / ("yolo_model_info_" + std::to_string(::getpid()) + "_" +
-                                         test->test_suite_name() + "_" + test->name());
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using test::TempFolder;
 
 void add_value(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>* list,
                const std::string& name, const std::vector<std::string>& dims) {
@@ -98,7 +79,7 @@ onnx::ModelProto small_model() {
   return model;
 }
 
-ModelInfo inspect_proto(const onnx::ModelProto& proto, const TempDir& dir) {
+ModelInfo inspect_proto(const onnx::ModelProto& proto, const TempFolder& dir) {
   const fs::path file = dir.path() / "model.onnx";
   {
     std::ofstream out(file, std::ios::binary);
@@ -128,7 +109,7 @@ std::string problems_of(const ModelInfo& info) {
 }
 
 TEST(InspectModel, WellFormedModel) {
-  TempDir dir;
+  TempFolder dir;
   const auto info = inspect_proto(small_model(), dir);
   EXPECT_TRUE(info.problems.empty()) << problems_of(info);
   EXPECT_EQ(info.ir_version, 8);
@@ -148,7 +129,7 @@ TEST(InspectModel, WellFormedModel) {
 }
 
 TEST(InspectModel, InitializersListedAsInputsAreNotInputs) {
-  TempDir dir;
+  TempFolder dir;
   auto model = small_model();
   add_value(model.mutable_graph()->mutable_input(), "w", {"3", "1", "1"});
   const auto info = inspect_proto(model, dir);
@@ -157,7 +138,7 @@ TEST(InspectModel, InitializersListedAsInputsAreNotInputs) {
 }
 
 TEST(InspectModel, ParametersIncludeConstantNodes) {
-  TempDir dir;
+  TempFolder dir;
   auto model = small_model();
   auto* graph = model.mutable_graph();
   auto* tensor_const = add_node(graph, "Constant", {}, {"c1"});
@@ -179,7 +160,7 @@ TEST(InspectModel, ParametersIncludeConstantNodes) {
 }
 
 TEST(InspectModel, NodeReadingAValueNoOneProduces) {
-  TempDir dir;
+  TempFolder dir;
   auto model = small_model();
   model.mutable_graph()->mutable_node(0)->set_input(1, "ghost");
   const auto info = inspect_proto(model, dir);
@@ -187,7 +168,7 @@ TEST(InspectModel, NodeReadingAValueNoOneProduces) {
 }
 
 TEST(InspectModel, NodesOutOfTopologicalOrder) {
-  TempDir dir;
+  TempFolder dir;
   auto model = small_model();
   auto* graph = model.mutable_graph();
   graph->mutable_node(0)->set_output(0, "t");
@@ -198,7 +179,7 @@ TEST(InspectModel, NodesOutOfTopologicalOrder) {
 }
 
 TEST(InspectModel, ValueProducedTwiceAndOutputProducedByNoNode) {
-  TempDir dir;
+  TempFolder dir;
   auto model = small_model();
   auto* graph = model.mutable_graph();
   add_node(graph, "Relu", {"x"}, {"y"});
@@ -209,7 +190,7 @@ TEST(InspectModel, ValueProducedTwiceAndOutputProducedByNoNode) {
 }
 
 TEST(InspectModel, InitializerRawDataOfTheWrongSize) {
-  TempDir dir;
+  TempFolder dir;
   auto model = small_model();
   model.mutable_graph()->mutable_initializer(0)->set_raw_data(std::string(10, '\0'));
   const auto info = inspect_proto(model, dir);
@@ -218,7 +199,7 @@ TEST(InspectModel, InitializerRawDataOfTheWrongSize) {
 }
 
 TEST(InspectModel, InitializerTypedDataOfTheWrongCount) {
-  TempDir dir;
+  TempFolder dir;
   auto model = small_model();
   auto* init = model.mutable_graph()->mutable_initializer(0);
   init->clear_raw_data();
@@ -229,7 +210,7 @@ TEST(InspectModel, InitializerTypedDataOfTheWrongCount) {
 }
 
 TEST(InspectModel, NegativeDimensions) {
-  TempDir dir;
+  TempFolder dir;
   auto model = small_model();
   auto* graph = model.mutable_graph();
   graph->mutable_initializer(0)->set_dims(0, -3);
@@ -246,7 +227,7 @@ TEST(InspectModel, NegativeDimensions) {
 }
 
 TEST(InspectModel, AbsurdDimsSaturateTheParameterCount) {
-  TempDir dir;
+  TempFolder dir;
   auto model = small_model();
   auto* graph = model.mutable_graph();
   for (const char* name : {"huge1", "huge2", "huge3"}) {
@@ -266,7 +247,7 @@ TEST(InspectModel, AbsurdDimsSaturateTheParameterCount) {
 }
 
 TEST(InspectModel, MissingExternalDataFile) {
-  TempDir dir;
+  TempFolder dir;
   auto model = small_model();
   auto* init = model.mutable_graph()->mutable_initializer(0);
   init->clear_raw_data();
@@ -280,7 +261,7 @@ TEST(InspectModel, MissingExternalDataFile) {
 }
 
 TEST(InspectModel, MalformedMetadataIsAProblemNotAnAbort) {
-  TempDir dir;
+  TempFolder dir;
   auto model = small_model();
   for (const auto& [key, value] :
        {std::pair{"names", "{0: 'a', 1: "}, std::pair{"imgsz", "[640, 640]"}}) {
@@ -295,7 +276,7 @@ TEST(InspectModel, MalformedMetadataIsAProblemNotAnAbort) {
 }
 
 TEST(InspectModel, GarbageGivesBoundedProblemList) {
-  TempDir dir;
+  TempFolder dir;
   auto model = small_model();
   for (int i = 0; i < 500; ++i)
     add_node(model.mutable_graph(), "Relu", {indexed("nothing", i)}, {indexed("o", i)});
@@ -319,7 +300,7 @@ TEST(InspectModel, QuantizationKindFromOperators) {
         QuantCase{{"QuantizeLinear", "QLinearMatMul", "DequantizeLinear"},
                   QuantizationKind::kQOperator},
         QuantCase{{"Conv", "Relu"}, QuantizationKind::kNone}}) {
-    TempDir dir;
+    TempFolder dir;
     auto model = small_model();
     auto* graph = model.mutable_graph();
     // A chain x -> op1 -> op2 ... -> y: only the op types matter to the classification.

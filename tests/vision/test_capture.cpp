@@ -8,12 +8,14 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include "tests/support/fixtures.h"
+#include "tests/support/temp_folder.h"
 
 namespace yolo::vision {
 namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+using test::TempFolder;
 
 std::string video() {
   return (test::fixtures_dir() / "video" / "birds_720p_10fps.mp4").string();
@@ -30,18 +32,6 @@ std::string open_error(const SourceSpec& spec) {
   }
   return "no error";
 }
-
-class TempDir {
- public:
-  TempDir() : path_(fs::temp_directory_path() / ("yolo_capture_" + std::to_string(::getpid()))) {
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 TEST(Capture, ClassifiesEveryKindOfUri) {
   EXPECT_EQ(classify_source("0"), SourceKind::kV4l2);
@@ -160,7 +150,7 @@ TEST(Capture, RunsAGStreamerPipelineAndAddsTheAppsink) {
 
 TEST(Capture, FailuresNameTheSourceAndTheReason) {
   YOLO_REQUIRE_FIXTURES();
-  TempDir tmp;
+  TempFolder tmp;
   EXPECT_NE(open_error({"/nonexistent/clip.mp4"}).find("'/nonexistent/clip.mp4': not found"),
             std::string::npos);
   EXPECT_NE(open_error({tmp.path().string()}).find("holds no images"), std::string::npos);

@@ -1,7 +1,9 @@
 #pragma once
 
-// A fresh folder per test, removed afterwards, for config files and the files they point at.
+// A fresh folder per test (named after the process and the test, so parallel CTest runs do not
+// meet), removed afterwards, with a helper to write files into it.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -14,8 +16,13 @@ class TempFolder {
  public:
   TempFolder() {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = std::filesystem::temp_directory_path() /
-            (std::string("yolo-config-") + info->test_suite_name() + "-" + info->name());
+    std::string name = std::string("yolo-edge-") + std::to_string(::getpid()) + "-" +
+                       info->test_suite_name() + "-" + info->name();
+    // Parameterised tests have '/' in their names.
+    for (char& c : name) {
+      if (c == '/') c = '_';
+    }
+    path_ = std::filesystem::temp_directory_path() / name;
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
   }
