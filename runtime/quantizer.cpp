@@ -12,6 +12,7 @@
 #include <limits>
 #include <numeric>
 #include <optional>
+#include <random>
 
 #include "runtime/model_error.h"
 #include "runtime/model_info.h"
@@ -26,8 +27,8 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// Frames kept to measure the sensitivity of the final convs.
-constexpr int kSensitivityFrames = 4;
+// Calibration frames kept (a uniform sample of all of them) to measure sensitivities.
+constexpr int kSensitivityFrames = 6;
 // A final conv stays FP32 when keeping it raises the SQNR of its own output by at least this much:
 // its own quantization then contributes at least half the noise there.
 constexpr double kKeepGainDb = 3.0;
@@ -36,6 +37,11 @@ constexpr double kKeepGainDb = 3.0;
 // watching birds) leaves that side of the range unseen, so int8 would clip the very scores that
 // matter on the first confident detection (0.5 at most when the maximum seen was below 0).
 constexpr double kMinPositiveShare = 0.10;
+// The first convs stay FP32 when that removes at least this share of the quantization noise at
+// the final convs' outputs...
+constexpr double kMinLayerGain = 0.15;
+// ... and hold at most this share of all conv MACs, which bounds their cost in speed.
+constexpr double kMaxLayerMacShare = 0.12;
 
 // What the rewrite needs to know about a graph: who produces and who reads each tensor, which
 // tensors are constants, and which carry floats.
@@ -325,6 +331,52 @@ class ObservingEngine {
   std::unique_ptr<Engine> engine_;
   std::map<std::string, std::size_t> outputs_;
 };
+
+double sigmoid(double x) {
+  return 1.0 / (1.0 + std::exp(-x));
+}
+
+// A real conv and the SiLU reading its output (when nothing else reads it): kept FP32 together,
+// so no convert sits between them.
+struct ConvUnit {
+  std::string conv;
+  std::vector<std::string> nodes;
+  double macs = 0;
+};
+
+// Every real conv of the graph (not the DFL's), with its MACs from the observed output shapes.
+std::vector<ConvUnit> conv_units(const onnx::GraphProto& graph,
+                                 const std::map<std::string, Shape>& shapes) {
+  const GraphIndex index = index_graph(graph);
+  std::vector<ConvUnit> units;
+  for (const auto& node : graph.node()) {
+    if (node.op_type() != "Conv" || !has_float_weights(node, index) ||
+        is_dfl_conv(graph, index, node)) {
+      continue;
+    }
+    ConvUnit unit{node.name(), {node.name()}, 0};
+    const onnx::TensorProto& w = *index.initializers.at(node.input(1));
+    if (auto it = shapes.find(node.output(0)); it != shapes.end()) {
+      double per_output = 1;
+      for (int d = 1; d < w.dims_size(); ++d) per_output *= static_cast<double>(w.dims(d));
+      unit.macs = static_cast<double>(element_count(it->second)) * per_output;
+    }
+    const auto readers = index.consumers.find(node.output(0));
+    if (readers != index.consumers.end() && readers->second.size() == 2 &&
+        !index.outputs.count(node.output(0))) {
+      std::vector<std::string> silu;
+      for (int r : readers->second) {
+        const auto& reader = graph.node(r);
+        if (reader.op_type() == "Sigmoid" || is_silu_mul(graph, index, reader)) {
+          silu.push_back(reader.name());
+        }
+      }
+      if (silu.size() == 2) unit.nodes.insert(unit.nodes.end(), silu.begin(), silu.end());
+    }
+    units.push_back(std::move(unit));
+  }
+  return units;
+}
 
 // The same image in the other float layout (NCHW <-> NHWC), 3 channels.
 void copy_input(std::span<const float> src, InputLayout from, std::span<float> dst, InputLayout to,
@@ -817,7 +869,11 @@ QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
   const std::size_t input_size = static_cast<std::size_t>(3 * width * height);
   std::map<std::string, TensorStatistics> stats;
   std::map<std::string, std::size_t> ranks;
+  std::map<std::string, Shape> shapes;
   std::vector<std::vector<float>> held_frames;
+  // Reservoir sampling with a fixed seed: the held frames spread over the whole source, the same
+  // ones on every run.
+  std::mt19937 sampler(7);
   int count = 0;
   std::span<float> input(static_cast<float*>(engine.input_data()), input_size);
   while (count < options.frames && frames(engine.input_layout(), width, height, input)) {
@@ -826,9 +882,13 @@ QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
       const Tensor& v = calib.value(t);
       stats[t].add(v.values<float>());
       ranks[t] = v.shape().size();
+      shapes[t] = v.shape();
     }
     if (static_cast<int>(held_frames.size()) < kSensitivityFrames) {
       held_frames.emplace_back(input.begin(), input.end());
+    } else if (const auto slot = std::uniform_int_distribution<int>(0, count)(sampler);
+               slot < kSensitivityFrames) {
+      held_frames[static_cast<std::size_t>(slot)].assign(input.begin(), input.end());
     }
     ++count;
     if (count % 16 == 0 || count == options.frames) {
@@ -861,12 +921,26 @@ QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
   // quantization costs >= kKeepGainDb stays FP32.
   t_phase = Clock::now();
   nlohmann::json sensitivity = nlohmann::json::array();
+  nlohmann::json layer_sensitivity = nlohmann::json::array();
+  nlohmann::json noise_summary = nlohmann::json::object();
+  const std::vector<ConvUnit> units = conv_units(graph, shapes);
+  double total_macs = 0;
+  for (const auto& u : units) total_macs += u.macs;
   if (options.keep == KeepFp32Mode::kAuto && !regions.final_convs.empty()) {
     std::vector<std::string> conv_outputs;
     for (const auto& name : regions.final_convs) {
       for (const auto& n : graph.node()) {
         if (n.name() == name) conv_outputs.push_back(n.output(0));
       }
+    }
+    // Class logits (a final conv with one channel per class name) are compared as scores, after
+    // the sigmoid the tail applies: noise on a logit of -20 changes nothing, on a logit near 0 it
+    // changes the detection.
+    const std::size_t classes = engine.metadata().names.size();
+    std::vector<bool> scores(conv_outputs.size());
+    for (std::size_t k = 0; k < conv_outputs.size(); ++k) {
+      const Shape& shape = shapes.at(conv_outputs[k]);
+      scores[k] = classes > 0 && shape.size() == 4 && static_cast<std::size_t>(shape[1]) == classes;
     }
     std::vector<std::vector<std::vector<float>>> reference(held_frames.size());
     for (std::size_t f = 0; f < held_frames.size(); ++f) {
@@ -892,8 +966,10 @@ QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
           auto v = e.value(seen[k]).values<float>();
           const auto& r = reference[f][k];
           for (std::size_t i = 0; i < r.size(); ++i) {
-            signal[k] += static_cast<double>(r[i]) * r[i];
-            noise[k] += (static_cast<double>(r[i]) - v[i]) * (static_cast<double>(r[i]) - v[i]);
+            const double a = scores[k] ? sigmoid(r[i]) : r[i];
+            const double b = scores[k] ? sigmoid(v[i]) : v[i];
+            signal[k] += a * a;
+            noise[k] += (a - b) * (a - b);
           }
         }
       }
@@ -943,11 +1019,75 @@ QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
                     all_int8[k], kept_db, seen_range.min(), seen_range.max());
       log("final conv " + regions.final_convs[k] + line + (keep_it ? " -> kept FP32" : " -> int8"));
     }
+
+    // The stem: YOLO's first convs run at full resolution on few channels, and one per-tensor
+    // int8 range must cover channels whose ranges differ tenfold; their rounding noise then runs
+    // through the whole network. Measured here as the quantization noise at the final convs'
+    // outputs (mean noise-to-signal ratio; class logits as scores) with the first k convs (and
+    // their SiLUs) kept FP32, for every k within the MAC budget: the k with the least noise is
+    // kept, if it removes at least kMinLayerGain of it.
+    auto noise_ratio = [&](const std::set<std::string>& keep) {
+      double sum = 0;
+      for (const double db : measure(keep)) sum += std::pow(10.0, -db / 10.0);
+      return sum / static_cast<double>(regions.final_convs.size());
+    };
+    const std::set<std::string> before = keep_set();
+    const double base_noise = noise_ratio(before);
+    const std::set<std::string> finals(regions.final_convs.begin(), regions.final_convs.end());
+    std::set<std::string> prefix = before;
+    double share = 0;
+    double best_noise = base_noise;
+    std::size_t best_k = 0;
+    double best_share = 0;
+    for (std::size_t k = 0; k < units.size(); ++k) {
+      const ConvUnit& unit = units[k];
+      share += unit.macs / std::max(total_macs, 1.0);
+      if (finals.count(unit.conv) || share > kMaxLayerMacShare) break;
+      prefix.insert(unit.nodes.begin(), unit.nodes.end());
+      const double n = noise_ratio(prefix);
+      layer_sensitivity.push_back({{"first_convs", k + 1},
+                                   {"through", unit.conv},
+                                   {"mac_share", round_to(share, 0.0001)},
+                                   {"noise_removed", round_to(1.0 - n / base_noise, 0.0001)}});
+      if (n < best_noise) {
+        best_noise = n;
+        best_k = k + 1;
+        best_share = share;
+      }
+    }
+    const double removed = 1.0 - best_noise / std::max(base_noise, 1e-30);
+    if (best_k > 0 && removed >= kMinLayerGain) {
+      char why[240];
+      std::snprintf(why, sizeof why,
+                    "stem: keeping the first %zu conv(s) FP32 (%.1f%% of conv MACs) removes %.0f%% "
+                    "of the int8 noise at the final convs (>= %.0f%%; the least noise of every "
+                    "prefix within %.0f%% of the MACs)",
+                    best_k, 100.0 * best_share, 100.0 * removed, 100.0 * kMinLayerGain,
+                    100.0 * kMaxLayerMacShare);
+      for (std::size_t k = 0; k < best_k; ++k) {
+        for (const auto& n : units[k].nodes) keep_reason[n] = why;
+      }
+      log(why);
+    } else {
+      best_noise = base_noise;
+    }
+    char line[160];
+    std::snprintf(line, sizeof line,
+                  "noise at the final convs: %.1f dB SQNR with every layer int8, %.1f dB with the "
+                  "kept ones FP32",
+                  -10.0 * std::log10(std::max(base_noise, 1e-30)),
+                  -10.0 * std::log10(std::max(best_noise, 1e-30)));
+    log(line);
+    noise_summary = {
+        {"final_conv_sqnr_db_all_int8", round_to(-10.0 * std::log10(base_noise), 0.01)},
+        {"final_conv_sqnr_db_kept", round_to(-10.0 * std::log10(best_noise), 0.01)}};
   }
   times["sensitivity_s"] = round_to(seconds_since(t_phase), 0.001);
 
   t_phase = Clock::now();
   const std::set<std::string> keep = keep_set();
+  double fp32_macs = 0;
+  for (const auto& u : units) fp32_macs += keep.count(u.conv) ? u.macs : 0;
   onnx::ModelProto quantized = build_qdq_model(raised, ranges, keep);
   nlohmann::json tag = {{"format", "qdq-int8-v1"},
                         {"method", to_string(options.method)},
@@ -965,8 +1105,10 @@ QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
   result.fp32_bytes = source.file_size();
   result.int8_bytes = std::filesystem::file_size(out);
   result.kept_fp32.assign(keep.begin(), keep.end());
+  char share[64];
+  std::snprintf(share, sizeof share, "%.1f%%", 100.0 * fp32_macs / std::max(total_macs, 1.0));
   log("kept FP32: " + std::to_string(keep.size()) + " node(s) (" +
-      std::to_string(regions.tail.size()) + " in the detection tail)");
+      std::to_string(regions.tail.size()) + " in the detection tail), " + share + " of conv MACs");
 
   std::map<std::string, const onnx::TensorProto*> written;
   for (const auto& init : quantized.graph().initializer()) written[init.name()] = &init;
@@ -1026,6 +1168,9 @@ QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
                                                           : "list"},
       {"kept_fp32", kept},
       {"sensitivity", sensitivity},
+      {"layer_sensitivity", layer_sensitivity},
+      {"noise", noise_summary},
+      {"fp32_conv_mac_share", round_to(fp32_macs / std::max(total_macs, 1.0), 0.0001)},
       {"activations", activations},
       {"weights", weight_report},
       {"size",

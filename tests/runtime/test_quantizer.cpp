@@ -402,6 +402,20 @@ TEST(QuantizeModel, WritesAQdqFileWithMetadataAndAReport) {
   // auto: c3 is the last conv; its sensitivity was measured and reported.
   ASSERT_EQ(result.report.at("sensitivity").size(), 1U);
   EXPECT_EQ(result.report.at("sensitivity")[0].at("node"), "c3");
+  // The sigmoid output's range is its exact one, and the report says why.
+  bool sigmoid_reported = false;
+  for (const auto& a : result.report.at("activations")) {
+    if (a.at("tensor") != "s1") continue;
+    sigmoid_reported = true;
+    EXPECT_EQ(a.at("range")[0], 0.0F);
+    EXPECT_EQ(a.at("range")[1], 1.0F);
+    EXPECT_TRUE(a.contains("refined"));
+  }
+  EXPECT_TRUE(sigmoid_reported);
+  const double mac_share = result.report.at("fp32_conv_mac_share");
+  EXPECT_GE(mac_share, 0.0);
+  EXPECT_LE(mac_share, 1.0);
+  EXPECT_TRUE(result.report.at("noise").contains("final_conv_sqnr_db_all_int8"));
   for (const char* phase : {"load_s", "calibrate_s", "sensitivity_s", "total_s"}) {
     EXPECT_TRUE(result.report.at("time").contains(phase)) << phase;
   }

@@ -66,6 +66,13 @@ TEST(QuantizerFixture, Yolo11nOnTwoImagesAgreesWithFp32OnTwoOthers) {
   EXPECT_EQ(info.metadata.task, "detect");
   EXPECT_EQ(info.metadata.names.size(), 80U);
   EXPECT_LE(static_cast<double>(result.int8_bytes), 0.30 * static_cast<double>(result.fp32_bytes));
+  // The stem was measured prefix by prefix from the first conv, within the MAC budget, and the
+  // share of conv MACs left in FP32 is reported.
+  const auto& stem = result.report.at("layer_sensitivity");
+  ASSERT_FALSE(stem.empty());
+  EXPECT_EQ(stem[0].at("through"), "Conv_0");
+  EXPECT_LE(stem.back().at("mac_share").get<double>(), 0.12);
+  EXPECT_GT(result.report.at("fp32_conv_mac_share").get<double>(), 0.0);
   // The DFL stays FP32.
   EXPECT_NE(std::find(result.kept_fp32.begin(), result.kept_fp32.end(), "/model.23/dfl/Softmax"),
             result.kept_fp32.end());
