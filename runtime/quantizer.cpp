@@ -40,8 +40,11 @@ constexpr double kMinPositiveShare = 0.10;
 // The first convs stay FP32 when that removes at least this share of the quantization noise at
 // the final convs' outputs...
 constexpr double kMinLayerGain = 0.15;
-// ... and hold at most this share of all conv MACs, which bounds their cost in speed.
+// ... and hold at most this share of all conv MACs, which bounds their cost in speed. Of the
+// prefixes, the shortest whose noise is within kNoiseTolerance of the least wins (yolov8n: 4 convs
+// instead of 8, half the FP32 MACs, for 4% more noise).
 constexpr double kMaxLayerMacShare = 0.12;
+constexpr double kNoiseTolerance = 1.10;
 
 // What the rewrite needs to know about a graph: who produces and who reads each tensor, which
 // tensors are constants, and which carry floats.
@@ -1036,9 +1039,8 @@ QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
     const std::set<std::string> finals(regions.final_convs.begin(), regions.final_convs.end());
     std::set<std::string> prefix = before;
     double share = 0;
-    double best_noise = base_noise;
-    std::size_t best_k = 0;
-    double best_share = 0;
+    std::vector<double> prefix_noise = {base_noise};  // [k]: the first k convs kept
+    std::vector<double> prefix_share = {0.0};
     for (std::size_t k = 0; k < units.size(); ++k) {
       const ConvUnit& unit = units[k];
       share += unit.macs / std::max(total_macs, 1.0);
@@ -1049,21 +1051,23 @@ QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
                                    {"through", unit.conv},
                                    {"mac_share", round_to(share, 0.0001)},
                                    {"noise_removed", round_to(1.0 - n / base_noise, 0.0001)}});
-      if (n < best_noise) {
-        best_noise = n;
-        best_k = k + 1;
-        best_share = share;
-      }
+      prefix_noise.push_back(n);
+      prefix_share.push_back(share);
     }
+    const double least = *std::min_element(prefix_noise.begin(), prefix_noise.end());
+    std::size_t best_k = 0;
+    while (prefix_noise[best_k] > least * kNoiseTolerance) ++best_k;
+    double best_noise = prefix_noise[best_k];
+    const double best_share = prefix_share[best_k];
     const double removed = 1.0 - best_noise / std::max(base_noise, 1e-30);
     if (best_k > 0 && removed >= kMinLayerGain) {
-      char why[240];
+      char why[320];
       std::snprintf(why, sizeof why,
                     "stem: keeping the first %zu conv(s) FP32 (%.1f%% of conv MACs) removes %.0f%% "
-                    "of the int8 noise at the final convs (>= %.0f%%; the least noise of every "
-                    "prefix within %.0f%% of the MACs)",
+                    "of the int8 noise at the final convs (>= %.0f%%; the shortest prefix within "
+                    "%.0f%% of the least noise of all prefixes within %.0f%% of the MACs)",
                     best_k, 100.0 * best_share, 100.0 * removed, 100.0 * kMinLayerGain,
-                    100.0 * kMaxLayerMacShare);
+                    100.0 * (kNoiseTolerance - 1.0), 100.0 * kMaxLayerMacShare);
       for (std::size_t k = 0; k < best_k; ++k) {
         for (const auto& n : units[k].nodes) keep_reason[n] = why;
       }
