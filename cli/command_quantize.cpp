@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "runtime/model_error.h"
+#include "runtime/onnx_model.h"
 #include "runtime/quantizer.h"
 #include "vision/capture.h"
 #include "vision/decode.h"
@@ -62,9 +63,10 @@ runtime::QuantizeOptions parse_options(const QuantizeArgs& args) {
 
 int run_quantize(const QuantizeArgs& args) {
   const runtime::QuantizeOptions options = parse_options(args);
-  // Checked first so a bad path costs no calibration time.
-  runtime::check_writable(args.out);
-  if (!args.report.empty()) runtime::check_writable(args.report);
+  // Checked first so a bad path or model costs no calibration time.
+  runtime::check_writable(args.out, "--out");
+  if (!args.report.empty()) runtime::check_writable(args.report, "--report");
+  runtime::check_quantizable(runtime::OnnxModel::load(args.model));
 
   vision::SourceSpec spec;
   spec.uri = args.calib;

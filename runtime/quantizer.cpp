@@ -441,22 +441,22 @@ void check_quantizable(const OnnxModel& model) {
   }
 }
 
-void check_writable(const std::filesystem::path& out) {
+void check_writable(const std::filesystem::path& out, const std::string& option) {
   const auto folder = out.has_parent_path() ? out.parent_path() : std::filesystem::path(".");
   std::error_code ec;
   if (!std::filesystem::is_directory(folder, ec)) {
-    throw QuantizeError("--out " + out.string() + ": folder " + folder.string() +
+    throw QuantizeError(option + " " + out.string() + ": folder " + folder.string() +
                         " does not exist; create it or choose another path");
   }
   if (std::filesystem::is_directory(out, ec)) {
-    throw QuantizeError("--out " + out.string() + ": is a folder; give a file name ending .onnx");
+    throw QuantizeError(option + " " + out.string() + ": is a folder; give a file name");
   }
   const auto probe = unique_sibling(out, "probe");
   {
     std::ofstream file(probe, std::ios::binary);
     if (!file) {
-      throw QuantizeError("--out " + out.string() + ": cannot create files in " + folder.string() +
-                          " (permission denied?); choose a writable folder");
+      throw QuantizeError(option + " " + out.string() + ": cannot create files in " +
+                          folder.string() + " (permission denied?); choose a writable folder");
     }
   }
   std::filesystem::remove(probe, ec);
@@ -1092,6 +1092,12 @@ QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
   const std::set<std::string> keep = keep_set();
   double fp32_macs = 0;
   for (const auto& u : units) fp32_macs += keep.count(u.conv) ? u.macs : 0;
+  if (!units.empty() && fp32_macs >= total_macs) {
+    throw QuantizeError(fp32_model.string() + ": every conv of the model would stay FP32 (" +
+                        std::to_string(keep.size()) +
+                        " node(s) kept), so the file would not be INT8 at all; pass "
+                        "--keep-fp32 none or a shorter list of nodes");
+  }
   onnx::ModelProto quantized = build_qdq_model(raised, ranges, keep);
   nlohmann::json tag = {{"format", "qdq-int8-v1"},
                         {"method", to_string(options.method)},

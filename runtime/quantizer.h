@@ -116,8 +116,9 @@ QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
 // task other than "detect".
 void check_quantizable(const OnnxModel& model);
 // Refuses an output path whose folder is missing or not writable (checked by creating and
-// removing a file there), before any time is spent calibrating.
-void check_writable(const std::filesystem::path& out);
+// removing a file there), before any time is spent calibrating. `option` names the path in the
+// message ("--out", "--report").
+void check_writable(const std::filesystem::path& out, const std::string& option = "--out");
 // Serializes to a temporary file beside `out`, then renames it over `out`: a reader never sees a
 // half-written model, and a failure leaves no file behind.
 void write_model_atomically(const onnx::ModelProto& model, const std::filesystem::path& out);

@@ -220,7 +220,9 @@ class ImageSequenceSource : public FrameSource {
       }
       if (ec) fail(spec.uri, "cannot list the folder: " + ec.message());
       if (files_.empty())
-        fail(spec.uri, "the folder holds no images (.jpg, .jpeg, .png, .bmp, .webp, .tif)");
+        fail(spec.uri,
+             "the folder holds no images (.jpg, .jpeg, .png, .bmp, .webp, .tif); add some, or "
+             "give a video file, a stream URL or a camera instead");
       std::sort(files_.begin(), files_.end());
     }
     if (spec.realtime) {

@@ -140,6 +140,10 @@ TEST(CliQuantize, AlreadyQuantizedModelIsRefused) {
                    (dir.path() / "twice.int8.onnx").string()},
                   {model.string(), "already quantized (static QDQ)", "the FP32 model"}},
                  dir.path());
+  // Refused before the calibration source is even opened.
+  const auto r = run_cli({"quantize", "--model", model.string(), "--calib", frames.string(),
+                          "--out", (dir.path() / "twice.int8.onnx").string()});
+  EXPECT_FALSE(contains(r.err, "calibrating on")) << r.err;
 }
 
 TEST(CliQuantize, NonDetectionModelIsRefused) {
@@ -171,7 +175,19 @@ TEST(CliQuantize, UnwritableOutputIsRefusedBeforeCalibrating) {
                   {"--model", model.string(), "--calib", frames.string(), "--out",
                    (dir.path() / "out.int8.onnx").string(), "--report",
                    (missing_folder / "report.json").string()},
-                  {missing_folder.string(), "does not exist"}},
+                  {"--report", missing_folder.string(), "does not exist"}},
+                 dir.path());
+}
+
+// `auto` keeps the detection tail FP32; when that is every conv, the file would not be INT8.
+TEST(CliQuantize, KeepingEveryConvFp32IsRefused) {
+  TempFolder dir;
+  const fs::path frames = one_image_folder(dir.path());
+  const fs::path model = tiny_detector_model(dir.path());
+  expect_refused({"auto keeps the only conv",
+                  {"--model", model.string(), "--calib", frames.string(), "--out",
+                   (dir.path() / "out.int8.onnx").string()},
+                  {"every conv of the model would stay FP32", "--keep-fp32 none"}},
                  dir.path());
 }
 
