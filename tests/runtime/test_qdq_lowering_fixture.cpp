@@ -80,7 +80,12 @@ TEST(QdqLoweringFixture, Yolo11nInt8AgreesWithFakeQuantAndWithFp32) {
   const fs::path path = fs::temp_directory_path() / "yolo_qdq_lowering_fixture.int8.onnx";
   QuantizeOptions options;
   options.method = CalibrationMethod::kMinMax;
-  quantize_model(model, path, options, frames);
+  const QuantizeResult quantized = quantize_model(model, path, options, frames);
+  // `auto` may keep the stem FP32; the uint8 image goes straight in only when the first conv is
+  // int8.
+  const bool stem_fp32 =
+      std::any_of(quantized.kept_fp32.begin(), quantized.kept_fp32.end(),
+                  [](const std::string& node) { return node.starts_with("/model.0/"); });
 
   auto fp32 = Engine::load(model, {});
   EngineOptions fake_options;
@@ -88,8 +93,8 @@ TEST(QdqLoweringFixture, Yolo11nInt8AgreesWithFakeQuantAndWithFp32) {
   EngineOptions int8_options;
   int8_options.precision = Precision::kInt8;
   auto int8 = Engine::load(path, int8_options);
-  EXPECT_EQ(int8->input_layout(), InputLayout::kNhwcUint8);
-  EXPECT_GT(int8->stats().int8_convs, 80);
+  EXPECT_EQ(int8->input_layout(), stem_fp32 ? InputLayout::kNhwcFloat : InputLayout::kNhwcUint8);
+  EXPECT_GT(int8->stats().int8_convs, 75);
 
   int confident = 0;
   double total = 0;
