@@ -20,6 +20,11 @@ extern char** environ;
 
 namespace yolo::test {
 
+// Whether `text` (what the CLI printed) has `part` in it.
+inline bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
 struct CliResult {
   int status = -1;  // exit status; -1 when the process did not exit normally
   int signal = 0;   // the signal that killed it (a crash), else 0

@@ -10,10 +10,6 @@
 namespace yolo::test {
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 std::string fixture_model(const char* name) {
   return (fixtures_dir() / "models" / name).string();
 }

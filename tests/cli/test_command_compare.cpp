@@ -16,10 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 std::string model(const std::string& name) {
   return (fixtures_dir() / "models" / (name + ".onnx")).string();
 }

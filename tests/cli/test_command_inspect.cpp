@@ -22,10 +22,6 @@ namespace {
 namespace fs = std::filesystem;
 using ModelBuilder = yolo::test::ModelBuilder;
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 std::string read_bytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};

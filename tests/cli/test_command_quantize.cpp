@@ -23,10 +23,6 @@ namespace {
 namespace fs = std::filesystem;
 using ModelBuilder = yolo::test::ModelBuilder;
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 // Every entry under `dir`, recursively: what a failed run must leave unchanged.
 std::set<std::string> listing(const fs::path& dir) {
   std::set<std::string> names;

@@ -8,10 +8,6 @@
 namespace yolo::test {
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 TEST(CliFrame, HelpListsEveryCommandAndOption) {
   const auto r = run_cli({"--help"});
   EXPECT_EQ(r.status, 0) << r.err;
