@@ -62,21 +62,10 @@ TEST(QdqLoweringFixture, Yolo11nInt8AgreesWithFakeQuantAndWithFp32) {
   YOLO_REQUIRE_FIXTURES();
   const fs::path dir = test::fixtures_dir();
   const fs::path model = dir / "models" / "yolo11n_320_fp32.onnx";
-  auto golden = [&](const char* image) {
-    int w = 0, h = 0;
-    auto rgb = test::read_rgb(
-        dir / "golden" / (std::string("yolo11n_320_fp32__") + image + ".input.png"), w, h);
-    EXPECT_EQ(w, 320);
-    EXPECT_EQ(h, 320);
-    return rgb;
+  auto golden = [](const char* image) {
+    return test::read_golden_input("yolo11n_320_fp32", image, 320);
   };
-  const std::vector<std::vector<std::uint8_t>> calib = {golden("dog"), golden("horses")};
-  std::size_t next = 0;
-  auto frames = [&](InputLayout layout, int, int, std::span<float> dst) {
-    if (next == calib.size()) return false;
-    test::write_rgb_floats(calib[next++], layout, dst);
-    return true;
-  };
+  const auto frames = test::frames_of({golden("dog"), golden("horses")});
   const fs::path path = fs::temp_directory_path() / "yolo_qdq_lowering_fixture.int8.onnx";
   QuantizeOptions options;
   options.method = CalibrationMethod::kMinMax;

@@ -4,9 +4,12 @@
 // runtime asks for, so runtime tests feed images the same way.
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <span>
+#include <vector>
 
 #include "runtime/engine.h"
+#include "runtime/quantizer.h"
 
 namespace yolo::test {
 
@@ -30,6 +33,17 @@ inline void write_rgb_input(runtime::Engine& engine, std::span<const std::uint8_
   }
   write_rgb_floats(rgb, engine.input_layout(),
                    std::span(static_cast<float*>(engine.input_data()), rgb.size()));
+}
+
+// A quantizer frame source that gives `images` (already at the model's input size) once each.
+inline runtime::FrameProvider frames_of(std::vector<std::vector<std::uint8_t>> images) {
+  auto next = std::make_shared<std::size_t>(0);
+  return [images = std::move(images), next](runtime::InputLayout layout, int, int,
+                                            std::span<float> dst) {
+    if (*next == images.size()) return false;
+    write_rgb_floats(images[(*next)++], layout, dst);
+    return true;
+  };
 }
 
 }  // namespace yolo::test
