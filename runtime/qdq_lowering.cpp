@@ -414,13 +414,27 @@ class Lowering {
     lowered(n, "int8 " + node.op_type);
   }
 
+  // The int8 source and the QuantizeLinear of an op whose output keeps its input's quantization
+  // (max pool, nearest upsample); none after keep() has said why.
+  std::optional<std::pair<int, Sink>> same_quant_io(std::size_t n) {
+    const Node& node = g_.nodes[n];
+    const auto x = dq_source(node.input(0));
+    auto sink = x ? sole_q(node.outputs[0]) : std::nullopt;
+    if (!x || !sink) {
+      keep(n, why_);
+      return std::nullopt;
+    }
+    if (!(x->second == sink->quant)) {
+      keep(n, "its input and output quantization differ");
+      return std::nullopt;
+    }
+    return std::pair{x->first, *sink};
+  }
+
   void lower_maxpool(std::size_t n) {
     const Node node = g_.nodes[n];
-    const auto x = dq_source(node.input(0));
-    if (!x) return keep(n, why_);
-    const auto sink = sole_q(node.outputs[0]);
-    if (!sink) return keep(n, why_);
-    if (!(x->second == sink->quant)) return keep(n, "its input and output quantization differ");
+    const auto io = same_quant_io(n);
+    if (!io) return;
     if (!explicit_padding(node)) return keep(n, "auto_pad is set");
     if (node.attr_int("ceil_mode", 0) != 0 || node.attr_int("storage_order", 0) != 0) {
       return keep(n, "ceil_mode or storage_order is set");
@@ -428,7 +442,7 @@ class Lowering {
     if (node.attr_ints("kernel_shape").size() != 2 || node.outputs.size() != 1) {
       return keep(n, "not a 2-D pool with one output");
     }
-    replace(n, "QMaxPool", {x->first}, *sink);
+    replace(n, "QMaxPool", {io->first}, io->second);
     Node& q = g_.nodes[n];
     q.attributes.push_back(attr_ints("kernel_shape", node.attr_ints("kernel_shape")));
     q.attributes.push_back(attr_ints("strides", ints_or(node, "strides", {1, 1})));
@@ -439,12 +453,9 @@ class Lowering {
 
   void lower_resize(std::size_t n) {
     const Node node = g_.nodes[n];
-    const auto x = dq_source(node.input(0));
-    if (!x) return keep(n, why_);
-    const auto sink = sole_q(node.outputs[0]);
-    if (!sink) return keep(n, why_);
-    if (!(x->second == sink->quant)) return keep(n, "its input and output quantization differ");
-    const Shape& in = value(x->first).shape;
+    const auto io = same_quant_io(n);
+    if (!io) return;
+    const Shape& in = value(io->first).shape;
     const Shape& out = value(node.outputs[0]).shape;
     if (in.size() != 4 || out.size() != 4 || in[0] != out[0] || in[1] != out[1] ||
         out[2] % in[2] != 0 || out[3] % in[3] != 0) {
@@ -462,7 +473,7 @@ class Lowering {
     if (rounding != "floor" && !(rounding == "round_prefer_floor" && fh <= 2 && fw <= 2)) {
       return keep(n, "nearest_mode " + rounding + " at this factor");
     }
-    replace(n, "QUpsample", {x->first}, *sink);
+    replace(n, "QUpsample", {io->first}, io->second);
     g_.nodes[n].attributes.push_back(attr_int("factor_h", fh));
     g_.nodes[n].attributes.push_back(attr_int("factor_w", fw));
     lowered(n, "int8 nearest upsample x" + std::to_string(fh) +
