@@ -21,9 +21,10 @@ namespace {
 
 // Why B's threshold is low, said once for --help and once in the output.
 constexpr const char* kPredictionConfWhy =
-    "B's detections are kept down to --pred-conf (0.001 by default, as Ultralytics val does) so "
-    "that AP integrates B's whole precision-recall curve; A's detections above --conf are the "
-    "ground truth, and B's per-class counts use --conf too";
+    "as Ultralytics val does, B's detections are kept down to --pred-conf (0.001 by default) and "
+    "with every class scoring above it, not only each box's best, so that AP integrates B's "
+    "whole precision-recall curve; A's detections above --conf, best class per box as detect "
+    "shows them, are the ground truth; B's per-class counts use --conf too";
 
 struct CompareArgs {
   std::string a;
@@ -71,7 +72,7 @@ std::string fixed(const std::optional<double>& v, int decimals) {
 }
 
 Side load_side(const std::string& option, const std::string& model, const std::string& precision,
-               float conf, const CompareArgs& args) {
+               float conf, bool multi_label, const CompareArgs& args) {
   Side side{option, model, precision, conf, nullptr, 0, 0};
   daemon::DetectorOptions options;
   options.model = model;
@@ -80,6 +81,7 @@ Side load_side(const std::string& option, const std::string& model, const std::s
   options.imgsz = args.imgsz;
   options.decode.conf = conf;
   options.decode.iou = args.iou;
+  options.decode.multi_label = multi_label;
   options.log = [option](const std::string& line) {
     std::fprintf(stderr, "%s: %s\n", option.c_str(), line.c_str());
   };
@@ -210,8 +212,8 @@ void print_json(const CompareArgs& args, const Side& a, const Side& b, long fram
 
 int run_compare(const CompareArgs& args) {
   auto source = open_frames(args);
-  Side a = load_side("--a", args.a, args.precision_a, args.conf, args);
-  Side b = load_side("--b", args.b, args.precision_b, args.pred_conf, args);
+  Side a = load_side("--a", args.a, args.precision_a, args.conf, false, args);
+  Side b = load_side("--b", args.b, args.precision_b, args.pred_conf, true, args);
   check_same_classes(a, b);
 
   vision::Frame frame;

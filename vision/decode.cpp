@@ -52,7 +52,21 @@ Box from_center(float cx, float cy, float w, float h) {
 }
 
 void decode_yolov8(const float* data, std::size_t channels, std::size_t n, float conf,
-                   std::span<const int> classes, Detections& out) {
+                   std::span<const int> classes, bool multi_label, Detections& out) {
+  auto box = [&](std::size_t i) {
+    return from_center(data[i], data[n + i], data[2 * n + i], data[3 * n + i]);
+  };
+  if (multi_label) {
+    for (std::size_t c = 0; c + 4 < channels; ++c) {
+      const float* row = data + (4 + c) * n;
+      const int class_id = static_cast<int>(c);
+      if (!wanted(class_id, classes)) continue;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (row[i] > conf) out.push_back({class_id, row[i], box(i)});
+      }
+    }
+    return;
+  }
   // Class-major scan: each class row is contiguous, so the best-class search streams memory
   // instead of striding by N for every candidate.
   std::vector<float> best(data + 4 * n, data + 5 * n);
@@ -68,28 +82,31 @@ void decode_yolov8(const float* data, std::size_t channels, std::size_t n, float
   }
   for (std::size_t i = 0; i < n; ++i) {
     if (!(best[i] > conf) || !wanted(best_class[i], classes)) continue;
-    out.push_back({best_class[i], best[i],
-                   from_center(data[i], data[n + i], data[2 * n + i], data[3 * n + i])});
+    out.push_back({best_class[i], best[i], box(i)});
   }
 }
 
 void decode_yolov5(const float* data, std::size_t n, std::size_t stride, float conf,
-                   std::span<const int> classes, Detections& out) {
+                   std::span<const int> classes, bool multi_label, Detections& out) {
   for (std::size_t i = 0; i < n; ++i) {
     const float* r = data + i * stride;
     const float objectness = r[4];
     if (!(objectness > conf)) continue;
+    const Box box = from_center(r[0], r[1], r[2], r[3]);
     float best = r[5] * objectness;
     int best_class = 0;
-    for (std::size_t c = 1; c + 5 < stride; ++c) {
+    for (std::size_t c = 0; c + 5 < stride; ++c) {
       const float s = r[5 + c] * objectness;
-      if (s > best) {
+      const int class_id = static_cast<int>(c);
+      if (multi_label) {
+        if (s > conf && wanted(class_id, classes)) out.push_back({class_id, s, box});
+      } else if (s > best) {
         best = s;
-        best_class = static_cast<int>(c);
+        best_class = class_id;
       }
     }
-    if (!(best > conf) || !wanted(best_class, classes)) continue;
-    out.push_back({best_class, best, from_center(r[0], r[1], r[2], r[3])});
+    if (multi_label || !(best > conf) || !wanted(best_class, classes)) continue;
+    out.push_back({best_class, best, box});
   }
 }
 
@@ -140,7 +157,8 @@ DecoderKind choose_decoder(std::span<const std::int64_t> shape, DecoderKind requ
 }
 
 Detections decode_candidates(std::span<const float> output, std::span<const std::int64_t> shape,
-                             DecoderKind kind, float conf, std::span<const int> classes) {
+                             DecoderKind kind, float conf, std::span<const int> classes,
+                             bool multi_label) {
   check_shape(shape, kind);
   const auto rows = static_cast<std::size_t>(shape[1]);
   const auto cols = static_cast<std::size_t>(shape[2]);
@@ -150,10 +168,10 @@ Detections decode_candidates(std::span<const float> output, std::span<const std:
   Detections out;
   switch (kind) {
     case DecoderKind::kYolov8:
-      decode_yolov8(output.data(), rows, cols, conf, classes, out);
+      decode_yolov8(output.data(), rows, cols, conf, classes, multi_label, out);
       break;
     case DecoderKind::kYolov5:
-      decode_yolov5(output.data(), rows, cols, conf, classes, out);
+      decode_yolov5(output.data(), rows, cols, conf, classes, multi_label, out);
       break;
     case DecoderKind::kEnd2End:
       decode_end2end(output.data(), rows, conf, classes, out);
@@ -167,7 +185,8 @@ Detections decode_candidates(std::span<const float> output, std::span<const std:
 Detections postprocess(std::span<const float> output, std::span<const std::int64_t> shape,
                        const DecodeOptions& options, const LetterboxTransform& transform) {
   const DecoderKind kind = choose_decoder(shape, options.kind, options.end2end);
-  Detections dets = decode_candidates(output, shape, kind, options.conf, options.classes);
+  Detections dets =
+      decode_candidates(output, shape, kind, options.conf, options.classes, options.multi_label);
   if (kind == DecoderKind::kEnd2End) {
     // Already suppressed by the model: keep its order, only cap the count.
     if (options.max_detections >= 0 &&

@@ -41,6 +41,10 @@ struct DecodeOptions {
   int max_detections = 300;
   // Keep only these class ids (after picking each candidate's best class); empty keeps all.
   std::vector<int> classes;
+  // Every class of a row scoring above conf becomes a candidate, not only its best one. For
+  // measuring mAP (Ultralytics val does the same): an object whose two best classes are close
+  // keeps both, so a small score change cannot make it vanish from the predictions.
+  bool multi_label = false;
 };
 
 // The decoder for an output of `shape`: `requested` when it is not kAuto (checked against the
@@ -49,10 +53,12 @@ struct DecodeOptions {
 DecoderKind choose_decoder(std::span<const std::int64_t> shape, DecoderKind requested,
                            bool end2end);
 
-// Candidates in network-input pixels: the best class of each row, kept when its score is greater
-// than `conf` and its class is in `classes` (all when empty). No NMS. `kind` must not be kAuto.
+// Candidates in network-input pixels: the best class of each row (every class with
+// `multi_label`), kept when its score is greater than `conf` and its class is in `classes` (all
+// when empty). No NMS. `kind` must not be kAuto; end-to-end rows have one class already.
 Detections decode_candidates(std::span<const float> output, std::span<const std::int64_t> shape,
-                             DecoderKind kind, float conf, std::span<const int> classes = {});
+                             DecoderKind kind, float conf, std::span<const int> classes = {},
+                             bool multi_label = false);
 
 // The whole post-processing of one output: decode, class-aware (or agnostic) NMS unless the model
 // is end-to-end, at most max_detections by descending score, boxes mapped back to the frame and

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <opencv2/imgcodecs.hpp>
 
 #include "tests/vision/golden_cases.h"
@@ -51,6 +53,57 @@ TEST(Decode, Yolov8PicksTheBestClassAndThresholdsStrictly) {
       decode_candidates(t.data, t.shape(), DecoderKind::kYolov8, 0.25f, only_zero);
   ASSERT_EQ(filtered.size(), 1u);
   EXPECT_EQ(filtered[0].class_id, 0);
+}
+
+TEST(Decode, Yolov8MultiLabelKeepsEveryClassAboveTheThreshold) {
+  V8Tensor t(3, 5);
+  t.set(0, 100, 100, 20, 40, 1, 0.9f);
+  t.data[(4 + 2) * 5 + 0] = 0.5f;   // a weaker second class on the same candidate
+  t.data[(4 + 0) * 5 + 0] = 0.25f;  // a third one exactly at the threshold: dropped
+  t.set(1, 300, 300, 10, 10, 2, 0.3f);
+  const auto dets = decode_candidates(t.data, t.shape(), DecoderKind::kYolov8, 0.25f, {}, true);
+  ASSERT_EQ(dets.size(), 3u);
+  std::vector<std::pair<int, float>> got;
+  for (const auto& d : dets) got.emplace_back(d.class_id, d.score);
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, (std::vector<std::pair<int, float>>{{1, 0.9f}, {2, 0.3f}, {2, 0.5f}}));
+  for (const auto& d : dets) {
+    EXPECT_FLOAT_EQ(d.box.x1, d.score == 0.3f ? 295 : 90);
+  }
+
+  const int only_two[] = {2};
+  const auto filtered =
+      decode_candidates(t.data, t.shape(), DecoderKind::kYolov8, 0.25f, only_two, true);
+  ASSERT_EQ(filtered.size(), 2u);
+  EXPECT_EQ(filtered[0].class_id, 2);
+  EXPECT_EQ(filtered[1].class_id, 2);
+}
+
+TEST(Decode, Yolov5MultiLabelScoresEveryClassByObjectness) {
+  std::vector<float> data = {50, 50, 20, 20, 0.9f, 0.5f, 0.8f};  // 0.45 class 0, 0.72 class 1
+  const Shape shape = {1, 1, 7};
+  const auto dets = decode_candidates(data, shape, DecoderKind::kYolov5, 0.25f, {}, true);
+  ASSERT_EQ(dets.size(), 2u);
+  EXPECT_EQ(dets[0].class_id, 0);
+  EXPECT_FLOAT_EQ(dets[0].score, 0.9f * 0.5f);
+  EXPECT_EQ(dets[1].class_id, 1);
+  EXPECT_FLOAT_EQ(dets[1].score, 0.9f * 0.8f);
+}
+
+TEST(Decode, MultiLabelPostprocessKeepsTwoClassesOfOneObject) {
+  // A truck that is nearly as much a car: best-class decoding shows the car only, multi-label
+  // both, because the NMS compares boxes of the same class only.
+  V8Tensor t(4, 2);
+  t.set(0, 320, 320, 100, 60, 2, 0.66f);
+  t.data[(4 + 3) * 2 + 0] = 0.42f;
+  DecodeOptions options;
+  options.kind = DecoderKind::kYolov8;
+  EXPECT_EQ(postprocess(t.data, t.shape(), options, identity()).size(), 1u);
+  options.multi_label = true;
+  const auto dets = postprocess(t.data, t.shape(), options, identity());
+  ASSERT_EQ(dets.size(), 2u);
+  EXPECT_EQ(dets[0].class_id, 2);
+  EXPECT_EQ(dets[1].class_id, 3);
 }
 
 TEST(Decode, Yolov5MultipliesObjectnessByClassScore) {
