@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "daemon/detector.h"
@@ -113,22 +114,32 @@ void check_same_classes(const Side& a, const Side& b) {
   }
 }
 
-std::unique_ptr<vision::FrameSource> open_frames(const CompareArgs& args) {
-  const bool from_images = !args.images.empty();
+std::unique_ptr<vision::FrameSource> open_source(const std::string& option, const std::string& uri,
+                                                 bool want_stills) {
   vision::SourceSpec spec;
-  spec.uri = from_images ? args.images : args.video;
+  spec.uri = uri;
   const auto kind = vision::classify_source(spec.uri);
   const bool still = kind == vision::SourceKind::kImage || kind == vision::SourceKind::kImageFolder;
-  if (from_images && !still) {
-    throw std::runtime_error("--images " + spec.uri +
+  if (want_stills && !still) {
+    throw std::runtime_error(option + " " + uri +
                              ": not a folder of images (or an image); use --video for videos, "
                              "streams and cameras");
   }
-  if (!from_images && still) {
-    throw std::runtime_error("--video " + spec.uri + ": is " + vision::source_kind_name(kind) +
+  if (!want_stills && still) {
+    throw std::runtime_error(option + " " + uri + ": is " + vision::source_kind_name(kind) +
                              "; use --images for stills");
   }
   return vision::open_source(spec);
+}
+
+// The frames compared, in order: the images, then the video. Given both, they form one set (the
+// photos plus a camera's unseen frames, say) and --skip applies to the video, whose first frames
+// are the ones a calibration would have used.
+std::vector<std::unique_ptr<vision::FrameSource>> open_frames(const CompareArgs& args) {
+  std::vector<std::unique_ptr<vision::FrameSource>> sources;
+  if (!args.images.empty()) sources.push_back(open_source("--images", args.images, true));
+  if (!args.video.empty()) sources.push_back(open_source("--video", args.video, false));
+  return sources;
 }
 
 void print_text(const CompareArgs& args, const Side& a, const Side& b, long frames,
@@ -211,15 +222,16 @@ void print_json(const CompareArgs& args, const Side& a, const Side& b, long fram
 }
 
 int run_compare(const CompareArgs& args) {
-  auto source = open_frames(args);
+  auto sources = open_frames(args);
   Side a = load_side("--a", args.a, args.precision_a, args.conf, false, args);
   Side b = load_side("--b", args.b, args.precision_b, args.pred_conf, true, args);
   check_same_classes(a, b);
 
   vision::Frame frame;
+  vision::FrameSource& skipped_source = *sources.back();
   for (long skipped = 0; skipped < args.skip; ++skipped) {
-    if (!source->read(frame)) {
-      throw std::runtime_error(source->describe() + ": has only " + std::to_string(skipped) +
+    if (!skipped_source.read(frame)) {
+      throw std::runtime_error(skipped_source.describe() + ": has only " + std::to_string(skipped) +
                                " frame(s), not more than --skip " + std::to_string(args.skip) +
                                "; lower --skip");
     }
@@ -227,21 +239,25 @@ int run_compare(const CompareArgs& args) {
 
   vision::AgreementAccumulator agreement(args.conf);
   long count = 0;
-  while ((args.frames <= 0 || count < args.frames) && source->read(frame)) {
-    daemon::DetectTimings ta;
-    daemon::DetectTimings tb;
-    const vision::Detections da = a.detector->detect(frame.bgr, &ta);
-    const vision::Detections db = b.detector->detect(frame.bgr, &tb);
-    a.total_ms += ta.total();
-    a.inference_ms += ta.inference_ms;
-    b.total_ms += tb.total();
-    b.inference_ms += tb.inference_ms;
-    agreement.add(da, db);
-    ++count;
+  std::string described;
+  for (auto& source : sources) {
+    described += (described.empty() ? "" : " + ") + source->describe();
+    while ((args.frames <= 0 || count < args.frames) && source->read(frame)) {
+      daemon::DetectTimings ta;
+      daemon::DetectTimings tb;
+      const vision::Detections da = a.detector->detect(frame.bgr, &ta);
+      const vision::Detections db = b.detector->detect(frame.bgr, &tb);
+      a.total_ms += ta.total();
+      a.inference_ms += ta.inference_ms;
+      b.total_ms += tb.total();
+      b.inference_ms += tb.inference_ms;
+      agreement.add(da, db);
+      ++count;
+    }
   }
   if (count == 0) {
     throw std::runtime_error(
-        source->describe() + ": gave no frames" +
+        described + ": gave no frames" +
         (args.skip > 0 ? " after skipping " + std::to_string(args.skip) : std::string()) +
         "; lower --skip");
   }
@@ -252,9 +268,9 @@ int run_compare(const CompareArgs& args) {
 
   const vision::Agreement result = agreement.result();
   if (args.json) {
-    print_json(args, a, b, count, source->describe(), result);
+    print_json(args, a, b, count, described, result);
   } else {
-    print_text(args, a, b, count, source->describe(), result);
+    print_text(args, a, b, count, described, result);
   }
   return kOk;
 }
@@ -271,16 +287,16 @@ void register_compare(CLI::App& app) {
       ->required();
   sub->add_option("--b", args->b, "ONNX model under test: its detections are the predictions")
       ->required();
-  auto* images =
-      sub->add_option("--images,-i", args->images, "A folder of images (or a single image)");
+  auto* images = sub->add_option(
+      "--images,-i", args->images,
+      "A folder of images (or a single image); with --video, one set with its frames");
   auto* video = sub->add_option("--video,-v", args->video,
                                 "A video file, stream URL, GStreamer pipeline or camera device");
-  images->excludes(video);
-  video->excludes(images);
   sub->add_option("--frames", args->frames, "Compare at most this many frames (0 = all)")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--skip", args->skip,
-                  "Skip this many frames first (e.g. the ones used for calibration)")
+                  "Skip this many frames first (e.g. the ones used for calibration); with both "
+                  "--images and --video, of the video")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--conf", args->conf,
                   "Score threshold of A's detections (the ground truth) and of B's counts")

@@ -84,6 +84,26 @@ TEST(CliCompare, DynamicInt8AgreesWithItsFp32RebuildOnVideoFramesPastTheSkip) {
   EXPECT_GE(j["map50_95"].get<double>(), 0.85) << r.out;
 }
 
+TEST(CliCompare, PhotosAndUnseenVideoFramesFormOneSetAndTheSkipIsTheVideos) {
+  YOLO_REQUIRE_FIXTURES();
+  const auto r =
+      run_cli({"compare", "--a", model("yolo11n_320_fp32"), "--b", model("yolo11n_320_fp32"),
+               "--images", images(), "--video", video(), "--skip", "660", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  // Six photos, then the video's 671 frames past the first 660.
+  EXPECT_EQ(j["frames"], 6 + 11) << r.out;
+  const std::string source = j["source"];
+  EXPECT_TRUE(contains(source, "image folder") && contains(source, " + video file")) << source;
+  EXPECT_DOUBLE_EQ(j["map50"].get<double>(), 1.0);
+
+  const auto capped =
+      run_cli({"compare", "--a", model("yolo11n_320_fp32"), "--b", model("yolo11n_320_fp32"),
+               "--images", images(), "--video", video(), "--frames", "8", "--json"});
+  ASSERT_EQ(capped.status, 0) << capped.err;
+  EXPECT_EQ(nlohmann::json::parse(capped.out)["frames"], 8);
+}
+
 TEST(CliCompare, TextOutputShowsMetricsLatencyAndTheClassTable) {
   YOLO_REQUIRE_FIXTURES();
   const auto r = run_cli({"compare", "--a", model("yolo11n_320_fp32"), "--b",
