@@ -4,7 +4,9 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <numeric>
 #include <string>
+#include <vector>
 
 #include <opencv2/imgproc.hpp>
 
@@ -18,10 +20,16 @@ int line_width_for(const cv::Mat& img, int requested) {
   return std::max(static_cast<int>(std::lround((img.rows + img.cols) / 2.0 * 0.003)), 2);
 }
 
-// Draws `text` on a filled band whose top-left corner is placed at `anchor` and moved so the band
-// stays inside the image.
-void label(cv::Mat& img, const std::string& text, cv::Point anchor, const cv::Scalar& fill,
-           const cv::Scalar& ink, double scale, int thickness) {
+// The filled band a label's text sits on.
+struct Band {
+  cv::Rect rect;
+  int pad = 0;
+  int text_height = 0;
+};
+
+// The band for `text` with its top-left corner at `anchor`, moved so it stays inside the image.
+Band band_at(const cv::Mat& img, const std::string& text, cv::Point anchor, double scale,
+             int thickness) {
   int baseline = 0;
   const cv::Size ts = cv::getTextSize(text, kFont, scale, thickness, &baseline);
   const int pad = std::max(2, thickness + 1);
@@ -29,8 +37,14 @@ void label(cv::Mat& img, const std::string& text, cv::Point anchor, const cv::Sc
   const int band_h = std::min(ts.height + baseline + 2 * pad, img.rows);
   const int x = std::clamp(anchor.x, 0, img.cols - band_w);
   const int y = std::clamp(anchor.y, 0, img.rows - band_h);
-  cv::rectangle(img, cv::Rect(x, y, band_w, band_h), fill, cv::FILLED);
-  cv::putText(img, text, {x + pad, y + pad + ts.height}, kFont, scale, ink, thickness, cv::LINE_AA);
+  return {cv::Rect(x, y, band_w, band_h), pad, ts.height};
+}
+
+void draw_band(cv::Mat& img, const Band& band, const std::string& text, const cv::Scalar& fill,
+               const cv::Scalar& ink, double scale, int thickness) {
+  cv::rectangle(img, band.rect, fill, cv::FILLED);
+  cv::putText(img, text, {band.rect.x + band.pad, band.rect.y + band.pad + band.text_height}, kFont,
+              scale, ink, thickness, cv::LINE_AA);
 }
 
 // Black or white text, whichever reads better on the colour.
@@ -59,7 +73,19 @@ void annotate(cv::Mat& bgr, const Detections& detections, const ClassNames& name
   const int lw = line_width_for(bgr, options.line_width);
   const int text_thickness = std::max(lw - 1, 1);
   const double scale = lw / 3.0;
-  for (const Detection& d : detections) {
+  struct Placed {
+    std::string text;
+    cv::Scalar color;
+    Band band;
+  };
+  std::vector<std::size_t> order(detections.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return detections[a].score > detections[b].score;
+  });
+  std::vector<Placed> placed;
+  for (const std::size_t i : order) {
+    const Detection& d = detections[i];
     const cv::Scalar color = class_color(d.class_id);
     const cv::Point p1(static_cast<int>(std::lround(d.box.x1)),
                        static_cast<int>(std::lround(d.box.y1)));
@@ -73,20 +99,39 @@ void annotate(cv::Mat& bgr, const Detections& detections, const ClassNames& name
       std::snprintf(score, sizeof score, " %.2f", d.score);
       text += score;
     }
-    int baseline = 0;
-    const cv::Size ts = cv::getTextSize(text, kFont, scale, text_thickness, &baseline);
-    const int band_h = ts.height + baseline + 2 * std::max(2, text_thickness + 1);
-    // Above the box when it fits, otherwise inside its top edge.
-    const int top = p1.y - band_h >= 0 ? p1.y - band_h : p1.y;
-    label(bgr, text, {p1.x, top}, color, ink_for(color), scale, text_thickness);
+    // Above the box, inside its top edge, below it, inside its bottom edge: the first place that
+    // covers no label placed before (those of better detections), else the one covering least.
+    const int band_h = band_at(bgr, text, p1, scale, text_thickness).rect.height;
+    const std::array<cv::Point, 4> anchors = {
+        cv::Point(p1.x, p1.y - band_h), p1, cv::Point(p1.x, p2.y), cv::Point(p1.x, p2.y - band_h)};
+    Band best;
+    int best_overlap = -1;
+    for (const cv::Point& anchor : anchors) {
+      const Band band = band_at(bgr, text, anchor, scale, text_thickness);
+      int overlap = 0;
+      for (const Placed& other : placed) overlap += (band.rect & other.band.rect).area();
+      if (best_overlap < 0 || overlap < best_overlap) {
+        best = band;
+        best_overlap = overlap;
+      }
+      if (overlap == 0) break;
+    }
+    placed.push_back({std::move(text), color, best});
+  }
+  // Best detection last, so where labels still overlap its label is the one on top.
+  for (auto it = placed.rbegin(); it != placed.rend(); ++it) {
+    draw_band(bgr, it->band, it->text, it->color, ink_for(it->color), scale, text_thickness);
   }
 }
 
 void draw_status(cv::Mat& bgr, std::string_view text) {
   if (bgr.empty() || text.empty()) return;
   const int lw = line_width_for(bgr, 0);
-  label(bgr, std::string(text), {0, 0}, cv::Scalar(32, 32, 32), cv::Scalar(255, 255, 255), lw / 3.0,
-        std::max(lw - 1, 1));
+  const std::string line(text);
+  const double scale = lw / 3.0;
+  const int thickness = std::max(lw - 1, 1);
+  draw_band(bgr, band_at(bgr, line, {0, 0}, scale, thickness), line, cv::Scalar(32, 32, 32),
+            cv::Scalar(255, 255, 255), scale, thickness);
 }
 
 }  // namespace yolo::vision

@@ -20,8 +20,10 @@ struct AnnotateOptions {
 // in Ultralytics' own plots.
 cv::Scalar class_color(int class_id);
 
-// Draws each detection's box and a filled label ("name score") in place on a BGR image. Labels
-// go above the box when there is room, else just inside it, and always stay inside the image.
+// Draws each detection's box and a filled label ("name score") in place on a BGR image. A label
+// goes above its box when there is room and no better detection's label is there, else inside
+// the box's top edge, below the box or inside its bottom edge; labels always stay inside the
+// image, and where they must overlap, the better detection's is drawn on top.
 void annotate(cv::Mat& bgr, const Detections& detections, const ClassNames& names,
               const AnnotateOptions& options = {});
 

@@ -63,6 +63,21 @@ TEST(Annotate, KeepsLabelsInsideTheImage) {
   EXPECT_EQ(img.at<cv::Vec3b>(2, 298), colour);
 }
 
+TEST(Annotate, LabelsOfOverlappingDetectionsDoNotCoverEachOther) {
+  cv::Mat img(480, 640, CV_8UC3, cv::Scalar(0, 0, 0));
+  // Two boxes whose top-left corners nearly meet: both labels would go just above them. The
+  // better detection keeps that place; the other's label moves inside its own box's top edge.
+  const Detection weaker{1, 0.36f, {210, 152, 380, 300}};
+  const Detection better{0, 0.92f, {200, 150, 400, 350}};
+  annotate(img, {weaker, better}, ClassNames({"horse", "cow"}), {3, true});
+  const cv::Vec3b better_colour = as_pixel(class_color(0));
+  const cv::Vec3b weaker_colour = as_pixel(class_color(1));
+  const cv::Rect above(200, 122, 90, 26);
+  EXPECT_GT(count_pixels(img, above, better_colour), 800);
+  EXPECT_EQ(count_pixels(img, above, weaker_colour), 0);
+  EXPECT_GT(count_pixels(img, {212, 154, 90, 24}, weaker_colour), 800);
+}
+
 TEST(Annotate, DrawsAStatusLineTopLeft) {
   cv::Mat img(240, 320, CV_8UC3, cv::Scalar(0, 200, 0));
   draw_status(img, "INT8 2 threads 14.2 FPS 52C");
