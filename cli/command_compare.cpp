@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "daemon/detector.h"
+#include "detector/detector.h"
 #include "vision/capture.h"
 #include "vision/metrics.h"
 
@@ -50,7 +50,7 @@ struct Side {
   std::string model;
   std::string precision;
   float conf = 0;
-  std::unique_ptr<daemon::Detector> detector;
+  std::unique_ptr<detector::Detector> detector;
   double total_ms = 0;
   double inference_ms = 0;
 };
@@ -75,7 +75,7 @@ std::string fixed(const std::optional<double>& v, int decimals) {
 Side load_side(const std::string& option, const std::string& model, const std::string& precision,
                float conf, bool multi_label, const CompareArgs& args) {
   Side side{option, model, precision, conf, nullptr, 0, 0};
-  daemon::DetectorOptions options;
+  detector::DetectorOptions options;
   options.model = model;
   options.precision = precision == "int8" ? runtime::Precision::kInt8 : runtime::Precision::kFp32;
   options.threads = args.threads;
@@ -87,7 +87,7 @@ Side load_side(const std::string& option, const std::string& model, const std::s
     std::fprintf(stderr, "%s: %s\n", option.c_str(), line.c_str());
   };
   try {
-    side.detector = std::make_unique<daemon::Detector>(options);
+    side.detector = std::make_unique<detector::Detector>(options);
   } catch (const std::exception& e) {
     const std::string what = e.what();
     const bool names_the_file = what.find(model) != std::string::npos;
@@ -243,8 +243,8 @@ int run_compare(const CompareArgs& args) {
   for (auto& source : sources) {
     described += (described.empty() ? "" : " + ") + source->describe();
     while ((args.frames <= 0 || count < args.frames) && source->read(frame)) {
-      daemon::DetectTimings ta;
-      daemon::DetectTimings tb;
+      detector::DetectTimings ta;
+      detector::DetectTimings tb;
       const vision::Detections da = a.detector->detect(frame.bgr, &ta);
       const vision::Detections db = b.detector->detect(frame.bgr, &tb);
       a.total_ms += ta.total();

@@ -12,7 +12,7 @@
 
 #include "cli/commands.h"
 #include "cli/model_options.h"
-#include "daemon/detector.h"
+#include "detector/detector.h"
 #include "vision/annotate.h"
 #include "vision/capture.h"
 
@@ -91,7 +91,7 @@ int run_detect(const DetectArgs& args) {
   }
   auto source = vision::open_source(spec);
 
-  daemon::DetectorOptions options;
+  detector::DetectorOptions options;
   options.model = args.model.model;
   options.precision = args.model.parsed_precision();
   options.threads = args.threads;
@@ -103,7 +103,7 @@ int run_detect(const DetectArgs& args) {
   options.decode.agnostic = args.agnostic;
   options.decode.max_detections = args.max_det;
   options.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
-  daemon::Detector detector(options);
+  detector::Detector detector(options);
 
   const bool single_image =
       from_image && vision::classify_source(spec.uri) == vision::SourceKind::kImage;
@@ -114,7 +114,7 @@ int run_detect(const DetectArgs& args) {
   long count = 0;
   double total_ms = 0;
   while ((args.frames <= 0 || count < args.frames) && source->read(frame)) {
-    daemon::DetectTimings t;
+    detector::DetectTimings t;
     const vision::Detections detections = detector.detect(frame.bgr, &t);
     total_ms += t.total();
     for (const auto& d : detections) {

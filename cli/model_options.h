@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "daemon/detector.h"
+#include "detector/detector.h"
 
 namespace yolo::cli {
 

@@ -12,7 +12,7 @@
 #include "vision/decode.h"
 #include "vision/letterbox.h"
 
-namespace yolo::daemon {
+namespace yolo::detector {
 
 // What a Detector is built from: the model, how to run it, and how to read its output.
 struct DetectorOptions {
@@ -60,4 +60,4 @@ class Detector {
 // The vision layout matching what the engine asks for.
 vision::TensorLayout tensor_layout(runtime::InputLayout layout);
 
-}  // namespace yolo::daemon
+}  // namespace yolo::detector

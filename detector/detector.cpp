@@ -1,10 +1,10 @@
-#include "daemon/detector.h"
+#include "detector/detector.h"
 
 #include <chrono>
 #include <cstdint>
 #include <span>
 
-namespace yolo::daemon {
+namespace yolo::detector {
 
 namespace {
 
@@ -70,4 +70,4 @@ vision::Detections Detector::detect(const cv::Mat& bgr, DetectTimings* timings) 
   return detections;
 }
 
-}  // namespace yolo::daemon
+}  // namespace yolo::detector

@@ -1,0 +1,53 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include <opencv2/core.hpp>
+
+#include "vision/class_names.h"
+#include "vision/detection.h"
+
+namespace yolo::daemon {
+
+// The model an inference ran on: what logs, status and reports name it by.
+struct ModelInfo {
+  std::filesystem::path path;  // the file the engine runs (the INT8 file at int8)
+  std::string name;            // its stem, e.g. "yolo11n_320_fp32"
+  std::string precision;       // "fp32" or "int8"
+  int input_width = 0;
+  int input_height = 0;
+  vision::ClassNames names;
+};
+
+// Time each stage of one frame took, in milliseconds.
+struct StageTimes {
+  // From capture to the start of preprocessing: how long the frame waited.
+  double capture_age_ms = 0;
+  double preprocess_ms = 0;
+  double inference_ms = 0;
+  double postprocess_ms = 0;
+  // From capture to the result being ready.
+  double end_to_end_ms = 0;
+};
+
+// One processed frame, as every publisher receives it.
+struct FrameResult {
+  // The source's frame number (0, 1, 2, ... continuing across loops and reopenings).
+  std::int64_t index = -1;
+  std::chrono::steady_clock::time_point captured;
+  std::chrono::system_clock::time_point wall;
+  StageTimes times;
+  vision::Detections detections;
+  std::shared_ptr<const ModelInfo> model;
+  int threads = 0;
+  // Frames the capture replaced before inference took them, since the previous result.
+  std::int64_t dropped = 0;
+  // The captured pixels (BGR), present only while some publisher asks for them.
+  std::shared_ptr<const cv::Mat> frame;
+};
+
+}  // namespace yolo::daemon
