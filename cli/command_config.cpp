@@ -1,11 +1,14 @@
 // yolo-edge config: check a config file, describe every setting, or print the default file.
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "config/config_loader.h"
 #include "config/schema.h"
+#include "vision/capture.h"
 
 namespace yolo::cli {
 
@@ -29,7 +32,16 @@ int run_config(const ConfigArgs& args) {
   }
   config::LoadOptions options;
   options.check_files = !args.no_file_checks;
+  options.check_source = [](const std::string& uri, const std::filesystem::path& base) {
+    vision::SourceCheck c = vision::check_source(uri, base);
+    return config::SourceCheck{std::move(c.uri), std::move(c.error), std::move(c.warning)};
+  };
+  std::vector<config::ConfigProblem> warnings;
+  options.warnings = &warnings;
   const config::Config loaded = config::load_config(args.check, options);
+  for (const auto& w : warnings) {
+    std::fprintf(stderr, "warning: %s\n", config::format_problem(args.check, w).c_str());
+  }
   std::printf("%s: valid\n", args.check.c_str());
   std::fputs(config::to_yaml(loaded, false).c_str(), stdout);
   return kOk;
@@ -47,7 +59,7 @@ void register_config(CLI::App& app) {
   auto* defaults = sub->add_flag("--defaults", args->defaults,
                                  "Print the documented default file (config/yolo-edge.yaml)");
   sub->add_flag("--no-file-checks", args->no_file_checks,
-                "With --check: do not require the model files and camera device to exist");
+                "With --check: do not require the model files and the source to exist");
   check->excludes(describe)->excludes(defaults);
   describe->excludes(defaults);
   sub->require_option(1, 2);

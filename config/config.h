@@ -37,6 +37,7 @@ struct ModelConfig {
   std::filesystem::path int8_path;
   Precision precision{};
   Quantize quantize{};
+  int calibration_frames{};
   int imgsz{};
   std::filesystem::path labels;
   Decoder decoder{};
@@ -84,37 +85,11 @@ struct LoggingConfig {
   bool operator==(const LoggingConfig&) const = default;
 };
 
-// HTTP API and MJPEG stream.
-struct HttpConfig {
-  std::string listen;
-  std::string token;
-  double max_fps{};
-  int jpeg_quality{};
+// How the daemon follows the config file itself.
+struct FileConfig {
+  bool watch{};
 
-  bool operator==(const HttpConfig&) const = default;
-};
-
-// Detection events to an MQTT broker.
-struct MqttConfig {
-  bool enabled{};
-  std::string host;
-  int port{};
-  std::string prefix;
-  std::string username;
-  std::string password;
-
-  bool operator==(const MqttConfig&) const = default;
-};
-
-// A GPIO output line that is active while something is detected.
-struct GpioConfig {
-  bool enabled{};
-  std::string chip;
-  int line{};
-  bool active_low{};
-  double hold_s{};
-
-  bool operator==(const GpioConfig&) const = default;
+  bool operator==(const FileConfig&) const = default;
 };
 
 struct Config {
@@ -127,9 +102,7 @@ struct Config {
   ThreadsConfig threads;
   TelemetryConfig telemetry;
   LoggingConfig logging;
-  HttpConfig http;
-  MqttConfig mqtt;
-  GpioConfig gpio;
+  FileConfig config;
 
   bool operator==(const Config&) const = default;
 };

@@ -2,10 +2,7 @@
 
 namespace yolo::config {
 
-namespace {
-
-// "FILE:LINE:COL: KEY: WHAT", leaving out the parts that are unknown.
-std::string format(const std::string& file, const ConfigProblem& p) {
+std::string format_problem(const std::string& file, const ConfigProblem& p) {
   std::string out = file.empty() ? std::string("config") : file;
   if (p.line > 0) {
     out += ':';
@@ -24,12 +21,14 @@ std::string format(const std::string& file, const ConfigProblem& p) {
   return out;
 }
 
+namespace {
+
 std::string format_all(const std::string& file, const std::vector<ConfigProblem>& problems) {
   if (problems.empty()) throw std::invalid_argument("ConfigError without a problem");
   std::string out;
   for (const ConfigProblem& p : problems) {
     if (!out.empty()) out += '\n';
-    out += format(file, p);
+    out += format_problem(file, p);
   }
   return out;
 }

@@ -16,6 +16,9 @@ struct ConfigProblem {
   std::string message;
 };
 
+// "FILE:LINE:COL: KEY: WHAT", leaving out the parts that are unknown.
+std::string format_problem(const std::string& file, const ConfigProblem& problem);
+
 // A config that cannot be used. Carries every problem found, so a user fixes them in one go;
 // what() has one "FILE:LINE:COL: KEY: WHAT" line per problem. key(), line() and column() are
 // those of the first problem.

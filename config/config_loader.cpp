@@ -98,20 +98,6 @@ std::optional<double> parse_number(std::string_view s) {
   return v;
 }
 
-// The forms of source.uri the capture code accepts, as far as checking them goes.
-enum class UriKind { kDevice, kIndex, kPipeline, kUrl, kLocalPath };
-
-UriKind classify_uri(const std::string& uri) {
-  if (uri.starts_with("/dev/")) return UriKind::kDevice;
-  if (!uri.empty() &&
-      std::all_of(uri.begin(), uri.end(), [](unsigned char c) { return std::isdigit(c); })) {
-    return UriKind::kIndex;
-  }
-  if (uri.find('!') != std::string::npos) return UriKind::kPipeline;
-  if (uri.find("://") != std::string::npos) return UriKind::kUrl;
-  return UriKind::kLocalPath;
-}
-
 // Validates one parsed document into a Config, collecting every problem instead of stopping at
 // the first, so that a user fixes them all in one go.
 class Validator {
@@ -132,6 +118,9 @@ class Validator {
                std::make_tuple(b.line == 0, b.line, b.column);
       });
       throw ConfigError(name_, std::move(problems_));
+    }
+    if (options_.warnings) {
+      for (ConfigProblem& w : warnings_) options_.warnings->push_back(std::move(w));
     }
     return config;
   }
@@ -348,14 +337,6 @@ class Validator {
           "int8 needs model.int8_path: set it to a static INT8 model, or set model.quantize: auto "
           "to make one from model.path");
     }
-    if (c.gpio.enabled && c.gpio.chip.empty() && usable("gpio.chip")) {
-      add("gpio.chip", written_at("gpio.chip"),
-          "is empty while gpio.enabled is true: name the chip, e.g. gpiochip0");
-    }
-    if (c.mqtt.enabled && c.mqtt.host.empty() && usable("mqtt.host")) {
-      add("mqtt.host", written_at("mqtt.host"),
-          "is empty while mqtt.enabled is true: set the broker's host name or address");
-    }
   }
 
   fs::path resolve(const fs::path& p) const {
@@ -367,9 +348,6 @@ class Validator {
     for (fs::path* p : {&c.model.path, &c.model.int8_path, &c.model.labels, &c.telemetry.sysfs_root,
                         &c.logging.dir}) {
       *p = resolve(*p);
-    }
-    if (classify_uri(c.source.uri) == UriKind::kLocalPath) {
-      c.source.uri = resolve(c.source.uri).string();
     }
   }
 
@@ -392,7 +370,7 @@ class Validator {
     }
   }
 
-  void check_files(const Config& c) {
+  void check_files(Config& c) {
     if (usable("model.path")) {
       if (c.model.path.empty()) {
         add("model.path", written_at("model.path"),
@@ -415,7 +393,7 @@ class Validator {
     if (!c.model.labels.empty() && usable("model.labels")) {
       require_file("model.labels", c.model.labels, "the labels file (one class name per line)");
     }
-    if (usable("source.uri")) check_source(c.source.uri);
+    if (usable("source.uri")) check_source(c);
     if (usable("telemetry.sysfs_root") && !fs::is_directory(c.telemetry.sysfs_root)) {
       add("telemetry.sysfs_root", written_at("telemetry.sysfs_root"),
           "no such folder '" + c.telemetry.sysfs_root.string() +
@@ -425,58 +403,27 @@ class Validator {
       add("logging.dir", written_at("logging.dir"),
           "'" + c.logging.dir.string() + "' exists but is not a folder: choose a folder path");
     }
-    if (c.gpio.enabled && usable("gpio.chip")) check_gpio_chip(c.gpio.chip);
   }
 
-  void check_source(const std::string& uri) {
+  // The capture code decides what a source is (LoadOptions::check_source); a relative file or
+  // folder it names resolves against the config's folder like every other path.
+  void check_source(Config& c) {
+    if (!options_.check_source) return;
     const std::string key = "source.uri";
-    switch (classify_uri(uri)) {
-      case UriKind::kDevice:
-      case UriKind::kIndex: {
-        const bool index = classify_uri(uri) == UriKind::kIndex;
-        const fs::path device = index ? "/dev/video" + uri : uri;
-        if (fs::exists(device)) return;
-        add(key, written_at(key),
-            "no such device '" + device.string() + "'" +
-                (index ? " (camera index " + uri + ")" : "") +
-                ": connect the camera (ls /dev/video* lists those present), or set source.uri to "
-                "a file, URL or pipeline");
-        return;
-      }
-      case UriKind::kLocalPath:
-        if (fs::exists(uri)) return;
-        add(key, written_at(key),
-            "no such file or folder '" + uri +
-                "': set a video, image or image folder that exists, a camera (/dev/video0), "
-                "a URL or a GStreamer pipeline" +
-                relative_hint(key));
-        return;
-      case UriKind::kPipeline:
-      case UriKind::kUrl:
-        return;
+    SourceCheck check = options_.check_source(c.source.uri, base_);
+    if (!check.error.empty()) add(key, written_at(key), check.error);
+    if (!check.warning.empty()) {
+      const Where at = written_at(key);
+      warnings_.push_back({key, at.line, at.column, check.warning});
     }
-  }
-
-  void check_gpio_chip(const std::string& chip) {
-    // Labels (e.g. pinctrl-rp1) are only known to libgpiod; names and paths can be checked here.
-    fs::path device;
-    if (chip.starts_with('/')) {
-      device = chip;
-    } else if (chip.starts_with("gpiochip")) {
-      device = "/dev/" + chip;
-    } else {
-      return;
-    }
-    if (fs::exists(device)) return;
-    add("gpio.chip", written_at("gpio.chip"),
-        "no such GPIO chip '" + device.string() +
-            "': gpiodetect lists the chips present; or set gpio.enabled: false");
+    c.source.uri = std::move(check.uri);
   }
 
   std::string name_;
   fs::path base_;
   LoadOptions options_;
   std::vector<ConfigProblem> problems_;
+  std::vector<ConfigProblem> warnings_;
   // Keys with a problem: later checks of the same key would only repeat it.
   std::set<std::string> failed_;
   // Where each key and each known key's value were written.

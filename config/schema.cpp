@@ -98,39 +98,6 @@ std::string multiple_of_32(const Value& v) {
          ", or 0 for the model's own size";
 }
 
-// HOST:PORT, HOST may be a name, an IPv4 address or a bracketed IPv6 address; "" turns it off.
-std::string host_and_port(const Value& v) {
-  const std::string& s = std::get<std::string>(v);
-  if (s.empty()) return "";
-  const std::string hint = "'" + s +
-                           "' is not HOST:PORT: use e.g. 127.0.0.1:8080 (this machine only), "
-                           "0.0.0.0:8080 (every interface), or \"\" to turn HTTP off";
-  const std::size_t colon = s.rfind(':');
-  if (colon == std::string::npos || colon == 0) return hint;
-  const std::string host = s.substr(0, colon);
-  if (host.front() == '[' ? host.back() != ']' : host.find(':') != std::string::npos) return hint;
-  int port = 0;
-  const char* first = s.data() + colon + 1;
-  const char* last = s.data() + s.size();
-  const auto [end, ec] = std::from_chars(first, last, port);
-  if (ec != std::errc() || end != last || first == last || port < 1 || port > 65535) {
-    return "port in '" + s + "' must be a number from 1 to 65535, e.g. " + host + ":8080";
-  }
-  return "";
-}
-
-std::string topic_prefix(const Value& v) {
-  const std::string& s = std::get<std::string>(v);
-  if (s.empty()) return "is empty: set a topic prefix such as yolo-edge";
-  if (s.find_first_of("+#") != std::string::npos) {
-    return "'" + s + "' contains an MQTT wildcard (+ or #): use a plain topic such as yolo-edge";
-  }
-  if (s.front() == '/' || s.back() == '/') {
-    return "'" + s + "' starts or ends with '/': write it without, e.g. home/yolo-edge";
-  }
-  return "";
-}
-
 std::vector<SectionSpec> build_sections() {
   return {
       {"source", "Where frames come from."},
@@ -139,9 +106,7 @@ std::vector<SectionSpec> build_sections() {
       {"threads", "How many inference threads, fixed or chosen by measuring."},
       {"telemetry", "Device sensors: temperature, clock, throttling, power."},
       {"logging", "Field logs (one JSON line per interval, rotated by size) and daemon messages."},
-      {"http", "HTTP API and annotated MJPEG stream."},
-      {"mqtt", "Detection events and status to an MQTT broker."},
-      {"gpio", "A GPIO output line that is active while something is detected."},
+      {"config", "How the daemon follows this file."},
   };
 }
 
@@ -222,8 +187,9 @@ std::vector<FieldSpec> build_fields() {
        .name = "int8_path",
        .type = F::kPath,
        .default_value = text(""),
-       .description = "Static INT8 (QDQ) ONNX model run when precision is int8; with quantize: "
-                      "auto it is made from model.path if missing."},
+       .description = "Static INT8 (QDQ) ONNX model run when precision is int8 (yolo-edge "
+                      "quantize makes one); with quantize: auto it is made from model.path when "
+                      "missing, in the daemon's state directory when this is empty."},
       &C::model, &ModelConfig::int8_path);
   add({.section = "model",
        .name = "precision",
@@ -238,8 +204,19 @@ std::vector<FieldSpec> build_fields() {
        .default_value = text("off"),
        .choices = {"off", "auto"},
        .description = "auto: when int8 is asked for and model.int8_path is unset or missing, "
-                      "quantize model.path at start; off: never."},
+                      "quantize model.path in the background from the camera's own frames (the "
+                      "stream keeps running at fp32 meanwhile), then switch; off: never."},
       &C::model, &ModelConfig::quantize);
+  add({.section = "model",
+       .name = "calibration_frames",
+       .type = F::kInt,
+       .default_value = whole(64),
+       .min = 8,
+       .max = 1024,
+       .description = "Frames of the camera's own that quantize: auto calibrates on: the daemon "
+                      "keeps this many in its state directory, one a second at most, sampled "
+                      "evenly over everything it has seen, and across restarts."},
+      &C::model, &ModelConfig::calibration_frames);
   add({.section = "model",
        .name = "imgsz",
        .type = F::kInt,
@@ -402,118 +379,13 @@ std::vector<FieldSpec> build_fields() {
        .description = "Least important daemon message written to the journal."},
       &C::logging, &LoggingConfig::level);
 
-  // http
-  add({.section = "http",
-       .name = "listen",
-       .type = F::kString,
-       .default_value = text("127.0.0.1:8080"),
-       .description = "HOST:PORT of the HTTP API and MJPEG stream; 0.0.0.0:8080 for every "
-                      "interface, empty turns HTTP off.",
-       .rule = host_and_port},
-      &C::http, &HttpConfig::listen);
-  add({.section = "http",
-       .name = "token",
-       .type = F::kString,
-       .default_value = text(""),
-       .description = "Bearer token every request must carry; empty lets in anyone who can reach "
-                      "http.listen."},
-      &C::http, &HttpConfig::token);
-  add({.section = "http",
-       .name = "max_fps",
-       .type = F::kFloat,
-       .default_value = 5.0,
-       .min = 0.1,
-       .max = 60,
-       .description = "Most frames per second sent to each MJPEG viewer."},
-      &C::http, &HttpConfig::max_fps);
-  add({.section = "http",
-       .name = "jpeg_quality",
-       .type = F::kInt,
-       .default_value = whole(80),
-       .min = 1,
-       .max = 100,
-       .description = "JPEG quality of the annotated stream, 1 (smallest) to 100 (best)."},
-      &C::http, &HttpConfig::jpeg_quality);
-
-  // mqtt
-  add({.section = "mqtt",
-       .name = "enabled",
+  // config
+  add({.section = "config",
+       .name = "watch",
        .type = F::kBool,
        .default_value = false,
-       .description = "Publish detection events and status to the broker."},
-      &C::mqtt, &MqttConfig::enabled);
-  add({.section = "mqtt",
-       .name = "host",
-       .type = F::kString,
-       .default_value = text("localhost"),
-       .description = "Broker host name or address."},
-      &C::mqtt, &MqttConfig::host);
-  add({.section = "mqtt",
-       .name = "port",
-       .type = F::kInt,
-       .default_value = whole(1883),
-       .min = 1,
-       .max = 65535,
-       .description = "Broker TCP port."},
-      &C::mqtt, &MqttConfig::port);
-  add({.section = "mqtt",
-       .name = "prefix",
-       .type = F::kString,
-       .default_value = text("yolo-edge"),
-       .description = "Topic prefix: events go to PREFIX/events, status to PREFIX/status.",
-       .rule = topic_prefix},
-      &C::mqtt, &MqttConfig::prefix);
-  add({.section = "mqtt",
-       .name = "username",
-       .type = F::kString,
-       .default_value = text(""),
-       .description = "Broker user name; empty connects without one."},
-      &C::mqtt, &MqttConfig::username);
-  add({.section = "mqtt",
-       .name = "password",
-       .type = F::kString,
-       .default_value = text(""),
-       .description = "Broker password, sent with mqtt.username."},
-      &C::mqtt, &MqttConfig::password);
-
-  // gpio
-  add({.section = "gpio",
-       .name = "enabled",
-       .type = F::kBool,
-       .default_value = false,
-       .description =
-           "Drive gpio.line while a detection is present (a relay, LED or alarm input)."},
-      &C::gpio, &GpioConfig::enabled);
-  add({.section = "gpio",
-       .name = "chip",
-       .type = F::kString,
-       .default_value = text("gpiochip0"),
-       .description = "GPIO chip: a name (gpiochip0), a path (/dev/gpiochip0) or a label "
-                      "(pinctrl-rp1 on a Pi 5)."},
-      &C::gpio, &GpioConfig::chip);
-  add({.section = "gpio",
-       .name = "line",
-       .type = F::kInt,
-       .default_value = whole(17),
-       .min = 0,
-       .max = 1023,
-       .description = "Line offset on the chip; on a Raspberry Pi the BCM GPIO number (17 is "
-                      "header pin 11)."},
-      &C::gpio, &GpioConfig::line);
-  add({.section = "gpio",
-       .name = "active_low",
-       .type = F::kBool,
-       .default_value = false,
-       .description = "Drive the line low, not high, while active."},
-      &C::gpio, &GpioConfig::active_low);
-  add({.section = "gpio",
-       .name = "hold_s",
-       .type = F::kFloat,
-       .default_value = 1.0,
-       .min = 0,
-       .max = 3600,
-       .description = "Seconds the line stays active after the last detection."},
-      &C::gpio, &GpioConfig::hold_s);
+       .description = "Reload when this file changes, as on SIGHUP or systemctl reload."},
+      &C::config, &FileConfig::watch);
   return t;
 }
 

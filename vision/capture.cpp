@@ -297,24 +297,79 @@ const char* source_kind_name(SourceKind kind) {
   return "unknown";
 }
 
-SourceKind classify_source(const std::string& uri) {
-  if (uri.empty()) fail(uri, "empty; give a device, pipeline, URL, file or folder");
-  if (uri.find('!') != std::string::npos) return SourceKind::kGstreamer;
-  if (has_scheme(uri)) return SourceKind::kNetwork;
-  if (is_index(uri) || uri.rfind("/dev/", 0) == 0) return SourceKind::kV4l2;
+SourceCheck check_source(const std::string& uri, const fs::path& base) {
+  SourceCheck check{uri, SourceKind::kVideoFile, "", ""};
+  if (uri.empty()) {
+    check.error =
+        "is empty: give a camera (/dev/video0), a GStreamer pipeline, a URL, a file or a "
+        "folder of images";
+    return check;
+  }
+  if (uri.find('!') != std::string::npos) {
+    check.kind = SourceKind::kGstreamer;
+    return check;
+  }
+  if (has_scheme(uri)) {
+    check.kind = SourceKind::kNetwork;
+    return check;
+  }
+  std::string path = uri;
+  if (lower(uri).rfind("file://", 0) == 0) {
+    path = uri.substr(7);
+    if (path.rfind("localhost/", 0) == 0) path = path.substr(9);
+  } else if (const auto scheme = uri.find("://"); scheme != std::string::npos) {
+    check.error = "'" + uri.substr(0, scheme) +
+                  "://' is not a source this daemon reads: use rtsp://, rtsps://, rtmp://, "
+                  "http(s)://, udp://, tcp://, file://, a camera, a pipeline or a path";
+    return check;
+  }
+  if (is_index(path) || path.rfind("/dev/", 0) == 0) {
+    check.kind = SourceKind::kV4l2;
+    check.uri = path;
+    const std::string device = is_index(path) ? "/dev/video" + path : path;
+    std::error_code ec;
+    if (!fs::exists(device, ec)) {
+      check.warning = "no such camera device " + device + " now (unplugged?); it is opened when " +
+                      "it appears. ls /dev/video* lists the cameras present";
+    } else if (!fs::is_character_file(device, ec)) {
+      check.error = device + " is not a device node: give a camera such as /dev/video0";
+    }
+    return check;
+  }
+  const fs::path local = fs::path(path).is_absolute() || base.empty()
+                             ? fs::path(path)
+                             : (base / path).lexically_normal();
+  check.uri = local.string();
   std::error_code ec;
-  const fs::file_status status = fs::status(uri, ec);
-  if (!fs::exists(status)) fail(uri, "not found (no such file, folder, device or URL)");
-  if (fs::is_directory(status)) return SourceKind::kImageFolder;
-  if (!fs::is_regular_file(status)) fail(uri, "not a regular file, folder or camera device");
-  return is_image_path(uri) ? SourceKind::kImage : SourceKind::kVideoFile;
+  const fs::file_status status = fs::status(local, ec);
+  if (!fs::exists(status)) {
+    check.error = "no such file or folder '" + check.uri +
+                  "': give a video, an image or a folder of images that exists, a camera "
+                  "(/dev/video0), a URL or a GStreamer pipeline";
+  } else if (fs::is_directory(status)) {
+    check.kind = SourceKind::kImageFolder;
+  } else if (!fs::is_regular_file(status)) {
+    check.error = "'" + check.uri + "' is not a regular file, folder or camera device";
+  } else {
+    check.kind = is_image_path(local) ? SourceKind::kImage : SourceKind::kVideoFile;
+  }
+  return check;
+}
+
+SourceKind classify_source(const std::string& uri) {
+  const SourceCheck check = check_source(uri);
+  if (!check.error.empty()) fail(uri, check.error);
+  return check.kind;
 }
 
 std::unique_ptr<FrameSource> open_source(const SourceSpec& spec) {
-  const SourceKind kind = classify_source(spec.uri);
-  if (kind == SourceKind::kImage || kind == SourceKind::kImageFolder)
-    return std::make_unique<ImageSequenceSource>(spec, kind);
-  return std::make_unique<VideoCaptureSource>(spec, kind);
+  const SourceCheck check = check_source(spec.uri);
+  if (!check.error.empty()) fail(spec.uri, check.error);
+  SourceSpec resolved = spec;
+  resolved.uri = check.uri;
+  if (check.kind == SourceKind::kImage || check.kind == SourceKind::kImageFolder)
+    return std::make_unique<ImageSequenceSource>(resolved, check.kind);
+  return std::make_unique<VideoCaptureSource>(resolved, check.kind);
 }
 
 }  // namespace yolo::vision

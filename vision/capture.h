@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -32,8 +33,23 @@ enum class SourceKind { kV4l2, kGstreamer, kNetwork, kVideoFile, kImage, kImageF
 
 const char* source_kind_name(SourceKind kind);
 
-// What kind of source `uri` names, from its text and, for paths, what is on disk. Throws
-// SourceError when it names nothing that exists.
+// What open_source will make of `uri`, checked without opening it: the one rule for what a source
+// is, used by open_source and by the config check, so a config that passes names a source the
+// daemon can open. `file://` URLs are local paths; a relative path resolves against `base` (the
+// config's folder; the current folder when empty).
+struct SourceCheck {
+  // The uri as it will be opened (file:// removed, relative paths made absolute).
+  std::string uri;
+  SourceKind kind = SourceKind::kVideoFile;
+  // It can never open as written: empty, an unknown scheme, no such file or folder, ...
+  std::string error;
+  // It cannot open now but may later: a camera device that is not plugged in.
+  std::string warning;
+};
+SourceCheck check_source(const std::string& uri, const std::filesystem::path& base = {});
+
+// What kind of source `uri` names (check_source's kind). Throws SourceError when it can never
+// open.
 SourceKind classify_source(const std::string& uri);
 
 // A source that cannot be opened or read; the message names the source and the reason.

@@ -17,9 +17,8 @@ TEST(Config, DefaultConstructionHoldsTheSchemaDefaults) {
   EXPECT_EQ(c.detect.conf, 0.25);
   EXPECT_EQ(c.threads.mode, ThreadMode::kAdaptive);
   EXPECT_EQ(c.logging.level, LogLevel::kInfo);
-  EXPECT_EQ(c.http.listen, "127.0.0.1:8080");
-  EXPECT_FALSE(c.mqtt.enabled);
-  EXPECT_FALSE(c.gpio.enabled);
+  EXPECT_EQ(c.model.calibration_frames, 64);
+  EXPECT_FALSE(c.config.watch);
 }
 
 TEST(Config, ComparesFieldByField) {
@@ -29,7 +28,7 @@ TEST(Config, ComparesFieldByField) {
   b.detect.classes = {0};
   EXPECT_NE(a, b);
   b = a;
-  b.gpio.active_low = true;
+  b.config.watch = true;
   EXPECT_NE(a, b);
 }
 

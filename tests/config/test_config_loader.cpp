@@ -6,9 +6,11 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "config/schema.h"
 #include "tests/support/temp_folder.h"
+#include "vision/capture.h"
 
 namespace yolo::config {
 namespace {
@@ -16,7 +18,19 @@ namespace {
 namespace fs = std::filesystem;
 using test::TempFolder;
 
-constexpr LoadOptions kSchemaOnly{.check_files = false};
+const LoadOptions kSchemaOnly{.check_files = false};
+
+// The options the daemon and `yolo-edge config --check` load with: file checks and the capture
+// code's own source rules.
+LoadOptions with_sources(std::vector<ConfigProblem>* warnings = nullptr) {
+  LoadOptions options;
+  options.check_source = [](const std::string& uri, const fs::path& base) {
+    vision::SourceCheck c = vision::check_source(uri, base);
+    return SourceCheck{std::move(c.uri), std::move(c.error), std::move(c.warning)};
+  };
+  options.warnings = warnings;
+  return options;
+}
 
 ConfigError error_of(std::string_view text, const LoadOptions& options = kSchemaOnly) {
   try {
@@ -102,16 +116,16 @@ TEST(ConfigLoader, EmptyValueOfANumberPointsAtItsKey) {
 }
 
 TEST(ConfigLoader, EmptyValuesOfTextAndListsAreEmpty) {
-  const Config c = parse_config("http:\n  token:\ndetect:\n  classes:\n", "t.yaml", kSchemaOnly);
-  EXPECT_EQ(c.http.token, "");
+  const Config c = parse_config("model:\n  labels:\ndetect:\n  classes:\n", "t.yaml", kSchemaOnly);
+  EXPECT_TRUE(c.model.labels.empty());
   EXPECT_TRUE(c.detect.classes.empty());
 }
 
 TEST(ConfigLoader, OutOfRangeValuesSayTheRange) {
   expect_problem(error_of("detect:\n  conf: 1.5\n"), "detect.conf", 2, 9,
                  "1.5 is out of range: use a number from 0 to 1");
-  expect_problem(error_of("mqtt:\n  port: 70000\n"), "mqtt.port", 2, 9,
-                 "use a whole number from 1 to 65535");
+  expect_problem(error_of("source:\n  width: 9000\n"), "source.width", 2, 10,
+                 "use a whole number from 0 to 7680");
   expect_problem(error_of("detect:\n  classes: [0, 70000]\n"), "detect.classes[1]", 2, 16,
                  "70000 is out of range: use whole numbers from 0 to 65535");
   expect_problem(error_of("logging:\n  max_bytes: 99999999999999999999\n"), "logging.max_bytes", 2,
@@ -127,21 +141,17 @@ TEST(ConfigLoader, BadEnumListsTheAllowedValues) {
 
 TEST(ConfigLoader, RulesBeyondTheRange) {
   expect_problem(error_of("model:\n  imgsz: 650\n"), "model.imgsz", 2, 10, "multiple of 32");
-  expect_problem(error_of("http:\n  listen: 8080\n"), "http.listen", 2, 11, "is not HOST:PORT");
-  expect_problem(error_of("http:\n  listen: \"0.0.0.0:99999\"\n"), "http.listen", 2, 11,
-                 "port in '0.0.0.0:99999' must be a number from 1 to 65535");
-  expect_problem(error_of("mqtt:\n  prefix: cams/#\n"), "mqtt.prefix", 2, 11, "MQTT wildcard");
   expect_problem(error_of("source:\n  uri: \"\"\n"), "source.uri", 2, 8, "is empty");
 }
 
 TEST(ConfigLoader, AcceptedSpellings) {
   const Config c = parse_config(
-      "source: {loop: yes, realtime: off}\nhttp:\n  listen: \"[::1]:8080\"\nmodel:\n  imgsz: "
+      "source: {loop: yes, realtime: off}\nconfig:\n  watch: On\nmodel:\n  imgsz: "
       "+320\n",
       "t.yaml", kSchemaOnly);
   EXPECT_TRUE(c.source.loop);
   EXPECT_FALSE(c.source.realtime);
-  EXPECT_EQ(c.http.listen, "[::1]:8080");
+  EXPECT_TRUE(c.config.watch);
   EXPECT_EQ(c.model.imgsz, 320);
 }
 
@@ -152,7 +162,7 @@ TEST(ConfigLoader, SectionThatIsNotAMappingShowsTheLayout) {
 }
 
 TEST(ConfigLoader, EmptySectionKeepsDefaults) {
-  EXPECT_EQ(parse_config("mqtt:\nhttp: {}\n", "t.yaml", kSchemaOnly), Config{});
+  EXPECT_EQ(parse_config("detect:\nconfig: {}\n", "t.yaml", kSchemaOnly), Config{});
 }
 
 TEST(ConfigLoader, DuplicatesAreReported) {
@@ -178,10 +188,10 @@ TEST(ConfigLoader, EveryProblemIsReportedOncePerLineInFileOrder) {
 }
 
 TEST(ConfigLoader, FileProblemsJoinTheSchemaProblemsInFileOrder) {
-  const ConfigError e = error_of("source: {uri: /dev/video97}\ndetect: {conf: 7}\n",
-                                 LoadOptions{.check_files = true});
+  const ConfigError e =
+      error_of("source: {uri: no-such-clip.mp4}\ndetect: {conf: 7}\n", with_sources());
   ASSERT_EQ(e.problems().size(), 3u) << e.what();
-  expect_problem(e, "source.uri", 1, 15, "no such device");
+  expect_problem(e, "source.uri", 1, 15, "no such file or folder");
   expect_problem(e, "detect.conf", 2, 16, "7 is out of range");
   expect_problem(e, "model.path", 0, 0, "is not set");
   EXPECT_EQ(e.problems()[0].key, "source.uri");
@@ -196,13 +206,6 @@ TEST(ConfigLoader, Int8WithoutAModelOrQuantizeIsRejected) {
       parse_config("model:\n  precision: int8\n  quantize: auto\n", "t.yaml", kSchemaOnly);
   EXPECT_EQ(c.model.precision, Precision::kInt8);
   EXPECT_EQ(c.model.quantize, Quantize::kAuto);
-}
-
-TEST(ConfigLoader, EnabledOutputsNeedTheirTarget) {
-  expect_problem(error_of("gpio:\n  enabled: true\n  chip: \"\"\n"), "gpio.chip", 3, 9,
-                 "is empty while gpio.enabled is true");
-  expect_problem(error_of("mqtt:\n  enabled: true\n  host: \"\"\n"), "mqtt.host", 3, 9,
-                 "is empty while mqtt.enabled is true");
 }
 
 TEST(ConfigLoader, NonYamlTextGivesTheSyntaxErrorPlace) {
@@ -309,44 +312,72 @@ TEST(ConfigLoader, QuantizeAutoNeedsOnlyTheFolderOfTheInt8Model) {
                  "model.int8_path", 5, 14, "cannot be written there");
 }
 
-TEST(ConfigLoader, MissingCaptureDeviceIsRejected) {
+TEST(ConfigLoader, MissingCaptureDeviceIsAWarningNotAnError) {
+  // A USB camera may appear after the service starts: the daemon opens it when it does.
   const TempFolder folder;
   folder.write("m.onnx", "x");
-  expect_problem(
-      load_error(folder.write("a.yaml", "source: {uri: /dev/video97}\nmodel: {path: m.onnx}\n")),
-      "source.uri", 1, 15, "no such device '/dev/video97'");
-  expect_problem(load_error(folder.write("b.yaml", "source: {uri: 97}\nmodel: {path: m.onnx}\n")),
-                 "source.uri", 1, 15, "no such device '/dev/video97' (camera index 97)");
+  for (const char* uri : {"/dev/video97", "97"}) {
+    std::vector<ConfigProblem> warnings;
+    const Config c = load_config(folder.write("a.yaml", std::string("source: {uri: \"") + uri +
+                                                            "\"}\nmodel: {path: m.onnx}\n"),
+                                 with_sources(&warnings));
+    ASSERT_EQ(warnings.size(), 1u) << uri;
+    EXPECT_EQ(warnings[0].key, "source.uri");
+    EXPECT_EQ(warnings[0].line, 1);
+    EXPECT_NE(warnings[0].message.find("no such camera device /dev/video97 now"),
+              std::string::npos);
+    EXPECT_EQ(c.source.uri, uri);
+  }
 }
 
 TEST(ConfigLoader, MissingVideoFileIsRejectedButStreamsAreNotChecked) {
   const TempFolder folder;
   folder.write("m.onnx", "x");
   expect_problem(
-      load_error(folder.write("a.yaml", "source: {uri: clip.mp4}\nmodel: {path: m.onnx}\n")),
+      load_error(folder.write("a.yaml", "source: {uri: clip.mp4}\nmodel: {path: m.onnx}\n"),
+                 with_sources()),
       "source.uri", 1, 15,
       "no such file or folder '" + (folder.path() / "clip.mp4").string() + "'");
   for (const char* uri : {"rtsp://192.168.1.20:554/stream1", "https://example.com/cam.mjpg",
                           "libcamerasrc ! video/x-raw,width=640 ! videoconvert ! appsink"}) {
     const fs::path file = folder.write(
         "ok.yaml", std::string("source:\n  uri: \"") + uri + "\"\nmodel: {path: m.onnx}\n");
-    EXPECT_EQ(load_config(file).source.uri, uri);
+    EXPECT_EQ(load_config(file, with_sources()).source.uri, uri);
   }
 }
 
-TEST(ConfigLoader, MissingSysfsRootAndGpioChipAreRejected) {
+TEST(ConfigLoader, SourcesAreCheckedByTheRuleTheCaptureOpensWith) {
+  // file:// URLs used to pass the check and then fail to open: now both use vision::check_source.
+  const TempFolder folder;
+  folder.write("m.onnx", "x");
+  const fs::path video = folder.write("clips/v.mp4", "x");
+  const Config c = load_config(folder.write("a.yaml", "source: {uri: \"file://" + video.string() +
+                                                          "\"}\nmodel: {path: m.onnx}\n"),
+                               with_sources());
+  EXPECT_EQ(c.source.uri, video.string());
+  EXPECT_EQ(
+      load_config(folder.write("b.yaml", "source: {uri: clips/v.mp4}\nmodel: {path: m.onnx}\n"),
+                  with_sources())
+          .source.uri,
+      video.string());
+  expect_problem(
+      load_error(
+          folder.write("c.yaml", "source: {uri: \"ftp://cam/v.mp4\"}\nmodel: {path: m.onnx}\n"),
+          with_sources()),
+      "source.uri", 1, 15, "'ftp://' is not a source this daemon reads");
+  // Without the capture rules (a tool that only shows a config) the uri stays as written.
+  EXPECT_EQ(load_config(folder.path() / "b.yaml").source.uri, "clips/v.mp4");
+}
+
+TEST(ConfigLoader, MissingSysfsRootIsRejected) {
   const TempFolder folder;
   folder.write("m.onnx", "x");
   const ConfigError e = load_error(folder.write("c.yaml",
                                                 "source: {uri: rtsp://cam/s}\n"
                                                 "model: {path: m.onnx}\n"
-                                                "telemetry: {sysfs_root: fake-sys}\n"
-                                                "gpio:\n"
-                                                "  enabled: true\n"
-                                                "  chip: gpiochip97\n"));
-  ASSERT_EQ(e.problems().size(), 2u) << e.what();
+                                                "telemetry: {sysfs_root: fake-sys}\n"));
+  ASSERT_EQ(e.problems().size(), 1u) << e.what();
   expect_problem(e, "telemetry.sysfs_root", 3, 25, "no such folder");
-  expect_problem(e, "gpio.chip", 6, 9, "no such GPIO chip '/dev/gpiochip97'");
 }
 
 TEST(ConfigLoader, LoggingDirMayNotExistYetButMustBeAFolder) {
@@ -383,7 +414,7 @@ TEST(ConfigLoader, RelativePathsResolveAgainstTheConfigFolder) {
                                          "  labels: ../../labels.txt\n"
                                          "telemetry: {sysfs_root: ../../sys}\n"
                                          "logging: {dir: logs}\n");
-  const Config c = load_config(file);
+  const Config c = load_config(file, with_sources());
   EXPECT_EQ(c.source.uri, (folder.path() / "clips/v.mp4").string());
   EXPECT_EQ(c.model.path, folder.path() / "models/m.onnx");
   EXPECT_EQ(c.model.int8_path, folder.path() / "models/m.int8.onnx");
@@ -424,6 +455,7 @@ model:
   int8_path: m.int8.onnx
   precision: int8
   quantize: auto
+  calibration_frames: 32
   imgsz: 320
   labels: names.txt
   decoder: end2end
@@ -447,37 +479,19 @@ logging:
   max_bytes: 1048576
   max_files: 3
   level: debug
-http:
-  listen: 0.0.0.0:9090
-  token: s3cret
-  max_fps: 2.5
-  jpeg_quality: 60
-mqtt:
-  enabled: true
-  host: broker.lan
-  port: 8883
-  prefix: home/cams
-  username: cam
-  password: pw
-gpio:
-  enabled: false
-  chip: /dev/gpiochip97
-  line: 27
-  active_low: true
-  hold_s: 5
+config:
+  watch: true
 )");
-  const Config c = load_config(file);
+  const Config c = load_config(file, with_sources());
   const fs::path dir = folder.path();
   EXPECT_EQ(c.source, (SourceConfig{(dir / "v.mp4").string(), true, false, 1280, 720, 15, 0.5}));
   EXPECT_EQ(c.model, (ModelConfig{dir / "m.onnx", dir / "m.int8.onnx", Precision::kInt8,
-                                  Quantize::kAuto, 320, dir / "names.txt", Decoder::kEnd2end}));
+                                  Quantize::kAuto, 32, 320, dir / "names.txt", Decoder::kEnd2end}));
   EXPECT_EQ(c.detect, (DetectConfig{0.4, 0.6, {0, 2, 7}, 50, true}));
   EXPECT_EQ(c.threads, (ThreadsConfig{ThreadMode::kEfficiency, 3, 4, 0.2}));
   EXPECT_EQ(c.telemetry, (TelemetryConfig{0.5, dir / "sys"}));
   EXPECT_EQ(c.logging, (LoggingConfig{dir / "logs", 30, 1048576, 3, LogLevel::kDebug}));
-  EXPECT_EQ(c.http, (HttpConfig{"0.0.0.0:9090", "s3cret", 2.5, 60}));
-  EXPECT_EQ(c.mqtt, (MqttConfig{true, "broker.lan", 8883, "home/cams", "cam", "pw"}));
-  EXPECT_EQ(c.gpio, (GpioConfig{false, "/dev/gpiochip97", 27, true, 5}));
+  EXPECT_EQ(c.config, (FileConfig{true}));
 
   // Written back out, with or without comments, it reads in as the same Config.
   EXPECT_EQ(parse_config(to_yaml(c, false), (dir / "again.yaml").string()), c);

@@ -47,13 +47,8 @@ TEST(Schema, HoldsTheKeysDocsTestsAndScriptsRelyOn) {
                           "logging.interval_s",
                           "logging.max_bytes",
                           "logging.max_files",
-                          "http.listen",
-                          "http.token",
-                          "http.max_fps",
-                          "mqtt.host",
-                          "mqtt.port",
-                          "mqtt.prefix",
-                          "gpio.chip"}) {
+                          "model.calibration_frames",
+                          "config.watch"}) {
     EXPECT_NE(find_field(key), nullptr) << key;
   }
   const std::vector<std::string_view> precision = {"fp32", "int8"};
@@ -70,9 +65,8 @@ TEST(Schema, EveryRowIsComplete) {
     section_names.insert(s.name);
     EXPECT_FALSE(s.description.empty()) << s.name;
   }
-  EXPECT_EQ(section_names,
-            (std::set<std::string_view>{"source", "model", "detect", "threads", "telemetry",
-                                        "logging", "http", "mqtt", "gpio"}));
+  EXPECT_EQ(section_names, (std::set<std::string_view>{"source", "model", "detect", "threads",
+                                                       "telemetry", "logging", "config"}));
   for (const FieldSpec& f : fields()) {
     EXPECT_TRUE(section_names.contains(f.section)) << f.path();
     EXPECT_TRUE(paths.insert(f.path()).second) << "twice: " << f.path();
@@ -111,9 +105,6 @@ TEST(Schema, ChecksRangesChoicesAndRules) {
   EXPECT_EQ(check_value(*find_field("model.imgsz"), std::int64_t{100}),
             "100 is not a multiple of 32 (the largest YOLO stride): use e.g. 96, or 0 for the "
             "model's own size");
-  EXPECT_EQ(check_value(*find_field("http.listen"), std::string("")), "");
-  EXPECT_NE(check_value(*find_field("http.listen"), std::string("a:b:80")), "");
-  EXPECT_NE(check_value(*find_field("mqtt.prefix"), std::string("/cams")), "");
 }
 
 TEST(Schema, FormatsValuesAsYaml) {

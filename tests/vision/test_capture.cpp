@@ -42,6 +42,37 @@ TEST(Capture, ClassifiesEveryKindOfUri) {
   EXPECT_THROW(classify_source(""), SourceError);
 }
 
+TEST(Capture, CheckSaysWhatOpenWillDo) {
+  TempFolder tmp;
+  const fs::path clip = tmp.path() / "clips" / "v.mp4";
+  fs::create_directories(clip.parent_path());
+  std::ofstream(clip) << "x";
+  // file:// URLs and paths relative to a base folder name local files.
+  for (const std::string& uri : {"file://" + clip.string(), "file://localhost" + clip.string()}) {
+    const SourceCheck c = check_source(uri);
+    EXPECT_EQ(c.uri, clip.string()) << uri;
+    EXPECT_EQ(c.kind, SourceKind::kVideoFile) << uri;
+    EXPECT_EQ(c.error, "") << uri;
+  }
+  EXPECT_EQ(check_source("clips/v.mp4", tmp.path()).uri, clip.string());
+  EXPECT_EQ(check_source(clip.parent_path().string()).kind, SourceKind::kImageFolder);
+  // A scheme nothing reads is an error; a camera that is not plugged in only a warning.
+  EXPECT_NE(check_source("ftp://cam/v.mp4").error.find("'ftp://' is not a source"),
+            std::string::npos);
+  const SourceCheck camera = check_source("/dev/video97");
+  EXPECT_EQ(camera.kind, SourceKind::kV4l2);
+  EXPECT_EQ(camera.error, "");
+  EXPECT_NE(camera.warning.find("no such camera device /dev/video97 now"), std::string::npos);
+  EXPECT_NE(check_source("").error.find("is empty"), std::string::npos);
+}
+
+TEST(Capture, OpensFileUrls) {
+  YOLO_REQUIRE_FIXTURES();
+  const auto source = open_source({"file://" + video()});
+  Frame frame;
+  EXPECT_TRUE(source->read(frame));
+}
+
 TEST(Capture, ReadsTheWholeVideoFile) {
   YOLO_REQUIRE_FIXTURES();
   const auto source = open_source({video()});
@@ -151,7 +182,8 @@ TEST(Capture, RunsAGStreamerPipelineAndAddsTheAppsink) {
 TEST(Capture, FailuresNameTheSourceAndTheReason) {
   YOLO_REQUIRE_FIXTURES();
   TempFolder tmp;
-  EXPECT_NE(open_error({"/nonexistent/clip.mp4"}).find("'/nonexistent/clip.mp4': not found"),
+  EXPECT_NE(open_error({"/nonexistent/clip.mp4"})
+                .find("'/nonexistent/clip.mp4': no such file or folder '/nonexistent/clip.mp4'"),
             std::string::npos);
   EXPECT_NE(open_error({tmp.path().string()}).find("holds no images"), std::string::npos);
 
