@@ -1,0 +1,41 @@
+#pragma once
+
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "config/config.h"
+#include "daemon/logger.h"
+#include "daemon/publisher.h"
+
+namespace yolo::daemon {
+
+// Where everything worth remembering goes: one call logs the message (to the journal with the
+// event's fields) and hands the event to every publisher (the field log writes it as an event
+// line). Thread-safe; publishers are added before the threads start.
+class Events {
+ public:
+  explicit Events(Logger& log) : log_(log) {}
+
+  void add(Publisher* publisher);
+
+  // Logs `message` at `level` and publishes {"type":"event", "event": name, "time", "level",
+  // "message", ...fields}. Scalar fields also become journal fields YOLO_<NAME>.
+  void emit(config::LogLevel level, std::string_view name, const std::string& message,
+            nlohmann::json fields = nlohmann::json::object());
+
+  Logger& log() { return log_; }
+
+ private:
+  Logger& log_;
+  std::mutex mutex_;
+  std::vector<Publisher*> publishers_;
+};
+
+// Now as UTC ISO 8601 with milliseconds, e.g. "2026-11-23T18:50:01.123Z".
+std::string utc_now();
+
+}  // namespace yolo::daemon

@@ -1,0 +1,279 @@
+#include "daemon/inference.h"
+
+#include <cmath>
+#include <utility>
+
+namespace yolo::daemon {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The span over which fps() counts results.
+constexpr auto kFpsWindow = std::chrono::seconds(3);
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+double round_to(double v, double step) {
+  return std::round(v / step) * step;
+}
+
+std::string describe(const ModelInfo& m) {
+  return m.name + " " + m.precision + " " + std::to_string(m.input_width) + "x" +
+         std::to_string(m.input_height);
+}
+
+}  // namespace
+
+nlohmann::json to_json(const ThreadDecision& d) {
+  nlohmann::json latency = nlohmann::json::object();
+  for (const auto& [threads, ms] : d.latency_ms) latency[std::to_string(threads)] = round_to(ms, 0.01);
+  return {{"from", d.from},
+          {"to", d.to},
+          {"kind", d.kind},
+          {"reason", d.reason},
+          {"latency_ms", latency}};
+}
+
+Inference::Inference(Events& events, FrameSlot& slot, std::vector<Publisher*> publishers,
+                     Retire retire)
+    : events_(events), slot_(slot), publishers_(std::move(publishers)), retire_(std::move(retire)) {}
+
+Inference::~Inference() {
+  stop(std::chrono::milliseconds(5000));
+}
+
+void Inference::start(LoadedModel model, const vision::DecodeOptions& decode,
+                      const ThreadPolicy& policy) {
+  current_ = std::move(model);
+  decode_ = decode;
+  current_.detector->set_decode(decode_);
+  controller_.emplace(policy);
+  {
+    std::lock_guard lock(status_mutex_);
+    model_ = current_.info;
+    threads_ = controller_->threads();
+    settled_ = controller_->settled();
+    mode_ = policy.mode;
+  }
+  heartbeat_ns_.store(Clock::now().time_since_epoch().count());
+  worker_.start("infer", [this] { run(); });
+}
+
+void Inference::swap_in(LoadedModel model) {
+  std::lock_guard lock(pending_mutex_);
+  if (pending_model_) retire_(std::move(pending_model_->detector));
+  pending_model_ = std::move(model);
+}
+
+void Inference::set_decode(const vision::DecodeOptions& decode) {
+  std::lock_guard lock(pending_mutex_);
+  pending_decode_ = decode;
+}
+
+void Inference::set_thread_policy(const ThreadPolicy& policy) {
+  std::lock_guard lock(pending_mutex_);
+  pending_policy_ = policy;
+}
+
+void Inference::throttling_changed(bool throttled) {
+  std::lock_guard lock(pending_mutex_);
+  pending_throttled_ = throttled;
+}
+
+bool Inference::stop(std::chrono::milliseconds limit) {
+  stopping_ = true;
+  slot_.close();
+  return worker_.stop_within(limit);
+}
+
+std::shared_ptr<const ModelInfo> Inference::model() const {
+  std::lock_guard lock(status_mutex_);
+  return model_;
+}
+
+Clock::time_point Inference::heartbeat() const {
+  return Clock::time_point(Clock::duration(heartbeat_ns_.load()));
+}
+
+Clock::time_point Inference::last_result() const {
+  return Clock::time_point(Clock::duration(last_result_ns_.load()));
+}
+
+double Inference::fps() const {
+  std::lock_guard lock(status_mutex_);
+  const auto now = Clock::now();
+  std::size_t n = 0;
+  Clock::time_point first = now;
+  for (auto t : recent_) {
+    if (now - t > kFpsWindow) continue;
+    if (n == 0) first = t;
+    ++n;
+  }
+  if (n < 2) return 0;
+  // n results span n - 1 intervals; a source that stopped shows a falling rate, not the last one.
+  const double span = std::max(std::chrono::duration<double>(now - first).count(),
+                               std::chrono::duration<double>(kFpsWindow).count() / 3);
+  return static_cast<double>(n - 1) / span;
+}
+
+nlohmann::json Inference::status() const {
+  const double rate = fps();
+  std::lock_guard lock(status_mutex_);
+  nlohmann::json j = {{"frames", frames_.load()},
+                      {"fps", round_to(rate, 0.01)},
+                      {"threads", threads_},
+                      {"settled", settled_},
+                      {"last_stage_ms",
+                       {{"capture_age", round_to(last_times_.capture_age_ms, 0.01)},
+                        {"preprocess", round_to(last_times_.preprocess_ms, 0.01)},
+                        {"inference", round_to(last_times_.inference_ms, 0.01)},
+                        {"postprocess", round_to(last_times_.postprocess_ms, 0.01)},
+                        {"end_to_end", round_to(last_times_.end_to_end_ms, 0.01)}}}};
+  if (!last_decision_.is_null()) j["last_decision"] = last_decision_;
+  return j;
+}
+
+void Inference::run() {
+  vision::Frame frame;
+  while (!stopping_) {
+    heartbeat_ns_.store(Clock::now().time_since_epoch().count());
+    apply_pending();
+    const std::optional<std::int64_t> dropped = slot_.take(frame, std::chrono::milliseconds(250));
+    if (!dropped) continue;
+    process(frame, *dropped);
+  }
+}
+
+void Inference::apply_pending() {
+  std::optional<LoadedModel> model;
+  std::optional<vision::DecodeOptions> decode;
+  std::optional<ThreadPolicy> policy;
+  std::optional<bool> throttled;
+  {
+    std::lock_guard lock(pending_mutex_);
+    model = std::exchange(pending_model_, std::nullopt);
+    decode = std::exchange(pending_decode_, std::nullopt);
+    policy = std::exchange(pending_policy_, std::nullopt);
+    throttled = std::exchange(pending_throttled_, std::nullopt);
+  }
+  std::vector<ThreadDecision> decisions;
+  if (decode) {
+    decode_ = *decode;
+    current_.detector->set_decode(decode_);
+  }
+  if (model) {
+    swap_ = PendingSwap{current_.info, model->info, model->build_ms, last_index_,
+                        Clock::time_point(Clock::duration(last_result_ns_.load()))};
+    retire_(std::move(current_.detector));
+    current_ = std::move(*model);
+    current_.detector->set_decode(decode_);
+    {
+      std::lock_guard lock(status_mutex_);
+      model_ = current_.info;
+    }
+    if (auto d = controller_->restart("the model changed to " + describe(*current_.info))) {
+      decisions.push_back(std::move(*d));
+    }
+  }
+  if (policy) {
+    if (auto d = controller_->set_policy(*policy)) decisions.push_back(std::move(*d));
+    std::lock_guard lock(status_mutex_);
+    mode_ = policy->mode;
+  }
+  if (throttled) {
+    if (auto d = controller_->throttling_changed(*throttled)) decisions.push_back(std::move(*d));
+  }
+  for (const auto& d : decisions) record(d);
+}
+
+void Inference::record(const ThreadDecision& d) {
+  nlohmann::json j = to_json(d);
+  {
+    std::lock_guard lock(status_mutex_);
+    last_decision_ = j;
+    threads_ = controller_->threads();
+    settled_ = controller_->settled();
+  }
+  events_.emit(config::LogLevel::kInfo, "threads", "threads: " + d.reason, std::move(j));
+}
+
+void Inference::process(vision::Frame& frame, std::int64_t dropped) {
+  const auto start = Clock::now();
+  detector::Detector& detector = *current_.detector;
+  const int threads = controller_->threads();
+  detector.engine().set_threads(threads);
+
+  auto result = std::make_shared<FrameResult>();
+  detector::DetectTimings t;
+  try {
+    result->detections = detector.detect(frame.bgr, &t);
+  } catch (const std::exception& e) {
+    // A frame the model cannot take (it should not happen) is skipped, said once per message.
+    const std::string message = std::string("frame ") + std::to_string(frame.index) +
+                                " could not be processed: " + e.what();
+    if (e.what() != last_failure_) {
+      last_failure_ = e.what();
+      events_.emit(config::LogLevel::kError, "frame_failed", message, {{"error", e.what()}});
+    }
+    return;
+  }
+  const auto done = Clock::now();
+  result->index = frame.index;
+  result->captured = frame.timestamp;
+  result->wall = std::chrono::system_clock::now();
+  result->times = {ms_between(frame.timestamp, start), t.preprocess_ms, t.inference_ms,
+                   t.postprocess_ms, ms_between(frame.timestamp, done)};
+  result->model = current_.info;
+  result->threads = threads;
+  result->dropped = dropped;
+  for (const Publisher* p : publishers_) {
+    if (p->wants_frame()) {
+      result->frame = std::make_shared<const cv::Mat>(frame.bgr.clone());
+      break;
+    }
+  }
+  std::shared_ptr<const FrameResult> shared = std::move(result);
+  for (Publisher* p : publishers_) p->publish(shared);
+
+  last_index_ = frame.index;
+  last_result_ns_.store(done.time_since_epoch().count());
+  frames_.fetch_add(1);
+  {
+    std::lock_guard lock(status_mutex_);
+    recent_.push_back(done);
+    while (!recent_.empty() && done - recent_.front() > kFpsWindow) recent_.pop_front();
+    last_times_ = shared->times;
+  }
+  if (swap_) report_swap(shared->index, done);
+  if (auto d = controller_->observe(t.inference_ms)) record(*d);
+}
+
+void Inference::report_swap(std::int64_t first_index, Clock::time_point first_done) {
+  const PendingSwap s = std::move(*swap_);
+  swap_.reset();
+  const std::int64_t lost = s.last_index < 0 ? 0 : first_index - s.last_index - 1;
+  const double gap_ms = s.last_done == Clock::time_point{} ? 0 : ms_between(s.last_done, first_done);
+  std::string message = "switched from " + (s.from ? describe(*s.from) : std::string("nothing")) +
+                        " to " + describe(*s.to) + " (built in " +
+                        std::to_string(static_cast<int>(std::lround(s.build_ms))) + " ms); " +
+                        (lost == 0 ? std::string("no frame lost")
+                                   : std::to_string(lost) + " frame(s) lost");
+  nlohmann::json fields = {{"to", s.to->name},
+                           {"to_precision", s.to->precision},
+                           {"to_path", s.to->path.string()},
+                           {"build_ms", round_to(s.build_ms, 0.1)},
+                           {"last_frame_before", s.last_index},
+                           {"first_frame_after", first_index},
+                           {"frames_lost", lost},
+                           {"gap_ms", round_to(gap_ms, 0.1)}};
+  if (s.from) {
+    fields["from"] = s.from->name;
+    fields["from_precision"] = s.from->precision;
+  }
+  events_.emit(config::LogLevel::kInfo, "swap", message, std::move(fields));
+}
+
+}  // namespace yolo::daemon

@@ -1,0 +1,124 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "daemon/events.h"
+#include "daemon/frame_result.h"
+#include "daemon/frame_slot.h"
+#include "daemon/publisher.h"
+#include "daemon/thread_controller.h"
+#include "daemon/worker.h"
+#include "detector/detector.h"
+
+namespace yolo::daemon {
+
+// A detector ready to run and what it is.
+struct LoadedModel {
+  std::unique_ptr<detector::Detector> detector;
+  std::shared_ptr<const ModelInfo> info;
+  // How long building it took (load, plan, warm-up), for the swap event.
+  double build_ms = 0;
+};
+
+// The inference thread: takes the newest frame, letterboxes, runs, decodes, applies NMS, times
+// every stage, hands the result to every publisher (each queues it and returns), and lets the
+// thread controller pick the thread count for the next frame. A new model is swapped in between
+// two frames; the old one is handed to `retire` so freeing it costs this thread nothing.
+class Inference {
+ public:
+  using Retire = std::function<void(std::unique_ptr<detector::Detector>)>;
+
+  Inference(Events& events, FrameSlot& slot, std::vector<Publisher*> publishers, Retire retire);
+  ~Inference();
+
+  void start(LoadedModel model, const vision::DecodeOptions& decode, const ThreadPolicy& policy);
+  // Runs `model` from the next frame on.
+  void swap_in(LoadedModel model);
+  // Thresholds, classes and limits from the next frame on.
+  void set_decode(const vision::DecodeOptions& decode);
+  void set_thread_policy(const ThreadPolicy& policy);
+  // The device started or stopped throttling: latencies measured so far no longer hold.
+  void throttling_changed(bool throttled);
+  bool stop(std::chrono::milliseconds limit);
+
+  // The model running now.
+  std::shared_ptr<const ModelInfo> model() const;
+  // Results delivered since start.
+  std::int64_t frames() const { return frames_.load(); }
+  // {"frames", "fps", "threads", "thread_mode", "settled", "last_decision", "latency_ms"}.
+  nlohmann::json status() const;
+  // When the loop last went round (a frame done, or a wait for one that timed out).
+  std::chrono::steady_clock::time_point heartbeat() const;
+  // When the last result was delivered (epoch when none yet).
+  std::chrono::steady_clock::time_point last_result() const;
+  // Results per second over the last few seconds.
+  double fps() const;
+
+ private:
+  // A swap waiting for the first result of the new model, which the swap event reports.
+  struct PendingSwap {
+    std::shared_ptr<const ModelInfo> from;
+    std::shared_ptr<const ModelInfo> to;
+    double build_ms = 0;
+    std::int64_t last_index = -1;
+    std::chrono::steady_clock::time_point last_done;
+  };
+
+  void run();
+  void apply_pending();
+  void process(vision::Frame& frame, std::int64_t dropped);
+  void record(const ThreadDecision& decision);
+  void report_swap(std::int64_t first_index, std::chrono::steady_clock::time_point first_done);
+
+  Events& events_;
+  FrameSlot& slot_;
+  std::vector<Publisher*> publishers_;
+  Retire retire_;
+  Worker worker_;
+  std::atomic<bool> stopping_{false};
+
+  // Owned by the inference thread once started.
+  LoadedModel current_;
+  std::optional<ThreadController> controller_;
+  vision::DecodeOptions decode_;
+  std::optional<PendingSwap> swap_;
+  std::int64_t last_index_ = -1;
+  std::string last_failure_;
+
+  // Hand-over from other threads, applied between two frames.
+  mutable std::mutex pending_mutex_;
+  std::optional<LoadedModel> pending_model_;
+  std::optional<vision::DecodeOptions> pending_decode_;
+  std::optional<ThreadPolicy> pending_policy_;
+  std::optional<bool> pending_throttled_;
+
+  // What status() shows, written by the inference thread.
+  mutable std::mutex status_mutex_;
+  std::shared_ptr<const ModelInfo> model_;
+  std::deque<std::chrono::steady_clock::time_point> recent_;
+  nlohmann::json last_decision_;
+  int threads_ = 0;
+  bool settled_ = false;
+  config::ThreadMode mode_ = config::ThreadMode::kFixed;
+  StageTimes last_times_;
+
+  std::atomic<std::int64_t> frames_{0};
+  std::atomic<std::int64_t> heartbeat_ns_{0};
+  std::atomic<std::int64_t> last_result_ns_{0};
+};
+
+// The decision as the status and the field log show it.
+nlohmann::json to_json(const ThreadDecision& decision);
+
+}  // namespace yolo::daemon

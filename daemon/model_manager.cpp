@@ -1,0 +1,382 @@
+#include "daemon/model_manager.h"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include <opencv2/core.hpp>
+
+namespace yolo::daemon {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How often the manager looks at the reservoir and a running quantization.
+constexpr auto kTick = std::chrono::milliseconds(500);
+
+vision::DecoderKind decoder_kind(config::Decoder d) {
+  switch (d) {
+    case config::Decoder::kAuto:
+      return vision::DecoderKind::kAuto;
+    case config::Decoder::kYolov8:
+      return vision::DecoderKind::kYolov8;
+    case config::Decoder::kEnd2end:
+      return vision::DecoderKind::kEnd2End;
+    case config::Decoder::kYolov5:
+      return vision::DecoderKind::kYolov5;
+  }
+  return vision::DecoderKind::kAuto;
+}
+
+// FNV-1a over the file's bytes: enough to tell two versions of a model apart.
+std::uint64_t content_hash(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::uint64_t hash = 1469598103934665603ULL;
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    for (std::streamsize i = 0; i < in.gcount(); ++i) {
+      hash ^= static_cast<unsigned char>(buffer[i]);
+      hash *= 1099511628211ULL;
+    }
+  }
+  if (in.bad()) throw std::runtime_error("cannot read " + file.string());
+  return hash;
+}
+
+std::string describe(const ModelTarget& t) {
+  return t.file.filename().string() + " (" + precision_name(t.precision) + ")";
+}
+
+}  // namespace
+
+const char* precision_name(config::Precision precision) {
+  return precision == config::Precision::kInt8 ? "int8" : "fp32";
+}
+
+ModelManager::ModelManager(Events& events, Options options, CalibrationReservoir& reservoir)
+    : events_(events), options_(std::move(options)), reservoir_(reservoir) {}
+
+ModelManager::~ModelManager() {
+  stop(std::chrono::milliseconds(5000));
+}
+
+fs::path ModelManager::made_int8_path(const config::ModelConfig& model) {
+  if (!model.int8_path.empty()) return model.int8_path;
+  const fs::path& file = model.path;
+  const auto size = fs::file_size(file);
+  const auto mtime = fs::last_write_time(file);
+  if (!hash_cache_ || hash_cache_->path != file || hash_cache_->size != size ||
+      hash_cache_->mtime != mtime) {
+    hash_cache_ = HashCache{file, size, mtime, content_hash(file)};
+  }
+  char tag[40];
+  std::snprintf(tag, sizeof tag, "-%016llx", static_cast<unsigned long long>(hash_cache_->hash));
+  std::string name = file.stem().string() + tag;
+  if (model.imgsz > 0) name += "-" + std::to_string(model.imgsz);
+  return options_.models_dir / (name + ".int8.onnx");
+}
+
+ModelManager::Plan ModelManager::plan(const config::ModelConfig& model) {
+  Plan p;
+  p.run = {model.path, config::Precision::kFp32, model.imgsz, model.labels, model.decoder};
+  if (model.precision == config::Precision::kFp32) return p;
+  if (!model.int8_path.empty() && fs::exists(model.int8_path)) {
+    p.run.file = model.int8_path;
+    p.run.precision = config::Precision::kInt8;
+    return p;
+  }
+  // The config check refuses int8 without int8_path unless quantize is auto.
+  const fs::path made = made_int8_path(model);
+  if (fs::exists(made)) {
+    p.run.file = made;
+    p.run.precision = config::Precision::kInt8;
+  } else {
+    p.make = made;
+  }
+  return p;
+}
+
+LoadedModel ModelManager::build(const ModelTarget& target, const config::ModelConfig& model) {
+  const auto start = Clock::now();
+  detector::DetectorOptions options;
+  options.model = target.file;
+  options.precision = target.precision == config::Precision::kInt8 ? runtime::Precision::kInt8
+                                                                    : runtime::Precision::kFp32;
+  options.threads = 1;
+  options.imgsz = target.imgsz;
+  options.labels = target.labels;
+  options.decode.kind = decoder_kind(target.decoder);
+  options.pools = options_.pools;
+  options.log = [this](const std::string& line) { events_.log().debug(line); };
+  auto detector = std::make_unique<detector::Detector>(options);
+  const int width = detector->engine().input_width();
+  const int height = detector->engine().input_height();
+  // One run before the swap: the first touches every weight page, and would be a slow frame.
+  detector->detect(cv::Mat(height, width, CV_8UC3, cv::Scalar::all(114)));
+  auto info = std::make_shared<ModelInfo>();
+  info->path = target.file;
+  // Named after the FP32 model, so both precisions of one model compare under one name.
+  info->name = model.path.stem().string();
+  info->precision = precision_name(target.precision);
+  info->input_width = width;
+  info->input_height = height;
+  info->names = detector->names();
+  const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  return {std::move(detector), std::move(info), ms};
+}
+
+LoadedModel ModelManager::load_initial(const config::ModelConfig& model) {
+  wanted_ = model;
+  const Plan p = plan(model);
+  LoadedModel loaded = build(p.run, model);
+  events_.emit(config::LogLevel::kInfo, "model_loaded",
+               "loaded " + describe(p.run) + ", input " + std::to_string(loaded.info->input_width) +
+                   "x" + std::to_string(loaded.info->input_height) + ", in " +
+                   std::to_string(std::lround(loaded.build_ms)) + " ms",
+               {{"file", p.run.file.string()},
+                {"precision", loaded.info->precision},
+                {"build_ms", std::round(loaded.build_ms * 10) / 10}});
+  std::lock_guard lock(mutex_);
+  running_ = p.run;
+  if (model.precision == config::Precision::kInt8) {
+    int8_state_ = p.make.empty() ? Int8State::kRunning : Int8State::kCollecting;
+    int8_file_ = p.make.empty() ? p.run.file : p.make;
+  }
+  return loaded;
+}
+
+void ModelManager::start(Inference& inference) {
+  inference_ = &inference;
+  worker_.start("model", [this] { run(); });
+}
+
+void ModelManager::reconfigure(const config::ModelConfig& model) {
+  {
+    std::lock_guard lock(mutex_);
+    wanted_ = model;
+    ++generation_;
+  }
+  wake_.notify_all();
+}
+
+void ModelManager::retire(std::unique_ptr<detector::Detector> detector) {
+  {
+    std::lock_guard lock(mutex_);
+    retired_.push_back(std::move(detector));
+  }
+  wake_.notify_all();
+}
+
+bool ModelManager::stop(std::chrono::milliseconds limit) {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  return worker_.stop_within(limit);
+}
+
+void ModelManager::set_int8(Int8State state, std::string progress, std::string error) {
+  std::lock_guard lock(mutex_);
+  int8_state_ = state;
+  int8_progress_ = std::move(progress);
+  int8_error_ = std::move(error);
+}
+
+void ModelManager::run() {
+  for (;;) {
+    std::vector<std::unique_ptr<detector::Detector>> retired;
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait_for(lock, kTick);
+      if (stopping_) break;
+      retired.swap(retired_);
+    }
+    retired.clear();
+    try {
+      step();
+      last_error_.clear();
+    } catch (const std::exception& e) {
+      // step() reports what it expects (a model that fails to load, a failed quantization);
+      // anything else (the model file vanished) is said once, and tried again every tick.
+      if (e.what() != last_error_) {
+        last_error_ = e.what();
+        events_.emit(config::LogLevel::kError, "model_error", std::string("model: ") + e.what());
+      }
+    }
+  }
+  if (job_) {
+    job_->cancel();
+    job_.reset();
+  }
+}
+
+void ModelManager::step() {
+  config::ModelConfig model;
+  std::uint64_t generation = 0;
+  std::optional<ModelTarget> running;
+  {
+    std::lock_guard lock(mutex_);
+    model = wanted_;
+    generation = generation_;
+    running = running_;
+  }
+  const Plan p = plan(model);
+  if (p.make.empty() && job_) {
+    job_->cancel();
+    job_.reset();
+    events_.emit(config::LogLevel::kInfo, "quantize_cancelled",
+                 "quantization cancelled: the config no longer asks for it");
+  }
+  if (running != p.run && !(failed_build_ && failed_build_->first == p.run &&
+                            failed_build_->second == generation)) {
+    try {
+      LoadedModel loaded = build(p.run, model);
+      events_.emit(config::LogLevel::kInfo, "model_built",
+                   "built " + describe(p.run) + " beside the running model in " +
+                       std::to_string(std::lround(loaded.build_ms)) + " ms; swapping it in",
+                   {{"file", p.run.file.string()},
+                    {"precision", loaded.info->precision},
+                    {"build_ms", std::round(loaded.build_ms * 10) / 10}});
+      inference_->swap_in(std::move(loaded));
+      std::lock_guard lock(mutex_);
+      running_ = p.run;
+    } catch (const std::exception& e) {
+      failed_build_ = {p.run, generation};
+      events_.emit(config::LogLevel::kError, "model_failed",
+                   "cannot load " + p.run.file.string() + ": " + e.what() +
+                       "; still running " + (running ? describe(*running) : "the old model"),
+                   {{"file", p.run.file.string()}, {"error", e.what()}});
+    }
+  }
+  if (model.precision == config::Precision::kFp32) {
+    set_int8(Int8State::kNotWanted, "");
+  } else if (p.make.empty()) {
+    std::lock_guard lock(mutex_);
+    int8_file_ = p.run.file;
+    if (running_ == p.run) {
+      int8_state_ = Int8State::kRunning;
+      int8_progress_.clear();
+      int8_error_.clear();
+    }
+  } else {
+    step_quantization(model, p.make);
+  }
+}
+
+void ModelManager::step_quantization(const config::ModelConfig& model, const fs::path& make) {
+  std::uint64_t generation = 0;
+  {
+    std::lock_guard lock(mutex_);
+    generation = generation_;
+    int8_file_ = make;
+  }
+  if (job_ && job_->request().out != make) {
+    job_->cancel();
+    job_.reset();
+  }
+  if (job_) {
+    if (!job_->finished()) {
+      set_int8(Int8State::kQuantizing, job_->progress());
+      return;
+    }
+    const double seconds = job_->elapsed_s();
+    if (job_->succeeded()) {
+      events_.emit(config::LogLevel::kInfo, "quantize_done",
+                   "made " + make.string() + " in " + std::to_string(std::lround(seconds)) +
+                       " s; switching to it",
+                   {{"file", make.string()}, {"seconds", std::round(seconds)}});
+      set_int8(Int8State::kQuantizing, "done; loading the INT8 model");
+    } else {
+      failed_quantize_ = {make, generation};
+      const std::string why = job_->failure();
+      events_.emit(config::LogLevel::kError, "quantize_failed",
+                   "quantizing " + model.path.string() + " failed: " + why +
+                       "; running fp32 until a reload",
+                   {{"file", make.string()}, {"error", why}});
+      set_int8(Int8State::kFailed, "", why);
+    }
+    job_.reset();
+    return;
+  }
+  if (failed_quantize_ && failed_quantize_->first == make && failed_quantize_->second == generation) {
+    return;
+  }
+  const int have = reservoir_.count();
+  const int need = model.calibration_frames;
+  if (have < need) {
+    const nlohmann::json r = reservoir_.status();
+    std::string progress = "collecting calibration frames " + std::to_string(have) + "/" +
+                           std::to_string(need);
+    if (r.contains("warning")) {
+      set_int8(Int8State::kFailed, progress, r["warning"].get<std::string>());
+    } else {
+      set_int8(Int8State::kCollecting, progress);
+    }
+    return;
+  }
+  std::error_code ec;
+  fs::create_directories(make.parent_path(), ec);
+  QuantizeJob::Request request;
+  request.cli = options_.cli;
+  request.model = model.path;
+  request.calibration = reservoir_.dir();
+  request.out = make;
+  request.report = fs::path(make).replace_extension(".json");
+  request.frames = need;
+  request.imgsz = model.imgsz;
+  try {
+    job_ = std::make_unique<QuantizeJob>(request);
+  } catch (const std::exception& e) {
+    failed_quantize_ = {make, generation};
+    events_.emit(config::LogLevel::kError, "quantize_failed",
+                 std::string(e.what()) + "; running fp32 until a reload", {{"error", e.what()}});
+    set_int8(Int8State::kFailed, "", e.what());
+    return;
+  }
+  events_.emit(config::LogLevel::kInfo, "quantize_started",
+               "quantizing " + model.path.filename().string() + " to INT8 on " +
+                   std::to_string(have) + " calibration frames from this camera, at idle priority",
+               {{"file", make.string()}, {"frames", have}});
+  set_int8(Int8State::kQuantizing, "starting");
+}
+
+nlohmann::json ModelManager::status() const {
+  std::lock_guard lock(mutex_);
+  nlohmann::json j = {{"wanted", precision_name(wanted_.precision)}};
+  if (running_) {
+    j["running"] = {{"file", running_->file.string()},
+                    {"precision", precision_name(running_->precision)}};
+  }
+  if (int8_state_ != Int8State::kNotWanted) {
+    static const char* const kNames[] = {"not wanted", "running", "collecting", "quantizing",
+                                         "failed"};
+    nlohmann::json int8 = {{"state", kNames[static_cast<int>(int8_state_)]},
+                           {"file", int8_file_.string()}};
+    if (!int8_progress_.empty()) int8["progress"] = int8_progress_;
+    if (!int8_error_.empty()) int8["error"] = int8_error_;
+    j["int8"] = std::move(int8);
+  }
+  return j;
+}
+
+std::string ModelManager::pending_summary() const {
+  std::lock_guard lock(mutex_);
+  switch (int8_state_) {
+    case Int8State::kNotWanted:
+    case Int8State::kRunning:
+      return "";
+    case Int8State::kCollecting:
+      return "int8 pending: " + int8_progress_;
+    case Int8State::kQuantizing:
+      return "int8 pending: quantizing (" + int8_progress_ + ")";
+    case Int8State::kFailed:
+      return "int8 failed: " + int8_error_;
+  }
+  return "";
+}
+
+}  // namespace yolo::daemon

@@ -1,0 +1,129 @@
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "config/config.h"
+#include "daemon/events.h"
+#include "daemon/inference.h"
+#include "daemon/quantize_job.h"
+#include "daemon/reservoir.h"
+#include "daemon/worker.h"
+#include "runtime/engine.h"
+
+namespace yolo::daemon {
+
+// Which model file runs, at which precision: what a reload compares to decide whether to build.
+struct ModelTarget {
+  std::filesystem::path file;
+  config::Precision precision = config::Precision::kFp32;
+  int imgsz = 0;
+  std::filesystem::path labels;
+  config::Decoder decoder = config::Decoder::kAuto;
+
+  bool operator==(const ModelTarget&) const = default;
+};
+
+// Keeps the model the config asks for running. Builds each new model on its own thread, beside
+// the running one and on the same thread pools, then hands it to the inference thread, which
+// swaps it in between two frames. For precision int8 with quantize: auto and no INT8 file yet, it
+// runs the FP32 model meanwhile, waits for the calibration reservoir to fill, quantizes in a
+// low-priority child process and then switches. A model that fails to load is reported and the
+// running one stays.
+class ModelManager {
+ public:
+  struct Options {
+    // Where INT8 models made here are written when model.int8_path is empty.
+    std::filesystem::path models_dir;
+    // The yolo-edge binary that quantizes.
+    std::filesystem::path cli;
+    runtime::SharedThreadPools pools;
+  };
+
+  ModelManager(Events& events, Options options, CalibrationReservoir& reservoir);
+  ~ModelManager();
+
+  // Loads what `model` asks for on the calling thread (start-up): the FP32 model when an INT8
+  // one must be made first. Throws what loading throws (runtime::ModelError, ...).
+  LoadedModel load_initial(const config::ModelConfig& model);
+  // Starts the thread that builds, quantizes and hands new models to `inference`.
+  void start(Inference& inference);
+  // A valid reload: builds what changed, and tries again what failed.
+  void reconfigure(const config::ModelConfig& model);
+  // Frees a detector the inference thread let go of, here rather than on that thread.
+  void retire(std::unique_ptr<detector::Detector> detector);
+  bool stop(std::chrono::milliseconds limit);
+
+  // {"wanted": precision, "running": {...}, "int8": {"state", "progress", "file", "error"}}.
+  nlohmann::json status() const;
+  // One phrase for the status line when INT8 is wanted but not running yet, else "".
+  std::string pending_summary() const;
+
+ private:
+  enum class Int8State { kNotWanted, kRunning, kCollecting, kQuantizing, kFailed };
+
+  struct Plan {
+    // What should run now.
+    ModelTarget run;
+    // The INT8 file to make first (empty when nothing needs making).
+    std::filesystem::path make;
+  };
+
+  Plan plan(const config::ModelConfig& model);
+  // The file quantize: auto writes for `model`: model.int8_path, or a name in the models folder
+  // made from the FP32 file's name, a hash of its contents and the input size, so an edited model
+  // is quantized again.
+  std::filesystem::path made_int8_path(const config::ModelConfig& model);
+  LoadedModel build(const ModelTarget& target, const config::ModelConfig& model);
+  void run();
+  void step();
+  void step_quantization(const config::ModelConfig& model, const std::filesystem::path& make);
+  void set_int8(Int8State state, std::string progress, std::string error = "");
+
+  Events& events_;
+  Options options_;
+  CalibrationReservoir& reservoir_;
+  Inference* inference_ = nullptr;
+  Worker worker_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  config::ModelConfig wanted_;
+  // Bumped by every reconfigure(): a failure is retried only after a reload.
+  std::uint64_t generation_ = 0;
+  std::vector<std::unique_ptr<detector::Detector>> retired_;
+  // Status, under mutex_.
+  std::optional<ModelTarget> running_;
+  Int8State int8_state_ = Int8State::kNotWanted;
+  std::string int8_progress_;
+  std::string int8_error_;
+  std::filesystem::path int8_file_;
+
+  // Owned by the manager's thread.
+  std::unique_ptr<QuantizeJob> job_;
+  std::optional<std::pair<ModelTarget, std::uint64_t>> failed_build_;
+  std::optional<std::pair<std::filesystem::path, std::uint64_t>> failed_quantize_;
+  std::string last_error_;
+  // The content hash of the FP32 file, by path, size and modification time.
+  struct HashCache {
+    std::filesystem::path path;
+    std::uintmax_t size = 0;
+    std::filesystem::file_time_type mtime{};
+    std::uint64_t hash = 0;
+  };
+  std::optional<HashCache> hash_cache_;
+};
+
+const char* precision_name(config::Precision precision);
+
+}  // namespace yolo::daemon

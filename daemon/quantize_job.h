@@ -1,0 +1,67 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "daemon/worker.h"
+
+namespace yolo::daemon {
+
+// One `yolo-edge quantize` run in a child process, for quantize: auto. A child rather than a
+// thread: it runs at SCHED_IDLE (it gets only CPU time inference leaves over, so the stream keeps
+// its FPS), its peak memory (calibration holds hundreds of MB of activations) is not the
+// daemon's, and stopping the daemon can end it at once. Its stderr is read line by line for
+// progress.
+class QuantizeJob {
+ public:
+  struct Request {
+    std::filesystem::path cli;  // the yolo-edge binary
+    std::filesystem::path model;
+    std::filesystem::path calibration;  // a folder of images
+    std::filesystem::path out;
+    std::filesystem::path report;
+    int frames = 64;
+    int imgsz = 0;
+  };
+
+  // Starts the child; throws std::runtime_error when it cannot be started.
+  explicit QuantizeJob(const Request& request);
+  // Ends the child if it still runs.
+  ~QuantizeJob();
+  QuantizeJob(const QuantizeJob&) = delete;
+  QuantizeJob& operator=(const QuantizeJob&) = delete;
+
+  bool finished() const { return finished_.load(); }
+  // Exit status 0 (valid once finished()).
+  bool succeeded() const;
+  // The child's last line of output ("calibrated 48 frame(s)").
+  std::string progress() const;
+  // What went wrong: the exit status or signal and the last lines it printed.
+  std::string failure() const;
+  double elapsed_s() const;
+  const Request& request() const { return request_; }
+  // SIGTERM, then SIGKILL if it has not ended within `grace`; returns once it is reaped.
+  void cancel(std::chrono::milliseconds grace = std::chrono::milliseconds(1500));
+
+ private:
+  void read_output(int fd);
+  void send_signal(int number);
+
+  Request request_;
+  pid_t pid_ = -1;
+  std::chrono::steady_clock::time_point started_;
+  Worker reader_;
+  std::atomic<bool> finished_{false};
+  mutable std::mutex mutex_;
+  std::vector<std::string> tail_;
+  int wait_status_ = 0;
+  bool reaped_ = false;
+};
+
+}  // namespace yolo::daemon
