@@ -47,10 +47,10 @@ struct ThreadDecision {
 //
 // Exploring tries the counts 1, 2, 3, 4, then doubling, and max, in that order. At each it drops
 // one warm-up frame (pools and operators set up again) and takes the median of the next 5, so an
-// exploration costs at most 6 frames per count: 24 on a 4-core Pi, 66 at most (max 256). A count
-// whose first 2 frames both take over 3x the best median so far is abandoned at once, and no
-// higher count is tried (more threads than free cores collapse the same way). Adaptive settles
-// on the fastest median, efficiency on the fewest threads within `margin` of it.
+// exploration costs at most 6 frames per count: 24 on a 4-core Pi, 60 at most (max 256, 10
+// counts). A count with 2 frames in a row over 3x the best median so far is abandoned at once,
+// and no higher count is tried (more threads than free cores collapse the same way). Adaptive
+// settles on the fastest median, efficiency on the fewest threads within `margin` of it.
 //
 // Settled, the first 30 frames set a baseline (a drift already if over 20 % away from the median
 // explored). Exploring starts again when the median of the last 15 frames stays over 20 % away
