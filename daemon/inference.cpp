@@ -29,7 +29,8 @@ std::string describe(const ModelInfo& m) {
 
 nlohmann::json to_json(const ThreadDecision& d) {
   nlohmann::json latency = nlohmann::json::object();
-  for (const auto& [threads, ms] : d.latency_ms) latency[std::to_string(threads)] = round_to(ms, 0.01);
+  for (const auto& [threads, ms] : d.latency_ms)
+    latency[std::to_string(threads)] = round_to(ms, 0.01);
   return {{"from", d.from},
           {"to", d.to},
           {"kind", d.kind},
@@ -39,7 +40,10 @@ nlohmann::json to_json(const ThreadDecision& d) {
 
 Inference::Inference(Events& events, FrameSlot& slot, std::vector<Publisher*> publishers,
                      Retire retire)
-    : events_(events), slot_(slot), publishers_(std::move(publishers)), retire_(std::move(retire)) {}
+    : events_(events),
+      slot_(slot),
+      publishers_(std::move(publishers)),
+      retire_(std::move(retire)) {}
 
 Inference::~Inference() {
   stop(std::chrono::milliseconds(5000));
@@ -54,10 +58,9 @@ void Inference::start(LoadedModel model, const vision::DecodeOptions& decode,
   {
     std::lock_guard lock(status_mutex_);
     model_ = current_.info;
-    threads_ = controller_->threads();
-    settled_ = controller_->settled();
     mode_ = policy.mode;
   }
+  record(controller_->last_decision());
   heartbeat_ns_.store(Clock::now().time_since_epoch().count());
   worker_.start("infer", [this] { run(); });
 }
@@ -117,6 +120,11 @@ double Inference::fps() const {
   const double span = std::max(std::chrono::duration<double>(now - first).count(),
                                std::chrono::duration<double>(kFpsWindow).count() / 3);
   return static_cast<double>(n - 1) / span;
+}
+
+StageTimes Inference::last_times() const {
+  std::lock_guard lock(status_mutex_);
+  return last_times_;
 }
 
 nlohmann::json Inference::status() const {
@@ -255,12 +263,13 @@ void Inference::report_swap(std::int64_t first_index, Clock::time_point first_do
   const PendingSwap s = std::move(*swap_);
   swap_.reset();
   const std::int64_t lost = s.last_index < 0 ? 0 : first_index - s.last_index - 1;
-  const double gap_ms = s.last_done == Clock::time_point{} ? 0 : ms_between(s.last_done, first_done);
-  std::string message = "switched from " + (s.from ? describe(*s.from) : std::string("nothing")) +
-                        " to " + describe(*s.to) + " (built in " +
-                        std::to_string(static_cast<int>(std::lround(s.build_ms))) + " ms); " +
-                        (lost == 0 ? std::string("no frame lost")
-                                   : std::to_string(lost) + " frame(s) lost");
+  const double gap_ms =
+      s.last_done == Clock::time_point{} ? 0 : ms_between(s.last_done, first_done);
+  std::string message =
+      "switched from " + (s.from ? describe(*s.from) : std::string("nothing")) + " to " +
+      describe(*s.to) + " (built in " + std::to_string(static_cast<int>(std::lround(s.build_ms))) +
+      " ms); " +
+      (lost == 0 ? std::string("no frame lost") : std::to_string(lost) + " frame(s) lost");
   nlohmann::json fields = {{"to", s.to->name},
                            {"to_precision", s.to->precision},
                            {"to_path", s.to->path.string()},

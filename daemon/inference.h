@@ -64,6 +64,8 @@ class Inference {
   std::chrono::steady_clock::time_point last_result() const;
   // Results per second over the last few seconds.
   double fps() const;
+  // The stage times of the last result.
+  StageTimes last_times() const;
 
  private:
   // A swap waiting for the first result of the new model, which the swap event reports.

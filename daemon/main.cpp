@@ -1,24 +1,98 @@
-// yolo-edged: the detection daemon. This placeholder only answers --version and --help; the
-// service itself (capture, inference, HTTP, telemetry, systemd) lands in a later issue.
-#include <cstdio>
-#include <cstring>
+// yolo-edged: the detection daemon. Reads its config, then runs until SIGTERM (see Service).
+#include <signal.h>
+#include <unistd.h>
 
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "daemon/service.h"
 #include "daemon/version.h"
 
+namespace fs = std::filesystem;
+
+namespace {
+
+// --state-dir, else systemd's StateDirectory (STATE_DIRECTORY, the first of a ':' list), else
+// /var/lib/yolo-edge for root and the XDG state folder for anyone else.
+fs::path state_dir(const std::string& given) {
+  if (!given.empty()) return fs::absolute(given);
+  if (const char* env = std::getenv("STATE_DIRECTORY"); env && *env) {
+    const std::string dirs = env;
+    return dirs.substr(0, dirs.find(':'));
+  }
+  if (geteuid() == 0) return "/var/lib/yolo-edge";
+  if (const char* xdg = std::getenv("XDG_STATE_HOME"); xdg && *xdg) return fs::path(xdg) / "yolo-edge";
+  const char* home = std::getenv("HOME");
+  return fs::path(home && *home ? home : "/tmp") / ".local" / "state" / "yolo-edge";
+}
+
+// The yolo-edge CLI installed beside this binary.
+fs::path cli_beside_me() {
+  std::error_code ec;
+  const fs::path me = fs::read_symlink("/proc/self/exe", ec);
+  return (ec ? fs::path("/usr/bin") : me.parent_path()) / "yolo-edge";
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  if (argc == 2 && (std::strcmp(argv[1], "--version") == 0)) {
+  CLI::App app{
+      "yolo-edged: watches a camera with a YOLO model (FP32 or INT8) and logs what it sees and "
+      "what that costs the device.\nSIGHUP (systemctl reload yolo-edged) reloads the config; "
+      "SIGTERM stops."};
+  std::string config;
+  std::string state;
+  bool show_version = false;
+  app.add_option("--config,-c", config, "The YAML config file (see config/yolo-edge.yaml)");
+  app.add_option("--state-dir", state,
+                 "Where calibration frames and INT8 models made here are kept (default: "
+                 "$STATE_DIRECTORY, else /var/lib/yolo-edge as root, else ~/.local/state/yolo-edge)");
+  app.add_flag("--version", show_version, "Print the version and exit");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (show_version) {
     std::printf("yolo-edged %.*s\n", static_cast<int>(yolo::daemon::version().size()),
                 yolo::daemon::version().data());
     return 0;
   }
-  if (argc == 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
-    std::printf(
-        "usage: yolo-edged [--version]\n"
-        "The daemon is not implemented yet; use the yolo-edge CLI (yolo-edge --help).\n");
-    return 0;
+  if (config.empty()) {
+    std::fprintf(stderr,
+                 "yolo-edged: --config FILE is required (config/yolo-edge.yaml documents every "
+                 "key; yolo-edge config --defaults prints it)\n");
+    return 2;
   }
-  std::fprintf(stderr,
-               "yolo-edged: the daemon is not implemented yet (see the issue tracker); "
-               "use the yolo-edge CLI meanwhile\n");
-  return 2;
+
+  // Blocked in every thread (they inherit the mask), so they arrive only through the service's
+  // signalfd. A client that hangs up must not kill the daemon with SIGPIPE.
+  sigset_t handled;
+  sigemptyset(&handled);
+  for (int s : {SIGHUP, SIGTERM, SIGINT}) sigaddset(&handled, s);
+  pthread_sigmask(SIG_BLOCK, &handled, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  auto service = std::make_unique<yolo::daemon::Service>(
+      yolo::daemon::ServiceOptions{fs::absolute(config), state_dir(state), cli_beside_me()});
+  int status = yolo::daemon::kExitFailure;
+  try {
+    status = service->run();
+  } catch (const std::exception& e) {
+    // Destructors would wait for threads the failure may have left running.
+    std::fprintf(stderr, "yolo-edged: internal error: %s\n", e.what());
+    std::fflush(stderr);
+    _exit(yolo::daemon::kExitFailure);
+  }
+  if (service->left_threads_behind()) {
+    // A thread stuck in a driver call would block the destructors forever.
+    std::fflush(nullptr);
+    _exit(status);
+  }
+  return status;
 }

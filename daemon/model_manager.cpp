@@ -104,7 +104,7 @@ LoadedModel ModelManager::build(const ModelTarget& target, const config::ModelCo
   detector::DetectorOptions options;
   options.model = target.file;
   options.precision = target.precision == config::Precision::kInt8 ? runtime::Precision::kInt8
-                                                                    : runtime::Precision::kFp32;
+                                                                   : runtime::Precision::kFp32;
   options.threads = 1;
   options.imgsz = target.imgsz;
   options.labels = target.labels;
@@ -231,8 +231,8 @@ void ModelManager::step() {
     events_.emit(config::LogLevel::kInfo, "quantize_cancelled",
                  "quantization cancelled: the config no longer asks for it");
   }
-  if (running != p.run && !(failed_build_ && failed_build_->first == p.run &&
-                            failed_build_->second == generation)) {
+  if (running != p.run &&
+      !(failed_build_ && failed_build_->first == p.run && failed_build_->second == generation)) {
     try {
       LoadedModel loaded = build(p.run, model);
       events_.emit(config::LogLevel::kInfo, "model_built",
@@ -247,8 +247,8 @@ void ModelManager::step() {
     } catch (const std::exception& e) {
       failed_build_ = {p.run, generation};
       events_.emit(config::LogLevel::kError, "model_failed",
-                   "cannot load " + p.run.file.string() + ": " + e.what() +
-                       "; still running " + (running ? describe(*running) : "the old model"),
+                   "cannot load " + p.run.file.string() + ": " + e.what() + "; still running " +
+                       (running ? describe(*running) : "the old model"),
                    {{"file", p.run.file.string()}, {"error", e.what()}});
     }
   }
@@ -293,24 +293,25 @@ void ModelManager::step_quantization(const config::ModelConfig& model, const fs:
     } else {
       failed_quantize_ = {make, generation};
       const std::string why = job_->failure();
-      events_.emit(config::LogLevel::kError, "quantize_failed",
-                   "quantizing " + model.path.string() + " failed: " + why +
-                       "; running fp32 until a reload",
-                   {{"file", make.string()}, {"error", why}});
+      events_.emit(
+          config::LogLevel::kError, "quantize_failed",
+          "quantizing " + model.path.string() + " failed: " + why + "; running fp32 until a reload",
+          {{"file", make.string()}, {"error", why}});
       set_int8(Int8State::kFailed, "", why);
     }
     job_.reset();
     return;
   }
-  if (failed_quantize_ && failed_quantize_->first == make && failed_quantize_->second == generation) {
+  if (failed_quantize_ && failed_quantize_->first == make &&
+      failed_quantize_->second == generation) {
     return;
   }
   const int have = reservoir_.count();
   const int need = model.calibration_frames;
   if (have < need) {
     const nlohmann::json r = reservoir_.status();
-    std::string progress = "collecting calibration frames " + std::to_string(have) + "/" +
-                           std::to_string(need);
+    std::string progress =
+        "collecting calibration frames " + std::to_string(have) + "/" + std::to_string(need);
     if (r.contains("warning")) {
       set_int8(Int8State::kFailed, progress, r["warning"].get<std::string>());
     } else {

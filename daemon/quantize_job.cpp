@@ -83,8 +83,8 @@ QuantizeJob::QuantizeJob(const Request& request) : request_(request) {
   sched_param idle{};
   posix_spawnattr_setschedpolicy(&setup.attr, SCHED_IDLE);
   posix_spawnattr_setschedparam(&setup.attr, &idle);
-  posix_spawnattr_setflags(&setup.attr,
-                           POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSCHEDULER);
+  posix_spawnattr_setflags(
+      &setup.attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSCHEDULER);
   posix_spawn_file_actions_addopen(&setup.actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&setup.actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
   posix_spawn_file_actions_adddup2(&setup.actions, pipe_fds[1], STDERR_FILENO);
@@ -155,7 +155,8 @@ std::string QuantizeJob::failure() const {
   if (WIFEXITED(wait_status_)) {
     out = "yolo-edge quantize exited with status " + std::to_string(WEXITSTATUS(wait_status_));
   } else if (WIFSIGNALED(wait_status_)) {
-    out = std::string("yolo-edge quantize was ended by signal ") + strsignal(WTERMSIG(wait_status_));
+    out =
+        std::string("yolo-edge quantize was ended by signal ") + strsignal(WTERMSIG(wait_status_));
   }
   if (!tail_.empty()) out += ": " + tail_.back();
   return out;

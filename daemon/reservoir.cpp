@@ -180,12 +180,9 @@ int CalibrationReservoir::capacity() const {
 
 nlohmann::json CalibrationReservoir::status() const {
   std::lock_guard lock(mutex_);
-  nlohmann::json j = {{"ok", warning_.empty()},
-                      {"collecting", enabled_.load()},
-                      {"frames", count_},
-                      {"capacity", capacity_},
-                      {"seen", seen_},
-                      {"dir", dir_.string()}};
+  nlohmann::json j = {{"ok", warning_.empty()}, {"collecting", enabled_.load()},
+                      {"frames", count_},       {"capacity", capacity_},
+                      {"seen", seen_},          {"dir", dir_.string()}};
   if (!warning_.empty()) j["warning"] = warning_;
   return j;
 }

@@ -1,0 +1,375 @@
+#include "daemon/service.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <thread>
+
+#include "config/config_loader.h"
+#include "config/schema.h"
+#include "daemon/version.h"
+#include "daemon/field_log.h"
+#include "vision/capture.h"
+
+namespace yolo::daemon {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The control loop wakes this often to feed the watchdog and refresh the status.
+constexpr auto kTick = std::chrono::milliseconds(250);
+// STATUS= is sent when it changes, at most this often, and at least every kStatusRefresh.
+constexpr auto kStatusMin = std::chrono::seconds(1);
+constexpr auto kStatusRefresh = std::chrono::seconds(10);
+// Without a first frame by then (a slow stream), the daemon still says it is ready.
+constexpr auto kReadyAtLatest = std::chrono::seconds(30);
+// A config file rewritten in several steps settles within this.
+constexpr auto kWatchDebounce = std::chrono::milliseconds(300);
+// A capture thread silent for this long is stuck in a driver (its reads and waits beat more
+// often): the watchdog lets systemd restart the service.
+constexpr auto kCaptureStall = std::chrono::seconds(30);
+// The inference thread goes round at least every 250 ms when idle; a frame that takes this much
+// longer than the slowest seen means it is stuck.
+constexpr auto kInferenceStall = std::chrono::seconds(10);
+// How long each thread may take to stop at exit (SIGTERM must end the process within 5 s).
+constexpr auto kStopCapture = std::chrono::milliseconds(1500);
+constexpr auto kStopOther = std::chrono::milliseconds(1000);
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+std::string fixed(double v, int digits) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", digits, v);
+  return text;
+}
+
+}  // namespace
+
+vision::DecodeOptions decode_options(const config::DetectConfig& detect) {
+  vision::DecodeOptions d;
+  d.conf = static_cast<float>(detect.conf);
+  d.iou = static_cast<float>(detect.iou);
+  d.classes = detect.classes;
+  d.max_detections = detect.max_detections;
+  d.agnostic = detect.agnostic_nms;
+  return d;
+}
+
+ThreadPolicy thread_policy(const config::ThreadsConfig& threads) {
+  const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  ThreadPolicy p;
+  p.mode = threads.mode;
+  p.fixed = threads.count > 0 ? threads.count : cores;
+  p.max = threads.max > 0 ? threads.max : cores;
+  p.margin = threads.margin;
+  return p;
+}
+
+std::vector<std::string> changed_keys(const config::Config& before, const config::Config& after) {
+  std::vector<std::string> keys;
+  for (const config::FieldSpec& f : config::fields()) {
+    if (f.fetch(before) != f.fetch(after)) keys.push_back(f.path());
+  }
+  return keys;
+}
+
+Service::Service(ServiceOptions options) : options_(std::move(options)) {}
+
+Service::~Service() = default;
+
+std::vector<Publisher*> Service::publishers() const {
+  std::vector<Publisher*> out;
+  for (const auto& p : publishers_) out.push_back(p.get());
+  return out;
+}
+
+config::Config Service::load(std::vector<config::ConfigProblem>* warnings) const {
+  config::LoadOptions options;
+  options.check_source = [](const std::string& uri, const fs::path& base) {
+    vision::SourceCheck c = vision::check_source(uri, base);
+    return config::SourceCheck{std::move(c.uri), std::move(c.error), std::move(c.warning)};
+  };
+  options.warnings = warnings;
+  return config::load_config(options_.config_file, options);
+}
+
+int Service::run() {
+  const int started = start();
+  if (started != kExitOk) return started;
+  return control_loop();
+}
+
+int Service::start() {
+  std::vector<config::ConfigProblem> warnings;
+  try {
+    config_ = load(&warnings);
+  } catch (const config::ConfigError& e) {
+    log_.error(std::string("invalid config, not starting:\n") + e.what() +
+               "\nFix it (yolo-edge config --check " + options_.config_file.string() +
+               " shows every problem) and start again.");
+    return kExitConfig;
+  }
+  log_.set_level(config_.logging.level);
+  for (const auto& w : warnings) {
+    log_.warning(config::format_problem(options_.config_file.string(), w));
+  }
+
+  auto field_log = std::make_unique<FieldLog>();
+  auto reservoir =
+      std::make_unique<CalibrationReservoir>(events_, options_.state_dir / "calibration");
+  reservoir_ = reservoir.get();
+  publishers_.push_back(std::move(field_log));
+  publishers_.push_back(std::move(reservoir));
+  for (const auto& p : publishers_) {
+    p->configure(config_);
+    p->start();
+    events_.add(p.get());
+  }
+  events_.emit(config::LogLevel::kInfo, "start",
+               "yolo-edged " + std::string(version()) + " starting with " +
+                   options_.config_file.string(),
+               {{"version", version()},
+                {"config", options_.config_file.string()},
+                {"state_dir", options_.state_dir.string()},
+                {"pid", static_cast<int>(getpid())}});
+
+  pools_ = runtime::make_thread_pools();
+  telemetry_ = std::make_unique<TelemetryThread>(
+      events_, publishers(), [this](bool throttled) {
+        if (inference_) inference_->throttling_changed(throttled);
+      });
+  telemetry_->start(config_.telemetry);
+
+  model_ = std::make_unique<ModelManager>(
+      events_, ModelManager::Options{options_.state_dir / "models", options_.cli, pools_},
+      *reservoir_);
+  LoadedModel model;
+  try {
+    model = model_->load_initial(config_.model);
+  } catch (const std::exception& e) {
+    events_.emit(config::LogLevel::kError, "model_failed",
+                 std::string("cannot load the model, not starting: ") + e.what(),
+                 {{"error", e.what()}});
+    shutdown("the model could not be loaded");
+    return kExitConfig;
+  }
+  inference_ = std::make_unique<Inference>(
+      events_, slot_, publishers(),
+      [this](std::unique_ptr<detector::Detector> d) { model_->retire(std::move(d)); });
+  inference_->start(std::move(model), decode_options(config_.detect),
+                    thread_policy(config_.threads));
+  model_->start(*inference_);
+  capture_ = std::make_unique<Capture>(events_, slot_);
+  capture_->start(config_.source);
+  if (config_.config.watch) {
+    try {
+      watch_ = std::make_unique<ConfigWatch>(options_.config_file);
+    } catch (const std::exception& e) {
+      log_.warning(std::string("config.watch: ") + e.what() + "; reload with SIGHUP instead");
+    }
+  }
+  return kExitOk;
+}
+
+int Service::control_loop() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  for (int s : {SIGHUP, SIGTERM, SIGINT}) sigaddset(&signals, s);
+  const int signal_fd = signalfd(-1, &signals, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (signal_fd < 0) {
+    log_.error("signalfd failed; cannot serve signals");
+    shutdown("signalfd failed");
+    return kExitFailure;
+  }
+  std::string stop_reason;
+  while (stop_reason.empty()) {
+    pollfd fds[2] = {{signal_fd, POLLIN, 0}, {watch_ ? watch_->fd() : -1, POLLIN, 0}};
+    const int ready = poll(fds, 2, static_cast<int>(kTick.count()));
+    if (ready > 0 && (fds[0].revents & POLLIN)) {
+      signalfd_siginfo info{};
+      while (read(signal_fd, &info, sizeof info) == sizeof info) {
+        if (info.ssi_signo == SIGHUP) {
+          reload("SIGHUP");
+        } else {
+          stop_reason = info.ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT";
+        }
+      }
+    }
+    if (ready > 0 && watch_ && (fds[1].revents & POLLIN) && watch_->changed()) {
+      reload_due_ = Clock::now() + kWatchDebounce;
+    }
+    if (reload_due_ && Clock::now() >= *reload_due_) {
+      reload_due_.reset();
+      reload("the config file changed");
+    }
+    tick();
+  }
+  close(signal_fd);
+  shutdown(stop_reason);
+  return kExitOk;
+}
+
+void Service::reload(const std::string& why) {
+  reloading_ = true;
+  notifier_.reloading();
+  update_status_line(true);
+  std::vector<config::ConfigProblem> warnings;
+  config::Config next;
+  try {
+    next = load(&warnings);
+  } catch (const config::ConfigError& e) {
+    last_error_ = std::string("reload refused: ") + e.what();
+    events_.emit(config::LogLevel::kError, "config_rejected",
+                 "reload (" + why + ") refused, still running the previous config:\n" + e.what(),
+                 {{"error", e.what()}, {"key", e.key()}, {"line", e.line()}, {"column", e.column()},
+                  {"file", e.file()}});
+    reloading_ = false;
+    notifier_.ready();
+    update_status_line(true);
+    return;
+  }
+  for (const auto& w : warnings) {
+    log_.warning(config::format_problem(options_.config_file.string(), w));
+  }
+  const std::vector<std::string> changed = changed_keys(config_, next);
+  std::string list;
+  for (const auto& k : changed) list += (list.empty() ? "" : ", ") + k;
+  events_.emit(config::LogLevel::kInfo, "config",
+               "reloaded (" + why + "): " + (changed.empty() ? "nothing changed" : list),
+               {{"changed", changed}, {"trigger", why}});
+
+  log_.set_level(next.logging.level);
+  for (const auto& p : publishers_) p->configure(next);
+  if (next.source != config_.source) capture_->reconfigure(next.source);
+  if (next.detect != config_.detect) inference_->set_decode(decode_options(next.detect));
+  if (next.threads != config_.threads) inference_->set_thread_policy(thread_policy(next.threads));
+  if (next.telemetry != config_.telemetry) telemetry_->reconfigure(next.telemetry);
+  // Always: a reload also retries a model or a quantization that failed.
+  model_->reconfigure(next.model);
+  if (next.config.watch != config_.config.watch) {
+    watch_.reset();
+    if (next.config.watch) {
+      try {
+        watch_ = std::make_unique<ConfigWatch>(options_.config_file);
+      } catch (const std::exception& e) {
+        log_.warning(std::string("config.watch: ") + e.what() + "; reload with SIGHUP instead");
+      }
+    }
+  }
+  config_ = std::move(next);
+  last_error_.clear();
+  reloading_ = false;
+  notifier_.ready();
+  update_status_line(true);
+}
+
+void Service::shutdown(const std::string& why) {
+  notifier_.stopping();
+  notifier_.status("stopping (" + why + ")");
+  nlohmann::json fields = {{"reason", why},
+                           {"uptime_s", std::round(seconds_since(started_))}};
+  if (inference_) fields["frames"] = inference_->frames();
+  events_.emit(config::LogLevel::kInfo, "stop", "stopping (" + why + ")", std::move(fields));
+  bool clean = true;
+  if (capture_) clean = capture_->stop(kStopCapture) && clean;
+  if (inference_) clean = inference_->stop(kStopOther) && clean;
+  if (model_) clean = model_->stop(kStopOther) && clean;
+  if (telemetry_) clean = telemetry_->stop(kStopOther) && clean;
+  // Last: the field log writes the stop event and the final partial interval.
+  for (const auto& p : publishers_) p->stop();
+  if (!clean) {
+    left_behind_ = true;
+    log_.warning("a thread did not stop in time (a camera read that never returned); exiting "
+                 "without waiting for it");
+  }
+}
+
+bool Service::watchdog_ok() const {
+  const auto now = Clock::now();
+  if (now - capture_->heartbeat() > kCaptureStall) return false;
+  const double last = inference_->last_times().end_to_end_ms;
+  const auto limit = kInferenceStall + std::chrono::milliseconds(static_cast<long>(5 * last));
+  return now - inference_->heartbeat() < limit;
+}
+
+void Service::tick() {
+  const auto now = Clock::now();
+  if (!ready_sent_) {
+    const bool flowing = inference_->frames() > 0;
+    const bool waiting = capture_->state() == Capture::State::kWaiting;
+    if (flowing || waiting || now - started_ > kReadyAtLatest) {
+      ready_sent_ = true;
+      notifier_.ready();
+      events_.emit(config::LogLevel::kInfo, "ready",
+                   flowing ? "ready: frames are flowing"
+                           : "ready, waiting for the source: " +
+                                 capture_->status().value("last_error", std::string("no frame yet")),
+                   {{"startup_s", std::round(seconds_since(started_) * 1000) / 1000}});
+      update_status_line(true);
+    }
+  }
+  if (const auto period = notifier_.watchdog_period()) {
+    if (now - watchdog_sent_ >= *period && watchdog_ok()) {
+      notifier_.watchdog();
+      watchdog_sent_ = now;
+    }
+  }
+  update_status_line(false);
+}
+
+std::string Service::status_line() const {
+  if (reloading_) return "reloading " + options_.config_file.string();
+  std::string line;
+  if (const auto model = inference_->model()) {
+    line = model->precision + " " + model->name + " " + std::to_string(model->input_width) + "x" +
+           std::to_string(model->input_height);
+  }
+  const nlohmann::json inference = inference_->status();
+  const int threads = inference["threads"].get<int>();
+  line += ", " + std::to_string(threads) + (threads == 1 ? " thread" : " threads");
+  if (!inference["settled"].get<bool>()) line += " (exploring)";
+  line += ", " + fixed(inference["fps"].get<double>(), 1) + " fps";
+  if (const auto sample = telemetry_->latest()) {
+    if (const auto c = sample->max_celsius()) line += ", " + fixed(*c, 1) + " C";
+    if (sample->throttle && sample->throttle->any_now()) line += ", THROTTLED";
+    if (sample->power_w) line += ", " + fixed(*sample->power_w, 2) + " W";
+  }
+  const nlohmann::json source = capture_->status();
+  if (source["state"] != "streaming") {
+    line += "; source " + source["state"].get<std::string>();
+    if (source.contains("retry_in_s")) {
+      line += ", retrying in " + fixed(source["retry_in_s"].get<double>(), 0) + " s";
+    }
+  }
+  if (const std::string pending = model_->pending_summary(); !pending.empty()) {
+    line += "; " + pending;
+  }
+  for (const auto& p : publishers_) {
+    const nlohmann::json s = p->status();
+    if (s.contains("warning")) line += "; " + std::string(p->name()) + ": " + s["warning"].get<std::string>();
+  }
+  if (!last_error_.empty()) line += "; " + last_error_.substr(0, last_error_.find('\n'));
+  return line;
+}
+
+void Service::update_status_line(bool force) {
+  const auto now = Clock::now();
+  if (!force && now - status_sent_ < kStatusMin) return;
+  const std::string line = status_line();
+  if (!force && line == last_status_line_ && now - status_sent_ < kStatusRefresh) return;
+  notifier_.status(line);
+  last_status_line_ = line;
+  status_sent_ = now;
+}
+
+}  // namespace yolo::daemon

@@ -1,0 +1,105 @@
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "config/config.h"
+#include "daemon/capture.h"
+#include "daemon/config_watch.h"
+#include "daemon/events.h"
+#include "daemon/frame_slot.h"
+#include "daemon/inference.h"
+#include "daemon/logger.h"
+#include "daemon/model_manager.h"
+#include "daemon/notifier.h"
+#include "daemon/publisher.h"
+#include "daemon/reservoir.h"
+#include "daemon/telemetry_thread.h"
+
+namespace yolo::daemon {
+
+// What the service is started with, from the command line and the environment.
+struct ServiceOptions {
+  std::filesystem::path config_file;
+  // Calibration frames and the INT8 models made here (systemd's StateDirectory).
+  std::filesystem::path state_dir;
+  // The yolo-edge binary, which quantizes for quantize: auto.
+  std::filesystem::path cli;
+};
+
+// Exit statuses of yolo-edged.
+enum ServiceExit { kExitOk = 0, kExitFailure = 1, kExitConfig = 78 };
+
+// The daemon: owns every thread (capture, inference, model building, telemetry, and each
+// publisher's) and runs the control loop on the calling thread, the way systemd's own small
+// daemons read: load the config, build the parts, start them, tell systemd READY, then serve
+// signals (SIGHUP reloads, SIGTERM stops), the config file watch, the watchdog and the status
+// line until asked to stop.
+class Service {
+ public:
+  explicit Service(ServiceOptions options);
+  ~Service();
+  Service(const Service&) = delete;
+  Service& operator=(const Service&) = delete;
+
+  // The whole life of the daemon; returns its exit status (ServiceExit). Signals SIGHUP,
+  // SIGTERM and SIGINT must be blocked in every thread before it is called (main does that).
+  int run();
+  // True when a thread did not stop in time at exit: the caller must then end the process
+  // without running destructors (_exit), which would wait for it.
+  bool left_threads_behind() const { return left_behind_; }
+
+ private:
+  int start();
+  int control_loop();
+  void reload(const std::string& why);
+  void shutdown(const std::string& why);
+  void tick();
+  bool watchdog_ok() const;
+  void update_status_line(bool force);
+  std::string status_line() const;
+  config::Config load(std::vector<config::ConfigProblem>* warnings) const;
+  std::vector<Publisher*> publishers() const;
+
+  ServiceOptions options_;
+  Logger log_;
+  Events events_{log_};
+  Notifier notifier_;
+  config::Config config_;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+
+  // Declared in the order they are built; destroyed in reverse.
+  std::vector<std::unique_ptr<Publisher>> publishers_;
+  CalibrationReservoir* reservoir_ = nullptr;
+  runtime::SharedThreadPools pools_;
+  FrameSlot slot_;
+  std::unique_ptr<TelemetryThread> telemetry_;
+  std::unique_ptr<ModelManager> model_;
+  std::unique_ptr<Inference> inference_;
+  std::unique_ptr<Capture> capture_;
+  std::unique_ptr<ConfigWatch> watch_;
+
+  bool ready_sent_ = false;
+  bool reloading_ = false;
+  std::string last_error_;
+  std::string last_status_line_;
+  std::chrono::steady_clock::time_point status_sent_{};
+  std::chrono::steady_clock::time_point watchdog_sent_{};
+  std::optional<std::chrono::steady_clock::time_point> reload_due_;
+  bool left_behind_ = false;
+};
+
+// The detection settings the inference thread applies.
+vision::DecodeOptions decode_options(const config::DetectConfig& detect);
+// The threads section with 0 ("one per core") turned into this machine's core count.
+ThreadPolicy thread_policy(const config::ThreadsConfig& threads);
+// Keys whose values differ between two configs ("model.precision", ...), in schema order.
+std::vector<std::string> changed_keys(const config::Config& before, const config::Config& after);
+
+}  // namespace yolo::daemon
