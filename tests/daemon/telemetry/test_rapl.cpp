@@ -32,6 +32,16 @@ void write_domains(const TempFolder& folder, std::int64_t package_uj, std::int64
   zone("intel-rapl:1", "psys", 5000, kPackageRange);
 }
 
+// `source` read at `t` counted `joules` since its previous read, `watts` on average.
+void expect_counted(PowerSource& source, std::chrono::steady_clock::time_point t, double joules,
+                    double watts) {
+  const auto m = source.read(t);
+  ASSERT_TRUE(m) << source.label();
+  ASSERT_TRUE(m->energy_j) << source.label();
+  EXPECT_DOUBLE_EQ(*m->energy_j, joules) << source.label();
+  EXPECT_DOUBLE_EQ(m->watts, watts) << source.label();
+}
+
 TEST(Rapl, PackageFirstAndPowerFromTheCounters) {
   TempFolder folder;
   write_domains(folder, 10'000'000, 5'000'000);
@@ -51,14 +61,8 @@ TEST(Rapl, PackageFirstAndPowerFromTheCounters) {
   EXPECT_FALSE(dram.read(kStart));
 
   write_domains(folder, 16'000'000, 5'500'000);
-  const auto p = package.read(kStart + 2s);
-  ASSERT_TRUE(p);
-  EXPECT_DOUBLE_EQ(*p->energy_j, 6.0);
-  EXPECT_DOUBLE_EQ(p->watts, 3.0);
-  const auto d = dram.read(kStart + 2s);
-  ASSERT_TRUE(d);
-  EXPECT_DOUBLE_EQ(*d->energy_j, 0.5);
-  EXPECT_DOUBLE_EQ(d->watts, 0.25);
+  expect_counted(package, kStart + 2s, 6.0, 3.0);
+  expect_counted(dram, kStart + 2s, 0.5, 0.25);
 }
 
 TEST(Rapl, CounterWrapAround) {
@@ -69,10 +73,7 @@ TEST(Rapl, CounterWrapAround) {
   EXPECT_FALSE(package.read(kStart));
   // 1 J up to the wrap, then 2 J past 0.
   write_domains(folder, 2'000'000, 0);
-  const auto m = package.read(kStart + 1s);
-  ASSERT_TRUE(m);
-  EXPECT_DOUBLE_EQ(*m->energy_j, 3.0);
-  EXPECT_DOUBLE_EQ(m->watts, 3.0);
+  expect_counted(package, kStart + 1s, 3.0, 3.0);
 }
 
 TEST(Rapl, RootOnlyCountersAreLeftOutWithTheReason) {

@@ -16,6 +16,16 @@ TEST(Sample, JsonLeavesMissingSensorsOut) {
       << j.dump();
 }
 
+TEST(Sample, JsonKeepsZonesOfTheSameType) {
+  Sample s;
+  s.thermal.push_back({"thermal_zone0", "acpitz", 45});
+  s.thermal.push_back({"thermal_zone1", "x86_pkg_temp", 61});
+  s.thermal.push_back({"thermal_zone2", "acpitz", 27.8});
+  const nlohmann::json expected = {
+      {"acpitz", 45.0}, {"x86_pkg_temp", 61.0}, {"acpitz (thermal_zone2)", 27.8}};
+  EXPECT_EQ(to_json(s)["temp_c"], expected);
+}
+
 TEST(Sample, JsonHasEveryPresentField) {
   Sample s;
   s.thermal.push_back({"thermal_zone3", "", 40});
