@@ -42,7 +42,10 @@ nlohmann::json to_json(const Sample& s) {
   if (!s.thermal.empty()) {
     nlohmann::json zones = nlohmann::json::object();
     for (const auto& t : s.thermal) {
-      zones[t.type.empty() ? t.zone : t.type] = rounded(t.celsius, 0.01);
+      std::string key = t.type.empty() ? t.zone : t.type;
+      // Laptops often have several zones of one type ("acpitz"): keep each.
+      if (zones.contains(key)) key += " (" + t.zone + ")";
+      zones[key] = rounded(t.celsius, 0.01);
     }
     j["temp_c"] = std::move(zones);
   }
