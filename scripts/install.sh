@@ -3,8 +3,9 @@
 # build folder), installs them, the unit and the default config through CMake's install rules
 # (cmake/Install.cmake), puts the config in /etc/yolo-edge without ever overwriting an edited
 # one, creates the yolo-edge system user, and enables and starts yolo-edged. Running it again
-# upgrades in place. With --destdir DIR (or $DESTDIR) everything lands below DIR and nothing else
-# is touched: no user is created and systemctl is not run.
+# upgrades in place. Run it as root (sudo); it builds as the owner of the build folder. With
+# --destdir DIR (or $DESTDIR) everything lands below DIR and nothing else is touched: no user is
+# created and systemctl is not run.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -19,8 +20,8 @@ Builds yolo-edge and installs it as the systemd service $service.
   --prefix DIR     programs in DIR/bin, default config in DIR/share/yolo-edge (default
                    $prefix); the unit's ExecStart follows it
   --destdir DIR    stage everything below DIR (also \$DESTDIR): no user, no systemctl
-  --model FILE     copy this ONNX model to $state_dir/models and set model.path to it in
-                   a newly installed config
+  --model FILE     copy this ONNX model to $state_dir/models and set model.path to
+                   it (an edited config is left alone: you are told what to set)
   --no-start       enable the service but do not start or restart it
   --no-build       install what the build folder already holds (build it first as yourself)
   --build-dir DIR  the CMake build to install from (default \$YOLO_EDGE_BUILD_DIR or build/,
@@ -104,17 +105,27 @@ create_user() {
   usermod --append --groups video,gpio "$service_user"
 }
 
-# Sets model.path in the config file $1 to $2; fails when the file has no model.path line.
+# The awk pattern that finds model.path: the first "  path:" line in the top-level model: section.
+# shellcheck disable=SC2016  # awk's $1, not the shell's
+model_path_awk='/^[^[:space:]#]/ { section = $1 } section == "model:" && /^  path: / && !done'
+
+# Prints the YAML text after "path: " of model.path in the config file $1 (empty without one).
+model_path_of() {
+  awk "$model_path_awk"' { print substr($0, 9); done = 1 }' "$1"
+}
+
+# Sets model.path in the config file $1 to the YAML text $2; fails when it has no model.path.
 set_model_path() {
-  local quoted=${2//\\/\\\\}
-  quoted=${quoted//\"/\\\"}
-  YOLO_MODEL_PATH="\"$quoted\"" awk '
-    /^[^[:space:]#]/ { section = $1 }
-    section == "model:" && /^  path:/ && !done { print "  path: " ENVIRON["YOLO_MODEL_PATH"]; done = 1; next }
-    { print }
-    END { if (!done) exit 3 }
-  ' "$1" >"$1.new" || die "$1: found no model.path line to set"
+  MODEL_PATH=$2 awk "$model_path_awk"' { print "  path: " ENVIRON["MODEL_PATH"]; done = 1; next }
+      { print }
+      END { if (!done) exit 3 }' "$1" >"$1.new" || die "$1: found no model.path line to set"
   mv "$1.new" "$1"
+}
+
+# $1 as a double-quoted YAML string.
+yaml_quoted() {
+  local text=${1//\\/\\\\}
+  printf '"%s"' "${text//\"/\\\"}"
 }
 
 # Copies --model into the state folder and sets installed_model to where the daemon finds it.
@@ -133,14 +144,23 @@ manage_ownership() {
   [ -z "$destdir" ]
 }
 
-# Puts the default config (with model.path when --model is given) in /etc/yolo-edge: a new file
-# when there is none, an upgrade when the file is still the default a previous install put
-# there, else the new default beside it as .dist, the user's file untouched.
+# Puts the default config in /etc/yolo-edge: a new file when there is none, an upgrade when the
+# file is still the default a previous install put there, else the new default beside it as
+# .dist, the user's file untouched. model.path is the one line install.sh manages: --model sets
+# it, otherwise the installed file's value is carried over, and it is left out of the comparison.
 install_config() {
   local default=$root$prefix/share/yolo-edge/yolo-edge.yaml previous_default=$1
-  local target=$root$config_file new=$work/yolo-edge.yaml mode=(-m 0640)
+  local target=$root$config_file new=$work/yolo-edge.yaml mode=(-m 0640) current=""
   cp "$default" "$new"
-  [ -z "$installed_model" ] || set_model_path "$new" "$installed_model"
+  [ ! -f "$target" ] || current=$(model_path_of "$target")
+  if [ -n "$current" ] && [ -f "$previous_default" ]; then
+    set_model_path "$previous_default" "$current"
+  fi
+  if [ -n "$installed_model" ]; then
+    set_model_path "$new" "$(yaml_quoted "$installed_model")"
+  elif [ -n "$current" ]; then
+    set_model_path "$new" "$current"
+  fi
   manage_ownership && mode+=(-o root -g "$service_user")
   install -d -m 0755 "$root$config_dir"
   if [ ! -e "$target" ]; then
@@ -201,31 +221,32 @@ if [ -n "$installed_model" ]; then
 fi
 
 check_command="sudo -u $service_user $bin_dir/yolo-edge config --check $config_file"
-status=staged
 if [ -n "$destdir" ]; then
+  status=staged
   notes+=("staged below $destdir only: no user created, systemctl not run")
-elif ! config_is_valid; then
+elif config_is_valid; then
+  status=valid
+else
   status=invalid
   notes+=("$config_file is not valid yet (the message above says why): not started")
-elif ! manage_systemd; then
-  status=no-systemd
-  notes+=("systemd is not running here: the service was neither enabled nor started")
 fi
-if [ -z "$destdir" ] && manage_systemd; then
+if manage_systemd; then
+  was_active=$(systemctl is-active "$service" || true)
   systemctl daemon-reload
-  systemctl enable "$service"
-  if [ "$status" = invalid ]; then
-    :
-  elif [ "$start" -eq 0 ]; then
-    status=enabled
-    notes+=("enabled $service; not started (--no-start)")
-  elif systemctl restart "$service"; then
+  systemctl enable --quiet "$service"
+  notes+=("enabled $service: it starts at boot")
+  if [ "$status" = valid ] && [ "$start" -eq 1 ]; then
+    if ! systemctl restart "$service"; then
+      systemctl --no-pager --lines=20 status "$service" || true
+      die "installed, but $service failed to start (above); see: journalctl -u $service"
+    fi
     status=started
     notes+=("started $service: $(systemctl show -P StatusText "$service")")
-  else
-    systemctl --no-pager --lines=20 status "$service" || true
-    die "installed, but $service failed to start (above); see: journalctl -u $service"
+  elif [ "$was_active" = active ]; then
+    notes+=("$service still runs the previous version until: sudo systemctl restart $service")
   fi
+elif [ -z "$destdir" ]; then
+  notes+=("systemd is not running here: the service was neither enabled nor started")
 fi
 
 echo
@@ -241,18 +262,18 @@ case $status in
     ;;
   invalid)
     echo "Next:"
-    echo "  1. Edit $config_file (sudoedit): model.path must name an ONNX model the"
-    echo "     service can read. Keep models in $state_dir/models (the service cannot"
-    echo "     read /home), or run install.sh again with --model FILE."
+    echo "  1. sudoedit $config_file"
+    echo "     model.path must name an ONNX model the service can read: keep models in"
+    echo "     $state_dir/models (the service cannot read /home), or run install.sh"
+    echo "     again with --model FILE."
     echo "  2. Check it:  $check_command"
     echo "  3. Start it:  sudo systemctl restart $service"
     ;;
-  enabled) echo "Start it:  sudo systemctl start $service" ;;
-  no-systemd) echo "Check the config:  $check_command" ;;
+  valid) echo "Start it:  sudo systemctl restart $service" ;;
   started)
     echo "Status: systemctl status $service    Messages: journalctl -u $service -f"
-    echo "Reload after editing $config_file:  sudo systemctl reload $service"
-    echo "Check the config first:  $check_command"
+    echo "After editing $config_file, check it:  $check_command"
+    echo "then apply it without stopping the stream:  sudo systemctl reload $service"
     ;;
 esac
 echo "Field logs: $logs_dir"
