@@ -18,6 +18,7 @@ packages=(
   libcpp-httplib-dev nlohmann-json3-dev libcli11-dev
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-libav
   python3 python3-matplotlib
+  systemd procps
 )
 
 if [ "$(id -u)" -eq 0 ]; then
