@@ -123,7 +123,7 @@ TEST(CliQuantize, CalibrationSourceWithNoFramesIsRefused) {
   expect_refused({"missing source",
                   {"--model", model.string(), "--calib", (dir.path() / "missing").string(), "--out",
                    out.string()},
-                  {"missing", "not found"}},
+                  {"missing", "no such file or folder"}},
                  dir.path());
 }
 

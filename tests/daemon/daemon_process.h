@@ -1,0 +1,207 @@
+#pragma once
+
+// The real yolo-edged started the way systemd starts it: its own NOTIFY_SOCKET (a datagram
+// socket this test reads, as the service manager would), WATCHDOG_USEC, and stderr captured to a
+// file. As root it runs as nobody (setpriv), like the service's dedicated user, so that a
+// read-only folder really refuses it.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/run_process.h"
+
+namespace yolo::test {
+
+using Clock = std::chrono::steady_clock;
+
+// Where the unprivileged daemon runs as when the test is root.
+inline constexpr uid_t kNobody = 65534;
+
+// The service manager's end of sd_notify: a datagram socket bound to a path.
+class NotifySocket {
+ public:
+  explicit NotifySocket(const std::filesystem::path& path) : path_(path) {
+    fd_ = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
+    std::filesystem::remove(path);
+    if (fd_ < 0 || bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+      throw std::runtime_error("cannot bind the notify socket " + path.string());
+    }
+    // The daemon may run as nobody.
+    std::filesystem::permissions(path, std::filesystem::perms::all);
+  }
+  ~NotifySocket() {
+    if (fd_ >= 0) close(fd_);
+  }
+  NotifySocket(const NotifySocket&) = delete;
+  NotifySocket& operator=(const NotifySocket&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+
+  // Every message received so far, oldest first (each may hold several lines).
+  const std::vector<std::string>& messages() {
+    drain(std::chrono::milliseconds(0));
+    return messages_;
+  }
+
+  // Waits until a message (received from `from` on) has a line equal to `line`, or one starting
+  // with it when `line` ends in '='; returns its index.
+  std::optional<std::size_t> wait_for(const std::string& line, std::size_t from,
+                                      std::chrono::seconds timeout) {
+    const auto deadline = Clock::now() + timeout;
+    for (;;) {
+      for (std::size_t i = from; i < messages_.size(); ++i) {
+        std::istringstream lines(messages_[i]);
+        for (std::string l; std::getline(lines, l);) {
+          if (line.back() == '=' ? l.rfind(line, 0) == 0 : l == line) return i;
+        }
+      }
+      if (Clock::now() >= deadline) return std::nullopt;
+      drain(std::chrono::milliseconds(100));
+    }
+  }
+
+ private:
+  void drain(std::chrono::milliseconds wait) {
+    timeval tv{0, static_cast<suseconds_t>(wait.count() * 1000)};
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    char buffer[4096];
+    for (;;) {
+      const ssize_t n = recv(fd_, buffer, sizeof buffer, wait.count() == 0 ? MSG_DONTWAIT : 0);
+      if (n <= 0) return;
+      messages_.emplace_back(buffer, static_cast<std::size_t>(n));
+      wait = std::chrono::milliseconds(0);
+    }
+  }
+
+  std::filesystem::path path_;
+  int fd_ = -1;
+  std::vector<std::string> messages_;
+};
+
+// One running yolo-edged; killed (SIGKILL) if the test ends without stopping it.
+class DaemonProcess {
+ public:
+  DaemonProcess(const std::vector<std::string>& args, const std::vector<std::string>& env,
+                const std::filesystem::path& stderr_file) {
+    std::vector<std::string> argv;
+    if (geteuid() == 0) {
+      argv = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"};
+    }
+    argv.push_back((std::filesystem::path(YOLO_EDGE_BINARY_DIR) / "bin" / "yolo-edged").string());
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::vector<std::string> environment = detail::environment_with(env);
+    auto c_argv = detail::c_strings(argv);
+    auto c_env = detail::c_strings(environment);
+    detail::SpawnActions actions;
+    posix_spawn_file_actions_addopen(actions.get(), STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(actions.get(), STDOUT_FILENO, stderr_file.c_str(),
+                                     O_WRONLY | O_CREAT | O_APPEND, 0644);
+    posix_spawn_file_actions_addopen(actions.get(), STDERR_FILENO, stderr_file.c_str(),
+                                     O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (posix_spawnp(&pid_, c_argv[0], actions.get(), nullptr, c_argv.data(), c_env.data()) != 0) {
+      throw std::runtime_error("cannot start " + argv.front());
+    }
+  }
+  ~DaemonProcess() {
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+  DaemonProcess(const DaemonProcess&) = delete;
+  DaemonProcess& operator=(const DaemonProcess&) = delete;
+
+  pid_t pid() const { return pid_; }
+  void signal(int number) const { kill(pid_, number); }
+
+  // The exit status once it exits within `timeout` (-1 when killed by a signal), or nothing.
+  std::optional<int> wait_exit(std::chrono::milliseconds timeout) {
+    const auto deadline = Clock::now() + timeout;
+    for (;;) {
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      }
+      if (Clock::now() >= deadline) return std::nullopt;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+// The field log's lines, read as they are written (every file in the folder, oldest first).
+class FieldLogReader {
+ public:
+  explicit FieldLogReader(std::filesystem::path dir) : dir_(std::move(dir)) {}
+
+  // Every complete JSON line written so far.
+  std::vector<nlohmann::json> lines() const {
+    std::vector<std::filesystem::path> files;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(dir_, ec)) {
+      if (e.path().filename().string().find(".jsonl") != std::string::npos) files.push_back(e.path());
+    }
+    // yolo-edge.jsonl.2 is older than .1, which is older than yolo-edge.jsonl.
+    std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
+      auto rank = [](const std::filesystem::path& p) {
+        const std::string ext = p.extension().string();
+        return ext == ".jsonl" ? 0 : std::stoi(ext.substr(1));
+      };
+      return rank(a) > rank(b);
+    });
+    std::vector<nlohmann::json> out;
+    for (const auto& f : files) {
+      std::ifstream in(f);
+      for (std::string line; std::getline(in, line);) {
+        if (in.eof()) break;  // a line still being written
+        auto j = nlohmann::json::parse(line, nullptr, false);
+        if (!j.is_discarded()) out.push_back(std::move(j));
+      }
+    }
+    return out;
+  }
+
+  // Waits until some line matches; returns the first that does.
+  std::optional<nlohmann::json> wait_for(const std::function<bool(const nlohmann::json&)>& match,
+                                         std::chrono::seconds timeout) const {
+    const auto deadline = Clock::now() + timeout;
+    for (;;) {
+      for (const auto& j : lines()) {
+        if (match(j)) return j;
+      }
+      if (Clock::now() >= deadline) return std::nullopt;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+  }
+
+ private:
+  std::filesystem::path dir_;
+};
+
+inline bool is_event(const nlohmann::json& j, const std::string& name) {
+  return j.value("type", "") == "event" && j.value("event", "") == name;
+}
+
+}  // namespace yolo::test
