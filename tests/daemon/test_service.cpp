@@ -1,0 +1,344 @@
+// yolo-edged end to end: the real binary on the fixture video, talked to as systemd would (its
+// notify socket, signals) and read through its field log.
+#include <gtest/gtest.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "tests/daemon/daemon_process.h"
+#include "tests/support/fixtures.h"
+#include "tests/support/temp_folder.h"
+
+namespace yolo::test {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+std::string fixture(const std::string& relative) {
+  return (fixtures_dir() / relative).string();
+}
+
+// A folder the daemon (nobody, when the test runs as root) can write.
+fs::path writable_folder(const fs::path& path) {
+  fs::create_directories(path);
+  if (geteuid() == 0 && chown(path.c_str(), kNobody, kNobody) != 0) {
+    throw std::runtime_error("cannot chown " + path.string());
+  }
+  return path;
+}
+
+// A small tmpfs the test can remount read-only and back, as an SD card that turned read-only
+// does: writes fail with EROFS even through descriptors already open. Needs root with
+// CAP_SYS_ADMIN; mounted() says whether it could.
+class ScratchMount {
+ public:
+  explicit ScratchMount(const fs::path& path) : path_(path) {
+    fs::create_directories(path);
+    if (geteuid() != 0) return;
+    const std::string options = "size=4m,mode=0755,uid=" + std::to_string(kNobody) +
+                                ",gid=" + std::to_string(kNobody);
+    mounted_ = mount("yolo-edge-test", path.c_str(), "tmpfs", 0, options.c_str()) == 0;
+  }
+  ~ScratchMount() {
+    if (mounted_) umount2(path_.c_str(), MNT_DETACH);
+  }
+  bool mounted() const { return mounted_; }
+  bool set_read_only(bool read_only) {
+    const unsigned long flags = MS_REMOUNT | (read_only ? MS_RDONLY : 0);
+    return mount("yolo-edge-test", path_.c_str(), "tmpfs", flags, nullptr) == 0;
+  }
+
+ private:
+  fs::path path_;
+  bool mounted_ = false;
+};
+
+struct Setup {
+  TempFolder folder;
+  fs::path logs;
+  fs::path state;
+  fs::path config;
+  fs::path stderr_file;
+  std::unique_ptr<NotifySocket> notify;
+
+  Setup() {
+    state = writable_folder(folder.path() / "state");
+    stderr_file = folder.path() / "yolo-edged.stderr";
+    notify = std::make_unique<NotifySocket>(folder.path() / "notify.sock");
+  }
+
+  void write_config(const std::string& text) const {
+    // Written beside and renamed over, as an editor does: the daemon never reads half a file.
+    const fs::path tmp = config.string() + ".tmp";
+    std::ofstream(tmp) << text;
+    fs::rename(tmp, config);
+  }
+
+  std::unique_ptr<DaemonProcess> start() const {
+    return std::make_unique<DaemonProcess>(
+        std::vector<std::string>{"--config", config.string(), "--state-dir", state.string()},
+        std::vector<std::string>{"NOTIFY_SOCKET=" + notify->path().string(),
+                                 "WATCHDOG_USEC=4000000"},
+        stderr_file);
+  }
+
+  std::string daemon_output() const {
+    std::ifstream in(stderr_file);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+};
+
+std::string config_text(const std::string& source, const fs::path& logs, const std::string& model,
+                        const std::string& extra_model = "") {
+  return "source:\n" + source +
+         "  reconnect_s: 0.5\n"
+         "model:\n"
+         "  path: " +
+         fixture("models/" + model + ".onnx") + "\n" + extra_model +
+         "threads:\n"
+         "  mode: adaptive\n"
+         "  max: 2\n"
+         "telemetry:\n"
+         "  interval_s: 0.5\n"
+         "logging:\n"
+         "  dir: " +
+         logs.string() +
+         "\n"
+         "  interval_s: 1\n";
+}
+
+std::string paced_video() {
+  return "  uri: " + fixture("video/birds_720p_10fps.mp4") +
+         "\n  loop: true\n  realtime: true\n";
+}
+
+bool is_interval(const nlohmann::json& j) {
+  return j.value("type", "") == "interval";
+}
+
+TEST(Service, RunsSwitchesPrecisionSurvivesBadConfigAndDiskTroubleAndStopsCleanly) {
+  YOLO_REQUIRE_FIXTURES();
+  Setup s;
+  ScratchMount disk(s.folder.path() / "logs");
+  s.logs = disk.mounted() ? s.folder.path() / "logs" : writable_folder(s.folder.path() / "logs");
+  s.config = s.folder.path() / "yolo-edge.yaml";
+  const std::string fp32 = config_text(paced_video(), s.logs, "yolo11n_320_fp32");
+  s.write_config(fp32);
+  auto daemon = s.start();
+  FieldLogReader log(s.logs);
+
+  // READY once frames flow, then interval lines with real numbers.
+  ASSERT_TRUE(s.notify->wait_for("READY=1", 0, 60s)) << s.daemon_output();
+  const auto first = log.wait_for(
+      [](const auto& j) { return is_interval(j) && j.value("frames", 0) > 0; }, 30s);
+  ASSERT_TRUE(first) << s.daemon_output();
+  EXPECT_EQ((*first)["precision"], "fp32");
+  EXPECT_GT((*first)["fps"].get<double>(), 0);
+  for (const char* stage : {"capture_age", "preprocess", "inference", "postprocess", "end_to_end"}) {
+    EXPECT_GT((*first)["latency_ms"][stage]["p50"].get<double>(), 0) << stage;
+  }
+  EXPECT_TRUE(first->contains("rss_bytes"));
+  if (fs::exists("/sys/class/thermal/thermal_zone0/temp")) EXPECT_TRUE(first->contains("temp_c"));
+  EXPECT_TRUE(s.notify->wait_for("WATCHDOG=1", 0, 10s)) << "the watchdog is fed while frames flow";
+  EXPECT_TRUE(s.notify->wait_for("STATUS=", 0, 5s));
+
+  // Switch to INT8 made from the camera's own frames: RELOADING, READY, the swap, INT8 frames.
+  std::size_t seen = s.notify->messages().size();
+  s.write_config(config_text(paced_video(), s.logs, "yolo11n_320_fp32",
+                             "  precision: int8\n  quantize: auto\n  calibration_frames: 16\n"));
+  daemon->signal(SIGHUP);
+  const auto reloading = s.notify->wait_for("RELOADING=1", seen, 10s);
+  ASSERT_TRUE(reloading) << s.daemon_output();
+  EXPECT_TRUE(s.notify->wait_for("MONOTONIC_USEC=", *reloading, 1s));
+  EXPECT_TRUE(s.notify->wait_for("READY=1", *reloading, 10s));
+  const auto config_event = log.wait_for([](const auto& j) { return is_event(j, "config"); }, 10s);
+  ASSERT_TRUE(config_event);
+  const std::set<std::string> changed = (*config_event)["changed"].get<std::set<std::string>>();
+  EXPECT_TRUE(changed.contains("model.precision"));
+  EXPECT_TRUE(changed.contains("model.quantize"));
+
+  ASSERT_TRUE(log.wait_for([](const auto& j) { return is_event(j, "quantize_started"); }, 90s))
+      << s.daemon_output();
+  const auto swap = log.wait_for(
+      [](const auto& j) { return is_event(j, "swap") && j.value("to_precision", "") == "int8"; },
+      400s);
+  ASSERT_TRUE(swap) << s.daemon_output();
+  EXPECT_EQ((*swap)["frames_lost"], 0) << swap->dump();
+  EXPECT_EQ((*swap)["first_frame_after"].get<std::int64_t>(),
+            (*swap)["last_frame_before"].get<std::int64_t>() + 1);
+  EXPECT_GT((*swap)["build_ms"].get<double>(), 0);
+  const auto int8_line = log.wait_for(
+      [](const auto& j) {
+        return is_interval(j) && j.value("precision", "") == "int8" && j.value("frames", 0) > 0;
+      },
+      20s);
+  ASSERT_TRUE(int8_line) << s.daemon_output();
+  // Nothing was dropped around the swap: every interval line from the first fp32 frames on.
+  for (const auto& j : log.lines()) {
+    if (is_interval(j)) EXPECT_EQ(j.value("dropped", -1), 0) << j.dump();
+  }
+
+  // An invalid file changes nothing: the error names its line, frames keep coming at int8.
+  seen = s.notify->messages().size();
+  s.write_config("model:\n  path: " + fixture("models/yolo11n_320_fp32.onnx") +
+                 "\ndetect:\n  conf: 7\n");
+  daemon->signal(SIGHUP);
+  const auto rejected =
+      log.wait_for([](const auto& j) { return is_event(j, "config_rejected"); }, 10s);
+  ASSERT_TRUE(rejected) << s.daemon_output();
+  EXPECT_EQ((*rejected)["line"], 4);
+  EXPECT_EQ((*rejected)["key"], "detect.conf");
+  EXPECT_TRUE(s.notify->wait_for("READY=1", seen, 5s));
+  const std::size_t lines_before = log.lines().size();
+  const auto after_rejected = log.wait_for(
+      [](const auto& j) {
+        return is_interval(j) && j.value("precision", "") == "int8" && j.value("frames", 0) > 0;
+      },
+      5s);
+  ASSERT_TRUE(after_rejected);
+  EXPECT_GT(log.lines().size(), lines_before);
+
+  // The log's disk turns read-only: a warning in the status, inference goes on, and the held
+  // lines arrive once it is writable again.
+  if (disk.mounted()) {
+    ASSERT_TRUE(disk.set_read_only(true));
+    seen = s.notify->messages().size();
+    EXPECT_TRUE(s.notify->wait_for("STATUS=", seen, 5s));
+    bool warned = false;
+    const auto deadline = Clock::now() + 10s;
+    while (!warned && Clock::now() < deadline) {
+      for (const auto& m : s.notify->messages()) {
+        warned = warned || m.find("field-log:") != std::string::npos;
+      }
+      std::this_thread::sleep_for(200ms);
+    }
+    EXPECT_TRUE(warned) << "no field-log warning in STATUS=";
+    const std::size_t frozen = log.lines().size();
+    std::this_thread::sleep_for(3s);
+    EXPECT_EQ(log.lines().size(), frozen) << "lines were written to a read-only disk";
+    ASSERT_TRUE(disk.set_read_only(false));
+    // Three intervals passed while it was read-only: they arrive, in order.
+    const auto back = log.wait_for(
+        [&](const auto&) { return log.lines().size() >= frozen + 4; }, 10s);
+    EXPECT_TRUE(back) << "held lines did not arrive once the disk was writable";
+  } else {
+    std::cout << "[ SKIPPED  ] the read-only disk part: mounting a tmpfs needs root with "
+                 "CAP_SYS_ADMIN\n";
+  }
+
+  // SIGTERM: exit 0 within 5 s, STOPPING, and the last partial interval written.
+  seen = s.notify->messages().size();
+  const auto stop_sent = Clock::now();
+  daemon->signal(SIGTERM);
+  const auto status = daemon->wait_exit(5s);
+  ASSERT_TRUE(status) << "did not exit within 5 s after SIGTERM";
+  EXPECT_EQ(*status, 0) << s.daemon_output();
+  EXPECT_LT(Clock::now() - stop_sent, 5s);
+  EXPECT_TRUE(s.notify->wait_for("STOPPING=1", seen, 1s));
+  const auto lines = log.lines();
+  ASSERT_GE(lines.size(), 2u);
+  const auto stop_event = std::find_if(lines.begin(), lines.end(),
+                                       [](const auto& j) { return is_event(j, "stop"); });
+  ASSERT_NE(stop_event, lines.end());
+  EXPECT_TRUE(is_interval(lines.back())) << lines.back().dump();
+}
+
+TEST(Service, ReopensASourceThatStops) {
+  YOLO_REQUIRE_FIXTURES();
+  Setup s;
+  s.logs = writable_folder(s.folder.path() / "logs");
+  s.config = s.folder.path() / "yolo-edge.yaml";
+  // Six photos at 10 fps, not looping: the "camera" stops after 0.6 s, again and again.
+  s.write_config(config_text("  uri: " + fixture("images") +
+                                 "\n  loop: false\n  realtime: true\n  fps: 10\n",
+                             s.logs, "yolo11n_320_fp32"));
+  auto daemon = s.start();
+  FieldLogReader log(s.logs);
+  ASSERT_TRUE(s.notify->wait_for("READY=1", 0, 60s)) << s.daemon_output();
+  const auto lost = log.wait_for([](const auto& j) { return is_event(j, "source_lost"); }, 20s);
+  ASSERT_TRUE(lost) << s.daemon_output();
+  EXPECT_NE((*lost)["message"].get<std::string>().find("stopped delivering frames"),
+            std::string::npos);
+  const auto reopened = log.wait_for(
+      [](const auto& j) {
+        return is_event(j, "source_opened") &&
+               j.value("message", "").find("reopened") != std::string::npos;
+      },
+      20s);
+  ASSERT_TRUE(reopened) << s.daemon_output();
+  // Frames flow again after the reopening.
+  const std::size_t after = log.lines().size();
+  ASSERT_TRUE(log.wait_for(
+      [&](const auto&) {
+        const auto lines = log.lines();
+        for (std::size_t i = after; i < lines.size(); ++i) {
+          if (is_interval(lines[i]) && lines[i].value("frames", 0) > 0) return true;
+        }
+        return false;
+      },
+      20s));
+  daemon->signal(SIGTERM);
+  EXPECT_EQ(daemon->wait_exit(5s), 0);
+}
+
+TEST(Service, InvalidConfigAtStartExitsWithConfigStatus) {
+  Setup s;
+  s.config = s.folder.path() / "yolo-edge.yaml";
+  s.write_config("model:\n  path: /no/such/model.onnx\ndetect:\n  conf: 7\n");
+  auto daemon = s.start();
+  const auto status = daemon->wait_exit(10s);
+  ASSERT_TRUE(status);
+  EXPECT_EQ(*status, 78);
+  const std::string out = s.daemon_output();
+  EXPECT_NE(out.find("yolo-edge.yaml:4:9: detect.conf: 7 is out of range"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("model.path: no such file '/no/such/model.onnx'"), std::string::npos) << out;
+}
+
+// 60 s on the unpaced video: after warm-up, the resident memory stops growing.
+TEST(Service, SoakMemoryStopsGrowing) {
+  YOLO_REQUIRE_FIXTURES();
+  Setup s;
+  s.logs = writable_folder(s.folder.path() / "logs");
+  s.config = s.folder.path() / "yolo-edge.yaml";
+  s.write_config(config_text("  uri: " + fixture("video/birds_720p_10fps.mp4") +
+                                 "\n  loop: true\n  realtime: false\n",
+                             s.logs, "yolo11n_320_fp32"));
+  auto daemon = s.start();
+  FieldLogReader log(s.logs);
+  ASSERT_TRUE(s.notify->wait_for("READY=1", 0, 60s)) << s.daemon_output();
+  std::this_thread::sleep_for(60s);
+  daemon->signal(SIGTERM);
+  EXPECT_EQ(daemon->wait_exit(5s), 0);
+  std::vector<std::pair<double, double>> rss;  // (seconds since the first line, MB)
+  double t = 0;
+  std::int64_t frames = 0;
+  for (const auto& j : log.lines()) {
+    if (!is_interval(j) || !j.contains("rss_bytes")) continue;
+    t += j["duration_s"].get<double>();
+    frames += j["frames"].get<std::int64_t>();
+    rss.emplace_back(t, j["rss_bytes"].get<double>() / 1e6);
+  }
+  ASSERT_GE(rss.size(), 40u);
+  EXPECT_GT(frames, 200);
+  // Warm-up: the first 20 s (pools, FFmpeg buffers, the allocator's arenas).
+  double at_20 = 0;
+  double peak_after = 0;
+  for (const auto& [when, mb] : rss) {
+    if (when <= 20) at_20 = mb;
+    if (when > 20) peak_after = std::max(peak_after, mb);
+  }
+  EXPECT_LT(peak_after - at_20, 2.0) << "RSS grew from " << at_20 << " MB at 20 s to "
+                                      << peak_after << " MB";
+}
+
+}  // namespace
+}  // namespace yolo::test
