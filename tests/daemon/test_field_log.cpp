@@ -92,6 +92,13 @@ std::vector<std::string> event_names(const std::vector<json>& lines) {
   return names;
 }
 
+// Expects the "time" of lines[from], lines[from + 1], ... never to go back.
+void expect_in_time_order(const std::vector<json>& lines, std::size_t from) {
+  for (std::size_t i = from + 1; i < lines.size(); ++i) {
+    EXPECT_LE(lines[i - 1]["time"].get<std::string>(), lines[i]["time"].get<std::string>()) << i;
+  }
+}
+
 // Polls `done` until it holds or `timeout` passes.
 bool wait_for(const std::function<bool()>& done, std::chrono::milliseconds timeout = 5s) {
   const auto give_up = std::chrono::steady_clock::now() + timeout;
@@ -169,11 +176,10 @@ TEST(FieldLog, EventsAreWrittenInOrderWithTheIntervalLines) {
   // The event's own "type" cannot take the line's key.
   EXPECT_EQ(decision["event_type"], "explore");
   EXPECT_EQ(decision["threads"], 2);
-  // Events without a time get the time they were written; times never go back in the file.
+  // Events without a time get the time they were written; times never go back in the file
+  // (after the start event, whose time the test made up).
   EXPECT_EQ(of_type(lines, "event")[2]["time"].get<std::string>().size(), 24u);
-  for (std::size_t i = 2; i < lines.size(); ++i) {
-    EXPECT_LE(lines[i - 1]["time"].get<std::string>(), lines[i]["time"].get<std::string>()) << i;
-  }
+  expect_in_time_order(lines, 1);
   // The last line is the partial interval stop() closed.
   EXPECT_EQ(lines.back()["type"], "interval");
 }
@@ -257,9 +263,7 @@ TEST(FieldLog, AnUnwritableFolderHoldsLinesUntilItIsBack) {
   const auto lines = read_lines(dir);
   EXPECT_EQ(event_names(lines), (std::vector<std::string>{"before", "held1", "held2", "held3"}));
   EXPECT_GE(of_type(lines, "interval").size(), 3u);
-  for (std::size_t i = 1; i < lines.size(); ++i) {
-    EXPECT_LE(lines[i - 1]["time"].get<std::string>(), lines[i]["time"].get<std::string>()) << i;
-  }
+  expect_in_time_order(lines, 0);
   EXPECT_EQ(log.status()["lines_lost"], 0);
   EXPECT_EQ(log.status()["lines_held"], 0);
 }
