@@ -21,6 +21,13 @@ std::string this_host() {
   return name;
 }
 
+// One line of JSON. Text that is not valid UTF-8 (a class name from a model's metadata, a path
+// in an event: Linux paths are bytes) is written with U+FFFD in place of the bad bytes instead of
+// throwing, which would end the thread.
+std::string line_text(const nlohmann::ordered_json& line) {
+  return line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
 // An event as its line: "type" and "event" first, then "time" (now, when the event has none),
 // then its own fields. An event's own "type" would clash with the line's and becomes
 // "event_type".
@@ -74,7 +81,7 @@ class LineWriter {
                                   {"time", iso8601_utc(std::chrono::system_clock::now())},
                                   {"lines", lost_},
                                   {"reason", lost_reason_}};
-      if (!append(lost.dump())) return;
+      if (!append(line_text(lost))) return;
       lost_ = 0;
     }
     while (!held_.empty() && append(held_.front())) {
@@ -225,7 +232,7 @@ void FieldLog::run() {
     const std::int64_t dropped = queue_.dropped();
     interval.add_unlogged(dropped - queue_dropped);
     queue_dropped = dropped;
-    writer.add(interval.line(std::chrono::system_clock::now(), end).dump());
+    writer.add(line_text(interval.line(std::chrono::system_clock::now(), end)));
     interval = interval.next(end);
     deadline = end + options.interval;
   };
@@ -265,7 +272,7 @@ void FieldLog::run() {
       } else if (auto* sample = std::get_if<telemetry::Sample>(&*item)) {
         interval.add(*sample);
       } else {
-        writer.add(event_line(std::get<nlohmann::json>(*item)).dump());
+        writer.add(line_text(event_line(std::get<nlohmann::json>(*item))));
         // While the disk fails, held lines wait for the next interval's retry.
         if (writer.failing()) {
           report();
