@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <deque>
 #include <optional>
 #include <utility>
@@ -54,12 +56,13 @@ nlohmann::ordered_json event_line(const nlohmann::json& event) {
 // log's thread.
 class LineWriter {
  public:
+  // At least the line being written is held, whatever `max_held` says.
   LineWriter(RotationPolicy policy, std::size_t max_held)
-      : file_(std::move(policy)), max_held_(max_held) {}
+      : file_(std::move(policy)), max_held_(std::max<std::size_t>(max_held, 1)) {}
 
   void set_policy(RotationPolicy policy, std::size_t max_held) {
     if (!(policy == file_.policy())) file_.set_policy(std::move(policy));
-    max_held_ = max_held;
+    max_held_ = std::max<std::size_t>(max_held, 1);
     drop_beyond_bound();
   }
 
@@ -260,7 +263,8 @@ void FieldLog::run() {
       }
     }
     const auto now = Clock::now();
-    if (!item && queue_.closed()) break;
+    // Closed first, then empty: once closed nothing more comes in, so nothing is left behind.
+    if (!item && queue_.closed() && queue_.size() == 0) break;
     if (item) {
       if (auto* result = std::get_if<std::shared_ptr<const FrameResult>>(&*item)) {
         // Every line has one model and precision: a swap ends the interval early.

@@ -19,7 +19,8 @@
 namespace yolo::daemon {
 
 // How the field log runs. configure() fills the file and interval from `logging:`; the rest are
-// fixed bounds (tests shorten the interval and retries).
+// fixed bounds (tests shorten the interval and retries). Host, queue and stop settings are taken
+// when the thread starts.
 struct FieldLogOptions {
   RotationPolicy file;
   // Length of one interval line.
@@ -33,7 +34,7 @@ struct FieldLogOptions {
   // up the held lines: stop() must return within the daemon's 5 s.
   int stop_attempts = 3;
   std::chrono::milliseconds stop_retry_pause{200};
-  // The "host" of every line; empty means this machine's hostname. Taken at start().
+  // The "host" of every line; empty means this machine's hostname.
   std::string host;
 
   // These options with the file and interval settings of `logging`.
@@ -54,6 +55,7 @@ class FieldLog : public Publisher {
   // Takes logging.dir, interval_s, max_bytes and max_files; they apply from the next line.
   void configure(const config::Config& config) override;
   // The same with options built directly (tests use intervals shorter than the config allows).
+  // Once started, only the file, interval and max_held_lines of new options apply.
   void configure(FieldLogOptions options);
   void start() override;
   void publish(std::shared_ptr<const FrameResult> result) override;
