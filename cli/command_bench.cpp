@@ -13,16 +13,18 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "cli/latency_stats.h"
 #include "cli/model_options.h"
 #include "cli/ort_peer.h"
 #include "runtime/engine.h"
+#include "vision/latency_stats.h"
 
 namespace yolo::cli {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using vision::LatencyStats;
+using vision::summarize;
 
 struct BenchArgs {
   ModelOptions model;

@@ -10,8 +10,8 @@ namespace {
 
 // In the order `yolo-edge --help` lists them.
 constexpr void (*kCommands[])(CLI::App&) = {
-    register_detect, register_bench,   register_inspect,
-    register_config, register_compare, register_quantize,
+    register_detect,  register_bench,    register_inspect, register_config,
+    register_compare, register_quantize, register_logs,
 };
 
 std::map<const CLI::App*, CommandAction>& actions() {

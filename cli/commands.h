@@ -32,5 +32,6 @@ void register_bench(CLI::App& app);
 void register_config(CLI::App& app);
 void register_compare(CLI::App& app);
 void register_quantize(CLI::App& app);
+void register_logs(CLI::App& app);
 
 }  // namespace yolo::cli

@@ -8,9 +8,12 @@ namespace yolo::daemon::telemetry {
 
 namespace {
 
-// Sensor values carry no more precision than this in logs: 0.01 C, 0.1 MHz, 1 mW.
+// Sensor values carry no more precision than this in logs: 0.01 C, 0.1 MHz, 1 mW. Dividing by
+// the whole scale (rather than multiplying by the step) gives the double nearest the decimal, so
+// JSON prints 51.23, not 51.230000000000004.
 double rounded(double value, double step) {
-  return std::round(value / step) * step;
+  const double scale = std::round(1.0 / step);
+  return std::round(value * scale) / scale;
 }
 
 nlohmann::json throttle_json(const ThrottleState& t) {

@@ -1,11 +1,11 @@
-#include "cli/latency_stats.h"
+#include "vision/latency_stats.h"
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
 
-namespace yolo::cli {
+namespace yolo::vision {
 
 LatencyStats summarize(std::vector<double> samples_ms) {
   if (samples_ms.empty()) throw std::invalid_argument("no latency samples to summarize");
@@ -28,4 +28,4 @@ LatencyStats summarize(std::vector<double> samples_ms) {
   return s;
 }
 
-}  // namespace yolo::cli
+}  // namespace yolo::vision

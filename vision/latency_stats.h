@@ -3,9 +3,10 @@
 #include <cstddef>
 #include <vector>
 
-namespace yolo::cli {
+namespace yolo::vision {
 
-// Summary of a set of latency samples in milliseconds, as `bench` reports them.
+// Summary of a set of latency samples in milliseconds, as `yolo-edge bench` and the field log
+// report them.
 struct LatencyStats {
   std::size_t runs = 0;
   double min = 0, p50 = 0, p90 = 0, p99 = 0, max = 0, mean = 0, stddev = 0;
@@ -15,4 +16,4 @@ struct LatencyStats {
 // peer script, so the two columns compare like for like). Throws on an empty sample set.
 LatencyStats summarize(std::vector<double> samples_ms);
 
-}  // namespace yolo::cli
+}  // namespace yolo::vision

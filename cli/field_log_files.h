@@ -1,0 +1,24 @@
+#pragma once
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace yolo::cli {
+
+// The field-log files that `paths` name, in reading order: a folder gives each of its logs
+// (NAME.jsonl) with its rotated files oldest first (NAME.jsonl.N ... NAME.jsonl.1, NAME.jsonl);
+// files stay in the order given. Throws std::runtime_error naming a path that does not exist or
+// a folder without field logs.
+std::vector<std::filesystem::path> field_log_files(const std::vector<std::string>& paths);
+
+// Every line of `files` that is a field-log line (a JSON object with a "type"), in order. A line
+// that is not (a last line cut short by a crash, garbage) is skipped with a warning on `warnings`
+// naming its file and line number; blank lines are skipped silently.
+std::vector<nlohmann::json> read_field_log_lines(const std::vector<std::filesystem::path>& files,
+                                                 std::FILE* warnings);
+
+}  // namespace yolo::cli
