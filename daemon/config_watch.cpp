@@ -8,8 +8,7 @@
 
 namespace yolo::daemon {
 
-ConfigWatch::ConfigWatch(const std::filesystem::path& file)
-    : name_(file.filename().string()) {
+ConfigWatch::ConfigWatch(const std::filesystem::path& file) : name_(file.filename().string()) {
   fd_ = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
   if (fd_ < 0) throw std::system_error(errno, std::generic_category(), "inotify_init1");
   const std::filesystem::path folder = file.parent_path().empty() ? "." : file.parent_path();

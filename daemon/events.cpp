@@ -1,9 +1,9 @@
 #include "daemon/events.h"
 
+#include "daemon/utc_time.h"
+
 #include <cctype>
 #include <chrono>
-#include <cstdio>
-#include <ctime>
 
 namespace yolo::daemon {
 
@@ -22,19 +22,6 @@ std::string journal_field(const std::string& key) {
 
 }  // namespace
 
-std::string utc_now() {
-  const auto now = std::chrono::system_clock::now();
-  const std::time_t t = std::chrono::system_clock::to_time_t(now);
-  const auto ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  std::tm utc{};
-  gmtime_r(&t, &utc);
-  char text[40];
-  const std::size_t n = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
-  std::snprintf(text + n, sizeof text - n, ".%03dZ", static_cast<int>(ms));
-  return text;
-}
-
 void Events::add(Publisher* publisher) {
   std::lock_guard lock(mutex_);
   publishers_.push_back(publisher);
@@ -51,9 +38,8 @@ void Events::emit(config::LogLevel level, std::string_view name, const std::stri
   }
   log_.log(level, message, journal);
 
-  nlohmann::json event = {{"type", "event"},
-                          {"event", name},
-                          {"time", utc_now()},
+  nlohmann::json event = {{"event", name},
+                          {"time", iso8601_utc(std::chrono::system_clock::now())},
                           {"level", level_name(level)},
                           {"message", message}};
   for (auto& [key, value] : fields.items()) event[key] = std::move(value);

@@ -22,8 +22,9 @@ class Events {
 
   void add(Publisher* publisher);
 
-  // Logs `message` at `level` and publishes {"type":"event", "event": name, "time", "level",
-  // "message", ...fields}. Scalar fields also become journal fields YOLO_<NAME>.
+  // Logs `message` at `level` and publishes {"event": name, "time", "level", "message",
+  // ...fields} (the field log writes it as an event line). Scalar fields also become journal fields
+  // YOLO_<NAME>.
   void emit(config::LogLevel level, std::string_view name, const std::string& message,
             nlohmann::json fields = nlohmann::json::object());
 
@@ -34,8 +35,5 @@ class Events {
   std::mutex mutex_;
   std::vector<Publisher*> publishers_;
 };
-
-// Now as UTC ISO 8601 with milliseconds, e.g. "2026-11-23T18:50:01.123Z".
-std::string utc_now();
 
 }  // namespace yolo::daemon

@@ -26,7 +26,8 @@ fs::path state_dir(const std::string& given) {
     return dirs.substr(0, dirs.find(':'));
   }
   if (geteuid() == 0) return "/var/lib/yolo-edge";
-  if (const char* xdg = std::getenv("XDG_STATE_HOME"); xdg && *xdg) return fs::path(xdg) / "yolo-edge";
+  if (const char* xdg = std::getenv("XDG_STATE_HOME"); xdg && *xdg)
+    return fs::path(xdg) / "yolo-edge";
   const char* home = std::getenv("HOME");
   return fs::path(home && *home ? home : "/tmp") / ".local" / "state" / "yolo-edge";
 }
@@ -49,9 +50,10 @@ int main(int argc, char** argv) {
   std::string state;
   bool show_version = false;
   app.add_option("--config,-c", config, "The YAML config file (see config/yolo-edge.yaml)");
-  app.add_option("--state-dir", state,
-                 "Where calibration frames and INT8 models made here are kept (default: "
-                 "$STATE_DIRECTORY, else /var/lib/yolo-edge as root, else ~/.local/state/yolo-edge)");
+  app.add_option(
+      "--state-dir", state,
+      "Where calibration frames and INT8 models made here are kept (default: "
+      "$STATE_DIRECTORY, else /var/lib/yolo-edge as root, else ~/.local/state/yolo-edge)");
   app.add_flag("--version", show_version, "Print the version and exit");
   try {
     app.parse(argc, argv);

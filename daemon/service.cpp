@@ -12,8 +12,8 @@
 
 #include "config/config_loader.h"
 #include "config/schema.h"
-#include "daemon/version.h"
 #include "daemon/field_log.h"
+#include "daemon/version.h"
 #include "vision/capture.h"
 
 namespace yolo::daemon {
@@ -135,19 +135,18 @@ int Service::start() {
     p->start();
     events_.add(p.get());
   }
-  events_.emit(config::LogLevel::kInfo, "start",
-               "yolo-edged " + std::string(version()) + " starting with " +
-                   options_.config_file.string(),
-               {{"version", version()},
-                {"config", options_.config_file.string()},
-                {"state_dir", options_.state_dir.string()},
-                {"pid", static_cast<int>(getpid())}});
+  events_.emit(
+      config::LogLevel::kInfo, "start",
+      "yolo-edged " + std::string(version()) + " starting with " + options_.config_file.string(),
+      {{"version", version()},
+       {"config", options_.config_file.string()},
+       {"state_dir", options_.state_dir.string()},
+       {"pid", static_cast<int>(getpid())}});
 
   pools_ = runtime::make_thread_pools();
-  telemetry_ = std::make_unique<TelemetryThread>(
-      events_, publishers(), [this](bool throttled) {
-        if (inference_) inference_->throttling_changed(throttled);
-      });
+  telemetry_ = std::make_unique<TelemetryThread>(events_, publishers(), [this](bool throttled) {
+    if (inference_) inference_->throttling_changed(throttled);
+  });
   telemetry_->start(config_.telemetry);
 
   model_ = std::make_unique<ModelManager>(
@@ -231,7 +230,10 @@ void Service::reload(const std::string& why) {
     last_error_ = std::string("reload refused: ") + e.what();
     events_.emit(config::LogLevel::kError, "config_rejected",
                  "reload (" + why + ") refused, still running the previous config:\n" + e.what(),
-                 {{"error", e.what()}, {"key", e.key()}, {"line", e.line()}, {"column", e.column()},
+                 {{"error", e.what()},
+                  {"key", e.key()},
+                  {"line", e.line()},
+                  {"column", e.column()},
                   {"file", e.file()}});
     reloading_ = false;
     notifier_.ready();
@@ -276,8 +278,7 @@ void Service::reload(const std::string& why) {
 void Service::shutdown(const std::string& why) {
   notifier_.stopping();
   notifier_.status("stopping (" + why + ")");
-  nlohmann::json fields = {{"reason", why},
-                           {"uptime_s", std::round(seconds_since(started_))}};
+  nlohmann::json fields = {{"reason", why}, {"uptime_s", std::round(seconds_since(started_))}};
   if (inference_) fields["frames"] = inference_->frames();
   events_.emit(config::LogLevel::kInfo, "stop", "stopping (" + why + ")", std::move(fields));
   bool clean = true;
@@ -289,8 +290,9 @@ void Service::shutdown(const std::string& why) {
   for (const auto& p : publishers_) p->stop();
   if (!clean) {
     left_behind_ = true;
-    log_.warning("a thread did not stop in time (a camera read that never returned); exiting "
-                 "without waiting for it");
+    log_.warning(
+        "a thread did not stop in time (a camera read that never returned); exiting "
+        "without waiting for it");
   }
 }
 
@@ -311,9 +313,10 @@ void Service::tick() {
       ready_sent_ = true;
       notifier_.ready();
       events_.emit(config::LogLevel::kInfo, "ready",
-                   flowing ? "ready: frames are flowing"
-                           : "ready, waiting for the source: " +
-                                 capture_->status().value("last_error", std::string("no frame yet")),
+                   flowing
+                       ? "ready: frames are flowing"
+                       : "ready, waiting for the source: " +
+                             capture_->status().value("last_error", std::string("no frame yet")),
                    {{"startup_s", std::round(seconds_since(started_) * 1000) / 1000}});
       update_status_line(true);
     }
@@ -356,7 +359,8 @@ std::string Service::status_line() const {
   }
   for (const auto& p : publishers_) {
     const nlohmann::json s = p->status();
-    if (s.contains("warning")) line += "; " + std::string(p->name()) + ": " + s["warning"].get<std::string>();
+    if (s.contains("warning"))
+      line += "; " + std::string(p->name()) + ": " + s["warning"].get<std::string>();
   }
   if (!last_error_.empty()) line += "; " + last_error_.substr(0, last_error_.find('\n'));
   return line;

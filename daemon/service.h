@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/config.h"
+#include "config/config_error.h"
 #include "daemon/capture.h"
 #include "daemon/config_watch.h"
 #include "daemon/events.h"

@@ -93,10 +93,11 @@ void TelemetryThread::run() {
     if (sample.throttle) {
       const bool now = sample.throttle->any_now();
       if (throttled && *throttled != now) {
-        events_.emit(now ? config::LogLevel::kWarning : config::LogLevel::kInfo, "throttling",
-                     now ? "the Pi reports throttling: " + telemetry::to_json(sample)["throttle"].dump()
-                         : "the Pi no longer reports throttling",
-                     {{"throttled", now}, {"raw", sample.throttle->raw}});
+        events_.emit(
+            now ? config::LogLevel::kWarning : config::LogLevel::kInfo, "throttling",
+            now ? "the Pi reports throttling: " + telemetry::to_json(sample)["throttle"].dump()
+                : "the Pi no longer reports throttling",
+            {{"throttled", now}, {"raw", sample.throttle->raw}});
         on_throttle_(now);
       }
       throttled = now;

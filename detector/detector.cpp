@@ -21,6 +21,7 @@ std::unique_ptr<runtime::Engine> load_engine(const DetectorOptions& options) {
   engine_options.imgsz = options.imgsz;
   engine_options.log = options.log;
   engine_options.profile = options.profile;
+  engine_options.pools = options.pools;
   return runtime::Engine::load(options.model, engine_options);
 }
 
@@ -47,6 +48,13 @@ Detector::Detector(const DetectorOptions& options)
       decoder_(vision::choose_decoder(engine_->output(0).shape(), options.decode.kind,
                                       engine_->metadata().end2end)) {
   options_.decode.kind = decoder_;
+}
+
+void Detector::set_decode(const vision::DecodeOptions& decode) {
+  const bool end2end = options_.decode.end2end;
+  options_.decode = decode;
+  options_.decode.kind = decoder_;
+  options_.decode.end2end = end2end;
 }
 
 vision::Detections Detector::detect(const cv::Mat& bgr, DetectTimings* timings) {

@@ -24,6 +24,8 @@ struct DetectorOptions {
   std::filesystem::path labels;  // used when the model carries no class names
   bool profile = false;
   std::function<void(const std::string&)> log;
+  // Thread pools shared with other detectors (null: the engine makes its own).
+  runtime::SharedThreadPools pools;
 };
 
 // Time spent on each step of the last detect() call, in milliseconds.
@@ -42,6 +44,10 @@ class Detector {
   explicit Detector(const DetectorOptions& options);
 
   vision::Detections detect(const cv::Mat& bgr, DetectTimings* timings = nullptr);
+
+  // New thresholds, classes and limits from the next detect() on; the decoder stays the one
+  // chosen for this model.
+  void set_decode(const vision::DecodeOptions& decode);
 
   runtime::Engine& engine() { return *engine_; }
   const runtime::Engine& engine() const { return *engine_; }

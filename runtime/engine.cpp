@@ -200,12 +200,12 @@ struct Engine::Impl {
   std::vector<ops::ValueView> output_views;
   std::vector<std::string> output_names;
   std::vector<Tensor> outputs;
-  xnn::ThreadPools pools;
+  SharedThreadPools pools;
   int threads = 1;
   Stats stats;
 
   void setup() {
-    pthreadpool_t pool = pools.get(threads);
+    pthreadpool_t pool = pools->get(threads);
     for (auto& s : steps) s->setup(pool);
   }
 
@@ -330,6 +330,7 @@ std::unique_ptr<Engine> Engine::load_model(const std::filesystem::path& model_pa
   }
   impl->profiling = options.profile;
   impl->threads = options.threads;
+  impl->pools = options.pools ? options.pools : make_thread_pools();
   try {
     impl->setup();
   } catch (const std::exception& e) {
@@ -345,6 +346,10 @@ std::unique_ptr<Engine> Engine::load_model(const std::filesystem::path& model_pa
       mib(stats.arena_bytes) + " for " + mib(stats.unshared_bytes) + " of activations; loaded in " +
       std::to_string(static_cast<int>(ms)) + " ms");
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
+}
+
+SharedThreadPools make_thread_pools() {
+  return std::make_shared<xnn::ThreadPools>();
 }
 
 const ModelMetadata& Engine::metadata() const {
@@ -369,7 +374,7 @@ void* Engine::input_data() {
 }
 
 void Engine::run() {
-  pthreadpool_t pool = impl_->pools.get(impl_->threads);
+  pthreadpool_t pool = impl_->pools->get(impl_->threads);
   if (!impl_->image.empty()) {
     // q = pixel - 128 for scale 1/255, zero point -128: the top bit flipped.
     auto* q = static_cast<std::uint8_t*>(impl_->input.data);

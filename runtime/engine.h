@@ -13,6 +13,14 @@
 
 namespace yolo::runtime {
 
+namespace xnn {
+class ThreadPools;
+}
+// Thread pools (one per thread count, runtime/xnn/xnn_operator.h) that several engines share: the
+// daemon builds a new engine beside the running one, and two engines must not double the threads.
+using SharedThreadPools = std::shared_ptr<xnn::ThreadPools>;
+SharedThreadPools make_thread_pools();
+
 enum class Precision { kFp32, kInt8 };
 // RGB; float = value / 255.
 enum class InputLayout { kNchwFloat, kNhwcFloat, kNhwcUint8 };
@@ -31,6 +39,8 @@ struct EngineOptions {
   std::function<void(const std::string&)> log;
   // Time every step of run().
   bool profile = false;
+  // Pools to run on; null: the engine makes its own.
+  SharedThreadPools pools;
 };
 
 struct OpProfile {

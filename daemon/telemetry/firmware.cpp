@@ -8,7 +8,7 @@
 #include <cstring>
 #include <system_error>
 
-#include "daemon/telemetry/unique_fd.h"
+#include "daemon/unique_fd.h"
 
 namespace yolo::daemon::telemetry {
 
@@ -78,7 +78,7 @@ class VcioFirmware : public Firmware {
 
 FirmwareOpenResult open_vcio_firmware(const std::filesystem::path& device) {
   UniqueFd fd(::open(device.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd) return {std::make_shared<VcioFirmware>(std::move(fd)), ""};
+  if (fd.valid()) return {std::make_shared<VcioFirmware>(std::move(fd)), ""};
   const int error = errno;
   std::string reason = device.string() + ": " + std::generic_category().message(error);
   if (error == ENOENT) {

@@ -25,7 +25,7 @@ constexpr std::size_t kLargestBufferSize = 1 << 20;
 
 std::optional<KernelFile> KernelFile::open(const fs::path& path, std::error_code& error) {
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd) {
+  if (!fd.valid()) {
     error.assign(errno, std::generic_category());
     return std::nullopt;
   }

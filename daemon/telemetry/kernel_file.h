@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "daemon/telemetry/unique_fd.h"
+#include "daemon/unique_fd.h"
 
 namespace yolo::daemon::telemetry {
 

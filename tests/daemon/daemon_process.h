@@ -12,7 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -33,20 +35,22 @@ using Clock = std::chrono::steady_clock;
 // Where the unprivileged daemon runs as when the test is root.
 inline constexpr uid_t kNobody = 65534;
 
-// The service manager's end of sd_notify: a datagram socket bound to a path.
+// The service manager's end of sd_notify: a datagram socket in the abstract namespace (no file,
+// no path length limit, no permissions for a daemon running as nobody); NOTIFY_SOCKET names it
+// with a leading '@', as systemd's sd_notify understands.
 class NotifySocket {
  public:
-  explicit NotifySocket(const std::filesystem::path& path) : path_(path) {
+  NotifySocket() {
+    static int counter = 0;
+    name_ = "yolo-edge-test-" + std::to_string(getpid()) + "-" + std::to_string(counter++);
     fd_ = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     sockaddr_un addr{};
     addr.sun_family = AF_UNIX;
-    std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
-    std::filesystem::remove(path);
-    if (fd_ < 0 || bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-      throw std::runtime_error("cannot bind the notify socket " + path.string());
+    std::copy(name_.begin(), name_.end(), addr.sun_path + 1);
+    const auto size = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name_.size());
+    if (fd_ < 0 || bind(fd_, reinterpret_cast<sockaddr*>(&addr), size) != 0) {
+      throw std::runtime_error("cannot bind the notify socket @" + name_);
     }
-    // The daemon may run as nobody.
-    std::filesystem::permissions(path, std::filesystem::perms::all);
   }
   ~NotifySocket() {
     if (fd_ >= 0) close(fd_);
@@ -54,7 +58,8 @@ class NotifySocket {
   NotifySocket(const NotifySocket&) = delete;
   NotifySocket& operator=(const NotifySocket&) = delete;
 
-  const std::filesystem::path& path() const { return path_; }
+  // The NOTIFY_SOCKET value.
+  std::string address() const { return "@" + name_; }
 
   // Every message received so far, oldest first (each may hold several lines).
   const std::vector<std::string>& messages() {
@@ -92,7 +97,7 @@ class NotifySocket {
     }
   }
 
-  std::filesystem::path path_;
+  std::string name_;
   int fd_ = -1;
   std::vector<std::string> messages_;
 };
@@ -161,7 +166,8 @@ class FieldLogReader {
     std::vector<std::filesystem::path> files;
     std::error_code ec;
     for (const auto& e : std::filesystem::directory_iterator(dir_, ec)) {
-      if (e.path().filename().string().find(".jsonl") != std::string::npos) files.push_back(e.path());
+      if (e.path().filename().string().find(".jsonl") != std::string::npos)
+        files.push_back(e.path());
     }
     // yolo-edge.jsonl.2 is older than .1, which is older than yolo-edge.jsonl.
     std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
@@ -183,13 +189,14 @@ class FieldLogReader {
     return out;
   }
 
-  // Waits until some line matches; returns the first that does.
+  // Waits until a line from number `from` on matches; returns the first that does.
   std::optional<nlohmann::json> wait_for(const std::function<bool(const nlohmann::json&)>& match,
-                                         std::chrono::seconds timeout) const {
+                                         std::chrono::seconds timeout, std::size_t from = 0) const {
     const auto deadline = Clock::now() + timeout;
     for (;;) {
-      for (const auto& j : lines()) {
-        if (match(j)) return j;
+      const auto all = lines();
+      for (std::size_t i = from; i < all.size(); ++i) {
+        if (match(all[i])) return all[i];
       }
       if (Clock::now() >= deadline) return std::nullopt;
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
