@@ -151,6 +151,8 @@ void Inference::run() {
     apply_pending();
     const std::optional<std::int64_t> dropped = slot_.take(frame, std::chrono::milliseconds(250));
     if (!dropped) continue;
+    // What arrived while this thread waited applies to this frame already.
+    apply_pending();
     process(frame, *dropped);
   }
 }

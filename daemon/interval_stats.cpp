@@ -46,6 +46,15 @@ IntervalStats::IntervalStats(std::string host, SteadyTime start)
     : host_(std::move(host)), start_(start) {}
 
 void IntervalStats::add(const FrameResult& result) {
+  const SteadyTime done =
+      result.captured + std::chrono::duration_cast<SteadyTime::duration>(
+                            std::chrono::duration<double, std::milli>(result.times.end_to_end_ms));
+  if (last_done_) {
+    gaps_ms_.push_back(std::chrono::duration<double, std::milli>(done - *last_done_).count());
+  }
+  last_done_ = done;
+  if (frames_ == 0) first_index_ = result.index;
+  last_index_ = result.index;
   ++frames_;
   dropped_ += result.dropped;
   if (result.model) model_ = result.model;
@@ -132,11 +141,17 @@ nlohmann::ordered_json IntervalStats::line(std::chrono::system_clock::time_point
   j["dropped"] = dropped_ + unlogged_;
   if (unlogged_ > 0) j["unlogged"] = unlogged_;
   if (frames_ > 0) {
+    j["frame_first"] = first_index_;
+    j["frame_last"] = last_index_;
     nlohmann::ordered_json latency;
     for (std::size_t i = 0; i < kStages; ++i) {
       latency[kStageNames[i]] = latency_summary(latency_ms_[i]);
     }
     j["latency_ms"] = std::move(latency);
+  }
+  if (!gaps_ms_.empty()) {
+    const vision::LatencyStats gaps = vision::summarize(gaps_ms_);
+    j["result_gap_ms"] = {{"p50", rounded(gaps.p50, 3)}, {"max", rounded(gaps.max, 3)}};
   }
   nlohmann::ordered_json detections = nlohmann::ordered_json::object();
   for (const auto& [class_id, count] : detections_) {
@@ -182,6 +197,7 @@ IntervalStats IntervalStats::next(SteadyTime start) const {
   IntervalStats next(host_, start);
   next.model_ = model_;
   next.threads_ = threads_;
+  next.last_done_ = last_done_;
   next.last_sample_ = last_sample_;
   next.energy_base_ = energy_last_ ? energy_last_ : energy_base_;
   return next;

@@ -72,6 +72,13 @@ class IntervalStats {
   std::array<std::vector<double>, kStages> latency_ms_;
   // Detections per class id.
   std::map<int, std::int64_t> detections_;
+  // Frame numbers of the first and last result.
+  std::int64_t first_index_ = -1;
+  std::int64_t last_index_ = -1;
+  // When the last result was ready (carried into the next interval) and the time between each
+  // two results: a swap or a slow frame shows as the longest gap.
+  std::optional<SteadyTime> last_done_;
+  std::vector<double> gaps_ms_;
 
   // Telemetry.
   std::int64_t samples_ = 0;

@@ -1,5 +1,8 @@
 #include "daemon/model_manager.h"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -187,6 +190,10 @@ void ModelManager::set_int8(Int8State state, std::string progress, std::string e
 }
 
 void ModelManager::run() {
+  // Building a model (parsing, packing weights, a warm-up run) is background work: at nice 10 it
+  // takes the CPU time the stream leaves, so frames keep their pace during a swap. Linux applies
+  // a thread id's nice value to that thread alone.
+  setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 10);
   for (;;) {
     std::vector<std::unique_ptr<detector::Detector>> retired;
     {

@@ -80,11 +80,7 @@ QuantizeJob::QuantizeJob(const Request& request) : request_(request) {
   sigset_t defaults;
   sigfillset(&defaults);
   posix_spawnattr_setsigdefault(&setup.attr, &defaults);
-  sched_param idle{};
-  posix_spawnattr_setschedpolicy(&setup.attr, SCHED_IDLE);
-  posix_spawnattr_setschedparam(&setup.attr, &idle);
-  posix_spawnattr_setflags(
-      &setup.attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSCHEDULER);
+  posix_spawnattr_setflags(&setup.attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   posix_spawn_file_actions_addopen(&setup.actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&setup.actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
   posix_spawn_file_actions_adddup2(&setup.actions, pipe_fds[1], STDERR_FILENO);
@@ -97,6 +93,18 @@ QuantizeJob::QuantizeJob(const Request& request) : request_(request) {
   if (error != 0) {
     close(pipe_fds[0]);
     throw std::runtime_error("cannot start " + request.cli.string() + ": " + errno_text(error));
+  }
+  // posix_spawn takes only FIFO, RR and OTHER; SCHED_IDLE is set on the child from here (a
+  // process may always lower another of its user's to it). Its first instants at normal
+  // priority cost nothing.
+  const sched_param idle{};
+  if (sched_setscheduler(pid_, SCHED_IDLE, &idle) != 0) {
+    const int error = errno;
+    {
+      std::lock_guard lock(mutex_);
+      tail_.push_back("could not lower its priority (" + errno_text(error) +
+                      "); it competes with inference for the CPU");
+    }
   }
   const int read_fd = pipe_fds[0];
   reader_.start("quantize", [this, read_fd] { read_output(read_fd); });

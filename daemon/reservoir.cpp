@@ -41,8 +41,9 @@ void write_atomically(const fs::path& path, const std::vector<unsigned char>& by
 
 }  // namespace
 
-CalibrationReservoir::CalibrationReservoir(Events& events, fs::path dir)
-    : events_(events), dir_(std::move(dir)) {}
+CalibrationReservoir::CalibrationReservoir(Events& events, fs::path dir,
+                                           std::chrono::milliseconds offer_period)
+    : events_(events), dir_(std::move(dir)), offer_period_(offer_period) {}
 
 CalibrationReservoir::~CalibrationReservoir() {
   queue_.close();
@@ -111,7 +112,7 @@ void CalibrationReservoir::publish(std::shared_ptr<const FrameResult> result) {
   if (!result->frame || !enabled_) return;
   const auto now = Clock::now();
   if (now.time_since_epoch().count() < next_offer_ns_.load()) return;
-  next_offer_ns_.store((now + kOfferPeriod).time_since_epoch().count());
+  next_offer_ns_.store((now + offer_period_).time_since_epoch().count());
   queue_.push(std::move(result));
 }
 
@@ -156,7 +157,9 @@ void CalibrationReservoir::run() {
     try {
       keep(*(*item)->frame);
     } catch (const std::exception& e) {
-      std::string warning = std::string("cannot keep a calibration frame: ") + e.what();
+      std::string warning = std::string("cannot keep a calibration frame: ") + e.what() +
+                            "; quantize: auto cannot work until it can (give the daemon a "
+                            "writable state directory)";
       bool changed = false;
       {
         std::lock_guard lock(mutex_);

@@ -26,7 +26,9 @@ namespace yolo::daemon {
 // sample grows, replacements become rare (capacity / seen), which spares SD cards.
 class CalibrationReservoir : public Publisher {
  public:
-  CalibrationReservoir(Events& events, std::filesystem::path dir);
+  // `offer_period`: at most one frame per this long is offered (tests shorten it).
+  CalibrationReservoir(Events& events, std::filesystem::path dir,
+                       std::chrono::milliseconds offer_period = kOfferPeriod);
   ~CalibrationReservoir() override;
 
   std::string_view name() const override { return "calibration"; }
@@ -44,7 +46,7 @@ class CalibrationReservoir : public Publisher {
   int capacity() const;
 
   // At most one frame offered per this period.
-  static constexpr std::chrono::seconds kOfferPeriod{1};
+  static constexpr std::chrono::milliseconds kOfferPeriod{1000};
 
  private:
   void run();
@@ -57,6 +59,7 @@ class CalibrationReservoir : public Publisher {
 
   Events& events_;
   std::filesystem::path dir_;
+  std::chrono::milliseconds offer_period_;
   BoundedQueue<std::shared_ptr<const FrameResult>> queue_{2};
   Worker worker_;
 

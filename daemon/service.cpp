@@ -286,8 +286,15 @@ void Service::shutdown(const std::string& why) {
   if (inference_) clean = inference_->stop(kStopOther) && clean;
   if (model_) clean = model_->stop(kStopOther) && clean;
   if (telemetry_) clean = telemetry_->stop(kStopOther) && clean;
-  // Last: the field log writes the stop event and the final partial interval.
-  for (const auto& p : publishers_) p->stop();
+  // Last: the field log writes the stop event and the final partial interval. What could not be
+  // written is said here, the only place left to say it.
+  for (const auto& p : publishers_) {
+    p->stop();
+    const nlohmann::json status = p->status();
+    if (status.contains("warning")) {
+      log_.warning(std::string(p->name()) + " at exit: " + status["warning"].get<std::string>());
+    }
+  }
   if (!clean) {
     left_behind_ = true;
     log_.warning(

@@ -13,11 +13,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -26,7 +29,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/fixtures.h"
 #include "tests/support/run_process.h"
+#include "tests/support/temp_folder.h"
 
 namespace yolo::test {
 
@@ -37,7 +42,8 @@ inline constexpr uid_t kNobody = 65534;
 
 // The service manager's end of sd_notify: a datagram socket in the abstract namespace (no file,
 // no path length limit, no permissions for a daemon running as nobody); NOTIFY_SOCKET names it
-// with a leading '@', as systemd's sd_notify understands.
+// with a leading '@', as systemd's sd_notify understands. A thread drains it as systemd does:
+// the kernel queues only a few datagrams, and a full queue would block the daemon's sd_notify.
 class NotifySocket {
  public:
   NotifySocket() {
@@ -51,9 +57,22 @@ class NotifySocket {
     if (fd_ < 0 || bind(fd_, reinterpret_cast<sockaddr*>(&addr), size) != 0) {
       throw std::runtime_error("cannot bind the notify socket @" + name_);
     }
+    timeval tv{0, 100000};
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    reader_ = std::thread([this] {
+      char buffer[4096];
+      while (!stopping_) {
+        const ssize_t n = recv(fd_, buffer, sizeof buffer, 0);
+        if (n <= 0) continue;
+        std::lock_guard lock(mutex_);
+        messages_.emplace_back(buffer, static_cast<std::size_t>(n));
+      }
+    });
   }
   ~NotifySocket() {
-    if (fd_ >= 0) close(fd_);
+    stopping_ = true;
+    reader_.join();
+    close(fd_);
   }
   NotifySocket(const NotifySocket&) = delete;
   NotifySocket& operator=(const NotifySocket&) = delete;
@@ -62,43 +81,35 @@ class NotifySocket {
   std::string address() const { return "@" + name_; }
 
   // Every message received so far, oldest first (each may hold several lines).
-  const std::vector<std::string>& messages() {
-    drain(std::chrono::milliseconds(0));
+  std::vector<std::string> messages() const {
+    std::lock_guard lock(mutex_);
     return messages_;
   }
 
   // Waits until a message (received from `from` on) has a line equal to `line`, or one starting
   // with it when `line` ends in '='; returns its index.
   std::optional<std::size_t> wait_for(const std::string& line, std::size_t from,
-                                      std::chrono::seconds timeout) {
+                                      std::chrono::seconds timeout) const {
     const auto deadline = Clock::now() + timeout;
     for (;;) {
-      for (std::size_t i = from; i < messages_.size(); ++i) {
-        std::istringstream lines(messages_[i]);
+      const std::vector<std::string> all = messages();
+      for (std::size_t i = from; i < all.size(); ++i) {
+        std::istringstream lines(all[i]);
         for (std::string l; std::getline(lines, l);) {
           if (line.back() == '=' ? l.rfind(line, 0) == 0 : l == line) return i;
         }
       }
       if (Clock::now() >= deadline) return std::nullopt;
-      drain(std::chrono::milliseconds(100));
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   }
 
  private:
-  void drain(std::chrono::milliseconds wait) {
-    timeval tv{0, static_cast<suseconds_t>(wait.count() * 1000)};
-    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    char buffer[4096];
-    for (;;) {
-      const ssize_t n = recv(fd_, buffer, sizeof buffer, wait.count() == 0 ? MSG_DONTWAIT : 0);
-      if (n <= 0) return;
-      messages_.emplace_back(buffer, static_cast<std::size_t>(n));
-      wait = std::chrono::milliseconds(0);
-    }
-  }
-
   std::string name_;
   int fd_ = -1;
+  std::atomic<bool> stopping_{false};
+  std::thread reader_;
+  mutable std::mutex mutex_;
   std::vector<std::string> messages_;
 };
 
@@ -209,6 +220,76 @@ class FieldLogReader {
 
 inline bool is_event(const nlohmann::json& j, const std::string& name) {
   return j.value("type", "") == "event" && j.value("event", "") == name;
+}
+
+inline std::string fixture(const std::string& relative) {
+  return (fixtures_dir() / relative).string();
+}
+
+// A folder the daemon (nobody, when the test runs as root) can write.
+inline std::filesystem::path writable_folder(const std::filesystem::path& path) {
+  std::filesystem::create_directories(path);
+  if (geteuid() == 0 && chown(path.c_str(), kNobody, kNobody) != 0) {
+    throw std::runtime_error("cannot chown " + path.string());
+  }
+  return path;
+}
+
+struct DaemonSetup {
+  TempFolder folder;
+  std::filesystem::path logs;
+  std::filesystem::path state;
+  std::filesystem::path config;
+  std::filesystem::path stderr_file;
+  std::unique_ptr<NotifySocket> notify;
+
+  DaemonSetup() {
+    state = writable_folder(folder.path() / "state");
+    stderr_file = folder.path() / "yolo-edged.stderr";
+    notify = std::make_unique<NotifySocket>();
+  }
+
+  void write_config(const std::string& text) const {
+    // Written beside and renamed over, as an editor does: the daemon never reads half a file.
+    const std::filesystem::path tmp = config.string() + ".tmp";
+    std::ofstream(tmp) << text;
+    std::filesystem::rename(tmp, config);
+  }
+
+  std::unique_ptr<DaemonProcess> start() const {
+    return std::make_unique<DaemonProcess>(
+        std::vector<std::string>{"--config", config.string(), "--state-dir", state.string()},
+        std::vector<std::string>{"NOTIFY_SOCKET=" + notify->address(), "WATCHDOG_USEC=4000000"},
+        stderr_file);
+  }
+
+  std::string daemon_output() const {
+    std::ifstream in(stderr_file);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+};
+
+inline std::string config_text(const std::string& source, const std::filesystem::path& logs,
+                               const std::string& model, const std::string& extra_model = "") {
+  return "source:\n" + source +
+         "  reconnect_s: 0.5\n"
+         "model:\n"
+         "  path: " +
+         fixture("models/" + model + ".onnx") + "\n" + extra_model +
+         "threads:\n"
+         "  mode: adaptive\n"
+         "  max: 2\n"
+         "telemetry:\n"
+         "  interval_s: 0.5\n"
+         "logging:\n"
+         "  dir: " +
+         logs.string() +
+         "\n"
+         "  interval_s: 1\n";
+}
+
+inline bool is_interval(const nlohmann::json& j) {
+  return j.value("type", "") == "interval";
 }
 
 }  // namespace yolo::test

@@ -266,5 +266,34 @@ TEST(IntervalStats, ASwapSplitsTheInterval) {
   EXPECT_EQ(int8_line["latency_ms"]["inference"]["p50"], 40.0);
 }
 
+TEST(IntervalStats, FrameNumbersAndGapsBetweenResultsCarryAcrossIntervals) {
+  const auto fp32 = model("fp32");
+  // Results 100 ms apart, then one 350 ms after its predecessor (a stalled frame).
+  auto at = [&](std::int64_t index, std::chrono::milliseconds captured) {
+    FrameResult r = frame(fp32, 20);
+    r.index = index;
+    r.captured = kStart + captured;
+    return r;
+  };
+  IntervalStats stats("pi5", kStart);
+  EXPECT_FALSE(stats.line(kWall, kStart + 1s).contains("result_gap_ms"));
+  stats.add(at(40, 0ms));
+  stats.add(at(41, 100ms));
+  stats.add(at(42, 200ms));
+  stats.add(at(43, 550ms));
+  const auto line = stats.line(kWall, kStart + 1s);
+  EXPECT_EQ(line["frame_first"], 40);
+  EXPECT_EQ(line["frame_last"], 43);
+  EXPECT_DOUBLE_EQ(line["result_gap_ms"]["p50"].get<double>(), 100.0);
+  EXPECT_DOUBLE_EQ(line["result_gap_ms"]["max"].get<double>(), 350.0);
+  // The next interval's first gap is measured from this one's last result.
+  IntervalStats next = stats.next(kStart + 1s);
+  EXPECT_FALSE(next.line(kWall, kStart + 2s).contains("frame_first"));
+  next.add(at(44, 1250ms));
+  const auto after = next.line(kWall, kStart + 2s);
+  EXPECT_EQ(after["frame_first"], 44);
+  EXPECT_DOUBLE_EQ(after["result_gap_ms"]["max"].get<double>(), 700.0);
+}
+
 }  // namespace
 }  // namespace yolo::daemon

@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "daemon/service.h"
 #include "tests/daemon/daemon_process.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/temp_folder.h"
@@ -21,19 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-
-std::string fixture(const std::string& relative) {
-  return (fixtures_dir() / relative).string();
-}
-
-// A folder the daemon (nobody, when the test runs as root) can write.
-fs::path writable_folder(const fs::path& path) {
-  fs::create_directories(path);
-  if (geteuid() == 0 && chown(path.c_str(), kNobody, kNobody) != 0) {
-    throw std::runtime_error("cannot chown " + path.string());
-  }
-  return path;
-}
 
 // A small tmpfs the test can remount read-only and back, as an SD card that turned read-only
 // does: writes fail with EROFS even through descriptors already open. Needs root with
@@ -61,65 +49,35 @@ class ScratchMount {
   bool mounted_ = false;
 };
 
-struct DaemonSetup {
-  TempFolder folder;
-  fs::path logs;
-  fs::path state;
-  fs::path config;
-  fs::path stderr_file;
-  std::unique_ptr<NotifySocket> notify;
-
-  DaemonSetup() {
-    state = writable_folder(folder.path() / "state");
-    stderr_file = folder.path() / "yolo-edged.stderr";
-    notify = std::make_unique<NotifySocket>();
-  }
-
-  void write_config(const std::string& text) const {
-    // Written beside and renamed over, as an editor does: the daemon never reads half a file.
-    const fs::path tmp = config.string() + ".tmp";
-    std::ofstream(tmp) << text;
-    fs::rename(tmp, config);
-  }
-
-  std::unique_ptr<DaemonProcess> start() const {
-    return std::make_unique<DaemonProcess>(
-        std::vector<std::string>{"--config", config.string(), "--state-dir", state.string()},
-        std::vector<std::string>{"NOTIFY_SOCKET=" + notify->address(), "WATCHDOG_USEC=4000000"},
-        stderr_file);
-  }
-
-  std::string daemon_output() const {
-    std::ifstream in(stderr_file);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
-};
-
-std::string config_text(const std::string& source, const fs::path& logs, const std::string& model,
-                        const std::string& extra_model = "") {
-  return "source:\n" + source +
-         "  reconnect_s: 0.5\n"
-         "model:\n"
-         "  path: " +
-         fixture("models/" + model + ".onnx") + "\n" + extra_model +
-         "threads:\n"
-         "  mode: adaptive\n"
-         "  max: 2\n"
-         "telemetry:\n"
-         "  interval_s: 0.5\n"
-         "logging:\n"
-         "  dir: " +
-         logs.string() +
-         "\n"
-         "  interval_s: 1\n";
-}
-
 std::string paced_video() {
   return "  uri: " + fixture("video/birds_720p_10fps.mp4") + "\n  loop: true\n  realtime: true\n";
 }
 
-bool is_interval(const nlohmann::json& j) {
-  return j.value("type", "") == "interval";
+TEST(ServiceConfig, ChangedKeysAreListedInSchemaOrder) {
+  config::Config before;
+  config::Config after;
+  EXPECT_TRUE(daemon::changed_keys(before, after).empty());
+  after.model.precision = config::Precision::kInt8;
+  after.source.uri = "/dev/video1";
+  after.detect.classes = {0};
+  EXPECT_EQ(daemon::changed_keys(before, after),
+            (std::vector<std::string>{"source.uri", "model.precision", "detect.classes"}));
+}
+
+TEST(ServiceConfig, ZeroThreadsMeansOnePerCore) {
+  config::ThreadsConfig t;
+  t.mode = config::ThreadMode::kEfficiency;
+  t.margin = 0.2;
+  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  const daemon::ThreadPolicy p = daemon::thread_policy(t);
+  EXPECT_EQ(p.fixed, cores);
+  EXPECT_EQ(p.max, cores);
+  EXPECT_EQ(p.mode, config::ThreadMode::kEfficiency);
+  EXPECT_EQ(p.margin, 0.2);
+  t.count = 3;
+  t.max = 2;
+  EXPECT_EQ(daemon::thread_policy(t).fixed, 3);
+  EXPECT_EQ(daemon::thread_policy(t).max, 2);
 }
 
 TEST(Service, RunsSwitchesPrecisionSurvivesBadConfigAndDiskTroubleAndStopsCleanly) {
@@ -287,43 +245,6 @@ TEST(Service, InvalidConfigAtStartExitsWithConfigStatus) {
   EXPECT_NE(out.find("yolo-edge.yaml:4:9: detect.conf: 7 is out of range"), std::string::npos)
       << out;
   EXPECT_NE(out.find("model.path: no such file '/no/such/model.onnx'"), std::string::npos) << out;
-}
-
-// 60 s on the unpaced video: after warm-up, the resident memory stops growing.
-TEST(Service, SoakMemoryStopsGrowing) {
-  YOLO_REQUIRE_FIXTURES();
-  DaemonSetup s;
-  s.logs = writable_folder(s.folder.path() / "logs");
-  s.config = s.folder.path() / "yolo-edge.yaml";
-  s.write_config(config_text(
-      "  uri: " + fixture("video/birds_720p_10fps.mp4") + "\n  loop: true\n  realtime: false\n",
-      s.logs, "yolo11n_320_fp32"));
-  auto daemon = s.start();
-  FieldLogReader log(s.logs);
-  ASSERT_TRUE(s.notify->wait_for("READY=1", 0, 60s)) << s.daemon_output();
-  std::this_thread::sleep_for(60s);
-  daemon->signal(SIGTERM);
-  EXPECT_EQ(daemon->wait_exit(5s), 0);
-  std::vector<std::pair<double, double>> rss;  // (seconds since the first line, MB)
-  double t = 0;
-  std::int64_t frames = 0;
-  for (const auto& j : log.lines()) {
-    if (!is_interval(j) || !j.contains("rss_bytes")) continue;
-    t += j["duration_s"].get<double>();
-    frames += j["frames"].get<std::int64_t>();
-    rss.emplace_back(t, j["rss_bytes"].get<double>() / 1e6);
-  }
-  ASSERT_GE(rss.size(), 40u);
-  EXPECT_GT(frames, 200);
-  // Warm-up: the first 20 s (pools, FFmpeg buffers, the allocator's arenas).
-  double at_20 = 0;
-  double peak_after = 0;
-  for (const auto& [when, mb] : rss) {
-    if (when <= 20) at_20 = mb;
-    if (when > 20) peak_after = std::max(peak_after, mb);
-  }
-  EXPECT_LT(peak_after - at_20, 2.0)
-      << "RSS grew from " << at_20 << " MB at 20 s to " << peak_after << " MB";
 }
 
 }  // namespace

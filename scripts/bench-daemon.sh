@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# The daemon's goals (issue 10), measured side by side in one run on the fixture video:
+#   1. pipeline overhead: the daemon's FPS on the unpaced video / the throughput `yolo-edge bench`
+#      measures for the same model and precision, both at 1 inference thread (goal >= 0.90);
+#   2. capture-to-result latency p50 - inference p50, paced video, 1 thread (goal <= 15 ms);
+#   3. an FP32 -> INT8 swap: frames lost (goal 0) and the longest gap between two results around
+#      it / the median gap (goal <= 2);
+#   4. CPU of the daemon's own threads besides inference and frame decoding (goal < 5 % of a core);
+#   5. peak RSS during the swap / steady RSS before it (goal <= 1.7).
+# The RSS growth goal is scripts/soak.sh 10.
+#   scripts/bench-daemon.sh [--model NAME] [--int8 FILE] [--seconds S]
+# NAME is a fixture model (default yolo11n_320_fp32); without --int8 the INT8 file is made once
+# with yolo-edge quantize (64 video frames) and kept in /tmp/yolo-edge-bench-cache.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib/daemon-run.sh"
+
+model=yolo11n_320_fp32
+int8=""
+seconds=30
+while [ $# -gt 0 ]; do
+  case $1 in
+    --model) model=${2:?}; shift 2 ;;
+    --int8) int8=${2:?}; shift 2 ;;
+    --seconds) seconds=${2:?}; shift 2 ;;
+    *) echo "usage: scripts/bench-daemon.sh [--model NAME] [--int8 FILE] [--seconds S]" >&2; exit 2 ;;
+  esac
+done
+require_build
+fp32=$fixtures/models/$model.onnx
+video=$fixtures/video/birds_720p_10fps.mp4
+if [ -z "$int8" ]; then
+  mkdir -p /tmp/yolo-edge-bench-cache
+  int8=/tmp/yolo-edge-bench-cache/$model.int8.onnx
+  if [ ! -f "$int8" ]; then
+    echo "making $int8 (yolo-edge quantize, 64 frames)..."
+    "$cli_bin" quantize --model "$fp32" --calib "$video" --frames 64 --out "$int8" >/dev/null 2>&1
+  fi
+fi
+work=$(mktemp -d /tmp/yolo-edge-bench.XXXXXX)
+echo "bench-daemon: $model, $seconds s per daemon run, work in $work"
+trap 'stop_daemon 2>/dev/null || true' EXIT
+
+# bench_ms PRECISION FILE: mean latency of 100 runs at 1 thread.
+bench_ms() {
+  local args=(bench --model "$2" --threads 1 --runs 100)
+  [ "$1" = int8 ] && args+=(--precision int8)
+  "$cli_bin" "${args[@]}" 2>/dev/null | awk '$1 == "1" && NF >= 8 { print $7 }' | tail -1
+}
+
+# Interval lines after the first 5 s (warm-up), as JSON lines, to stdout.
+steady_lines() {
+  python3 -c '
+import json, sys
+t = 0.0
+for l in open(sys.argv[1]):
+    j = json.loads(l)
+    if j.get("type") != "interval": continue
+    t += j["duration_s"]
+    if t > 5 and j["frames"] > 0: print(l, end="")' "$1"
+}
+
+# 1. Overhead, per precision: bench, daemon, bench (the mean of the two benches).
+for precision in fp32 int8; do
+  file=$fp32
+  model_yaml="  path: $fp32"
+  if [ "$precision" = int8 ]; then
+    file=$int8
+    model_yaml="  path: $fp32
+  int8_path: $int8
+  precision: int8"
+  fi
+  before=$(bench_ms "$precision" "$file")
+  logs=$work/unpaced-$precision
+  write_config "$work/unpaced-$precision.yaml" "$logs" \
+    "  uri: $video
+  loop: true
+  realtime: false" "$model_yaml" "  mode: fixed
+  count: 1"
+  start_daemon "$work/unpaced-$precision.yaml" "$work/state" "$work/unpaced-$precision.out"
+  wait_for_lines "$logs" 1 120
+  sleep "$seconds"
+  stop_daemon
+  after=$(bench_ms "$precision" "$file")
+  steady_lines "$logs/yolo-edge.jsonl" | python3 -c '
+import json, sys
+lines = [json.loads(l) for l in sys.stdin]
+frames = sum(l["frames"] for l in lines)
+secs = sum(l["duration_s"] for l in lines)
+bench_ms = (float(sys.argv[2]) + float(sys.argv[3])) / 2
+fps, bench_fps = frames / secs, 1000 / bench_ms
+print(f"1. {sys.argv[1]}: daemon {fps:.2f} fps unpaced, bench {bench_fps:.2f} /s "
+      f"(mean {bench_ms:.2f} ms, {sys.argv[2]} and {sys.argv[3]}): ratio {fps / bench_fps:.3f} "
+      f"(goal >= 0.90)")' "$precision" "$before" "$after"
+done
+
+# 2-5. Paced video at 1 thread: latency and thread CPU, then a swap to INT8.
+logs=$work/paced
+paced_source="  uri: $video
+  loop: true
+  realtime: true"
+one_thread="  mode: fixed
+  count: 1"
+write_config "$work/paced.yaml" "$logs" "$paced_source" "  path: $fp32" "$one_thread"
+start_daemon "$work/paced.yaml" "$work/state" "$work/paced.out"
+wait_for_lines "$logs" 1 120
+sleep 5
+cpu_start=$(thread_cpu "$daemon_pid")
+sleep "$seconds"
+cpu_end=$(thread_cpu "$daemon_pid")
+python3 - "$cpu_start" "$cpu_end" "$seconds" "$(getconf CLK_TCK)" <<'PY'
+import sys
+def parse(text):
+    out = {}
+    for line in text.splitlines():
+        name, ticks = line.rsplit(" ", 1)
+        out[name] = out.get(name, 0) + int(ticks)
+    return out
+start, end = parse(sys.argv[1]), parse(sys.argv[2])
+seconds, hz = float(sys.argv[3]), float(sys.argv[4])
+# infer: the inference thread and its pool workers; capture: reading and decoding frames.
+own = 0.0
+for name in sorted(end):
+    share = (end[name] - start.get(name, 0)) / hz / seconds * 100
+    if name not in ("infer", "capture"):
+        own += share
+    print(f"   thread {name:<16} {share:6.2f} % of a core")
+print(f"4. the daemon's own threads (all but infer and capture): {own:.2f} % of a core (goal < 5 %)")
+PY
+
+# The swap: steady RSS, peak RSS reset, then SIGHUP to INT8.
+steady_rss=$(awk '/VmRSS/ { print $2 }' /proc/"$daemon_pid"/status)
+echo 5 >/proc/"$daemon_pid"/clear_refs
+write_config "$work/paced.yaml" "$logs" "$paced_source" "  path: $fp32
+  int8_path: $int8
+  precision: int8" "$one_thread"
+kill -HUP "$daemon_pid"
+for _ in $(seq 60); do
+  grep -q '"event":"swap"' "$logs/yolo-edge.jsonl" && break
+  sleep 1
+done
+sleep 10
+peak_rss=$(awk '/VmHWM/ { print $2 }' /proc/"$daemon_pid"/status)
+stop_daemon
+trap - EXIT
+python3 - "$logs/yolo-edge.jsonl" "$steady_rss" "$peak_rss" <<'PY'
+import json, statistics, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+intervals = [l for l in lines if l.get("type") == "interval" and l["frames"] > 0]
+fp32 = [l for l in intervals if l["precision"] == "fp32"][5:]
+e2e = statistics.median(l["latency_ms"]["end_to_end"]["p50"] for l in fp32)
+inf = statistics.median(l["latency_ms"]["inference"]["p50"] for l in fp32)
+print(f"2. paced, 1 thread: capture-to-result p50 {e2e:.2f} ms, inference p50 {inf:.2f} ms: "
+      f"difference {e2e - inf:.2f} ms (goal <= 15 ms)")
+swap = next(l for l in lines if l.get("event") == "swap")
+at = lines.index(swap)
+# The line the swap closed (the last fp32 one) and the first INT8 line hold the gaps around it.
+before = max(i for i, l in enumerate(lines[:at]) if l.get("type") == "interval")
+after = min(i for i, l in enumerate(lines) if i > at and l.get("type") == "interval")
+around = max(lines[i]["result_gap_ms"]["max"] for i in (before, after))
+median_gap = statistics.median(l["result_gap_ms"]["p50"] for l in intervals if "result_gap_ms" in l)
+print(f"3. swap fp32 -> int8: built in {swap['build_ms']:.0f} ms, frames lost {swap['frames_lost']} "
+      f"(goal 0); longest gap around it {around:.1f} ms, median gap {median_gap:.1f} ms: "
+      f"ratio {around / median_gap:.2f} (goal <= 2)")
+steady, peak = int(sys.argv[2]) / 1024, int(sys.argv[3]) / 1024
+print(f"5. RSS steady {steady:.1f} MB, peak during the swap {peak:.1f} MB: ratio {peak / steady:.2f} "
+      f"(goal <= 1.7)")
+PY

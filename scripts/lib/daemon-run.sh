@@ -1,0 +1,75 @@
+# Shared by scripts/soak.sh and scripts/bench-daemon.sh: run yolo-edged on a config in a scratch
+# folder and read what it logged. Source it; it defines functions only.
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+build_dir=${YOLO_EDGE_BUILD_DIR:-$here/build}
+daemon_bin=$build_dir/bin/yolo-edged
+cli_bin=$build_dir/bin/yolo-edge
+fixtures=${YOLO_EDGE_FIXTURES:-$here/../shared/fixtures}
+
+require_build() {
+  if [ ! -x "$daemon_bin" ] || [ ! -x "$cli_bin" ]; then
+    echo "$(basename "$0"): no build in $build_dir; run scripts/setup.sh first" >&2
+    exit 2
+  fi
+  if [ ! -d "$fixtures/models" ]; then
+    echo "$(basename "$0"): fixtures not found at $fixtures (clone ../shared beside the project or set YOLO_EDGE_FIXTURES)" >&2
+    exit 2
+  fi
+}
+
+# write_config FILE LOGDIR SOURCE_YAML MODEL_YAML [THREADS_YAML]: a config with 1 s intervals.
+write_config() {
+  local file=$1 logs=$2 source=$3 model=$4 threads=${5:-"  mode: adaptive"}
+  cat >"$file" <<YAML
+source:
+$source
+model:
+$model
+threads:
+$threads
+logging:
+  dir: $logs
+  interval_s: 1
+YAML
+}
+
+# start_daemon CONFIG STATE_DIR OUTPUT: starts yolo-edged in the background; sets daemon_pid.
+start_daemon() {
+  "$daemon_bin" --config "$1" --state-dir "$2" >"$3" 2>&1 &
+  daemon_pid=$!
+}
+
+# wait_for_lines LOGDIR N TIMEOUT_S: waits until the field log has N interval lines with frames.
+wait_for_lines() {
+  local logs=$1 n=$2 timeout=$3 waited=0
+  while [ "$waited" -lt "$timeout" ]; do
+    if [ -f "$logs/yolo-edge.jsonl" ] &&
+      [ "$(grep -c '"type":"interval".*"frames":[1-9]' "$logs/yolo-edge.jsonl")" -ge "$n" ]; then
+      return 0
+    fi
+    sleep 1
+    waited=$((waited + 1))
+  done
+  echo "$(basename "$0"): no $n interval lines with frames in $logs after ${timeout} s" >&2
+  return 1
+}
+
+# stop_daemon: SIGTERM, then waits for the exit.
+stop_daemon() {
+  kill -TERM "$daemon_pid" 2>/dev/null || true
+  wait "$daemon_pid" 2>/dev/null || true
+}
+
+# thread_cpu PID: "name ticks" per thread (utime + stime, clock ticks).
+thread_cpu() {
+  local pid=$1 t
+  for t in /proc/"$pid"/task/*; do
+    # comm may hold spaces; stat's fields after the ')' are fixed.
+    local name stat
+    name=$(cat "$t/comm" 2>/dev/null) || continue
+    stat=$(sed 's/.*) //' "$t/stat" 2>/dev/null) || continue
+    set -- $stat
+    echo "$name $((${12} + ${13}))"
+  done
+}

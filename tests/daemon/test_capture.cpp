@@ -1,0 +1,114 @@
+// Capture: the capture thread reads a real source into the slot, numbers frames across
+// reopenings, and reopens a source that stops after reconnect_s (daemon/capture.cpp).
+#include "daemon/capture.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "tests/support/fixtures.h"
+#include "tests/support/temp_folder.h"
+
+namespace yolo::daemon {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Records every event, so a test can wait for one.
+class EventLog : public Publisher {
+ public:
+  std::string_view name() const override { return "events"; }
+  void configure(const config::Config&) override {}
+  void start() override {}
+  void publish(std::shared_ptr<const FrameResult>) override {}
+  void event(const nlohmann::json& e) override {
+    std::lock_guard lock(mutex_);
+    events_.push_back(e);
+  }
+  void stop() override {}
+  int count(const std::string& name) const {
+    std::lock_guard lock(mutex_);
+    int n = 0;
+    for (const auto& e : events_) n += e["event"] == name;
+    return n;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<nlohmann::json> events_;
+};
+
+struct Fixture {
+  Logger log{Logger::Sink::kStderr, config::LogLevel::kError};
+  Events events{log};
+  EventLog recorded;
+  FrameSlot slot;
+  Fixture() { events.add(&recorded); }
+};
+
+config::SourceConfig images(bool loop) {
+  config::SourceConfig c;
+  c.uri = (test::fixtures_dir() / "images").string();
+  c.loop = loop;
+  c.realtime = true;
+  c.fps = 20;
+  c.reconnect_s = 0.2;
+  return c;
+}
+
+TEST(Capture, NumbersFramesAcrossReopeningsOfASourceThatStops) {
+  YOLO_REQUIRE_FIXTURES();
+  Fixture f;
+  Capture capture(f.events, f.slot);
+  capture.start(images(false));
+  // Six photos, then the source stops and is reopened 0.2 s later: frames 0..17 over three runs.
+  vision::Frame frame;
+  std::int64_t expected = 0;
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (expected < 18 && std::chrono::steady_clock::now() < deadline) {
+    const auto dropped = f.slot.take(frame, 1000ms);
+    if (!dropped) continue;
+    EXPECT_EQ(*dropped, 0);
+    EXPECT_EQ(frame.index, expected);
+    ++expected;
+  }
+  EXPECT_EQ(expected, 18);
+  EXPECT_GE(f.recorded.count("source_lost"), 2);
+  EXPECT_GE(f.recorded.count("source_opened"), 3);
+  EXPECT_GE(capture.status()["reopened"].get<int>(), 2);
+  EXPECT_TRUE(capture.stop(2000ms));
+  EXPECT_EQ(capture.state(), Capture::State::kStopped);
+}
+
+TEST(Capture, ASourceThatCannotOpenIsRetriedWithGrowingWaits) {
+  Fixture f;
+  Capture capture(f.events, f.slot);
+  test::TempFolder folder;
+  config::SourceConfig c;
+  c.uri = (folder.path() / "missing.mp4").string();
+  c.reconnect_s = 0.1;
+  capture.start(c);
+  // Waits of 0.1, 0.2, 0.4 s: three failures within a second, not thirty.
+  std::this_thread::sleep_for(1000ms);
+  const nlohmann::json status = capture.status();
+  EXPECT_EQ(status["state"], "lost");
+  EXPECT_NE(status["last_error"].get<std::string>().find("no such file or folder"),
+            std::string::npos);
+  const int lost = f.recorded.count("source_lost");
+  EXPECT_GE(lost, 3);
+  EXPECT_LE(lost, 5);
+  // The heartbeat goes on while it waits: the watchdog keeps being fed.
+  EXPECT_LT(std::chrono::steady_clock::now() - capture.heartbeat(), 1500ms);
+  // A reload with a source that works opens it at once.
+  if (test::have_fixtures()) {
+    capture.reconfigure(images(true));
+    vision::Frame frame;
+    EXPECT_TRUE(f.slot.take(frame, 5000ms));
+    EXPECT_EQ(capture.state(), Capture::State::kStreaming);
+  }
+  EXPECT_TRUE(capture.stop(2000ms));
+}
+
+}  // namespace
+}  // namespace yolo::daemon
