@@ -192,7 +192,7 @@ void FieldLog::configure(FieldLogOptions options) {
 }
 
 void FieldLog::start() {
-  if (!thread_.joinable()) thread_ = std::thread(&FieldLog::run, this);
+  if (!worker_.running()) worker_.start("field-log", [this] { run(); });
 }
 
 void FieldLog::publish(std::shared_ptr<const FrameResult> result) {
@@ -212,9 +212,11 @@ nlohmann::json FieldLog::status() const {
   return status_;
 }
 
-void FieldLog::stop() {
+bool FieldLog::stop() {
   queue_.close();
-  if (thread_.joinable()) thread_.join();
+  // Its own retries are bounded (options.stop_attempts); this only catches a write the kernel
+  // never returns from (a hung network file system).
+  return worker_.stop_within(std::chrono::seconds(4));
 }
 
 void FieldLog::run() {

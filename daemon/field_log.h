@@ -6,7 +6,6 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <variant>
 
 #include <nlohmann/json.hpp>
@@ -15,6 +14,7 @@
 #include "daemon/interval_stats.h"
 #include "daemon/publisher.h"
 #include "daemon/rotating_file.h"
+#include "daemon/worker.h"
 
 namespace yolo::daemon {
 
@@ -66,7 +66,7 @@ class FieldLog : public Publisher {
   nlohmann::json status() const override;
   // Closes the queue, writes what it held and the last partial interval line, and joins the
   // thread; on a failing disk it gives up after FieldLogOptions::stop_attempts.
-  void stop() override;
+  bool stop() override;
 
  private:
   using Item = std::variant<std::shared_ptr<const FrameResult>, telemetry::Sample, nlohmann::json>;
@@ -74,7 +74,7 @@ class FieldLog : public Publisher {
   void run();
 
   BoundedQueue<Item> queue_;
-  std::thread thread_;
+  Worker worker_;
 
   // Options handed from configure() to the thread, which takes them before its next line.
   mutable std::mutex options_mutex_;

@@ -246,8 +246,7 @@ void Inference::process(vision::Frame& frame, std::int64_t dropped) {
     }
   }
   std::shared_ptr<const FrameResult> shared = std::move(result);
-  for (Publisher* p : publishers_) p->publish(shared);
-
+  // Counted before it is published, so whoever sees the result sees it counted.
   last_index_ = frame.index;
   last_result_ns_.store(done.time_since_epoch().count());
   frames_.fetch_add(1);
@@ -257,6 +256,7 @@ void Inference::process(vision::Frame& frame, std::int64_t dropped) {
     while (!recent_.empty() && done - recent_.front() > kFpsWindow) recent_.pop_front();
     last_times_ = shared->times;
   }
+  for (Publisher* p : publishers_) p->publish(shared);
   if (swap_) report_swap(shared->index, done);
   if (auto d = controller_->observe(t.inference_ms)) record(*d);
 }

@@ -40,8 +40,10 @@ class Publisher {
   virtual bool wants_frame() const { return false; }
   // What it would tell a user: {"ok": bool, "warning": "...", ...}; shown in the status.
   virtual nlohmann::json status() const { return nlohmann::json::object(); }
-  // Drains its queue (writing what it holds) and joins its thread. Called once, at exit.
-  virtual void stop() = 0;
+  // Drains its queue (writing what it holds) and joins its thread. Called once, at exit. False
+  // when its thread did not end in time (stuck in a call that cannot be interrupted): the daemon
+  // must then not be destroyed normally.
+  virtual bool stop() = 0;
 };
 
 }  // namespace yolo::daemon

@@ -190,13 +190,13 @@ nlohmann::json CalibrationReservoir::status() const {
   return j;
 }
 
-void CalibrationReservoir::stop() {
+bool CalibrationReservoir::stop() {
   queue_.close();
-  worker_.stop_within(std::chrono::seconds(3));
+  if (!worker_.stop_within(std::chrono::seconds(2))) return false;
   std::string index;
   {
     std::lock_guard lock(mutex_);
-    if (!warning_.empty()) return;
+    if (!warning_.empty()) return true;
     index = index_text();
   }
   try {
@@ -204,6 +204,7 @@ void CalibrationReservoir::stop() {
   } catch (const std::exception&) {
     // The disk went away; the count of frames seen is only a weight for later sampling.
   }
+  return true;
 }
 
 }  // namespace yolo::daemon

@@ -38,7 +38,7 @@ class CalibrationReservoir : public Publisher {
   void publish(std::shared_ptr<const FrameResult> result) override;
   bool wants_frame() const override;
   nlohmann::json status() const override;
-  void stop() override;
+  bool stop() override;
 
   const std::filesystem::path& dir() const { return dir_; }
   // Frames kept now.

@@ -289,7 +289,7 @@ void Service::shutdown(const std::string& why) {
   // Last: the field log writes the stop event and the final partial interval. What could not be
   // written is said here, the only place left to say it.
   for (const auto& p : publishers_) {
-    p->stop();
+    clean = p->stop() && clean;
     const nlohmann::json status = p->status();
     if (status.contains("warning")) {
       log_.warning(std::string(p->name()) + " at exit: " + status["warning"].get<std::string>());

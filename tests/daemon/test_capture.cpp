@@ -26,7 +26,7 @@ class EventLog : public Publisher {
     std::lock_guard lock(mutex_);
     events_.push_back(e);
   }
-  void stop() override {}
+  bool stop() override { return true; }
   int count(const std::string& name) const {
     std::lock_guard lock(mutex_);
     int n = 0;
@@ -105,6 +105,10 @@ TEST(Capture, ASourceThatCannotOpenIsRetriedWithGrowingWaits) {
     capture.reconfigure(images(true));
     vision::Frame frame;
     EXPECT_TRUE(f.slot.take(frame, 5000ms));
+    // The thread marks itself streaming right after handing the frame over.
+    for (int i = 0; i < 100 && capture.state() != Capture::State::kStreaming; ++i) {
+      std::this_thread::sleep_for(10ms);
+    }
     EXPECT_EQ(capture.state(), Capture::State::kStreaming);
   }
   EXPECT_TRUE(capture.stop(2000ms));

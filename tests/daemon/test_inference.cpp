@@ -37,7 +37,7 @@ class Recorder : public Publisher {
     events_.push_back(e);
   }
   bool wants_frame() const override { return wants_frame_.load(); }
-  void stop() override {}
+  bool stop() override { return true; }
 
   // Waits for result number n (0-based).
   std::shared_ptr<const FrameResult> result(std::size_t n) {
