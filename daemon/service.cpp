@@ -144,11 +144,6 @@ int Service::start() {
        {"pid", static_cast<int>(getpid())}});
 
   pools_ = runtime::make_thread_pools();
-  telemetry_ = std::make_unique<TelemetryThread>(events_, publishers(), [this](bool throttled) {
-    if (inference_) inference_->throttling_changed(throttled);
-  });
-  telemetry_->start(config_.telemetry);
-
   model_ = std::make_unique<ModelManager>(
       events_, ModelManager::Options{options_.state_dir / "models", options_.cli, pools_},
       *reservoir_);
@@ -167,17 +162,24 @@ int Service::start() {
       [this](std::unique_ptr<detector::Detector> d) { model_->retire(std::move(d)); });
   inference_->start(std::move(model), decode_options(config_.detect),
                     thread_policy(config_.threads));
+  telemetry_ = std::make_unique<TelemetryThread>(
+      events_, publishers(), [this](bool throttled) { inference_->throttling_changed(throttled); });
+  telemetry_->start(config_.telemetry);
   model_->start(*inference_);
   capture_ = std::make_unique<Capture>(events_, slot_);
   capture_->start(config_.source);
-  if (config_.config.watch) {
-    try {
-      watch_ = std::make_unique<ConfigWatch>(options_.config_file);
-    } catch (const std::exception& e) {
-      log_.warning(std::string("config.watch: ") + e.what() + "; reload with SIGHUP instead");
-    }
-  }
+  watch_config(config_.config.watch);
   return kExitOk;
+}
+
+void Service::watch_config(bool on) {
+  watch_.reset();
+  if (!on) return;
+  try {
+    watch_ = std::make_unique<ConfigWatch>(options_.config_file);
+  } catch (const std::exception& e) {
+    log_.warning(std::string("config.watch: ") + e.what() + "; reload with SIGHUP instead");
+  }
 }
 
 int Service::control_loop() {
@@ -258,16 +260,7 @@ void Service::reload(const std::string& why) {
   if (next.telemetry != config_.telemetry) telemetry_->reconfigure(next.telemetry);
   // Always: a reload also retries a model or a quantization that failed.
   model_->reconfigure(next.model);
-  if (next.config.watch != config_.config.watch) {
-    watch_.reset();
-    if (next.config.watch) {
-      try {
-        watch_ = std::make_unique<ConfigWatch>(options_.config_file);
-      } catch (const std::exception& e) {
-        log_.warning(std::string("config.watch: ") + e.what() + "; reload with SIGHUP instead");
-      }
-    }
-  }
+  if (next.config.watch != config_.config.watch) watch_config(next.config.watch);
   config_ = std::move(next);
   last_error_.clear();
   reloading_ = false;

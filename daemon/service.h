@@ -60,6 +60,8 @@ class Service {
   int start();
   int control_loop();
   void reload(const std::string& why);
+  // Starts or stops following the config file (config.watch).
+  void watch_config(bool on);
   void shutdown(const std::string& why);
   void tick();
   bool watchdog_ok() const;
