@@ -46,8 +46,9 @@ class QuantizeJob {
   std::string failure() const;
   double elapsed_s() const;
   const Request& request() const { return request_; }
-  // SIGTERM, then SIGKILL if it has not ended within `grace`; returns once it is reaped.
-  void cancel(std::chrono::milliseconds grace = std::chrono::milliseconds(1500));
+  // SIGTERM, then SIGKILL if it has not ended within `grace`; returns once it is reaped. The
+  // default fits in the daemon's 5 s to stop.
+  void cancel(std::chrono::milliseconds grace = std::chrono::milliseconds(500));
 
  private:
   void read_output(int fd);

@@ -26,8 +26,9 @@ using Clock = std::chrono::steady_clock;
 
 // The control loop wakes this often to feed the watchdog and refresh the status.
 constexpr auto kTick = std::chrono::milliseconds(250);
-// STATUS= is sent when it changes, at most this often, and at least every kStatusRefresh.
-constexpr auto kStatusMin = std::chrono::seconds(1);
+// STATUS= is sent when it changes (its figures do all the time), at most this often, and at
+// least every kStatusRefresh; a reload or a start sends it at once.
+constexpr auto kStatusMin = std::chrono::seconds(5);
 constexpr auto kStatusRefresh = std::chrono::seconds(10);
 // Without a first frame by then (a slow stream), the daemon still says it is ready.
 constexpr auto kReadyAtLatest = std::chrono::seconds(30);
@@ -39,9 +40,10 @@ constexpr auto kCaptureStall = std::chrono::seconds(30);
 // The inference thread goes round at least every 250 ms when idle; a frame that takes this much
 // longer than the slowest seen means it is stuck.
 constexpr auto kInferenceStall = std::chrono::seconds(10);
-// How long each thread may take to stop at exit (SIGTERM must end the process within 5 s).
-constexpr auto kStopCapture = std::chrono::milliseconds(1500);
-constexpr auto kStopOther = std::chrono::milliseconds(1000);
+// How long the threads may take together to stop at exit (SIGTERM must end the process within
+// 5 s; the field log's last writes come after them), and the least each one is given.
+constexpr auto kStopThreads = std::chrono::milliseconds(3500);
+constexpr auto kStopAtLeast = std::chrono::milliseconds(200);
 
 double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
@@ -275,10 +277,17 @@ void Service::shutdown(const std::string& why) {
   if (inference_) fields["frames"] = inference_->frames();
   events_.emit(config::LogLevel::kInfo, "stop", "stopping (" + why + ")", std::move(fields));
   bool clean = true;
-  if (capture_) clean = capture_->stop(kStopCapture) && clean;
-  if (inference_) clean = inference_->stop(kStopOther) && clean;
-  if (model_) clean = model_->stop(kStopOther) && clean;
-  if (telemetry_) clean = telemetry_->stop(kStopOther) && clean;
+  // One budget for all: what a quick thread does not use, a slower one may.
+  const auto deadline = Clock::now() + kStopThreads;
+  const auto left = [&] {
+    return std::max<std::chrono::milliseconds>(
+        kStopAtLeast,
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()));
+  };
+  if (capture_) clean = capture_->stop(left()) && clean;
+  if (inference_) clean = inference_->stop(left()) && clean;
+  if (model_) clean = model_->stop(left()) && clean;
+  if (telemetry_) clean = telemetry_->stop(left()) && clean;
   // Last: the field log writes the stop event and the final partial interval. What could not be
   // written is said here, the only place left to say it.
   for (const auto& p : publishers_) {
