@@ -58,7 +58,6 @@ void Inference::start(LoadedModel model, const vision::DecodeOptions& decode,
   {
     std::lock_guard lock(status_mutex_);
     model_ = current_.info;
-    mode_ = policy.mode;
   }
   record(controller_->last_decision());
   heartbeat_ns_.store(Clock::now().time_since_epoch().count());
@@ -190,8 +189,6 @@ void Inference::apply_pending() {
   }
   if (policy) {
     if (auto d = controller_->set_policy(*policy)) decisions.push_back(std::move(*d));
-    std::lock_guard lock(status_mutex_);
-    mode_ = policy->mode;
   }
   if (throttled) {
     if (auto d = controller_->throttling_changed(*throttled)) decisions.push_back(std::move(*d));

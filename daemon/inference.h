@@ -112,7 +112,6 @@ class Inference {
   nlohmann::json last_decision_;
   int threads_ = 0;
   bool settled_ = false;
-  config::ThreadMode mode_ = config::ThreadMode::kFixed;
   StageTimes last_times_;
 
   std::atomic<std::int64_t> frames_{0};

@@ -146,7 +146,6 @@ LoadedModel ModelManager::load_initial(const config::ModelConfig& model) {
   running_ = p.run;
   if (model.precision == config::Precision::kInt8) {
     int8_state_ = p.make.empty() ? Int8State::kRunning : Int8State::kCollecting;
-    int8_file_ = p.make.empty() ? p.run.file : p.make;
   }
   return loaded;
 }
@@ -263,7 +262,6 @@ void ModelManager::step() {
     set_int8(Int8State::kNotWanted, "");
   } else if (p.make.empty()) {
     std::lock_guard lock(mutex_);
-    int8_file_ = p.run.file;
     if (running_ == p.run) {
       int8_state_ = Int8State::kRunning;
       int8_progress_.clear();
@@ -279,7 +277,6 @@ void ModelManager::step_quantization(const config::ModelConfig& model, const fs:
   {
     std::lock_guard lock(mutex_);
     generation = generation_;
-    int8_file_ = make;
   }
   if (job_ && job_->request().out != make) {
     job_->cancel();
@@ -350,25 +347,6 @@ void ModelManager::step_quantization(const config::ModelConfig& model, const fs:
                    std::to_string(have) + " calibration frames from this camera, at idle priority",
                {{"file", make.string()}, {"frames", have}});
   set_int8(Int8State::kQuantizing, "starting");
-}
-
-nlohmann::json ModelManager::status() const {
-  std::lock_guard lock(mutex_);
-  nlohmann::json j = {{"wanted", precision_name(wanted_.precision)}};
-  if (running_) {
-    j["running"] = {{"file", running_->file.string()},
-                    {"precision", precision_name(running_->precision)}};
-  }
-  if (int8_state_ != Int8State::kNotWanted) {
-    static const char* const kNames[] = {"not wanted", "running", "collecting", "quantizing",
-                                         "failed"};
-    nlohmann::json int8 = {{"state", kNames[static_cast<int>(int8_state_)]},
-                           {"file", int8_file_.string()}};
-    if (!int8_progress_.empty()) int8["progress"] = int8_progress_;
-    if (!int8_error_.empty()) int8["error"] = int8_error_;
-    j["int8"] = std::move(int8);
-  }
-  return j;
 }
 
 std::string ModelManager::pending_summary() const {

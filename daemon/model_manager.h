@@ -63,8 +63,6 @@ class ModelManager {
   void retire(std::unique_ptr<detector::Detector> detector);
   bool stop(std::chrono::milliseconds limit);
 
-  // {"wanted": precision, "running": {...}, "int8": {"state", "progress", "file", "error"}}.
-  nlohmann::json status() const;
   // One phrase for the status line when INT8 is wanted but not running yet, else "".
   std::string pending_summary() const;
 
@@ -107,7 +105,6 @@ class ModelManager {
   Int8State int8_state_ = Int8State::kNotWanted;
   std::string int8_progress_;
   std::string int8_error_;
-  std::filesystem::path int8_file_;
 
   // Owned by the manager's thread.
   std::unique_ptr<QuantizeJob> job_;

@@ -318,9 +318,13 @@ SourceCheck check_source(const std::string& uri, const fs::path& base) {
     path = uri.substr(7);
     if (path.rfind("localhost/", 0) == 0) path = path.substr(9);
   } else if (const auto scheme = uri.find("://"); scheme != std::string::npos) {
-    check.error = "'" + uri.substr(0, scheme) +
-                  "://' is not a source this daemon reads: use rtsp://, rtsps://, rtmp://, "
-                  "http(s)://, udp://, tcp://, file://, a camera, a pipeline or a path";
+    // Built with append: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string here.
+    check.error = std::string("'")
+                      .append(uri, 0, scheme)
+                      .append(
+                          "://' is not a source this daemon reads: use rtsp://, rtsps://, rtmp://, "
+                          "http(s)://, "
+                          "udp://, tcp://, file://, a camera, a pipeline or a path");
     return check;
   }
   if (is_index(path) || path.rfind("/dev/", 0) == 0) {
