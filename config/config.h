@@ -85,6 +85,34 @@ struct LoggingConfig {
   bool operator==(const LoggingConfig&) const = default;
 };
 
+// The live view, the status API and the metrics.
+struct HttpConfig {
+  std::string listen;
+  std::string token;
+  double max_fps{};
+  int jpeg_quality{};
+  int max_viewers{};
+
+  bool operator==(const HttpConfig&) const = default;
+};
+
+// Detections and status to an MQTT broker.
+struct MqttConfig {
+  bool enabled{};
+  std::string host;
+  int port{};
+  std::string prefix;
+  std::string username;
+  std::string password;
+  std::filesystem::path ca_file;
+  double stats_interval_s{};
+  double debounce_s{};
+  bool homeassistant{};
+  std::string discovery_prefix;
+
+  bool operator==(const MqttConfig&) const = default;
+};
+
 // How the daemon follows the config file itself.
 struct FileConfig {
   bool watch{};
@@ -102,6 +130,8 @@ struct Config {
   ThreadsConfig threads;
   TelemetryConfig telemetry;
   LoggingConfig logging;
+  HttpConfig http;
+  MqttConfig mqtt;
   FileConfig config;
 
   bool operator==(const Config&) const = default;

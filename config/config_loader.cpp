@@ -108,6 +108,7 @@ class Validator {
   Config run(const YAML::Node& root) {
     Config config;
     read_root(root, config);
+    apply_overrides(config);
     check_combinations(config);
     resolve_paths(config);
     if (options_.check_files) check_files(config);
@@ -127,8 +128,30 @@ class Validator {
 
  private:
   void add(const std::string& key, Where at, std::string message) {
+    for (const Override& o : options_.overrides) {
+      if (o.key == key) message += " (" + key + " was set to '" + o.value + "' " + o.origin + ")";
+    }
     problems_.push_back({key, at.line, at.column, std::move(message)});
     failed_.insert(key);
+  }
+
+  // Values set from elsewhere replace what the file says, checked the same way.
+  void apply_overrides(Config& config) {
+    for (const Override& o : options_.overrides) {
+      const FieldSpec* field = find_field(o.key);
+      if (!field) {
+        add(o.key, {}, "is not a setting");
+        continue;
+      }
+      failed_.erase(o.key);
+      std::optional<Value> value = convert(*field, YAML::Node(o.value), {});
+      if (!value) continue;
+      if (const std::string problem = check_value(*field, *value); !problem.empty()) {
+        add(o.key, {}, problem);
+        continue;
+      }
+      field->store(config, *value);
+    }
   }
 
   // Where a key's value was written in the file; nothing when it was left at its default.
@@ -331,6 +354,15 @@ class Validator {
 
   // Settings that are each valid but do not work together.
   void check_combinations(const Config& c) {
+    if (c.mqtt.enabled && c.mqtt.host.empty() && usable("mqtt.host")) {
+      add("mqtt.host", written_at("mqtt.host"),
+          "is empty while mqtt.enabled is true: set the broker's host name or address");
+    }
+    if (!c.mqtt.password.empty() && c.mqtt.username.empty() && usable("mqtt.username")) {
+      add("mqtt.username", written_at("mqtt.username"),
+          "is empty while mqtt.password is set: the broker takes a password only with a user "
+          "name");
+    }
     if (c.model.precision == Precision::kInt8 && c.model.quantize == Quantize::kOff &&
         c.model.int8_path.empty() && usable("model.int8_path")) {
       add("model.precision", written_at("model.precision"),
@@ -346,7 +378,7 @@ class Validator {
 
   void resolve_paths(Config& c) const {
     for (fs::path* p : {&c.model.path, &c.model.int8_path, &c.model.labels, &c.telemetry.sysfs_root,
-                        &c.logging.dir}) {
+                        &c.logging.dir, &c.mqtt.ca_file}) {
       *p = resolve(*p);
     }
   }
@@ -389,6 +421,9 @@ class Validator {
                 "' does not exist, so the quantized model cannot be written there: create it "
                 "or choose another path");
       }
+    }
+    if (c.mqtt.enabled && !c.mqtt.ca_file.empty() && usable("mqtt.ca_file")) {
+      require_file("mqtt.ca_file", c.mqtt.ca_file, "the broker's CA certificate (PEM)");
     }
     if (!c.model.labels.empty() && usable("model.labels")) {
       require_file("model.labels", c.model.labels, "the labels file (one class name per line)");

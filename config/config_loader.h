@@ -20,6 +20,14 @@ struct SourceCheck {
   std::string warning;
 };
 
+// A setting given from elsewhere than the file (the daemon's API, a GPIO button): it replaces the
+// file's value and is checked like it; messages about it say where it came from.
+struct Override {
+  std::string key;     // "model.precision"
+  std::string value;   // as it would be written in YAML: "int8"
+  std::string origin;  // "through the HTTP API"
+};
+
 struct LoadOptions {
   // Also check what the settings point at: model.path is set and, like model.int8_path and
   // model.labels, exists; telemetry.sysfs_root is a folder; and source.uri through check_source.
@@ -32,6 +40,8 @@ struct LoadOptions {
       check_source{};
   // Receives the warnings of a valid file (nothing when null).
   std::vector<ConfigProblem>* warnings = nullptr;
+  // Applied over the file, in order.
+  std::vector<Override> overrides{};
 };
 
 // Reads and validates a YAML config file. The whole file is checked before anything is returned:

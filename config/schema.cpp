@@ -98,6 +98,39 @@ std::string multiple_of_32(const Value& v) {
          ", or 0 for the model's own size";
 }
 
+// HOST:PORT, HOST may be a name, an IPv4 address or a bracketed IPv6 address; "" turns it off.
+std::string host_and_port(const Value& v) {
+  const std::string& s = std::get<std::string>(v);
+  if (s.empty()) return "";
+  const std::string hint = "'" + s +
+                           "' is not HOST:PORT: use e.g. 127.0.0.1:8080 (this machine only), "
+                           "0.0.0.0:8080 (every interface), or \"\" to turn HTTP off";
+  const std::size_t colon = s.rfind(':');
+  if (colon == std::string::npos || colon == 0) return hint;
+  const std::string host = s.substr(0, colon);
+  if (host.front() == '[' ? host.back() != ']' : host.find(':') != std::string::npos) return hint;
+  int port = 0;
+  const char* first = s.data() + colon + 1;
+  const char* last = s.data() + s.size();
+  const auto [end, ec] = std::from_chars(first, last, port);
+  if (ec != std::errc() || end != last || first == last || port < 1 || port > 65535) {
+    return "port in '" + s + "' must be a number from 1 to 65535, e.g. " + host + ":8080";
+  }
+  return "";
+}
+
+std::string topic_prefix(const Value& v) {
+  const std::string& s = std::get<std::string>(v);
+  if (s.empty()) return "is empty: set a topic prefix such as yolo-edge";
+  if (s.find_first_of("+#") != std::string::npos) {
+    return "'" + s + "' contains an MQTT wildcard (+ or #): use a plain topic such as yolo-edge";
+  }
+  if (s.front() == '/' || s.back() == '/') {
+    return "'" + s + "' starts or ends with '/': write it without, e.g. home/yolo-edge";
+  }
+  return "";
+}
+
 std::vector<SectionSpec> build_sections() {
   return {
       {"source", "Where frames come from."},
@@ -106,6 +139,8 @@ std::vector<SectionSpec> build_sections() {
       {"threads", "How many inference threads, fixed or chosen by measuring."},
       {"telemetry", "Device sensors: temperature, clock, throttling, power."},
       {"logging", "Field logs (one JSON line per interval, rotated by size) and daemon messages."},
+      {"http", "The live view in a browser, the status API and Prometheus metrics."},
+      {"mqtt", "Detections and status to an MQTT broker, and Home Assistant discovery."},
       {"config", "How the daemon follows this file."},
   };
 }
@@ -378,6 +413,128 @@ std::vector<FieldSpec> build_fields() {
        .choices = {"debug", "info", "warning", "error"},
        .description = "Least important daemon message written to the journal."},
       &C::logging, &LoggingConfig::level);
+
+  // http
+  add({.section = "http",
+       .name = "listen",
+       .type = F::kString,
+       .default_value = text("127.0.0.1:8080"),
+       .description = "HOST:PORT of the page, the MJPEG stream, the API and /metrics; "
+                      "0.0.0.0:8080 to watch from other devices, empty turns HTTP off.",
+       .rule = host_and_port},
+      &C::http, &HttpConfig::listen);
+  add({.section = "http",
+       .name = "token",
+       .type = F::kString,
+       .default_value = text(""),
+       .description = "Bearer token that POST /api/precision and /api/reload require; empty "
+                      "turns them off. Viewing needs no token."},
+      &C::http, &HttpConfig::token);
+  add({.section = "http",
+       .name = "max_fps",
+       .type = F::kFloat,
+       .default_value = 5.0,
+       .min = 0.1,
+       .max = 60,
+       .description = "Most annotated frames per second encoded for the stream and the snapshot "
+                      "(once per frame for every viewer)."},
+      &C::http, &HttpConfig::max_fps);
+  add({.section = "http",
+       .name = "jpeg_quality",
+       .type = F::kInt,
+       .default_value = whole(80),
+       .min = 1,
+       .max = 100,
+       .description = "JPEG quality of the annotated stream, 1 (smallest) to 100 (best)."},
+      &C::http, &HttpConfig::jpeg_quality);
+  add({.section = "http",
+       .name = "max_viewers",
+       .type = F::kInt,
+       .default_value = whole(4),
+       .min = 1,
+       .max = 64,
+       .description = "Most MJPEG and event-stream clients at once; more get 503, so the page, "
+                      "the API and /metrics always answer."},
+      &C::http, &HttpConfig::max_viewers);
+
+  // mqtt
+  add({.section = "mqtt",
+       .name = "enabled",
+       .type = F::kBool,
+       .default_value = false,
+       .description = "Publish availability, detection events and stats to the broker."},
+      &C::mqtt, &MqttConfig::enabled);
+  add({.section = "mqtt",
+       .name = "host",
+       .type = F::kString,
+       .default_value = text("localhost"),
+       .description = "Broker host name or address."},
+      &C::mqtt, &MqttConfig::host);
+  add({.section = "mqtt",
+       .name = "port",
+       .type = F::kInt,
+       .default_value = whole(1883),
+       .min = 1,
+       .max = 65535,
+       .description = "Broker TCP port (8883 is the usual one for TLS)."},
+      &C::mqtt, &MqttConfig::port);
+  add({.section = "mqtt",
+       .name = "prefix",
+       .type = F::kString,
+       .default_value = text("yolo-edge"),
+       .description = "Topic prefix: PREFIX/available, PREFIX/events and PREFIX/stats.",
+       .rule = topic_prefix},
+      &C::mqtt, &MqttConfig::prefix);
+  add({.section = "mqtt",
+       .name = "username",
+       .type = F::kString,
+       .default_value = text(""),
+       .description = "Broker user name; empty connects without one."},
+      &C::mqtt, &MqttConfig::username);
+  add({.section = "mqtt",
+       .name = "password",
+       .type = F::kString,
+       .default_value = text(""),
+       .description = "Broker password, sent with mqtt.username."},
+      &C::mqtt, &MqttConfig::password);
+  add({.section = "mqtt",
+       .name = "ca_file",
+       .type = F::kPath,
+       .default_value = text(""),
+       .description = "CA certificate (PEM) to connect with TLS and check the broker against; "
+                      "empty connects without TLS."},
+      &C::mqtt, &MqttConfig::ca_file);
+  add({.section = "mqtt",
+       .name = "stats_interval_s",
+       .type = F::kFloat,
+       .default_value = 10.0,
+       .min = 1,
+       .max = 3600,
+       .description = "Seconds between two PREFIX/stats messages."},
+      &C::mqtt, &MqttConfig::stats_interval_s);
+  add({.section = "mqtt",
+       .name = "debounce_s",
+       .type = F::kFloat,
+       .default_value = 2.0,
+       .min = 0,
+       .max = 600,
+       .description = "Seconds a label must go unseen before an event says it is gone."},
+      &C::mqtt, &MqttConfig::debounce_s);
+  add({.section = "mqtt",
+       .name = "homeassistant",
+       .type = F::kBool,
+       .default_value = false,
+       .description = "Home Assistant MQTT discovery: a device with an occupancy sensor per "
+                      "label (detect.classes, else each label once seen) and sensors for FPS, "
+                      "latency, temperature and power."},
+      &C::mqtt, &MqttConfig::homeassistant);
+  add({.section = "mqtt",
+       .name = "discovery_prefix",
+       .type = F::kString,
+       .default_value = text("homeassistant"),
+       .description = "Home Assistant's discovery prefix (its MQTT integration's setting).",
+       .rule = topic_prefix},
+      &C::mqtt, &MqttConfig::discovery_prefix);
 
   // config
   add({.section = "config",

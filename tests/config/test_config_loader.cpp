@@ -141,6 +141,10 @@ TEST(ConfigLoader, BadEnumListsTheAllowedValues) {
 
 TEST(ConfigLoader, RulesBeyondTheRange) {
   expect_problem(error_of("model:\n  imgsz: 650\n"), "model.imgsz", 2, 10, "multiple of 32");
+  expect_problem(error_of("http:\n  listen: 8080\n"), "http.listen", 2, 11, "is not HOST:PORT");
+  expect_problem(error_of("http:\n  listen: \"0.0.0.0:99999\"\n"), "http.listen", 2, 11,
+                 "port in '0.0.0.0:99999' must be a number from 1 to 65535");
+  expect_problem(error_of("mqtt:\n  prefix: cams/#\n"), "mqtt.prefix", 2, 11, "MQTT wildcard");
   expect_problem(error_of("source:\n  uri: \"\"\n"), "source.uri", 2, 8, "is empty");
 }
 
@@ -206,6 +210,32 @@ TEST(ConfigLoader, Int8WithoutAModelOrQuantizeIsRejected) {
       parse_config("model:\n  precision: int8\n  quantize: auto\n", "t.yaml", kSchemaOnly);
   EXPECT_EQ(c.model.precision, Precision::kInt8);
   EXPECT_EQ(c.model.quantize, Quantize::kAuto);
+}
+
+TEST(ConfigLoader, EnabledMqttNeedsItsBrokerAndAPasswordItsUser) {
+  expect_problem(error_of("mqtt:\n  enabled: true\n  host: \"\"\n"), "mqtt.host", 3, 9,
+                 "is empty while mqtt.enabled is true");
+  expect_problem(error_of("mqtt:\n  password: pw\n"), "mqtt.username", 0, 0,
+                 "is empty while mqtt.password is set");
+}
+
+TEST(ConfigLoader, OverridesReplaceTheFileAndAreCheckedLikeIt) {
+  const std::vector<Override> api = {{"model.precision", "int8", "through the HTTP API"}};
+  LoadOptions options = kSchemaOnly;
+  options.overrides = api;
+  const Config c = parse_config("model:\n  precision: fp32\n  quantize: auto\n", "t.yaml", options);
+  EXPECT_EQ(c.model.precision, Precision::kInt8);
+  // The file alone is fine; with the override it is not, and the message says why.
+  const ConfigError e = error_of("model:\n  precision: fp32\n", options);
+  expect_problem(e, "model.precision", 2, 14, "int8 needs model.int8_path");
+  EXPECT_NE(std::string(e.what()).find("model.precision was set to 'int8' through the HTTP API"),
+            std::string::npos)
+      << e.what();
+  options.overrides = {{"model.precision", "fp16", "through the HTTP API"}};
+  expect_problem(error_of("model: {}\n", options), "model.precision", 0, 0,
+                 "'fp16' is not allowed: use one of fp32, int8");
+  options.overrides = {{"model.speed", "1", "by a test"}};
+  expect_problem(error_of("model: {}\n", options), "model.speed", 0, 0, "is not a setting");
 }
 
 TEST(ConfigLoader, NonYamlTextGivesTheSyntaxErrorPlace) {
@@ -440,6 +470,7 @@ TEST(ConfigLoader, FullFileRoundTrip) {
   folder.write("m.int8.onnx", "x");
   folder.write("names.txt", "a\n");
   folder.write("v.mp4", "x");
+  folder.write("ca.pem", "x");
   fs::create_directories(folder.path() / "sys");
   const fs::path file = folder.write("full.yaml", R"(
 source:
@@ -479,6 +510,24 @@ logging:
   max_bytes: 1048576
   max_files: 3
   level: debug
+http:
+  listen: 0.0.0.0:9090
+  token: s3cret
+  max_fps: 2.5
+  jpeg_quality: 60
+  max_viewers: 8
+mqtt:
+  enabled: true
+  host: broker.lan
+  port: 8883
+  prefix: home/cams
+  username: cam
+  password: pw
+  ca_file: ca.pem
+  stats_interval_s: 30
+  debounce_s: 5
+  homeassistant: true
+  discovery_prefix: ha
 config:
   watch: true
 )");
@@ -491,6 +540,9 @@ config:
   EXPECT_EQ(c.threads, (ThreadsConfig{ThreadMode::kEfficiency, 3, 4, 0.2}));
   EXPECT_EQ(c.telemetry, (TelemetryConfig{0.5, dir / "sys"}));
   EXPECT_EQ(c.logging, (LoggingConfig{dir / "logs", 30, 1048576, 3, LogLevel::kDebug}));
+  EXPECT_EQ(c.http, (HttpConfig{"0.0.0.0:9090", "s3cret", 2.5, 60, 8}));
+  EXPECT_EQ(c.mqtt, (MqttConfig{true, "broker.lan", 8883, "home/cams", "cam", "pw", dir / "ca.pem",
+                                30, 5, true, "ha"}));
   EXPECT_EQ(c.config, (FileConfig{true}));
 
   // Written back out, with or without comments, it reads in as the same Config.

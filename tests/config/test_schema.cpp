@@ -48,6 +48,15 @@ TEST(Schema, HoldsTheKeysDocsTestsAndScriptsRelyOn) {
                           "logging.max_bytes",
                           "logging.max_files",
                           "model.calibration_frames",
+                          "http.listen",
+                          "http.token",
+                          "http.max_fps",
+                          "http.max_viewers",
+                          "mqtt.host",
+                          "mqtt.port",
+                          "mqtt.prefix",
+                          "mqtt.ca_file",
+                          "mqtt.homeassistant",
                           "config.watch"}) {
     EXPECT_NE(find_field(key), nullptr) << key;
   }
@@ -65,8 +74,9 @@ TEST(Schema, EveryRowIsComplete) {
     section_names.insert(s.name);
     EXPECT_FALSE(s.description.empty()) << s.name;
   }
-  EXPECT_EQ(section_names, (std::set<std::string_view>{"source", "model", "detect", "threads",
-                                                       "telemetry", "logging", "config"}));
+  EXPECT_EQ(section_names,
+            (std::set<std::string_view>{"source", "model", "detect", "threads", "telemetry",
+                                        "logging", "http", "mqtt", "config"}));
   for (const FieldSpec& f : fields()) {
     EXPECT_TRUE(section_names.contains(f.section)) << f.path();
     EXPECT_TRUE(paths.insert(f.path()).second) << "twice: " << f.path();
@@ -105,6 +115,10 @@ TEST(Schema, ChecksRangesChoicesAndRules) {
   EXPECT_EQ(check_value(*find_field("model.imgsz"), std::int64_t{100}),
             "100 is not a multiple of 32 (the largest YOLO stride): use e.g. 96, or 0 for the "
             "model's own size");
+  EXPECT_EQ(check_value(*find_field("http.listen"), std::string("")), "");
+  EXPECT_NE(check_value(*find_field("http.listen"), std::string("a:b:80")), "");
+  EXPECT_NE(check_value(*find_field("mqtt.prefix"), std::string("/cams")), "");
+  EXPECT_NE(check_value(*find_field("mqtt.discovery_prefix"), std::string("home/#")), "");
 }
 
 TEST(Schema, FormatsValuesAsYaml) {
