@@ -1,5 +1,7 @@
 #include "daemon/field_log.h"
 
+#include "daemon/host_name.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,12 +18,6 @@ namespace yolo::daemon {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string this_host() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "unknown";
-  return name;
-}
 
 // One line of JSON. Text that is not valid UTF-8 (a class name from a model's metadata, a path
 // in an event: Linux paths are bytes) is written with U+FFFD in place of the bad bytes instead of
@@ -185,7 +181,7 @@ void FieldLog::configure(const config::Config& config) {
 }
 
 void FieldLog::configure(FieldLogOptions options) {
-  if (options.host.empty()) options.host = this_host();
+  if (options.host.empty()) options.host = host_name();
   std::lock_guard lock(options_mutex_);
   options_ = std::move(options);
   ++options_version_;

@@ -2,6 +2,9 @@
 
 #include <cmath>
 #include <utility>
+#include <vector>
+
+#include "vision/latency_stats.h"
 
 namespace yolo::daemon {
 
@@ -11,6 +14,8 @@ using Clock = std::chrono::steady_clock;
 
 // The span over which fps() counts results.
 constexpr auto kFpsWindow = std::chrono::seconds(3);
+// How many results the status's latency percentiles are taken over.
+constexpr std::size_t kRecentResults = 100;
 
 double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
@@ -132,13 +137,24 @@ nlohmann::json Inference::status() const {
   nlohmann::json j = {{"frames", frames_.load()},
                       {"fps", round_to(rate, 0.01)},
                       {"threads", threads_},
-                      {"settled", settled_},
-                      {"last_stage_ms",
-                       {{"capture_age", round_to(last_times_.capture_age_ms, 0.01)},
-                        {"preprocess", round_to(last_times_.preprocess_ms, 0.01)},
-                        {"inference", round_to(last_times_.inference_ms, 0.01)},
-                        {"postprocess", round_to(last_times_.postprocess_ms, 0.01)},
-                        {"end_to_end", round_to(last_times_.end_to_end_ms, 0.01)}}}};
+                      {"settled", settled_}};
+  if (!recent_times_.empty()) {
+    nlohmann::json latency = nlohmann::json::object();
+    const std::pair<const char*, double StageTimes::*> stages[] = {
+        {"capture_age", &StageTimes::capture_age_ms},
+        {"preprocess", &StageTimes::preprocess_ms},
+        {"inference", &StageTimes::inference_ms},
+        {"postprocess", &StageTimes::postprocess_ms},
+        {"end_to_end", &StageTimes::end_to_end_ms}};
+    for (const auto& [name, member] : stages) {
+      std::vector<double> values;
+      values.reserve(recent_times_.size());
+      for (const StageTimes& t : recent_times_) values.push_back(t.*member);
+      const vision::LatencyStats s = vision::summarize(std::move(values));
+      latency[name] = {{"p50", round_to(s.p50, 0.01)}, {"p90", round_to(s.p90, 0.01)}};
+    }
+    j["latency_ms"] = std::move(latency);
+  }
   if (!last_decision_.is_null()) j["last_decision"] = last_decision_;
   return j;
 }
@@ -252,6 +268,8 @@ void Inference::process(vision::Frame& frame, std::int64_t dropped) {
     recent_.push_back(done);
     while (!recent_.empty() && done - recent_.front() > kFpsWindow) recent_.pop_front();
     last_times_ = shared->times;
+    recent_times_.push_back(shared->times);
+    if (recent_times_.size() > kRecentResults) recent_times_.pop_front();
   }
   for (Publisher* p : publishers_) p->publish(shared);
   if (swap_) report_swap(shared->index, done);

@@ -56,7 +56,8 @@ class Inference {
   std::shared_ptr<const ModelInfo> model() const;
   // Results delivered since start.
   std::int64_t frames() const { return frames_.load(); }
-  // {"frames", "fps", "threads", "thread_mode", "settled", "last_decision", "latency_ms"}.
+  // {"frames", "fps", "threads", "settled", "last_decision", "latency_ms": {stage: {"p50",
+  // "p90"}} over the last results}.
   nlohmann::json status() const;
   // When the loop last went round (a frame done, or a wait for one that timed out).
   std::chrono::steady_clock::time_point heartbeat() const;
@@ -113,6 +114,8 @@ class Inference {
   int threads_ = 0;
   bool settled_ = false;
   StageTimes last_times_;
+  // The stage times of the last kRecentResults results, oldest first.
+  std::deque<StageTimes> recent_times_;
 
   std::atomic<std::int64_t> frames_{0};
   std::atomic<std::int64_t> heartbeat_ns_{0};

@@ -35,6 +35,9 @@ class Publisher {
   // One event (start, stop, reload, swap, thread decision, camera lost, ...): `event` holds at
   // least "event" (its name) and "time"; from any thread.
   virtual void event(const nlohmann::json& event) { (void)event; }
+  // The daemon's status, the JSON GET /api/status serves, about once a second from the control
+  // loop (MQTT publishes it as PREFIX/stats).
+  virtual void stats(const nlohmann::json& status) { (void)status; }
   // Whether the next results should carry the frame's pixels (FrameResult::frame); asked once per
   // frame, so it must be cheap.
   virtual bool wants_frame() const { return false; }

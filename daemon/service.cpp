@@ -13,6 +13,8 @@
 #include "config/config_loader.h"
 #include "config/schema.h"
 #include "daemon/field_log.h"
+#include "daemon/host_name.h"
+#include "daemon/utc_time.h"
 #include "daemon/version.h"
 #include "vision/capture.h"
 
@@ -30,6 +32,8 @@ constexpr auto kTick = std::chrono::milliseconds(250);
 // least every kStatusRefresh; a reload or a start sends it at once.
 constexpr auto kStatusMin = std::chrono::seconds(5);
 constexpr auto kStatusRefresh = std::chrono::seconds(10);
+// How often publishers get the status (MQTT's stats publish at their own, slower, interval).
+constexpr auto kStatsPeriod = std::chrono::seconds(1);
 // Without a first frame by then (a slow stream), the daemon still says it is ready.
 constexpr auto kReadyAtLatest = std::chrono::seconds(30);
 // A config file rewritten in several steps settles within this.
@@ -232,6 +236,7 @@ void Service::reload(const std::string& why) {
     next = load(&warnings);
   } catch (const config::ConfigError& e) {
     last_error_ = std::string("reload refused: ") + e.what();
+    last_error_time_ = iso8601_utc(std::chrono::system_clock::now());
     events_.emit(config::LogLevel::kError, "config_rejected",
                  "reload (" + why + ") refused, still running the previous config:\n" + e.what(),
                  {{"error", e.what()},
@@ -337,6 +342,64 @@ void Service::tick() {
     }
   }
   update_status_line(false);
+  auto status = std::make_shared<const nlohmann::json>(build_status());
+  {
+    std::lock_guard lock(status_mutex_);
+    status_ = status;
+  }
+  if (now - stats_sent_ >= kStatsPeriod) {
+    stats_sent_ = now;
+    for (const auto& p : publishers_) p->stats(*status);
+  }
+}
+
+std::shared_ptr<const nlohmann::json> Service::status() const {
+  std::lock_guard lock(status_mutex_);
+  return status_;
+}
+
+nlohmann::json Service::build_status() const {
+  const auto model = inference_->model();
+  nlohmann::json inference = inference_->status();
+  nlohmann::json j = {
+      {"version", version()},
+      {"state", reloading_    ? "reloading"
+                : ready_sent_ ? "running"
+                              : "starting"},
+      {"host", host_name()},
+      {"config", options_.config_file.string()},
+      {"uptime_s", std::round(seconds_since(started_))},
+      {"status_line", status_line()},
+      {"model",
+       {{"name", model->name},
+        {"precision", model->precision},
+        {"file", model->path.string()},
+        {"input", {model->input_width, model->input_height}},
+        {"wanted_precision", precision_name(config_.model.precision)}}},
+      {"source", capture_->status()},
+      {"fps", inference["fps"]},
+      {"frames", inference["frames"]},
+      {"threads",
+       {{"count", inference["threads"]},
+        {"mode", std::get<std::string>(config::find_field("threads.mode")->fetch(config_))},
+        {"settled", inference["settled"]}}}};
+  if (const std::string pending = model_->pending_summary(); !pending.empty()) {
+    j["model"]["pending"] = pending;
+  }
+  if (inference.contains("latency_ms")) j["latency_ms"] = inference["latency_ms"];
+  if (inference.contains("last_decision"))
+    j["threads"]["last_decision"] = inference["last_decision"];
+  if (const auto sample = telemetry_->latest()) {
+    j["device"] = telemetry::to_json(*sample);
+    if (const auto hottest = sample->max_celsius()) j["temperature_c"] = *hottest;
+  }
+  nlohmann::json outputs = nlohmann::json::object();
+  for (const auto& p : publishers_) outputs[std::string(p->name())] = p->status();
+  j["outputs"] = std::move(outputs);
+  if (!last_error_.empty()) {
+    j["last_error"] = {{"time", last_error_time_}, {"message", last_error_}};
+  }
+  return j;
 }
 
 std::string Service::status_line() const {

@@ -55,6 +55,8 @@ class Service {
   // True when a thread did not stop in time at exit: the caller must then end the process
   // without running destructors (_exit), which would wait for it.
   bool left_threads_behind() const { return left_behind_; }
+  // The status as GET /api/status serves it, at most a tick old; thread-safe.
+  std::shared_ptr<const nlohmann::json> status() const;
 
  private:
   int start();
@@ -67,6 +69,8 @@ class Service {
   bool watchdog_ok() const;
   void update_status_line(bool force);
   std::string status_line() const;
+  // Builds the status from every part (control loop only; status() hands out the last one).
+  nlohmann::json build_status() const;
   config::Config load(std::vector<config::ConfigProblem>* warnings) const;
   std::vector<Publisher*> publishers() const;
 
@@ -96,6 +100,11 @@ class Service {
   std::chrono::steady_clock::time_point watchdog_sent_{};
   std::optional<std::chrono::steady_clock::time_point> reload_due_;
   bool left_behind_ = false;
+  mutable std::mutex status_mutex_;
+  std::shared_ptr<const nlohmann::json> status_;
+  std::chrono::steady_clock::time_point stats_sent_{};
+  // When and what the last error was (a refused reload, a model that failed), for the status.
+  std::string last_error_time_;
 };
 
 // The detection settings the inference thread applies.
