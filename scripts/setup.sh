@@ -16,6 +16,8 @@ packages=(
   libeigen3-dev libyaml-cpp-dev libgpiod-dev libsystemd-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libcpp-httplib-dev nlohmann-json3-dev libcli11-dev
+  libmosquitto-dev mosquitto
+  chromium fonts-dejavu-core
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-libav
   python3 python3-matplotlib
   systemd procps
