@@ -269,8 +269,11 @@ struct DaemonSetup {
   }
 };
 
+// A daemon config for tests. `http` is the body of the http section: off unless a test asks for
+// it (the default address, 0.0.0.0:8080, would clash between tests running side by side).
 inline std::string config_text(const std::string& source, const std::filesystem::path& logs,
-                               const std::string& model, const std::string& extra_model = "") {
+                               const std::string& model, const std::string& extra_model = "",
+                               const std::string& http = "  listen: \"\"\n") {
   return "source:\n" + source +
          "  reconnect_s: 0.5\n"
          "model:\n"
@@ -285,7 +288,9 @@ inline std::string config_text(const std::string& source, const std::filesystem:
          "  dir: " +
          logs.string() +
          "\n"
-         "  interval_s: 1\n";
+         "  interval_s: 1\n"
+         "http:\n" +
+         http;
 }
 
 inline bool is_interval(const nlohmann::json& j) {
