@@ -232,7 +232,12 @@ int Service::control_loop() {
       reload("the config file changed");
     }
     if (ready > 0 && (fds[2].revents & POLLIN)) {
-      control_.serve([this](const ControlRequest& r) { return serve(r); });
+      control_.serve([this](const ControlRequest& r) {
+        ControlReply reply = serve(r);
+        // Whoever asked sees the outcome in the next status they read.
+        refresh_status();
+        return reply;
+      });
     }
     tick();
   }
@@ -280,17 +285,29 @@ ControlReply Service::reload(const std::string& why, std::optional<config::Overr
   std::optional<PrecisionOverride> override_next = precision_override_;
   try {
     next = load(&warnings);
-    if (override_next && next.model.precision != override_next->file_value) {
+    const auto drop = [&](const std::string& reason) {
       events_.emit(config::LogLevel::kInfo, "precision_override_dropped",
-                   "the file's model.precision changed; the precision set " +
-                       override_next->value.origin + " no longer applies",
-                   {{"set", override_next->value.value}});
+                   "model.precision " + override_next->value.value + " set " +
+                       override_next->value.origin + " no longer applies: " + reason,
+                   {{"set", override_next->value.value}, {"reason", reason}});
       override_next.reset();
+    };
+    if (override_next && next.model.precision != override_next->file_value) {
+      drop("the file's model.precision changed");
     }
     if (precision) override_next = PrecisionOverride{*precision, next.model.precision};
     if (override_next) {
-      warnings.clear();
-      next = load(&warnings, {override_next->value});
+      std::vector<config::ConfigProblem> with_warnings;
+      try {
+        next = load(&with_warnings, {override_next->value});
+        warnings = std::move(with_warnings);
+      } catch (const config::ConfigError& e) {
+        // A new request is refused; an earlier one gives way to the file that no longer
+        // allows it.
+        if (precision) throw;
+        drop("the file no longer allows it (" +
+             std::string(e.what()).substr(0, std::string(e.what()).find('\n')) + ")");
+      }
     }
   } catch (const config::ConfigError& e) {
     return refuse(e);
@@ -395,15 +412,18 @@ void Service::tick() {
     }
   }
   update_status_line(false);
-  auto status = std::make_shared<const nlohmann::json>(build_status());
-  {
-    std::lock_guard lock(status_mutex_);
-    status_ = status;
-  }
+  const auto status = refresh_status();
   if (now - stats_sent_ >= kStatsPeriod) {
     stats_sent_ = now;
     for (const auto& p : publishers_) p->stats(*status);
   }
+}
+
+std::shared_ptr<const nlohmann::json> Service::refresh_status() {
+  auto status = std::make_shared<const nlohmann::json>(build_status());
+  std::lock_guard lock(status_mutex_);
+  status_ = status;
+  return status;
 }
 
 std::shared_ptr<const nlohmann::json> Service::status() const {

@@ -77,6 +77,8 @@ class Service {
   std::string status_line() const;
   // Builds the status from every part (control loop only; status() hands out the last one).
   nlohmann::json build_status() const;
+  // Builds the status and hands it to status() readers.
+  std::shared_ptr<const nlohmann::json> refresh_status();
   config::Config load(std::vector<config::ConfigProblem>* warnings,
                       std::vector<config::Override> overrides = {}) const;
   std::vector<Publisher*> publishers() const;
