@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <deque>
+#include <list>
 #include <opencv2/imgcodecs.hpp>
 #include <thread>
 #include <vector>
@@ -39,18 +40,15 @@ constexpr int kEncoderNice = 10;
 constexpr const char* kJson = "application/json";
 constexpr const char* kBoundary = "frame";
 
-// cpp-httplib's connection queue with named worker threads (top -H, the per-thread CPU figures)
-// that counts what waits for a worker.
+// cpp-httplib's connection queue: named worker threads (top -H, the per-thread CPU figures), `base`
+// of them always, more while every one is busy, up to `cap`: a worker is held for a whole
+// connection, and 0.11 reads headers without an overall deadline, so a few slow clients would
+// otherwise hold every worker. Threads beyond `base` end after a while idle.
 class WorkerPool : public httplib::TaskQueue {
  public:
-  explicit WorkerPool(int threads) {
-    for (int i = 0; i < threads; ++i) {
-      threads_.emplace_back([this, i] {
-        const std::string name = "http-" + std::to_string(i);
-        pthread_setname_np(pthread_self(), name.c_str());
-        run();
-      });
-    }
+  WorkerPool(int base, int cap) : base_(base), cap_(std::max(base, cap)) {
+    std::lock_guard lock(mutex_);
+    for (int i = 0; i < base_; ++i) spawn();
   }
   ~WorkerPool() override { WorkerPool::shutdown(); }
 
@@ -58,6 +56,8 @@ class WorkerPool : public httplib::TaskQueue {
     {
       std::lock_guard lock(mutex_);
       jobs_.push_back(std::move(job));
+      reap();
+      if (idle_ < static_cast<int>(jobs_.size()) && total_ < cap_) spawn();
     }
     ready_.notify_one();
   }
@@ -65,35 +65,73 @@ class WorkerPool : public httplib::TaskQueue {
   // Runs what is queued (each job closes its connection at once once the server stopped) and
   // joins the threads.
   void shutdown() override {
+    std::list<std::thread> threads;
     {
       std::lock_guard lock(mutex_);
       if (shut_) return;
       shut_ = true;
+      threads.swap(threads_);
     }
     ready_.notify_all();
-    for (auto& t : threads_) t.join();
+    for (auto& t : threads) t.join();
   }
 
  private:
-  void run() {
-    for (;;) {
-      std::function<void()> job;
-      {
-        std::unique_lock lock(mutex_);
-        ready_.wait(lock, [&] { return shut_ || !jobs_.empty(); });
-        if (jobs_.empty()) return;
-        job = std::move(jobs_.front());
-        jobs_.pop_front();
-      }
-      job();
-    }
+  // A surplus worker idle this long ends.
+  static constexpr auto kIdleEnd = std::chrono::seconds(10);
+
+  void spawn() {
+    ++total_;
+    const std::string name = "http-" + std::to_string(next_name_++);
+    threads_.emplace_back([this, name] {
+      pthread_setname_np(pthread_self(), name.c_str());
+      run();
+    });
   }
 
+  // Joins the surplus workers that ended (they no longer need the lock to finish).
+  void reap() {
+    for (const std::thread::id id : ended_) {
+      const auto it = std::find_if(threads_.begin(), threads_.end(),
+                                   [&](const std::thread& t) { return t.get_id() == id; });
+      if (it == threads_.end()) continue;
+      it->join();
+      threads_.erase(it);
+    }
+    ended_.clear();
+  }
+
+  void run() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      ++idle_;
+      const bool woken = ready_.wait_for(lock, kIdleEnd, [&] { return shut_ || !jobs_.empty(); });
+      --idle_;
+      if (jobs_.empty()) {
+        if (shut_ || (!woken && total_ > base_)) break;
+        continue;
+      }
+      std::function<void()> job = std::move(jobs_.front());
+      jobs_.pop_front();
+      lock.unlock();
+      job();
+      lock.lock();
+    }
+    --total_;
+    if (!shut_) ended_.push_back(std::this_thread::get_id());
+  }
+
+  const int base_;
+  const int cap_;
   std::mutex mutex_;
   std::condition_variable ready_;
   std::deque<std::function<void()>> jobs_;
+  std::list<std::thread> threads_;
+  std::vector<std::thread::id> ended_;
+  int total_ = 0;
+  int idle_ = 0;
+  int next_name_ = 0;
   bool shut_ = false;
-  std::vector<std::thread> threads_;
 };
 
 std::string error_json(const std::string& message) {
@@ -450,8 +488,9 @@ void HttpServer::listen_loop() {
       continue;
     }
     httplib::Server server;
-    const int workers = s.max_viewers + limits_.spare_workers;
-    server.new_task_queue = [workers] { return new WorkerPool(workers); };
+    const int base = s.max_viewers + limits_.spare_workers;
+    const int cap = s.max_viewers + limits_.max_workers;
+    server.new_task_queue = [base, cap] { return new WorkerPool(base, cap); };
     server.set_read_timeout(
         std::chrono::duration_cast<std::chrono::microseconds>(limits_.read_timeout));
     server.set_write_timeout(

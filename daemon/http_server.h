@@ -43,8 +43,11 @@ struct HttpLimits {
   std::chrono::milliseconds write_timeout{2000};
   // Largest request body accepted (the API's JSON is a few bytes).
   std::size_t max_body = 16 * 1024;
-  // Workers beyond http.max_viewers, for the page, the API and /metrics.
+  // Workers beyond http.max_viewers, for the page, the API and /metrics, always there ...
   int spare_workers = 4;
+  // ... and started while every worker is busy (slow clients), up to this many beyond
+  // http.max_viewers.
+  int max_workers = 64;
   // How long an unanswered bind is retried after (the port in use by another program).
   std::chrono::milliseconds bind_retry{5000};
   // How long GET /snapshot.jpg waits for a frame when it has none fresh.
@@ -55,11 +58,11 @@ struct HttpLimits {
 
 // The live view (docs/http.md): the page, the annotated MJPEG stream, a snapshot, the status
 // API, detections as server-sent events, Prometheus metrics, and the precision switch. Its own
-// threads do all the work: a listener, a fixed pool of workers (cpp-httplib 0.11's queue in front
-// of it is unbounded, so stream clients are capped below the pool and the API always has a
-// worker), and an encoder that annotates and JPEG-encodes each streamed frame once for every
-// viewer, only while someone watches, at most http.max_fps times a second. publish() only hands
-// over a pointer, so no client can slow inference.
+// threads do all the work: a listener, a pool of workers (cpp-httplib 0.11's queue in front of
+// it is unbounded, so stream clients are capped below the pool and the API always has a worker;
+// it grows while slow clients hold workers), and an encoder that annotates and JPEG-encodes each
+// streamed frame once for every viewer, only while someone watches, at most http.max_fps times a
+// second. publish() only hands over a pointer, so no client can slow inference.
 class HttpServer : public Publisher {
  public:
   HttpServer(Events& events, HttpBackend backend, HttpLimits limits = {});
