@@ -55,6 +55,10 @@ yolo_require(nlohmann_json_FOUND "nlohmann-json" nlohmann-json3-dev)
 find_path(CLI11_INCLUDE_DIR CLI/CLI.hpp)
 yolo_require(CLI11_INCLUDE_DIR "CLI11" libcli11-dev)
 
+# Only its core library (metrics and the text format): the daemon's HTTP server serves /metrics.
+find_package(prometheus-cpp QUIET CONFIG)
+yolo_require(prometheus-cpp_FOUND "prometheus-cpp" prometheus-cpp-dev)
+
 # Bookworm's cpp-httplib is a compiled library: its pkg-config flags make the header match it.
 pkg_check_modules(HTTPLIB QUIET IMPORTED_TARGET cpp-httplib)
 yolo_require(HTTPLIB_FOUND "cpp-httplib" libcpp-httplib-dev)

@@ -158,15 +158,17 @@ void Capture::run() {
     if (source) {
       const std::string described = source->describe();
       bool had_error = false;
+      bool reopened = false;
       {
         std::lock_guard lock(mutex_);
         description_ = described;
         had_error = !last_error_.empty();
-        if (frames_ > 0 || had_error) ++reopened_;
+        reopened = frames_ > 0 || had_error;
+        if (reopened) ++reopened_;
       }
       events_.emit(config::LogLevel::kInfo, "source_opened",
                    (had_error ? "source reopened: " : "source opened: ") + described,
-                   {{"uri", config.uri}, {"description", described}});
+                   {{"uri", config.uri}, {"description", described}, {"reopened", reopened}});
       const bool live = source->is_live();
       bool delivered = false;
       for (;;) {

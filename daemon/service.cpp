@@ -15,6 +15,7 @@
 #include "daemon/field_log.h"
 #include "daemon/host_name.h"
 #include "daemon/http_server.h"
+#include "daemon/metrics.h"
 #include "daemon/utc_time.h"
 #include "daemon/version.h"
 #include "vision/capture.h"
@@ -139,9 +140,12 @@ int Service::start() {
   reservoir_ = reservoir.get();
   publishers_.push_back(std::move(field_log));
   publishers_.push_back(std::move(reservoir));
+  auto metrics = std::make_unique<Metrics>();
+  metrics_ = metrics.get();
+  publishers_.push_back(std::move(metrics));
   publishers_.push_back(std::make_unique<HttpServer>(
       events_, HttpBackend{.status = [this] { return status(); },
-                           .metrics = [] { return std::string(); },
+                           .metrics = [this] { return metrics_->render(); },
                            .control =
                                [this](ControlRequest r, std::chrono::milliseconds t) {
                                  return control_.call(std::move(r), t);
@@ -416,6 +420,11 @@ void Service::tick() {
   if (now - stats_sent_ >= kStatsPeriod) {
     stats_sent_ = now;
     for (const auto& p : publishers_) p->stats(*status);
+    const nlohmann::json& http = (*status)["outputs"]["http"];
+    metrics_->set_gauge("yolo_edge_http_clients", "Clients of the live view's endless responses.",
+                        {{"kind", "stream"}}, http.value("viewers", 0));
+    metrics_->set_gauge("yolo_edge_http_clients", "Clients of the live view's endless responses.",
+                        {{"kind", "events"}}, http.value("event_clients", 0));
   }
 }
 

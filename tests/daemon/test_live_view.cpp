@@ -18,6 +18,7 @@
 #include "tests/daemon/daemon_process.h"
 #include "tests/daemon/mjpeg_reader.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/prometheus_text.h"
 #include "tests/support/run_process.h"
 
 namespace yolo::test {
@@ -137,6 +138,27 @@ TEST_F(LiveView, ServesStatusStreamEventsAndSnapshotOfTheRunningDaemon) {
   }
   ASSERT_GE(frames.size(), 3u) << events;
   EXPECT_TRUE(std::is_sorted(frames.begin(), frames.end()));
+
+  // Prometheus: the per-frame counters and stage histograms labelled with model and precision,
+  // in a text a strict reader accepts.
+  std::this_thread::sleep_for(1100ms);  // the status reaches the metrics once a second
+  auto metrics = client().Get("/metrics");
+  ASSERT_TRUE(metrics);
+  ASSERT_EQ(metrics->status, 200);
+  EXPECT_EQ(metrics->get_header_value("Content-Type"), "text/plain; version=0.0.4; charset=utf-8");
+  const PromText text = PromText::parse(metrics->body);
+  const PromLabels model = {{"model", "yolo11n_320_fp32"}, {"precision", "fp32"}};
+  EXPECT_GT(text.value("yolo_edge_frames_total", model).value_or(0), 0);
+  PromLabels inference = model;
+  inference["stage"] = "inference";
+  inference["le"] = "+Inf";
+  EXPECT_GT(text.value("yolo_edge_stage_latency_seconds_bucket", inference).value_or(0), 0);
+  EXPECT_TRUE(text.value("yolo_edge_fps"));
+  EXPECT_EQ(text.value("yolo_edge_model_info", {{"model", "yolo11n_320_fp32"},
+                                                {"precision", "fp32"},
+                                                {"file", fixture("models/yolo11n_320_fp32.onnx")}}),
+            1);
+  EXPECT_TRUE(text.value("yolo_edge_http_clients", {{"kind", "stream"}}));
 }
 
 TEST_F(LiveView, PrecisionSwitchGoesThroughTheReloadPath) {
