@@ -14,6 +14,7 @@
 #include "config/schema.h"
 #include "daemon/field_log.h"
 #include "daemon/host_name.h"
+#include "daemon/mqtt_publisher.h"
 #include "daemon/utc_time.h"
 #include "daemon/version.h"
 #include "vision/capture.h"
@@ -136,6 +137,7 @@ int Service::start() {
   reservoir_ = reservoir.get();
   publishers_.push_back(std::move(field_log));
   publishers_.push_back(std::move(reservoir));
+  publishers_.push_back(std::make_unique<MqttPublisher>());
   for (const auto& p : publishers_) {
     p->configure(config_);
     p->start();
