@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "daemon/events.h"
 #include "daemon/host_name.h"
 #include "daemon/label_tracker.h"
 #include "daemon/mqtt_messages.h"
@@ -33,8 +34,8 @@ constexpr auto kStalledAfter = std::chrono::seconds(2);
 // The longest the thread sleeps while it has a connection: libmosquitto's keepalive (PINGREQ)
 // and its timeout need a call now and then.
 constexpr auto kServicePeriod = std::chrono::seconds(1);
-// At most once: events, occupancy, availability and discovery. At most once is enough for stats,
-// which the next one replaces.
+// QoS 1 (at least once) for events, occupancy, availability and discovery; QoS 0 is enough for
+// stats, which the next one replaces.
 constexpr int kAtLeastOnce = 1;
 constexpr int kAtMostOnce = 0;
 
@@ -60,10 +61,6 @@ std::string describe(int rc, int error) {
                       : "the connection was closed";
   } else if (rc == MOSQ_ERR_EAI) {
     text = "cannot resolve mqtt.host";
-  } else if (rc == MOSQ_ERR_TLS) {
-    text =
-        "TLS failed (is the broker's certificate signed by mqtt.ca_file and issued for "
-        "mqtt.host, and does the port speak TLS?)";
   } else {
     text = mosquitto_strerror(rc);
   }
@@ -72,6 +69,28 @@ std::string describe(int rc, int error) {
       !(text.size() > 1 && text[1] >= 'A' && text[1] <= 'Z')) {
     text.front() = static_cast<char>(text.front() - 'A' + 'a');
   }
+  return text;
+}
+
+// Why a connection attempt failed, as the status says it after "MQTT broker HOST:PORT ".
+std::string problem(int rc, int error) {
+  if (rc == MOSQ_ERR_TLS) {
+    return "failed the TLS check: its certificate is not signed by mqtt.ca_file or not issued "
+           "for mqtt.host, or the port does not speak TLS";
+  }
+  return "unreachable: " + describe(rc, error);
+}
+
+// A libmosquitto result code and the errno that came with it.
+struct Failure {
+  int rc = MOSQ_ERR_SUCCESS;
+  int error = 0;
+};
+
+// "30 s", "0.4 s".
+std::string seconds_text(std::chrono::milliseconds duration) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g s", std::chrono::duration<double>(duration).count());
   return text;
 }
 
@@ -155,7 +174,8 @@ class Connection {
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
-  // Starts connecting without waiting (but for the host name lookup); a problem as words.
+  // Starts connecting without waiting (but for the host name lookup); what went wrong as the
+  // status says it.
   std::optional<std::string> begin(const std::string& will_topic) {
     mosquitto* m = handle_.get();
     if (!broker_.username.empty()) {
@@ -166,21 +186,21 @@ class Connection {
       if (std::FILE* f = std::fopen(broker_.ca_file.c_str(), "r")) {
         std::fclose(f);
       } else {
-        return "cannot read mqtt.ca_file " + broker_.ca_file.string() + " (" +
+        return "not tried: cannot read mqtt.ca_file " + broker_.ca_file.string() + " (" +
                std::error_code(errno, std::generic_category()).message() +
                "): give the CA certificate (PEM) that signed the broker's, or leave it empty to "
                "connect without TLS";
       }
       const int rc =
           mosquitto_tls_set(m, broker_.ca_file.c_str(), nullptr, nullptr, nullptr, nullptr);
-      if (rc != MOSQ_ERR_SUCCESS) return "mqtt.ca_file: " + describe(rc, errno);
+      if (rc != MOSQ_ERR_SUCCESS) return "not tried: mqtt.ca_file: " + describe(rc, errno);
     }
     const std::string offline(kOffline);
     mosquitto_will_set(m, will_topic.c_str(), static_cast<int>(offline.size()), offline.data(),
                        kAtLeastOnce, true);
     errno = 0;
     const int rc = mosquitto_connect_async(m, broker_.host.c_str(), broker_.port, keepalive_s_);
-    if (rc != MOSQ_ERR_SUCCESS) return describe(rc, errno);
+    if (rc != MOSQ_ERR_SUCCESS) return problem(rc, errno);
     return std::nullopt;
   }
 
@@ -192,17 +212,16 @@ class Connection {
   void service() {
     errno = 0;
     const int rc = mosquitto_loop(handle_.get(), 0, 1);
-    if (rc != MOSQ_ERR_SUCCESS && rc != MOSQ_ERR_NO_CONN && !error_) error_ = describe(rc, errno);
+    if (rc != MOSQ_ERR_SUCCESS && rc != MOSQ_ERR_NO_CONN && !error_) error_ = Failure{rc, errno};
   }
 
   // The broker's CONNACK code, once it answered.
   std::optional<int> connack() const { return connack_; }
   // Why the connection ended, once it did.
-  std::optional<std::string> closed() const {
+  std::optional<Failure> closed() const {
     if (socket() >= 0) return std::nullopt;
     if (error_) return error_;
-    if (lost_) return describe(*lost_, 0);
-    return "the connection was closed";
+    return Failure{lost_.value_or(MOSQ_ERR_CONN_LOST), 0};
   }
 
   // Queues a message (written at once when the socket takes it); false when libmosquitto
@@ -242,8 +261,8 @@ class Connection {
   std::optional<int> connack_;
   std::optional<int> lost_;
   std::vector<Received> received_;
-  // The last error of service(), the first one kept.
-  std::optional<std::string> error_;
+  // The first error service() met.
+  std::optional<Failure> error_;
   // Message ids handed over and not yet taken, and ids taken before send() saw them.
   std::set<int> in_flight_;
   std::set<int> taken_early_;
@@ -265,6 +284,8 @@ class MqttPublisher::Loop {
     for (;;) {
       take_settings();
       connect_if_due(Clock::now());
+      // Before sleeping: the status must not wait for the next wake to tell what happened.
+      report();
       wait(Clock::now());
       if (conn_) {
         conn_->service();
@@ -281,7 +302,6 @@ class MqttPublisher::Loop {
         }
       }
       on_clock(Clock::now());
-      report();
       // Closed first, then empty: once closed nothing more comes in.
       if (owner_.queue_.closed() && owner_.queue_.size() == 0) break;
     }
@@ -319,6 +339,7 @@ class MqttPublisher::Loop {
     backoff_ = options_.retry_min;
     next_attempt_ = Clock::now();
     problem_.clear();
+    said_unreachable_ = false;
     if (!mqtt.enabled) {
       // Announced again in full when it is enabled.
       discovery_.clear();
@@ -338,12 +359,17 @@ class MqttPublisher::Loop {
     conn_ = std::make_unique<Connection>(broker_of(settings_.mqtt), client_id_,
                                          options_.keepalive_s, published_);
     attempt_started_ = now;
-    if (auto problem = conn_->begin(topics().available())) fail("unreachable: " + *problem, now);
+    if (auto problem = conn_->begin(topics().available())) fail(*problem, now);
   }
 
   void check_connection(Clock::time_point now) {
     if (connected_) {
-      if (auto why = conn_->closed()) fail("unreachable: connection lost (" + *why + ")", now);
+      if (auto why = conn_->closed()) {
+        const bool plain = why->rc == MOSQ_ERR_CONN_LOST;
+        fail("unreachable: connection lost" +
+                 (plain ? "" : " (" + describe(why->rc, why->error) + ")"),
+             now);
+      }
       return;
     }
     if (auto code = conn_->connack()) {
@@ -353,14 +379,9 @@ class MqttPublisher::Loop {
         fail(refusal(*code), now);
       }
     } else if (auto why = conn_->closed()) {
-      fail("unreachable: " + *why, now);
+      fail(problem(why->rc, why->error), now);
     } else if (now - attempt_started_ >= options_.connect_timeout) {
-      fail("unreachable: no answer within " +
-               std::to_string(
-                   std::chrono::duration_cast<std::chrono::seconds>(options_.connect_timeout)
-                       .count()) +
-               " s",
-           now);
+      fail("unreachable: no answer within " + seconds_text(options_.connect_timeout), now);
     }
   }
 
@@ -369,6 +390,14 @@ class MqttPublisher::Loop {
     conn_.reset();
     connected_ = false;
     following_.clear();
+    if (!said_unreachable_) {
+      said_unreachable_ = true;
+      const std::string broker = broker_of(settings_.mqtt).address();
+      owner_.events_.emit(config::LogLevel::kWarning, "mqtt_unreachable",
+                          "MQTT broker " + broker + " " + problem + "; retrying, at most every " +
+                              seconds_text(options_.retry_max) + ", until it answers",
+                          {{"broker", broker}, {"problem", problem}});
+    }
     problem_ = std::move(problem);
     next_attempt_ = now + backoff_;
     backoff_ = std::min<std::chrono::milliseconds>(backoff_ * 2, options_.retry_max);
@@ -377,6 +406,13 @@ class MqttPublisher::Loop {
   void on_connected() {
     connected_ = true;
     problem_.clear();
+    said_unreachable_ = false;
+    const std::string broker = broker_of(settings_.mqtt).address();
+    owner_.events_.emit(config::LogLevel::kInfo, "mqtt_connected",
+                        "MQTT: connected to " + broker +
+                            (settings_.mqtt.ca_file.empty() ? "" : " over TLS") +
+                            ", publishing on " + settings_.mqtt.prefix + "/",
+                        {{"broker", broker}, {"prefix", settings_.mqtt.prefix}});
     backoff_ = options_.retry_min;
     send(topics().available(), kOnline, kAtLeastOnce, true, false);
     conn_->subscribe(topics().all_occupancy());
@@ -554,7 +590,7 @@ class MqttPublisher::Loop {
       publish_states(true);
       for (const auto& segment : stale_) {
         if (!segment_present(segment)) {
-          send(topics().prefix + "/occupancy/" + segment, kVacant, kAtLeastOnce, true, false);
+          send(topics().occupancy(segment), kVacant, kAtLeastOnce, true, false);
         }
       }
       stale_.clear();
@@ -638,6 +674,8 @@ class MqttPublisher::Loop {
   std::chrono::milliseconds backoff_ = options_.retry_min;
   // Why it is not connected; empty while connected or before the first attempt ended.
   std::string problem_;
+  // Whether the current outage was announced as an event (once, not on every retry).
+  bool said_unreachable_ = false;
   // Home Assistant's status topic while subscribed to it.
   std::string following_;
   std::int64_t published_ = 0;
@@ -664,8 +702,9 @@ class MqttPublisher::Loop {
   Clock::time_point stats_sent_;
 };
 
-MqttPublisher::MqttPublisher(MqttOptions options)
-    : options_(std::move(options)),
+MqttPublisher::MqttPublisher(Events& events, MqttOptions options)
+    : events_(events),
+      options_(std::move(options)),
       queue_(options_.queue_capacity),
       wake_fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
   if (!wake_fd_.valid()) {

@@ -21,6 +21,8 @@
 
 namespace yolo::daemon {
 
+class Events;
+
 // How the MQTT publisher runs; fixed bounds, which tests shorten. Taken at construction.
 struct MqttOptions {
   // Reconnect backoff: the first retry after retry_min, doubling up to retry_max; a connection
@@ -50,7 +52,8 @@ struct MqttOptions {
 // or slow never stalls inference, and the status says when it is unreachable.
 class MqttPublisher : public Publisher {
  public:
-  explicit MqttPublisher(MqttOptions options = {});
+  // `events` gets "mqtt_connected" and "mqtt_unreachable" (once per outage, not per retry).
+  explicit MqttPublisher(Events& events, MqttOptions options = {});
   ~MqttPublisher() override;
 
   std::string_view name() const override { return "mqtt"; }
@@ -99,6 +102,7 @@ class MqttPublisher : public Publisher {
   // Wakes the thread (a queued item, a new config, stop).
   void wake();
 
+  Events& events_;
   const MqttOptions options_;
   BoundedQueue<Item> queue_;
   // An eventfd the thread polls beside the broker's socket.

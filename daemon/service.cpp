@@ -137,7 +137,7 @@ int Service::start() {
   reservoir_ = reservoir.get();
   publishers_.push_back(std::move(field_log));
   publishers_.push_back(std::move(reservoir));
-  publishers_.push_back(std::make_unique<MqttPublisher>());
+  publishers_.push_back(std::make_unique<MqttPublisher>(events_));
   for (const auto& p : publishers_) {
     p->configure(config_);
     p->start();
