@@ -58,8 +58,11 @@ yolo_require(nlohmann_json_FOUND "nlohmann-json" nlohmann-json3-dev)
 find_path(CLI11_INCLUDE_DIR CLI/CLI.hpp)
 yolo_require(CLI11_INCLUDE_DIR "CLI11" libcli11-dev)
 
-find_path(HTTPLIB_INCLUDE_DIR httplib.h)
-yolo_require(HTTPLIB_INCLUDE_DIR "cpp-httplib" libcpp-httplib-dev)
+# Bookworm's cpp-httplib is a compiled library: its pkg-config flags make the header match it.
+pkg_check_modules(HTTPLIB QUIET IMPORTED_TARGET cpp-httplib)
+yolo_require(HTTPLIB_FOUND "cpp-httplib" libcpp-httplib-dev)
+find_package(OpenSSL QUIET COMPONENTS Crypto)
+yolo_require(OpenSSL_FOUND "OpenSSL" libssl-dev)
 
 if(YOLO_EDGE_TESTS)
   find_package(GTest QUIET)

@@ -113,8 +113,8 @@ std::string host_and_port(const Value& v) {
   const char* first = s.data() + colon + 1;
   const char* last = s.data() + s.size();
   const auto [end, ec] = std::from_chars(first, last, port);
-  if (ec != std::errc() || end != last || first == last || port < 1 || port > 65535) {
-    return "port in '" + s + "' must be a number from 1 to 65535, e.g. " + host + ":8080";
+  if (ec != std::errc() || end != last || first == last || port < 0 || port > 65535) {
+    return "port in '" + s + "' must be a number from 0 to 65535, e.g. " + host + ":8080";
   }
   return "";
 }
@@ -418,9 +418,11 @@ std::vector<FieldSpec> build_fields() {
   add({.section = "http",
        .name = "listen",
        .type = F::kString,
-       .default_value = text("127.0.0.1:8080"),
-       .description = "HOST:PORT of the page, the MJPEG stream, the API and /metrics; "
-                      "0.0.0.0:8080 to watch from other devices, empty turns HTTP off.",
+       .default_value = text("0.0.0.0:8080"),
+       .description = "HOST:PORT of the page, the MJPEG stream, the API and /metrics: "
+                      "0.0.0.0:8080 serves every device on the network (viewing needs no "
+                      "password), 127.0.0.1:8080 this machine only, port 0 a free port (named "
+                      "in the log), empty turns HTTP off.",
        .rule = host_and_port},
       &C::http, &HttpConfig::listen);
   add({.section = "http",

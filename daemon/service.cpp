@@ -14,6 +14,7 @@
 #include "config/schema.h"
 #include "daemon/field_log.h"
 #include "daemon/host_name.h"
+#include "daemon/http_server.h"
 #include "daemon/mqtt_publisher.h"
 #include "daemon/utc_time.h"
 #include "daemon/version.h"
@@ -100,13 +101,15 @@ std::vector<Publisher*> Service::publishers() const {
   return out;
 }
 
-config::Config Service::load(std::vector<config::ConfigProblem>* warnings) const {
+config::Config Service::load(std::vector<config::ConfigProblem>* warnings,
+                             std::vector<config::Override> overrides) const {
   config::LoadOptions options;
   options.check_source = [](const std::string& uri, const fs::path& base) {
     vision::SourceCheck c = vision::check_source(uri, base);
     return config::SourceCheck{std::move(c.uri), std::move(c.error), std::move(c.warning)};
   };
   options.warnings = warnings;
+  options.overrides = std::move(overrides);
   return config::load_config(options_.config_file, options);
 }
 
@@ -137,6 +140,13 @@ int Service::start() {
   reservoir_ = reservoir.get();
   publishers_.push_back(std::move(field_log));
   publishers_.push_back(std::move(reservoir));
+  publishers_.push_back(std::make_unique<HttpServer>(
+      events_, HttpBackend{.status = [this] { return status(); },
+                           .metrics = [] { return std::string(); },
+                           .control =
+                               [this](ControlRequest r, std::chrono::milliseconds t) {
+                                 return control_.call(std::move(r), t);
+                               }}));
   publishers_.push_back(std::make_unique<MqttPublisher>(events_));
   for (const auto& p : publishers_) {
     p->configure(config_);
@@ -202,8 +212,10 @@ int Service::control_loop() {
   }
   std::string stop_reason;
   while (stop_reason.empty()) {
-    pollfd fds[2] = {{signal_fd, POLLIN, 0}, {watch_ ? watch_->fd() : -1, POLLIN, 0}};
-    const int ready = poll(fds, 2, static_cast<int>(kTick.count()));
+    pollfd fds[3] = {{signal_fd, POLLIN, 0},
+                     {watch_ ? watch_->fd() : -1, POLLIN, 0},
+                     {control_.fd(), POLLIN, 0}};
+    const int ready = poll(fds, 3, static_cast<int>(kTick.count()));
     if (ready > 0 && (fds[0].revents & POLLIN)) {
       signalfd_siginfo info{};
       while (read(signal_fd, &info, sizeof info) == sizeof info) {
@@ -221,22 +233,38 @@ int Service::control_loop() {
       reload_due_.reset();
       reload("the config file changed");
     }
+    if (ready > 0 && (fds[2].revents & POLLIN)) {
+      control_.serve([this](const ControlRequest& r) {
+        ControlReply reply = serve(r);
+        // Whoever asked sees the outcome in the next status they read.
+        refresh_status();
+        return reply;
+      });
+    }
     tick();
   }
   close(signal_fd);
+  control_.close();
   shutdown(stop_reason);
   return kExitOk;
 }
 
-void Service::reload(const std::string& why) {
+ControlReply Service::serve(const ControlRequest& request) {
+  if (request.kind == ControlRequest::Kind::kReload) return reload(request.origin);
+  std::string precision = request.precision;
+  if (precision == "toggle") {
+    const auto model = inference_->model();
+    precision = model && model->precision == "int8" ? "fp32" : "int8";
+  }
+  return reload(request.origin,
+                config::Override{"model.precision", precision, "through " + request.origin});
+}
+
+ControlReply Service::reload(const std::string& why, std::optional<config::Override> precision) {
   reloading_ = true;
   notifier_.reloading();
   update_status_line(true);
-  std::vector<config::ConfigProblem> warnings;
-  config::Config next;
-  try {
-    next = load(&warnings);
-  } catch (const config::ConfigError& e) {
+  const auto refuse = [&](const config::ConfigError& e) {
     last_error_ = std::string("reload refused: ") + e.what();
     last_error_time_ = iso8601_utc(std::chrono::system_clock::now());
     events_.emit(config::LogLevel::kError, "config_rejected",
@@ -245,20 +273,57 @@ void Service::reload(const std::string& why) {
                   {"key", e.key()},
                   {"line", e.line()},
                   {"column", e.column()},
-                  {"file", e.file()}});
+                  {"file", e.file()},
+                  {"trigger", why}});
     reloading_ = false;
     notifier_.ready();
     update_status_line(true);
-    return;
+    return ControlReply{ControlReply::Outcome::kRefused,
+                        std::string("refused, still running the previous config: ") + e.what(),
+                        {}};
+  };
+  std::vector<config::ConfigProblem> warnings;
+  config::Config next;
+  std::optional<PrecisionOverride> override_next = precision_override_;
+  try {
+    next = load(&warnings);
+    const auto drop = [&](const std::string& reason) {
+      events_.emit(config::LogLevel::kInfo, "precision_override_dropped",
+                   "model.precision " + override_next->value.value + " set " +
+                       override_next->value.origin + " no longer applies: " + reason,
+                   {{"set", override_next->value.value}, {"reason", reason}});
+      override_next.reset();
+    };
+    if (override_next && next.model.precision != override_next->file_value) {
+      drop("the file's model.precision changed");
+    }
+    if (precision) override_next = PrecisionOverride{*precision, next.model.precision};
+    if (override_next) {
+      std::vector<config::ConfigProblem> with_warnings;
+      try {
+        next = load(&with_warnings, {override_next->value});
+        warnings = std::move(with_warnings);
+      } catch (const config::ConfigError& e) {
+        // A new request is refused; an earlier one gives way to the file that no longer
+        // allows it.
+        if (precision) throw;
+        drop("the file no longer allows it (" +
+             std::string(e.what()).substr(0, std::string(e.what()).find('\n')) + ")");
+      }
+    }
+  } catch (const config::ConfigError& e) {
+    return refuse(e);
   }
+  precision_override_ = std::move(override_next);
   for (const auto& w : warnings) {
     log_.warning(config::format_problem(options_.config_file.string(), w));
   }
   const std::vector<std::string> changed = changed_keys(config_, next);
   std::string list;
   for (const auto& k : changed) list += (list.empty() ? "" : ", ") + k;
-  events_.emit(config::LogLevel::kInfo, "config",
-               "reloaded (" + why + "): " + (changed.empty() ? "nothing changed" : list),
+  const std::string message =
+      "reloaded (" + why + "): " + (changed.empty() ? "nothing changed" : list);
+  events_.emit(config::LogLevel::kInfo, "config", message,
                {{"changed", changed}, {"trigger", why}});
 
   log_.set_level(next.logging.level);
@@ -275,6 +340,11 @@ void Service::reload(const std::string& why) {
   reloading_ = false;
   notifier_.ready();
   update_status_line(true);
+  std::string reply = message;
+  if (const std::string pending = model_->pending_summary(); !pending.empty()) {
+    reply += "; " + pending;
+  }
+  return {ControlReply::Outcome::kApplied, reply, changed};
 }
 
 void Service::shutdown(const std::string& why) {
@@ -344,15 +414,18 @@ void Service::tick() {
     }
   }
   update_status_line(false);
-  auto status = std::make_shared<const nlohmann::json>(build_status());
-  {
-    std::lock_guard lock(status_mutex_);
-    status_ = status;
-  }
+  const auto status = refresh_status();
   if (now - stats_sent_ >= kStatsPeriod) {
     stats_sent_ = now;
     for (const auto& p : publishers_) p->stats(*status);
   }
+}
+
+std::shared_ptr<const nlohmann::json> Service::refresh_status() {
+  auto status = std::make_shared<const nlohmann::json>(build_status());
+  std::lock_guard lock(status_mutex_);
+  status_ = status;
+  return status;
 }
 
 std::shared_ptr<const nlohmann::json> Service::status() const {
@@ -387,6 +460,10 @@ nlohmann::json Service::build_status() const {
         {"settled", inference["settled"]}}}};
   if (const std::string pending = model_->pending_summary(); !pending.empty()) {
     j["model"]["pending"] = pending;
+  }
+  if (precision_override_) {
+    j["model"]["precision_override"] = {{"value", precision_override_->value.value},
+                                        {"origin", precision_override_->value.origin}};
   }
   if (inference.contains("latency_ms")) j["latency_ms"] = inference["latency_ms"];
   if (inference.contains("last_decision"))

@@ -11,8 +11,10 @@
 
 #include "config/config.h"
 #include "config/config_error.h"
+#include "config/config_loader.h"
 #include "daemon/capture.h"
 #include "daemon/config_watch.h"
+#include "daemon/control_requests.h"
 #include "daemon/events.h"
 #include "daemon/frame_slot.h"
 #include "daemon/inference.h"
@@ -61,7 +63,11 @@ class Service {
  private:
   int start();
   int control_loop();
-  void reload(const std::string& why);
+  // Reloads the config file (with the API's precision switch, when one is in force); the reply
+  // says what changed or why nothing did.
+  ControlReply reload(const std::string& why, std::optional<config::Override> precision = {});
+  // A request from the HTTP API or a GPIO button, on the control loop.
+  ControlReply serve(const ControlRequest& request);
   // Starts or stops following the config file (config.watch).
   void watch_config(bool on);
   void shutdown(const std::string& why);
@@ -71,7 +77,10 @@ class Service {
   std::string status_line() const;
   // Builds the status from every part (control loop only; status() hands out the last one).
   nlohmann::json build_status() const;
-  config::Config load(std::vector<config::ConfigProblem>* warnings) const;
+  // Builds the status and hands it to status() readers.
+  std::shared_ptr<const nlohmann::json> refresh_status();
+  config::Config load(std::vector<config::ConfigProblem>* warnings,
+                      std::vector<config::Override> overrides = {}) const;
   std::vector<Publisher*> publishers() const;
 
   ServiceOptions options_;
@@ -91,6 +100,15 @@ class Service {
   std::unique_ptr<Inference> inference_;
   std::unique_ptr<Capture> capture_;
   std::unique_ptr<ConfigWatch> watch_;
+  ControlRequests control_;
+
+  // A model.precision set through the API or a button: it holds over the file's value until
+  // the file's own model.precision changes (the person editing the file has the last word).
+  struct PrecisionOverride {
+    config::Override value;
+    config::Precision file_value;
+  };
+  std::optional<PrecisionOverride> precision_override_;
 
   bool ready_sent_ = false;
   bool reloading_ = false;

@@ -18,9 +18,11 @@ require_build() {
   fi
 }
 
-# write_config FILE LOGDIR SOURCE_YAML MODEL_YAML [THREADS_YAML]: a config with 1 s intervals.
+# write_config FILE LOGDIR SOURCE_YAML MODEL_YAML [THREADS_YAML] [HTTP_YAML]: a config with 1 s
+# intervals; HTTP is off unless HTTP_YAML says otherwise (port 8080 may be taken).
 write_config() {
   local file=$1 logs=$2 source=$3 model=$4 threads=${5:-"  mode: adaptive"}
+  local http=${6:-'  listen: ""'}
   cat >"$file" <<YAML
 source:
 $source
@@ -31,6 +33,8 @@ $threads
 logging:
   dir: $logs
   interval_s: 1
+http:
+$http
 YAML
 }
 

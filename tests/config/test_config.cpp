@@ -18,7 +18,7 @@ TEST(Config, DefaultConstructionHoldsTheSchemaDefaults) {
   EXPECT_EQ(c.threads.mode, ThreadMode::kAdaptive);
   EXPECT_EQ(c.logging.level, LogLevel::kInfo);
   EXPECT_EQ(c.model.calibration_frames, 64);
-  EXPECT_EQ(c.http.listen, "127.0.0.1:8080");
+  EXPECT_EQ(c.http.listen, "0.0.0.0:8080");
   EXPECT_EQ(c.http.max_viewers, 4);
   EXPECT_FALSE(c.mqtt.enabled);
   EXPECT_FALSE(c.mqtt.homeassistant);

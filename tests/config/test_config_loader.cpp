@@ -143,7 +143,7 @@ TEST(ConfigLoader, RulesBeyondTheRange) {
   expect_problem(error_of("model:\n  imgsz: 650\n"), "model.imgsz", 2, 10, "multiple of 32");
   expect_problem(error_of("http:\n  listen: 8080\n"), "http.listen", 2, 11, "is not HOST:PORT");
   expect_problem(error_of("http:\n  listen: \"0.0.0.0:99999\"\n"), "http.listen", 2, 11,
-                 "port in '0.0.0.0:99999' must be a number from 1 to 65535");
+                 "port in '0.0.0.0:99999' must be a number from 0 to 65535");
   expect_problem(error_of("mqtt:\n  prefix: cams/#\n"), "mqtt.prefix", 2, 11, "MQTT wildcard");
   expect_problem(error_of("source:\n  uri: \"\"\n"), "source.uri", 2, 8, "is empty");
 }

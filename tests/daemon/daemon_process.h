@@ -267,10 +267,30 @@ struct DaemonSetup {
     std::ifstream in(stderr_file);
     return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
+
+  // The port the daemon's HTTP server took (http.listen with port 0), from its log line
+  // "http: serving http://HOST:PORT/"; nothing when it did not say within `timeout`.
+  std::optional<int> http_port(std::chrono::seconds timeout) const {
+    const std::string marker = "http: serving http://";
+    const auto deadline = Clock::now() + timeout;
+    while (Clock::now() < deadline) {
+      const std::string out = daemon_output();
+      const auto at = out.rfind(marker);
+      if (at != std::string::npos) {
+        const auto colon = out.find(':', at + marker.size());
+        return std::stoi(out.substr(colon + 1));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return std::nullopt;
+  }
 };
 
+// A daemon config for tests. `http` is the body of the http section: off unless a test asks for
+// it (the default address, 0.0.0.0:8080, would clash between tests running side by side).
 inline std::string config_text(const std::string& source, const std::filesystem::path& logs,
-                               const std::string& model, const std::string& extra_model = "") {
+                               const std::string& model, const std::string& extra_model = "",
+                               const std::string& http = "  listen: \"\"\n") {
   return "source:\n" + source +
          "  reconnect_s: 0.5\n"
          "model:\n"
@@ -285,7 +305,9 @@ inline std::string config_text(const std::string& source, const std::filesystem:
          "  dir: " +
          logs.string() +
          "\n"
-         "  interval_s: 1\n";
+         "  interval_s: 1\n"
+         "http:\n" +
+         http;
 }
 
 inline bool is_interval(const nlohmann::json& j) {

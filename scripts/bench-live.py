@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""The live view's goals, measured side by side in one run (issue 11; docs/benchmarks.md).
+
+Runs yolo-edged on the fixture video as fast as inference goes (fixed threads), then alternates
+phases of equal length and reports, from the daemon's own counters:
+  - FPS with no client against FPS with 5 MJPEG viewers, an event-stream client and a
+    Prometheus scrape every second (goal: >= 0.90);
+  - JPEG encodes per second with 1 viewer and with 5 (goal: equal, the stream's rate);
+  - FPS and RSS before, during and after a hostile-client run (scripts/hostile-clients.py;
+    goal: FPS within 10 %, RSS within 5 MB, the page still loads).
+
+    scripts/bench-live.py [--phase-s 20] [--rounds 2] [--model yolo11n_320_fp32]
+"""
+
+import argparse
+import http.client
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import importlib.util  # noqa: E402
+
+_spec = importlib.util.spec_from_file_location("hostile", os.path.join(HERE, "hostile-clients.py"))
+hostile = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(hostile)
+
+
+def status(port):
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=10) as r:
+        return json.load(r)
+
+
+class Reader(threading.Thread):
+    """Reads an endless response (MJPEG or events) and throws the bytes away, like a viewer."""
+
+    def __init__(self, port, path, stop):
+        super().__init__(daemon=True)
+        self.port, self.path, self.stop, self.bytes = port, path, stop, 0
+
+    def run(self):
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        c.request("GET", self.path)
+        r = c.getresponse()
+        if r.status != 200:
+            raise SystemExit(f"{self.path}: HTTP {r.status}: {r.read()[:200]!r}")
+        while not self.stop.is_set():
+            chunk = r.read1(65536)
+            if not chunk:
+                break
+            self.bytes += len(chunk)
+        c.close()
+
+
+class Scraper(threading.Thread):
+    def __init__(self, port, stop):
+        super().__init__(daemon=True)
+        self.port, self.stop, self.scrapes = port, stop, 0
+
+    def run(self):
+        while not self.stop.wait(1.0):
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/metrics", timeout=10) as r:
+                r.read()
+            self.scrapes += 1
+
+
+def measure(port, seconds, viewers=0, events=False, scrape=False, during=None):
+    """Runs one phase; returns fps, encodes/s and RSS from the daemon's counters."""
+    stop = threading.Event()
+    clients = [Reader(port, "/stream.mjpg", stop) for _ in range(viewers)]
+    if events:
+        clients.append(Reader(port, "/api/detections", stop))
+    if scrape:
+        clients.append(Scraper(port, stop))
+    for c in clients:
+        c.start()
+    time.sleep(1.0)  # viewers connected, pixels flowing
+    a = status(port)
+    t0 = time.monotonic()
+    extra = during(seconds) if during else None
+    if not during:
+        time.sleep(seconds)
+    b = status(port)
+    t1 = time.monotonic()
+    stop.set()
+    for c in clients:
+        c.join(timeout=15)
+    time.sleep(1.0)
+    dt = t1 - t0
+    http_a, http_b = a["outputs"]["http"], b["outputs"]["http"]
+    return {
+        "fps": (b["frames"] - a["frames"]) / dt,
+        "encodes_per_s": (http_b["frames_encoded"] - http_a["frames_encoded"]) / dt,
+        "rss_mb": b["device"]["rss_bytes"] / 1e6,
+        "extra": extra,
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--phase-s", type=float, default=20)
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--model", default="yolo11n_320_fp32")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--build", default=os.environ.get("YOLO_EDGE_BUILD_DIR", f"{ROOT}/build"))
+    ap.add_argument("--fixtures",
+                    default=os.environ.get("YOLO_EDGE_FIXTURES", f"{ROOT}/../shared/fixtures"))
+    args = ap.parse_args()
+
+    work = tempfile.mkdtemp(prefix="bench-live-")
+    os.makedirs(f"{work}/logs")
+    config = f"{work}/yolo-edge.yaml"
+    with open(config, "w") as f:
+        f.write(f"""source:
+  uri: {args.fixtures}/video/birds_720p_10fps.mp4
+  loop: true
+  realtime: false
+model:
+  path: {args.fixtures}/models/{args.model}.onnx
+threads:
+  mode: fixed
+  count: {args.threads}
+logging:
+  dir: {work}/logs
+http:
+  listen: 127.0.0.1:0
+  max_viewers: 6
+""")
+    log = open(f"{work}/daemon.log", "w")
+    daemon = subprocess.Popen([f"{args.build}/bin/yolo-edged", "--config", config,
+                               "--state-dir", f"{work}/state"], stdout=log, stderr=log)
+    try:
+        port = None
+        for _ in range(600):
+            m = re.search(r"http: serving http://127\.0\.0\.1:(\d+)/", open(f"{work}/daemon.log").read())
+            if m:
+                port = int(m.group(1))
+                break
+            time.sleep(0.1)
+        if not port:
+            raise SystemExit(f"the daemon did not start serving; see {work}/daemon.log")
+        time.sleep(10)  # warm up: model loaded, frames flowing
+
+        rows = []
+        for r in range(args.rounds):
+            idle = measure(port, args.phase_s)
+            busy = measure(port, args.phase_s, viewers=5, events=True, scrape=True)
+            one = measure(port, args.phase_s, viewers=1)
+            rows.append((idle, busy, one))
+            print(f"round {r + 1}: idle {idle['fps']:.2f} fps, 5 viewers+events+scrape "
+                  f"{busy['fps']:.2f} fps ({busy['fps'] / idle['fps']:.3f}x), encodes/s "
+                  f"1 viewer {one['encodes_per_s']:.2f}, 5 viewers {busy['encodes_per_s']:.2f}",
+                  flush=True)
+
+        before = measure(port, args.phase_s)
+        attack = measure(port, args.phase_s,
+                         during=lambda s: hostile.run(f"http://127.0.0.1:{port}/", s))
+        after = measure(port, args.phase_s)
+        page = attack["extra"]["page_loads_after"]
+    finally:
+        daemon.terminate()
+        daemon.wait(timeout=10)
+
+    ratios = [b["fps"] / i["fps"] for i, b, _ in rows]
+    print()
+    print("| measure | value | goal |")
+    print("|---|---|---|")
+    for n, (i, b, o) in enumerate(rows, 1):
+        print(f"| round {n}: FPS no client / 5 viewers + SSE + scrape | {i['fps']:.2f} / "
+              f"{b['fps']:.2f} = **{b['fps'] / i['fps']:.3f}x** | >= 0.90 |")
+        print(f"| round {n}: JPEG encodes/s, 1 viewer / 5 viewers | {o['encodes_per_s']:.2f} / "
+              f"{b['encodes_per_s']:.2f} | equal (http.max_fps 5) |")
+    print(f"| hostile run: FPS before / during / after | {before['fps']:.2f} / "
+          f"{attack['fps']:.2f} / {after['fps']:.2f} (after/before "
+          f"**{after['fps'] / before['fps']:.3f}x**, during/before "
+          f"{attack['fps'] / before['fps']:.3f}x) | within 10 % |")
+    print(f"| hostile run: RSS before / after (MB) | {before['rss_mb']:.1f} / "
+          f"{after['rss_mb']:.1f} (**{after['rss_mb'] - before['rss_mb']:+.1f} MB**) | "
+          f"within 5 MB |")
+    print(f"| hostile run: page loads after | {page} "
+          f"({attack['extra']['page_load_s']} s) | yes |")
+    print()
+    print("hostile run:", json.dumps(attack["extra"]))
+    ok = (min(ratios) >= 0.90 and abs(after["fps"] / before["fps"] - 1) <= 0.10
+          and abs(after["rss_mb"] - before["rss_mb"]) <= 5 and page)
+    print("goals met" if ok else "GOALS NOT MET", f"(logs in {work})")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

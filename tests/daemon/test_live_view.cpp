@@ -1,0 +1,292 @@
+// The live view end to end: the real yolo-edged on the fixture video, its HTTP server on a real
+// socket, talked to by a real HTTP client and by headless Chromium.
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <httplib.h>
+#include <chrono>
+#include <filesystem>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/daemon/daemon_process.h"
+#include "tests/daemon/mjpeg_reader.h"
+#include "tests/support/fixtures.h"
+#include "tests/support/run_process.h"
+
+namespace yolo::test {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+constexpr const char* kToken = "a-long-random-test-token-0123456789";
+
+std::string paced_video() {
+  return "  uri: " + fixture("video/birds_720p_10fps.mp4") + "\n  loop: true\n  realtime: true\n";
+}
+
+std::string http_section(int max_viewers = 4) {
+  return "  listen: 127.0.0.1:0\n  token: " + std::string(kToken) +
+         "\n  max_fps: 10\n  max_viewers: " + std::to_string(max_viewers) + "\n";
+}
+
+// A daemon with HTTP on a port of its choosing, running and serving.
+class LiveView : public ::testing::Test {
+ protected:
+  void start(const std::string& extra_model = "") {
+    s_.logs = writable_folder(s_.folder.path() / "logs");
+    s_.config = s_.folder.path() / "yolo-edge.yaml";
+    s_.write_config(
+        config_text(paced_video(), s_.logs, "yolo11n_320_fp32", extra_model, http_section()));
+    daemon_ = s_.start();
+    const auto port = s_.http_port(60s);
+    ASSERT_TRUE(port) << s_.daemon_output();
+    port_ = *port;
+  }
+
+  httplib::Client client() const {
+    httplib::Client c("127.0.0.1", port_);
+    c.set_read_timeout(15s);
+    return c;
+  }
+
+  nlohmann::json status() const {
+    auto r = client().Get("/api/status");
+    if (!r || r->status != 200) return nlohmann::json::object();
+    return nlohmann::json::parse(r->body);
+  }
+
+  // Waits until the status shows frames flowing.
+  bool wait_for_frames(std::chrono::seconds timeout) const {
+    const auto deadline = Clock::now() + timeout;
+    while (Clock::now() < deadline) {
+      const nlohmann::json j = status();
+      if (j.value("fps", 0.0) > 0 && j.contains("latency_ms")) return true;
+      std::this_thread::sleep_for(200ms);
+    }
+    return false;
+  }
+
+  httplib::Result post(const std::string& path, const std::string& body) const {
+    return client().Post(path.c_str(), {{"Authorization", std::string("Bearer ") + kToken}}, body,
+                         "application/json");
+  }
+
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/"; }
+
+  DaemonSetup s_;
+  std::unique_ptr<DaemonProcess> daemon_;
+  int port_ = 0;
+};
+
+TEST_F(LiveView, ServesStatusStreamEventsAndSnapshotOfTheRunningDaemon) {
+  YOLO_REQUIRE_FIXTURES();
+  start();
+  ASSERT_TRUE(wait_for_frames(60s)) << s_.daemon_output();
+
+  const nlohmann::json j = status();
+  EXPECT_EQ(j["config"], s_.config.string());
+  EXPECT_EQ(j["model"]["precision"], "fp32");
+  EXPECT_EQ(j["model"]["name"], "yolo11n_320_fp32");
+  EXPECT_EQ(j["source"]["state"], "streaming");
+  EXPECT_TRUE(j.contains("uptime_s"));
+  EXPECT_TRUE(j["threads"].contains("last_decision"));
+  EXPECT_GT(j["latency_ms"]["inference"]["p90"].get<double>(), 0);
+  EXPECT_TRUE(j["outputs"]["http"]["ok"].get<bool>());
+
+  // Two viewers at once get the annotated camera frames at the source's size.
+  MjpegReader a("127.0.0.1", port_, 3);
+  MjpegReader b("127.0.0.1", port_, 3);
+  ASSERT_TRUE(a.wait(30s)) << a.error();
+  ASSERT_TRUE(b.wait(30s)) << b.error();
+  EXPECT_EQ(a.content_type(), "multipart/x-mixed-replace; boundary=frame");
+  const cv::Mat frame = cv::imdecode(a.parts().back(), cv::IMREAD_COLOR);
+  ASSERT_FALSE(frame.empty());
+  EXPECT_EQ(frame.cols, 1280);
+  EXPECT_EQ(frame.rows, 720);
+
+  auto snapshot = client().Get("/snapshot.jpg");
+  ASSERT_TRUE(snapshot);
+  ASSERT_EQ(snapshot->status, 200);
+  EXPECT_FALSE(
+      cv::imdecode(std::vector<unsigned char>(snapshot->body.begin(), snapshot->body.end()),
+                   cv::IMREAD_COLOR)
+          .empty());
+
+  // One event per processed frame, in order, each with its detections.
+  std::string events;
+  client().Get("/api/detections", [&](const char* data, std::size_t size) {
+    events.append(data, size);
+    return std::count(events.begin(), events.end(), '\n') < 3 * 5;
+  });
+  std::vector<long> frames;
+  const std::regex event(R"(id: (\d+)\nevent: detections\ndata: (\{.*\})\n)");
+  for (auto it = std::sregex_iterator(events.begin(), events.end(), event);
+       it != std::sregex_iterator(); ++it) {
+    frames.push_back(std::stol((*it)[1]));
+    const nlohmann::json e = nlohmann::json::parse((*it)[2].str());
+    EXPECT_TRUE(e["detections"].is_array());
+    EXPECT_EQ(e["model"], "yolo11n_320_fp32");
+  }
+  ASSERT_GE(frames.size(), 3u) << events;
+  EXPECT_TRUE(std::is_sorted(frames.begin(), frames.end()));
+}
+
+TEST_F(LiveView, PrecisionSwitchGoesThroughTheReloadPath) {
+  YOLO_REQUIRE_FIXTURES();
+  start();
+  ASSERT_TRUE(wait_for_frames(60s)) << s_.daemon_output();
+  FieldLogReader log(s_.logs);
+
+  // No INT8 file and no quantize: auto: the config refuses INT8, and says how to allow it.
+  auto refused = post("/api/precision", R"({"precision":"int8"})");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 422) << refused->body;
+  EXPECT_NE(refused->body.find("model.precision"), std::string::npos) << refused->body;
+  EXPECT_EQ(status()["model"]["wanted_precision"], "fp32");
+
+  // Allowed once the file lets the daemon make INT8 itself.
+  s_.write_config(config_text(paced_video(), s_.logs, "yolo11n_320_fp32",
+                              "  quantize: auto\n  calibration_frames: 16\n", http_section()));
+  auto reload = post("/api/reload", "");
+  ASSERT_TRUE(reload);
+  EXPECT_EQ(reload->status, 200) << reload->body;
+  EXPECT_NE(reload->body.find("model.quantize"), std::string::npos) << reload->body;
+
+  auto accepted = post("/api/precision", R"({"precision":"int8"})");
+  ASSERT_TRUE(accepted);
+  ASSERT_EQ(accepted->status, 200) << accepted->body;
+  EXPECT_EQ(nlohmann::json::parse(accepted->body)["changed"][0], "model.precision");
+  const auto event = log.wait_for(
+      [](const auto& j) {
+        return is_event(j, "config") &&
+               j.value("trigger", "").find("POST /api/precision") != std::string::npos;
+      },
+      10s);
+  ASSERT_TRUE(event) << "logged as a config reload";
+  nlohmann::json j = status();
+  EXPECT_EQ(j["model"]["wanted_precision"], "int8");
+  EXPECT_EQ(j["model"]["precision_override"]["value"], "int8");
+  EXPECT_TRUE(s_.notify->wait_for("RELOADING=1", 0, 1s));
+
+  // A reload of an unchanged file keeps the API's choice ...
+  ASSERT_TRUE(post("/api/reload", ""));
+  EXPECT_EQ(status()["model"]["wanted_precision"], "int8");
+  // ... and a file that no longer allows it ends it: the file has the last word.
+  s_.write_config(
+      config_text(paced_video(), s_.logs, "yolo11n_320_fp32", "  quantize: off\n", http_section()));
+  auto back = post("/api/reload", "");
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->status, 200) << back->body;
+  EXPECT_TRUE(
+      log.wait_for([](const auto& l) { return is_event(l, "precision_override_dropped"); }, 10s));
+  j = status();
+  EXPECT_EQ(j["model"]["wanted_precision"], "fp32");
+  EXPECT_FALSE(j["model"].contains("precision_override"));
+  EXPECT_FALSE(j.contains("last_error")) << j.dump();
+}
+
+TEST_F(LiveView, FiftyClientsAtOnceAndIdleConnectionsLeaveItServing) {
+  YOLO_REQUIRE_FIXTURES();
+  start();
+  ASSERT_TRUE(wait_for_frames(60s)) << s_.daemon_output();
+  const auto frames_before = status()["frames"].get<long>();
+
+  // Connections that never send a byte hold a worker only until the read timeout.
+  std::vector<int> idle;
+  for (int i = 0; i < 20; ++i) {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<std::uint16_t>(port_));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) idle.push_back(fd);
+  }
+  std::atomic<int> answered = 0;
+  std::vector<std::thread> clients;
+  for (int i = 0; i < 50; ++i) {
+    clients.emplace_back([&, i] {
+      httplib::Client c("127.0.0.1", port_);
+      c.set_read_timeout(20s);
+      c.set_connection_timeout(20s);
+      auto r = c.Get(i % 2 ? "/api/status" : "/metrics");
+      if (r && r->status == 200) ++answered;
+    });
+  }
+  for (auto& t : clients) t.join();
+  for (int fd : idle) close(fd);
+  EXPECT_EQ(answered.load(), 50);
+  EXPECT_TRUE(wait_for_frames(10s));
+  EXPECT_GT(status()["frames"].get<long>(), frames_before) << "inference carried on";
+}
+
+// Headless Chromium opens the page as a person would; the screenshots are kept in the build
+// folder (Testing/live-view-*.png) for a person to look at.
+TEST_F(LiveView, PageShowsTheStreamAndTheNumbersInABrowser) {
+  YOLO_REQUIRE_FIXTURES();
+  const fs::path chromium = "/usr/bin/chromium";
+  if (!fs::exists(chromium)) GTEST_SKIP() << "no " << chromium << " (scripts/setup.sh installs it)";
+  start();
+  ASSERT_TRUE(wait_for_frames(60s)) << s_.daemon_output();
+  const fs::path shots = fs::path(YOLO_EDGE_BINARY_DIR) / "Testing";
+  fs::create_directories(shots);
+  const std::vector<std::string> common = {chromium.string(),
+                                           "--headless",
+                                           "--no-sandbox",
+                                           "--disable-gpu",
+                                           "--hide-scrollbars",
+                                           "--no-first-run",
+                                           "--virtual-time-budget=5000"};
+  struct Shot {
+    std::string name;
+    int width, height;
+    cv::Rect video;  // where the stream is drawn at that width
+  };
+  // Desktop: the video beside the stats; phone: above them, full width.
+  for (const Shot& shot : {Shot{"desktop", 1280, 800, {120, 150, 660, 330}},
+                           Shot{"phone", 390, 1200, {30, 80, 330, 120}}}) {
+    const fs::path png = shots / ("live-view-" + shot.name + ".png");
+    fs::remove(png);
+    std::vector<std::string> argv = common;
+    argv.push_back("--window-size=" + std::to_string(shot.width) + "," +
+                   std::to_string(shot.height));
+    argv.push_back("--screenshot=" + png.string());
+    argv.push_back(url());
+    const ProcessResult r = run_process(argv);
+    ASSERT_TRUE(fs::exists(png)) << shot.name << ": " << r.err;
+    const cv::Mat image = cv::imread(png.string(), cv::IMREAD_COLOR);
+    ASSERT_EQ(image.cols, shot.width);
+    // The video area shows the camera: most of it is neither the black of an empty player nor
+    // one flat colour.
+    const cv::Mat area = image(shot.video);
+    cv::Mat gray;
+    cv::cvtColor(area, gray, cv::COLOR_BGR2GRAY);
+    const double lit = cv::countNonZero(gray > 40) / static_cast<double>(gray.total());
+    cv::Scalar mean, stddev;
+    cv::meanStdDev(gray, mean, stddev);
+    EXPECT_GT(lit, 0.5) << shot.name << ": the video area is dark; see " << png;
+    EXPECT_GT(stddev[0], 20) << shot.name << ": the video area is flat; see " << png;
+  }
+
+  // The stats panel, once the page has polled: a number for FPS, the precision, the state.
+  std::vector<std::string> argv = common;
+  argv.push_back("--dump-dom");
+  argv.push_back(url());
+  const ProcessResult dom = run_process(argv);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(dom.out, m, std::regex(R"re(id="fps">(\d+\.\d)<)re")))
+      << dom.out.substr(0, 4000);
+  EXPECT_GT(std::stod(m[1]), 0);
+  EXPECT_TRUE(contains(dom.out, R"(id="precision">FP32<)"));
+  EXPECT_TRUE(contains(dom.out, R"(id="state">running<)"));
+}
+
+}  // namespace
+}  // namespace yolo::test
