@@ -49,6 +49,9 @@ endif()
 pkg_check_modules(SYSTEMD QUIET IMPORTED_TARGET libsystemd)
 yolo_require(SYSTEMD_FOUND "libsystemd" libsystemd-dev)
 
+pkg_check_modules(MOSQUITTO QUIET IMPORTED_TARGET libmosquitto)
+yolo_require(MOSQUITTO_FOUND "libmosquitto" libmosquitto-dev)
+
 find_package(nlohmann_json QUIET)
 yolo_require(nlohmann_json_FOUND "nlohmann-json" nlohmann-json3-dev)
 

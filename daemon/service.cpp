@@ -16,6 +16,7 @@
 #include "daemon/host_name.h"
 #include "daemon/http_server.h"
 #include "daemon/metrics.h"
+#include "daemon/mqtt_publisher.h"
 #include "daemon/utc_time.h"
 #include "daemon/version.h"
 #include "vision/capture.h"
@@ -150,6 +151,7 @@ int Service::start() {
                                [this](ControlRequest r, std::chrono::milliseconds t) {
                                  return control_.call(std::move(r), t);
                                }}));
+  publishers_.push_back(std::make_unique<MqttPublisher>(events_));
   for (const auto& p : publishers_) {
     p->configure(config_);
     p->start();
@@ -425,6 +427,10 @@ void Service::tick() {
                         {{"kind", "stream"}}, http.value("viewers", 0));
     metrics_->set_gauge("yolo_edge_http_clients", "Clients of the live view's endless responses.",
                         {{"kind", "events"}}, http.value("event_clients", 0));
+    if (const nlohmann::json& mqtt = (*status)["outputs"]["mqtt"]; mqtt.value("enabled", false)) {
+      metrics_->set_gauge("yolo_edge_mqtt_connected", "1 while the MQTT broker is connected.", {},
+                          mqtt.value("connected", false) ? 1 : 0);
+    }
   }
 }
 

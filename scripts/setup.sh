@@ -21,7 +21,7 @@ packages=(
   chromium fonts-dejavu-core
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-libav
   python3 python3-matplotlib
-  systemd procps
+  systemd procps openssl
 )
 
 if [ "$(id -u)" -eq 0 ]; then

@@ -1,0 +1,63 @@
+#pragma once
+
+#include <chrono>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace yolo::daemon {
+
+// One label whose reported count changed (0 means absent).
+struct LabelChange {
+  std::string label;
+  int from = 0;
+  int to = 0;
+
+  bool operator==(const LabelChange&) const = default;
+};
+
+// What is seen, debounced, as MQTT events and occupancy report it. A label's reported count is
+// the largest count any frame had for it within the last `hold`: it rises at once (a new object
+// is news) and falls, or the label disappears, only after `hold` without a frame that had the
+// higher count. A count that flickers for one frame therefore gives no event when it dips, and
+// at most one rise and one fall per `hold` when it jumps, however fast the frames come. With a
+// zero hold every change of a frame's counts is reported.
+class LabelTracker {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  explicit LabelTracker(Clock::duration hold) : hold_(hold) {}
+
+  // Applies from the next add() or expire().
+  void set_hold(Clock::duration hold) { hold_ = hold; }
+  Clock::duration hold() const { return hold_; }
+
+  // One frame's count per label (labels it did not see are absent) at `time`, which never goes
+  // back; returns the labels whose reported count changed, in label order.
+  std::vector<LabelChange> add(const std::map<std::string, int>& counts, Clock::time_point time);
+  // Forgets sightings older than `hold` at `time` without a frame (the source stalled); returns
+  // the changes.
+  std::vector<LabelChange> expire(Clock::time_point time);
+  // When expire() would next change something; nothing while no label is seen.
+  std::optional<Clock::time_point> next_expiry() const;
+
+  // The reported count of each label seen now (all above 0).
+  std::map<std::string, int> counts() const;
+  bool present(const std::string& label) const { return windows_.contains(label); }
+
+ private:
+  // A label's sightings within the hold, oldest first, with counts strictly decreasing: the
+  // front is the largest count of the window (a sliding-window maximum).
+  using Window = std::deque<std::pair<Clock::time_point, int>>;
+
+  // Drops the sightings that fell out of the hold at `time`.
+  void prune(Clock::time_point time);
+
+  Clock::duration hold_;
+  std::map<std::string, Window> windows_;
+};
+
+}  // namespace yolo::daemon
