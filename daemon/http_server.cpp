@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "daemon/rounded.h"
 #include "daemon/utc_time.h"
 #include "daemon/web_assets.h"
 #include "vision/annotate.h"
@@ -153,25 +154,22 @@ std::pair<std::string, int> split_listen(const std::string& listen) {
   return {host, std::stoi(listen.substr(colon + 1))};
 }
 
-// Pixels to a tenth: what a box needs, without float noise in the JSON.
-double tenth(float v) {
-  return std::round(static_cast<double>(v) * 10) / 10;
-}
-
 nlohmann::json detections_json(const FrameResult& r) {
   nlohmann::json list = nlohmann::json::array();
   for (const vision::Detection& d : r.detections) {
     list.push_back(
         {{"label", r.model ? r.model->names.name(d.class_id) : std::to_string(d.class_id)},
          {"class_id", d.class_id},
-         {"score", std::round(static_cast<double>(d.score) * 1000) / 1000},
-         {"box", {tenth(d.box.x1), tenth(d.box.y1), tenth(d.box.x2), tenth(d.box.y2)}}});
+         {"score", rounded(d.score, 0.001)},
+         {"box",
+          {rounded(d.box.x1, 0.1), rounded(d.box.y1, 0.1), rounded(d.box.x2, 0.1),
+           rounded(d.box.y2, 0.1)}}});
   }
   nlohmann::json j = {{"frame", r.index},
                       {"time", iso8601_utc(r.wall)},
                       {"latency_ms",
-                       {{"inference", std::round(r.times.inference_ms * 100) / 100},
-                        {"end_to_end", std::round(r.times.end_to_end_ms * 100) / 100}}},
+                       {{"inference", rounded(r.times.inference_ms, 0.01)},
+                        {"end_to_end", rounded(r.times.end_to_end_ms, 0.01)}}},
                       {"detections", std::move(list)}};
   if (r.model) {
     j["model"] = r.model->name;
@@ -683,7 +681,7 @@ nlohmann::json HttpServer::status() const {
                       {"viewers", viewers_.load()},
                       {"event_clients", event_clients_.load()},
                       {"frames_encoded", frames_encoded_.load()},
-                      {"stream_fps", std::round(stream_fps_.load() * 10) / 10},
+                      {"stream_fps", rounded(stream_fps_.load(), 0.1)},
                       {"requests", requests_.load()},
                       {"refused", refused_.load()}};
   if (!warning_.empty()) j["warning"] = warning_;

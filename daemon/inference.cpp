@@ -1,5 +1,7 @@
 #include "daemon/inference.h"
 
+#include "daemon/rounded.h"
+
 #include <cmath>
 #include <utility>
 #include <vector>
@@ -21,10 +23,6 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
-double round_to(double v, double step) {
-  return std::round(v / step) * step;
-}
-
 std::string describe(const ModelInfo& m) {
   return m.name + " " + m.precision + " " + std::to_string(m.input_width) + "x" +
          std::to_string(m.input_height);
@@ -35,7 +33,7 @@ std::string describe(const ModelInfo& m) {
 nlohmann::json to_json(const ThreadDecision& d) {
   nlohmann::json latency = nlohmann::json::object();
   for (const auto& [threads, ms] : d.latency_ms)
-    latency[std::to_string(threads)] = round_to(ms, 0.01);
+    latency[std::to_string(threads)] = rounded(ms, 0.01);
   return {{"from", d.from},
           {"to", d.to},
           {"kind", d.kind},
@@ -135,7 +133,7 @@ nlohmann::json Inference::status() const {
   const double rate = fps();
   std::lock_guard lock(status_mutex_);
   nlohmann::json j = {{"frames", frames_.load()},
-                      {"fps", round_to(rate, 0.01)},
+                      {"fps", rounded(rate, 0.01)},
                       {"threads", threads_},
                       {"settled", settled_}};
   if (!recent_times_.empty()) {
@@ -151,7 +149,7 @@ nlohmann::json Inference::status() const {
       values.reserve(recent_times_.size());
       for (const StageTimes& t : recent_times_) values.push_back(t.*member);
       const vision::LatencyStats s = vision::summarize(std::move(values));
-      latency[name] = {{"p50", round_to(s.p50, 0.01)}, {"p90", round_to(s.p90, 0.01)}};
+      latency[name] = {{"p50", rounded(s.p50, 0.01)}, {"p90", rounded(s.p90, 0.01)}};
     }
     j["latency_ms"] = std::move(latency);
   }
@@ -290,11 +288,11 @@ void Inference::report_swap(std::int64_t first_index, Clock::time_point first_do
   nlohmann::json fields = {{"to", s.to->name},
                            {"to_precision", s.to->precision},
                            {"to_path", s.to->path.string()},
-                           {"build_ms", round_to(s.build_ms, 0.1)},
+                           {"build_ms", rounded(s.build_ms, 0.1)},
                            {"last_frame_before", s.last_index},
                            {"first_frame_after", first_index},
                            {"frames_lost", lost},
-                           {"gap_ms", round_to(gap_ms, 0.1)}};
+                           {"gap_ms", rounded(gap_ms, 0.1)}};
   if (s.from) {
     fields["from"] = s.from->name;
     fields["from_precision"] = s.from->precision;

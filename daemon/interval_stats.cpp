@@ -1,5 +1,7 @@
 #include "daemon/interval_stats.h"
 
+#include "daemon/rounded.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -21,11 +23,6 @@ std::array<double, 5> stage_values(const StageTimes& t) {
 // Figures in a line carry no more digits than they are worth; dividing by the power of ten
 // (rather than multiplying by its inverse) gives the double nearest to the decimal, which JSON
 // then prints without a tail of 9s.
-double rounded(double value, int decimals) {
-  const double scale = std::pow(10.0, decimals);
-  return std::round(value * scale) / scale;
-}
-
 bool same_model(const ModelInfo& a, const ModelInfo& b) {
   return a.name == b.name && a.precision == b.precision && a.input_width == b.input_width &&
          a.input_height == b.input_height;
@@ -33,11 +30,11 @@ bool same_model(const ModelInfo& a, const ModelInfo& b) {
 
 nlohmann::ordered_json latency_summary(const std::vector<double>& samples_ms) {
   const vision::LatencyStats s = vision::summarize(samples_ms);
-  return {{"p50", rounded(s.p50, 3)},
-          {"p90", rounded(s.p90, 3)},
-          {"p99", rounded(s.p99, 3)},
-          {"mean", rounded(s.mean, 3)},
-          {"max", rounded(s.max, 3)}};
+  return {{"p50", rounded(s.p50, 0.001)},
+          {"p90", rounded(s.p90, 0.001)},
+          {"p99", rounded(s.p99, 0.001)},
+          {"mean", rounded(s.mean, 0.001)},
+          {"max", rounded(s.max, 0.001)}};
 }
 
 }  // namespace
@@ -121,7 +118,7 @@ nlohmann::ordered_json IntervalStats::line(std::chrono::system_clock::time_point
   nlohmann::ordered_json j;
   j["type"] = "interval";
   j["time"] = iso8601_utc(wall_end);
-  j["duration_s"] = rounded(duration_s, 3);
+  j["duration_s"] = rounded(duration_s, 0.001);
   j["host"] = host_;
   if (model_) {
     j["model"] = model_->name;
@@ -137,7 +134,7 @@ nlohmann::ordered_json IntervalStats::line(std::chrono::system_clock::time_point
     j["frames_by_threads"] = std::move(by_threads);
   }
   j["frames"] = frames_;
-  j["fps"] = duration_s > 0 ? rounded(static_cast<double>(frames_) / duration_s, 2) : 0.0;
+  j["fps"] = duration_s > 0 ? rounded(static_cast<double>(frames_) / duration_s, 0.01) : 0.0;
   j["dropped"] = dropped_ + unlogged_;
   if (unlogged_ > 0) j["unlogged"] = unlogged_;
   if (frames_ > 0) {
@@ -151,7 +148,7 @@ nlohmann::ordered_json IntervalStats::line(std::chrono::system_clock::time_point
   }
   if (!gaps_ms_.empty()) {
     const vision::LatencyStats gaps = vision::summarize(gaps_ms_);
-    j["result_gap_ms"] = {{"p50", rounded(gaps.p50, 3)}, {"max", rounded(gaps.max, 3)}};
+    j["result_gap_ms"] = {{"p50", rounded(gaps.p50, 0.001)}, {"max", rounded(gaps.max, 0.001)}};
   }
   nlohmann::ordered_json detections = nlohmann::ordered_json::object();
   for (const auto& [class_id, count] : detections_) {
@@ -171,25 +168,26 @@ void IntervalStats::add_device(nlohmann::ordered_json& line, double duration_s) 
   // below are what it is for.
   device.erase("energy_j");
   if (samples_ > 0 && cpu_total_count_ > 0) {
-    device["cpu_busy_total"] = rounded(cpu_total_sum_ / static_cast<double>(cpu_total_count_), 3);
+    device["cpu_busy_total"] =
+        rounded(cpu_total_sum_ / static_cast<double>(cpu_total_count_), 0.001);
   }
   if (samples_ > 0 && cpu_core_count_ > 0) {
     nlohmann::json cores = nlohmann::json::array();
     for (double sum : cpu_core_sums_) {
-      cores.push_back(rounded(sum / static_cast<double>(cpu_core_count_), 3));
+      cores.push_back(rounded(sum / static_cast<double>(cpu_core_count_), 0.001));
     }
     device["cpu_busy"] = std::move(cores);
   }
   const auto power = mean_power_w();
-  if (power) device["power_w"] = rounded(*power, 3);
+  if (power) device["power_w"] = rounded(*power, 0.001);
 
   line["telemetry_samples"] = samples_;
   for (const auto& [key, value] : device.items()) line[key] = value;
   const auto hottest = samples_ > 0 ? max_celsius_ : last_sample_->max_celsius();
-  if (hottest) line["temp_max_c"] = rounded(*hottest, 2);
+  if (hottest) line["temp_max_c"] = rounded(*hottest, 0.01);
   if (power && frames_ > 0) {
     line["energy_per_frame_mj"] =
-        rounded(*power * duration_s / static_cast<double>(frames_) * 1000.0, 3);
+        rounded(*power * duration_s / static_cast<double>(frames_) * 1000.0, 0.001);
   }
 }
 

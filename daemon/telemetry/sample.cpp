@@ -1,21 +1,20 @@
 #include "daemon/telemetry/sample.h"
 
+#include "daemon/rounded.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 namespace yolo::daemon::telemetry {
 
+using daemon::rounded;
+
 namespace {
 
 // Sensor values carry no more precision than this in logs: 0.01 C, 0.1 MHz, 1 mW. Dividing by
 // the whole scale (rather than multiplying by the step) gives the double nearest the decimal, so
 // JSON prints 51.23, not 51.230000000000004.
-double rounded(double value, double step) {
-  const double scale = std::round(1.0 / step);
-  return std::round(value * scale) / scale;
-}
-
 nlohmann::json throttle_json(const ThrottleState& t) {
   char hex[16];
   std::snprintf(hex, sizeof hex, "0x%x", t.raw);
