@@ -387,6 +387,8 @@ class Validator {
   std::optional<Record> convert_record(const FieldSpec& field, const std::string& key,
                                        const YAML::Node& node, Where at) {
     Record record;
+    // Members written, valid or not: a wrong one is not also a missing one.
+    std::set<std::string> written;
     bool ok = true;
     for (const auto& entry : node) {
       const Where key_at = where(entry.first.Mark());
@@ -403,7 +405,7 @@ class Validator {
         ok = false;
         continue;
       }
-      if (record.values.contains(name)) {
+      if (!written.insert(name).second) {
         add(member_key, key_at, "key written twice: keep one");
         ok = false;
         continue;
@@ -424,7 +426,7 @@ class Validator {
       record.values.emplace(name, std::move(*value));
     }
     for (const FieldSpec& m : field.members) {
-      if (record.values.contains(m.name)) continue;
+      if (written.contains(std::string(m.name))) continue;
       if (m.required) {
         add(key, at,
             "has no " + std::string(m.name) + ": set it (" + m.accepts() + "), e.g. " +

@@ -13,6 +13,7 @@
 #include "config/config_loader.h"
 #include "config/schema.h"
 #include "daemon/field_log.h"
+#include "daemon/gpio_publisher.h"
 #include "daemon/host_name.h"
 #include "daemon/utc_time.h"
 #include "daemon/version.h"
@@ -136,6 +137,11 @@ int Service::start() {
   reservoir_ = reservoir.get();
   publishers_.push_back(std::move(field_log));
   publishers_.push_back(std::move(reservoir));
+  // The precision button's requests are only logged until the precision switch path they go
+  // through exists (issue 12).
+  publishers_.push_back(std::make_unique<GpioPublisher>(events_, [this](std::string_view request) {
+    log_.info("precision button: '" + std::string(request) + "' requested");
+  }));
   for (const auto& p : publishers_) {
     p->configure(config_);
     p->start();

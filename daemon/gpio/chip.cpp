@@ -157,6 +157,12 @@ GpioError request_error(int err, const ChipInfo& chip, unsigned offset, std::str
   }
 }
 
+GpioError call_error(const ChipInfo& chip, unsigned offset, std::string_view doing) {
+  const int err = errno;
+  return GpioError(ErrorKind::kOther, std::string(doing) + " line " + std::to_string(offset) +
+                                          " of " + chip.name + " failed: " + std::strerror(err));
+}
+
 void check_offset(const ChipInfo& chip, unsigned offset) {
   if (offset < chip.lines) return;
   throw GpioError(ErrorKind::kNoLine, chip.name + " (" + chip.label + ") has lines 0 to " +

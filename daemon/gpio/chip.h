@@ -124,6 +124,10 @@ GpioError open_error(int err, const std::filesystem::path& device);
 // the line when it is busy ("" when unknown).
 GpioError request_error(int err, const ChipInfo& chip, unsigned offset, std::string_view holder);
 
+// The GpioError for a failed call on a requested line, from errno: "setting line 17 of gpiochip0
+// failed: ...".
+GpioError call_error(const ChipInfo& chip, unsigned offset, std::string_view doing);
+
 // Checks the offset exists on the chip before asking the kernel (its EINVAL says nothing).
 void check_offset(const ChipInfo& chip, unsigned offset);
 

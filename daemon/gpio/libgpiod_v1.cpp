@@ -40,11 +40,6 @@ struct ChipHandle {
   gpiod_chip* chip;
 };
 
-GpioError line_error(const ChipInfo& info, unsigned offset, const std::string& what) {
-  return GpioError(ErrorKind::kOther, what + " line " + std::to_string(offset) + " of " +
-                                          info.name + " failed: " + std::strerror(errno));
-}
-
 class V1Output : public OutputLine {
  public:
   V1Output(std::shared_ptr<ChipHandle> chip, gpiod_line* line, const ChipInfo& info)
@@ -55,7 +50,7 @@ class V1Output : public OutputLine {
   }
   void set(bool active) override {
     if (gpiod_line_set_value(line_, active ? 1 : 0) < 0) {
-      throw line_error(info_, gpiod_line_offset(line_), "setting");
+      throw call_error(info_, gpiod_line_offset(line_), "setting");
     }
   }
 
@@ -72,7 +67,7 @@ class V1Input : public InputLine {
   ~V1Input() override { gpiod_line_release(line_); }
   bool get() override {
     const int v = gpiod_line_get_value(line_);
-    if (v < 0) throw line_error(info_, gpiod_line_offset(line_), "reading");
+    if (v < 0) throw call_error(info_, gpiod_line_offset(line_), "reading");
     return v == 1;
   }
   std::optional<Edge> read_edge(std::chrono::milliseconds timeout) override {
@@ -80,11 +75,11 @@ class V1Input : public InputLine {
     const timespec wait{static_cast<time_t>(timeout.count() / 1000),
                         static_cast<long>(timeout.count() % 1000) * 1'000'000};
     const int ready = gpiod_line_event_wait(line_, &wait);
-    if (ready < 0) throw line_error(info_, gpiod_line_offset(line_), "waiting for an edge on");
+    if (ready < 0) throw call_error(info_, gpiod_line_offset(line_), "waiting for an edge on");
     if (ready == 0) return std::nullopt;
     gpiod_line_event event{};
     if (gpiod_line_event_read(line_, &event) < 0) {
-      throw line_error(info_, gpiod_line_offset(line_), "reading an edge of");
+      throw call_error(info_, gpiod_line_offset(line_), "reading an edge of");
     }
     return Edge{event.event_type == GPIOD_LINE_EVENT_RISING_EDGE,
                 std::chrono::seconds(event.ts.tv_sec) + std::chrono::nanoseconds(event.ts.tv_nsec)};

@@ -46,11 +46,6 @@ gpiod_line_value value_of(bool active) {
   return active ? GPIOD_LINE_VALUE_ACTIVE : GPIOD_LINE_VALUE_INACTIVE;
 }
 
-GpioError line_error(const ChipInfo& info, unsigned offset, const std::string& what) {
-  return GpioError(ErrorKind::kOther, what + " line " + std::to_string(offset) + " of " +
-                                          info.name + " failed: " + std::strerror(errno));
-}
-
 class V2Output : public OutputLine {
  public:
   V2Output(RequestPtr request, unsigned offset, const ChipInfo& info)
@@ -60,7 +55,7 @@ class V2Output : public OutputLine {
   }
   void set(bool active) override {
     if (gpiod_line_request_set_value(request_.get(), offset_, value_of(active)) < 0) {
-      throw line_error(info_, offset_, "setting");
+      throw call_error(info_, offset_, "setting");
     }
   }
 
@@ -78,21 +73,21 @@ class V2Input : public InputLine {
         info_(info),
         edges_(edges),
         buffer_(gpiod_edge_event_buffer_new(1)) {
-    if (!buffer_) throw line_error(info_, offset_, "making an edge buffer for");
+    if (!buffer_) throw call_error(info_, offset_, "making an edge buffer for");
   }
   bool get() override {
     const gpiod_line_value v = gpiod_line_request_get_value(request_.get(), offset_);
-    if (v == GPIOD_LINE_VALUE_ERROR) throw line_error(info_, offset_, "reading");
+    if (v == GPIOD_LINE_VALUE_ERROR) throw call_error(info_, offset_, "reading");
     return v == GPIOD_LINE_VALUE_ACTIVE;
   }
   std::optional<Edge> read_edge(std::chrono::milliseconds timeout) override {
     if (!edges_) return std::nullopt;
     const int ready = gpiod_line_request_wait_edge_events(
         request_.get(), std::chrono::nanoseconds(timeout).count());
-    if (ready < 0) throw line_error(info_, offset_, "waiting for an edge on");
+    if (ready < 0) throw call_error(info_, offset_, "waiting for an edge on");
     if (ready == 0) return std::nullopt;
     if (gpiod_line_request_read_edge_events(request_.get(), buffer_.get(), 1) < 1) {
-      throw line_error(info_, offset_, "reading an edge of");
+      throw call_error(info_, offset_, "reading an edge of");
     }
     gpiod_edge_event* event = gpiod_edge_event_buffer_get_event(buffer_.get(), 0);
     return Edge{gpiod_edge_event_get_event_type(event) == GPIOD_EDGE_EVENT_RISING_EDGE,
@@ -137,14 +132,14 @@ class V2Chip : public Chip {
   SettingsPtr new_settings(unsigned offset) {
     check_offset(info_, offset);
     SettingsPtr settings(gpiod_line_settings_new());
-    if (!settings) throw line_error(info_, offset, "preparing");
+    if (!settings) throw call_error(info_, offset, "preparing");
     return settings;
   }
 
   RequestPtr request(gpiod_line_settings* settings, unsigned offset, const std::string& consumer) {
     LineConfigPtr line_config(gpiod_line_config_new());
     RequestConfigPtr request_config(gpiod_request_config_new());
-    if (!line_config || !request_config) throw line_error(info_, offset, "preparing");
+    if (!line_config || !request_config) throw call_error(info_, offset, "preparing");
     if (gpiod_line_config_add_line_settings(line_config.get(), &offset, 1, settings) < 0) {
       throw request_error(errno, info_, offset, "");
     }

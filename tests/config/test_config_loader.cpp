@@ -256,7 +256,10 @@ TEST(ConfigLoader, GpioRecordsAreCheckedKeyByKeyWithTheirPlace) {
                  "gpio.alerts[0].min_scor", 2, 23, "did you mean 'min_score'?");
   expect_problem(error_of("gpio:\n  alerts: [{line: 17, classes: [0, x]}]\n"),
                  "gpio.alerts[0].classes[1]", 2, 36, "expected a whole number");
-  expect_problem(error_of("gpio:\n  alerts: [{line: 1024}]\n"), "gpio.alerts[0].line", 2, 20,
+  const ConfigError out_of_range = error_of("gpio:\n  alerts: [{line: 1024}]\n");
+  // One problem: a line written wrong is not also a line missing.
+  EXPECT_EQ(out_of_range.problems().size(), 1u) << out_of_range.what();
+  expect_problem(out_of_range, "gpio.alerts[0].line", 2, 19,
                  "1024 is out of range: use a whole number from 0 to 1023");
   expect_problem(error_of("gpio:\n  alerts: [5]\n"), "gpio.alerts[0]", 2, 12,
                  "expected a mapping such as {line: 17}, got '5'");
@@ -265,9 +268,9 @@ TEST(ConfigLoader, GpioRecordsAreCheckedKeyByKeyWithTheirPlace) {
   expect_problem(error_of("gpio:\n  status_led: 27\n"), "gpio.status_led", 2, 15,
                  "expected a mapping such as {line: 17} (or null for none), got '27'");
   expect_problem(error_of("gpio:\n  precision_button: {line: 22, bias: pull-dwn}\n"),
-                 "gpio.precision_button.bias", 2, 41, "(did you mean 'pull-down'?)");
+                 "gpio.precision_button.bias", 2, 38, "(did you mean 'pull-down'?)");
   expect_problem(error_of("gpio:\n  precision_button: {line: 22, line: 23}\n"),
-                 "gpio.precision_button.line", 2, 33, "key written twice");
+                 "gpio.precision_button.line", 2, 32, "key written twice");
   expect_problem(error_of("gpio:\n  chip: \"\"\n"), "gpio.chip", 2, 9, "is empty");
   // Null and empty leave them out.
   const Config none = parse_config("gpio:\n  alerts:\n  status_led: null\n  precision_button: ~\n",
@@ -280,7 +283,7 @@ TEST(ConfigLoader, AGpioLineDrivesOneThing) {
       "gpio:\n  alerts: [{line: 17}, {line: 17, chip: gpiochip1}, {line: 17, chip: gpiochip0}]\n"
       "  precision_button: {line: 17, chip: gpiochip1}\n");
   ASSERT_EQ(e.problems().size(), 2u) << e.what();
-  expect_problem(e, "gpio.alerts[2].line", 2, 57,
+  expect_problem(e, "gpio.alerts[2].line", 2, 60,
                  "line 17 of gpiochip0 is already used by gpio.alerts[0]");
   expect_problem(e, "gpio.precision_button.line", 3, 28,
                  "line 17 of gpiochip1 is already used by gpio.alerts[1]");
