@@ -93,13 +93,13 @@ GpioError open_failure(Backend& backend, const fs::path& device) {
   return GpioError(ErrorKind::kOther, "");
 }
 
-TEST(Libgpiod, IsTheApiThisTestWasBuiltFor) {
+TEST(YOLO_GPIOD_SUITE, IsTheApiThisTestWasBuiltFor) {
   const std::string name = libgpiod_backend()->name();
   EXPECT_EQ(name.rfind("libgpiod ", 0), 0u) << name;
   EXPECT_NE(name.find(std::string("(") + YOLO_GPIOD_API + " API)"), std::string::npos) << name;
 }
 
-TEST(Libgpiod, AMissingChipIsNoChip) {
+TEST(YOLO_GPIOD_SUITE, AMissingChipIsNoChip) {
   const auto backend = libgpiod_backend();
   const GpioError e = open_failure(*backend, "/dev/gpiochip-yolo-edge-missing");
   EXPECT_EQ(e.kind(), ErrorKind::kNoChip);
@@ -108,13 +108,13 @@ TEST(Libgpiod, AMissingChipIsNoChip) {
       << e.what();
 }
 
-TEST(Libgpiod, ADeviceThatIsNoGpioChipIsRefused) {
+TEST(YOLO_GPIOD_SUITE, ADeviceThatIsNoGpioChipIsRefused) {
   const auto backend = libgpiod_backend();
   const GpioError e = open_failure(*backend, "/dev/null");
   EXPECT_EQ(e.kind(), ErrorKind::kNoChip) << e.what();
 }
 
-TEST(Libgpiod, FindsTheChipsThisMachineHas) {
+TEST(YOLO_GPIOD_SUITE, FindsTheChipsThisMachineHas) {
   const auto backend = libgpiod_backend();
   for (const fs::path& device : backend->devices()) {
     try {
@@ -128,7 +128,11 @@ TEST(Libgpiod, FindsTheChipsThisMachineHas) {
   }
 }
 
-class LibgpiodOnGpioSim : public ::testing::Test {
+// The suites are named by the build (YOLO_GPIOD_SUITE): this file is built twice.
+#define SIM_SUITE_NAME(suite) suite##OnGpioSim
+#define SIM_SUITE(suite) SIM_SUITE_NAME(suite)
+
+class SIM_SUITE(YOLO_GPIOD_SUITE) : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!fs::is_directory(kSimRoot)) {
@@ -146,13 +150,13 @@ class LibgpiodOnGpioSim : public ::testing::Test {
   std::shared_ptr<Chip> chip_;
 };
 
-TEST_F(LibgpiodOnGpioSim, OpensByLabelAndName) {
+TEST_F(SIM_SUITE(YOLO_GPIOD_SUITE), OpensByLabelAndName) {
   EXPECT_EQ(chip_->info().name, sim_->chip_name());
   EXPECT_EQ(chip_->info().lines, 8u);
   EXPECT_EQ(open_chip(*backend_, sim_->chip_name())->info().label, SimChip::kLabel);
 }
 
-TEST_F(LibgpiodOnGpioSim, OutputsDriveThePinAndGoInactiveOnRelease) {
+TEST_F(SIM_SUITE(YOLO_GPIOD_SUITE), OutputsDriveThePinAndGoInactiveOnRelease) {
   {
     auto line = chip_->request_output({3, true, false, "yolo-edge-test"});
     EXPECT_TRUE(sim_->pin(3));  // inactive, active low: high
@@ -171,7 +175,7 @@ TEST_F(LibgpiodOnGpioSim, OutputsDriveThePinAndGoInactiveOnRelease) {
   EXPECT_FALSE(sim_->pin(3));
 }
 
-TEST_F(LibgpiodOnGpioSim, InputsGiveEdgesWithActiveLowApplied) {
+TEST_F(SIM_SUITE(YOLO_GPIOD_SUITE), InputsGiveEdgesWithActiveLowApplied) {
   sim_->pull(5, true);
   auto line = chip_->request_input({5, true, Bias::kAsIs, true, "yolo-edge-test"});
   EXPECT_FALSE(line->get());
@@ -184,7 +188,7 @@ TEST_F(LibgpiodOnGpioSim, InputsGiveEdgesWithActiveLowApplied) {
   EXPECT_TRUE(line->get());
 }
 
-TEST_F(LibgpiodOnGpioSim, OffsetsBeyondTheChipAreNoLine) {
+TEST_F(SIM_SUITE(YOLO_GPIOD_SUITE), OffsetsBeyondTheChipAreNoLine) {
   try {
     chip_->request_output({8, false, false, "yolo-edge-test"});
     FAIL() << "line 8 of 8 requested";
