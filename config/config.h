@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@ enum class Quantize { kOff, kAuto };
 enum class Decoder { kAuto, kYolov8, kEnd2end, kYolov5 };
 enum class ThreadMode { kFixed, kAdaptive, kEfficiency };
 enum class LogLevel { kDebug, kInfo, kWarning, kError };
+enum class GpioBias { kPullUp, kPullDown, kDisabled, kAsIs };
 
 // Where frames come from.
 struct SourceConfig {
@@ -113,6 +115,52 @@ struct MqttConfig {
   bool operator==(const MqttConfig&) const = default;
 };
 
+// One output line that is active while one of its classes is detected (a buzzer, a relay).
+struct GpioAlertConfig {
+  int line{};
+  // Empty: GpioConfig::chip.
+  std::string chip;
+  // Empty: any class.
+  std::vector<int> classes;
+  double min_score{};
+  int consecutive_frames{};
+  int hold_ms{};
+  bool active_low{};
+
+  bool operator==(const GpioAlertConfig&) const = default;
+};
+
+// The status LED: heartbeat while frames flow, steady when the camera is lost, fast on errors.
+struct GpioLedConfig {
+  int line{};
+  std::string chip;
+  bool active_low{};
+
+  bool operator==(const GpioLedConfig&) const = default;
+};
+
+// An input line whose press switches between FP32 and INT8.
+struct GpioButtonConfig {
+  int line{};
+  std::string chip;
+  bool active_low{};
+  GpioBias bias{};
+  int debounce_ms{};
+
+  bool operator==(const GpioButtonConfig&) const = default;
+};
+
+// GPIO lines driven by what the daemon sees, and read from a button.
+struct GpioConfig {
+  // Chip of every line that names none: gpiochip0, /dev/gpiochip4 or a label (pinctrl-rp1).
+  std::string chip;
+  std::vector<GpioAlertConfig> alerts;
+  std::optional<GpioLedConfig> status_led;
+  std::optional<GpioButtonConfig> precision_button;
+
+  bool operator==(const GpioConfig&) const = default;
+};
+
 // How the daemon follows the config file itself.
 struct FileConfig {
   bool watch{};
@@ -132,6 +180,7 @@ struct Config {
   LoggingConfig logging;
   HttpConfig http;
   MqttConfig mqtt;
+  GpioConfig gpio;
   FileConfig config;
 
   bool operator==(const Config&) const = default;

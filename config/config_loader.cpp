@@ -108,6 +108,7 @@ class Validator {
   Config run(const YAML::Node& root) {
     Config config;
     read_root(root, config);
+    report_old_gpio_keys();
     apply_overrides(config);
     check_combinations(config);
     resolve_paths(config);
@@ -144,7 +145,7 @@ class Validator {
         continue;
       }
       failed_.erase(o.key);
-      std::optional<Value> value = convert(*field, YAML::Node(o.value), {});
+      std::optional<Value> value = convert(*field, o.key, YAML::Node(o.value), {});
       if (!value) continue;
       if (const std::string problem = check_value(*field, *value); !problem.empty()) {
         add(o.key, {}, problem);
@@ -225,6 +226,10 @@ class Validator {
       }
       written_.emplace(path, at);
       const FieldSpec* field = find_field(path);
+      if (!field && section == "gpio" && is_old_gpio_key(key.Scalar())) {
+        old_gpio_keys_.push_back({key.Scalar(), at, entry.second});
+        continue;
+      }
       if (!field) {
         add(path, at, unknown_key(section, key.Scalar()));
         continue;
@@ -248,7 +253,7 @@ class Validator {
     // An empty value ("key:") has no position of its own: point at its key.
     const Where at = node.IsNull() ? key_at : where(node.Mark());
     values_.emplace(key, at);
-    std::optional<Value> value = convert(field, node, at);
+    std::optional<Value> value = convert(field, key, node, at);
     if (!value) return;
     if (const std::string problem = check_value(field, *value); !problem.empty()) {
       add(key, at, problem);
@@ -257,18 +262,22 @@ class Validator {
     field.store(config, *value);
   }
 
-  std::optional<Value> convert(const FieldSpec& field, const YAML::Node& node, Where at) {
-    const std::string key = field.path();
+  // `key` names the value in messages: the field's path, or "gpio.alerts[0].line" for a member.
+  std::optional<Value> convert(const FieldSpec& field, const std::string& key,
+                               const YAML::Node& node, Where at) {
     const bool textual = field.type == FieldType::kString || field.type == FieldType::kPath;
+    const bool records = field.type == FieldType::kRecord || field.type == FieldType::kRecordList;
     if (node.IsNull()) {
       if (textual) return Value(std::string());
       if (field.type == FieldType::kIntList) return Value(std::vector<std::int64_t>());
+      if (records) return Value(std::vector<Record>());
       add(key, at,
           "has no value: set " + expected(field) + " (" + field.accepts() +
               "), or remove the key to keep the default");
       return std::nullopt;
     }
-    if (field.type == FieldType::kIntList) return convert_list(field, node, at);
+    if (field.type == FieldType::kIntList) return convert_list(field, key, node, at);
+    if (records) return convert_records(field, key, node, at);
     if (!node.IsScalar()) {
       add(key, at, "expected " + expected(field) + ", got " + describe(node));
       return std::nullopt;
@@ -292,14 +301,16 @@ class Validator {
       case FieldType::kEnum:
         return Value(s);
       case FieldType::kIntList:
+      case FieldType::kRecord:
+      case FieldType::kRecordList:
         break;
     }
     add(key, at, "expected " + expected(field) + ", got " + describe(node));
     return std::nullopt;
   }
 
-  std::optional<Value> convert_list(const FieldSpec& field, const YAML::Node& node, Where at) {
-    const std::string key = field.path();
+  std::optional<Value> convert_list(const FieldSpec& field, const std::string& key,
+                                    const YAML::Node& node, Where at) {
     if (!node.IsSequence()) {
       add(key, at, "expected a list such as [0, 2] (or [] for none), got " + describe(node));
       return std::nullopt;
@@ -331,6 +342,124 @@ class Validator {
     return Value(std::move(items));
   }
 
+  // A kRecord's mapping, or a kRecordList's list of mappings; each item is named key[i].
+  std::optional<Value> convert_records(const FieldSpec& field, const std::string& key,
+                                       const YAML::Node& node, Where at) {
+    std::vector<Record> records;
+    if (field.type == FieldType::kRecord) {
+      if (!node.IsMap()) {
+        add(key, at, "expected " + expected(field) + ", got " + describe(node));
+        return std::nullopt;
+      }
+      std::optional<Record> record = convert_record(field, key, node, at);
+      if (!record) return std::nullopt;
+      records.push_back(std::move(*record));
+      return Value(std::move(records));
+    }
+    if (!node.IsSequence()) {
+      add(key, at, "expected " + expected(field) + ", got " + describe(node));
+      return std::nullopt;
+    }
+    bool ok = true;
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      const YAML::Node item = node[i];
+      const std::string item_key = key + "[" + std::to_string(i) + "]";
+      const Where item_at = where(item.Mark());
+      std::optional<Record> record;
+      if (item.IsMap()) {
+        record = convert_record(field, item_key, item, item_at);
+      } else {
+        add(item_key, item_at,
+            "expected a mapping such as " + example(field) + ", got " + describe(item));
+      }
+      if (record) {
+        records.push_back(std::move(*record));
+      } else {
+        ok = false;
+      }
+    }
+    if (!ok) return std::nullopt;
+    return Value(std::move(records));
+  }
+
+  // One mapping of a record field: every member checked like a field, the ones left out at
+  // their defaults; a required one left out is a problem.
+  std::optional<Record> convert_record(const FieldSpec& field, const std::string& key,
+                                       const YAML::Node& node, Where at) {
+    Record record;
+    // Members written, valid or not: a wrong one is not also a missing one.
+    std::set<std::string> written;
+    bool ok = true;
+    for (const auto& entry : node) {
+      const Where key_at = where(entry.first.Mark());
+      if (!entry.first.IsScalar()) {
+        add(key, key_at, "a key must be plain text, got " + describe(entry.first));
+        ok = false;
+        continue;
+      }
+      const std::string name = entry.first.Scalar();
+      const std::string member_key = key + "." + name;
+      const FieldSpec* member = find_member(field, name);
+      if (!member) {
+        add(member_key, key_at, unknown_member(field, key, name));
+        ok = false;
+        continue;
+      }
+      if (!written.insert(name).second) {
+        add(member_key, key_at, "key written twice: keep one");
+        ok = false;
+        continue;
+      }
+      const Where value_at = entry.second.IsNull() ? key_at : where(entry.second.Mark());
+      values_.emplace(member_key, value_at);
+      std::optional<Value> value = convert(*member, member_key, entry.second, value_at);
+      if (value) {
+        if (const std::string problem = check_value(*member, *value); !problem.empty()) {
+          add(member_key, value_at, problem);
+          value.reset();
+        }
+      }
+      if (!value) {
+        ok = false;
+        continue;
+      }
+      record.values.emplace(name, std::move(*value));
+    }
+    for (const FieldSpec& m : field.members) {
+      if (written.contains(std::string(m.name))) continue;
+      if (m.required) {
+        add(key, at,
+            "has no " + std::string(m.name) + ": set it (" + m.accepts() + "), e.g. " +
+                example(field));
+        ok = false;
+        continue;
+      }
+      record.values.emplace(m.name, m.default_value);
+    }
+    if (!ok) return std::nullopt;
+    return record;
+  }
+
+  static std::string unknown_member(const FieldSpec& field, const std::string& key,
+                                    const std::string& name) {
+    std::vector<std::string_view> names;
+    for (const FieldSpec& m : field.members) names.push_back(m.name);
+    std::string message = "unknown key '" + name + "' in " + key;
+    if (const std::string near = closest_name(name, names); !near.empty()) {
+      message += " (did you mean '" + near + "'?)";
+    }
+    return message + "; its keys are " + join_names(names);
+  }
+
+  // The required members of a record with a value each: "{line: 17}".
+  static std::string example(const FieldSpec& field) {
+    std::string out;
+    for (const FieldSpec& m : field.members) {
+      if (m.required) out += (out.empty() ? "" : ", ") + std::string(m.name) + ": 17";
+    }
+    return "{" + out + "}";
+  }
+
   // What the field wants, with its article: "expected a number, got 'abc'".
   static std::string expected(const FieldSpec& field) {
     switch (field.type) {
@@ -348,12 +477,55 @@ class Validator {
         return "a name (one of " + join_names(field.choices) + ")";
       case FieldType::kIntList:
         return "a list of whole numbers";
+      case FieldType::kRecord:
+        return "a mapping such as " + example(field) + " (or null for none)";
+      case FieldType::kRecordList:
+        return "a list of mappings such as [" + example(field) + "] (or [] for none)";
     }
     return "a value";
   }
 
+  // The single output line of earlier versions (gpio.enabled, line, active_low, hold_s; they
+  // never drove a line) is one rule of gpio.alerts now: one problem says what to write instead,
+  // built from the values written.
+  static bool is_old_gpio_key(const std::string& name) {
+    return name == "enabled" || name == "line" || name == "active_low" || name == "hold_s";
+  }
+
+  void report_old_gpio_keys() {
+    if (old_gpio_keys_.empty()) return;
+    std::map<std::string, std::string> written;
+    std::string names;
+    for (const OldKey& k : old_gpio_keys_) {
+      written[k.name] = k.value.IsScalar() ? k.value.Scalar() : "";
+      names += (names.empty() ? "gpio." : ", gpio.") + k.name;
+    }
+    const auto enabled = written.find("enabled");
+    std::string message =
+        names + (old_gpio_keys_.size() == 1 ? " is" : " are") +
+        " no longer read: the one output line they described is now a rule of gpio.alerts; ";
+    if (enabled != written.end() && to_lower(enabled->second) != "true" &&
+        to_lower(enabled->second) != "yes" && to_lower(enabled->second) != "on") {
+      message += "remove them (gpio.alerts: [] drives no line)";
+    } else {
+      std::string rule = "{line: " + (written.contains("line") ? written["line"] : "17");
+      rule += ", classes: []";
+      if (const auto hold = written.find("hold_s"); hold != written.end()) {
+        const std::optional<double> s = parse_number(hold->second);
+        rule += ", hold_ms: " + (s ? std::to_string(std::llround(*s * 1000)) : hold->second);
+      }
+      if (written.contains("active_low")) rule += ", active_low: " + written["active_low"];
+      rule += "}";
+      message += "write instead under gpio: alerts: [" + rule +
+                 "] (classes: [] means any class; docs/gpio.md shows the other keys)";
+    }
+    const OldKey& first = old_gpio_keys_.front();
+    add("gpio." + first.name, first.at, message);
+  }
+
   // Settings that are each valid but do not work together.
   void check_combinations(const Config& c) {
+    check_gpio_lines(c.gpio);
     if (c.mqtt.enabled && c.mqtt.host.empty() && usable("mqtt.host")) {
       add("mqtt.host", written_at("mqtt.host"),
           "is empty while mqtt.enabled is true: set the broker's host name or address");
@@ -368,6 +540,27 @@ class Validator {
       add("model.precision", written_at("model.precision"),
           "int8 needs model.int8_path: set it to a static INT8 model, or set model.quantize: auto "
           "to make one from model.path");
+    }
+  }
+
+  // Each line drives or reads one thing. Chips are compared as written: two spellings of one
+  // chip are caught when the daemon requests the line (the second request finds it busy).
+  void check_gpio_lines(const GpioConfig& g) {
+    std::map<std::pair<std::string, int>, std::string> users;
+    const auto claim = [&](const std::string& chip, int line, const std::string& key) {
+      const std::string& on = chip.empty() ? g.chip : chip;
+      const auto [it, fresh] = users.emplace(std::make_pair(on, line), key);
+      if (fresh || !usable(key + ".line")) return;
+      add(key + ".line", written_at(key + ".line"),
+          "line " + std::to_string(line) + " of " + on + " is already used by " + it->second +
+              ": give each alert, the LED and the button a line of its own");
+    };
+    for (std::size_t i = 0; i < g.alerts.size(); ++i) {
+      claim(g.alerts[i].chip, g.alerts[i].line, "gpio.alerts[" + std::to_string(i) + "]");
+    }
+    if (g.status_led) claim(g.status_led->chip, g.status_led->line, "gpio.status_led");
+    if (g.precision_button) {
+      claim(g.precision_button->chip, g.precision_button->line, "gpio.precision_button");
     }
   }
 
@@ -454,9 +647,17 @@ class Validator {
     c.source.uri = std::move(check.uri);
   }
 
+  // A key of the old single-line gpio section, kept until the section is read.
+  struct OldKey {
+    std::string name;
+    Where at;
+    YAML::Node value;
+  };
+
   std::string name_;
   fs::path base_;
   LoadOptions options_;
+  std::vector<OldKey> old_gpio_keys_;
   std::vector<ConfigProblem> problems_;
   std::vector<ConfigProblem> warnings_;
   // Keys with a problem: later checks of the same key would only repeat it.

@@ -21,6 +21,9 @@ Value whole(std::int64_t n) {
 Value none() {
   return std::vector<std::int64_t>{};
 }
+Value no_records() {
+  return std::vector<Record>{};
+}
 
 void assign(bool& out, const Value& v) {
   out = std::get<bool>(v);
@@ -86,6 +89,105 @@ void bind(FieldSpec& field, S Config::*section, T S::*member) {
   }
 }
 
+// Ties one member of a record field to its member of the record's struct R.
+template <class R>
+struct MemberBinding {
+  std::string name;
+  Value default_value;
+  std::function<void(R&, const Value&)> store;
+  std::function<Value(const R&)> fetch;
+};
+
+template <class R, class T>
+MemberBinding<R> bind_member(const FieldSpec& spec, T R::*member) {
+  MemberBinding<R> b{std::string(spec.name), spec.default_value, {}, {}};
+  if constexpr (std::is_enum_v<T>) {
+    b.store = [member, choices = spec.choices](R& r, const Value& v) {
+      const auto it = std::find(choices.begin(), choices.end(), std::get<std::string>(v));
+      if (it == choices.end()) throw std::invalid_argument("unchecked enum value stored");
+      r.*member = static_cast<T>(it - choices.begin());
+    };
+    b.fetch = [member, choices = spec.choices](const R& r) {
+      return Value(std::string(choices.at(static_cast<std::size_t>(r.*member))));
+    };
+  } else {
+    b.store = [member](R& r, const Value& v) { assign(r.*member, v); };
+    b.fetch = [member](const R& r) { return as_value(r.*member); };
+  }
+  return b;
+}
+
+// A struct from a record; a member the record lacks (made by hand, not by the loader) keeps its
+// default.
+template <class R>
+R from_record(const std::vector<MemberBinding<R>>& bindings, const Record& record) {
+  R r{};
+  for (const MemberBinding<R>& b : bindings) {
+    const auto it = record.values.find(b.name);
+    b.store(r, it == record.values.end() ? b.default_value : it->second);
+  }
+  return r;
+}
+
+template <class R>
+Record to_record(const std::vector<MemberBinding<R>>& bindings, const R& r) {
+  Record record;
+  for (const MemberBinding<R>& b : bindings) record.values.emplace(b.name, b.fetch(r));
+  return record;
+}
+
+// Connects a kRecordList row to a list of structs, or a kRecord row to an optional struct, with
+// one member pointer per row of field.members, in the same order.
+template <class S, class L, class R, class... T>
+void bind_records(FieldSpec& field, S Config::*section, L S::*list, T R::*... members) {
+  if (field.members.size() != sizeof...(T)) {
+    throw std::logic_error("record " + field.path() + ": members and bindings differ");
+  }
+  std::size_t i = 0;
+  const std::vector<MemberBinding<R>> b = {bind_member(field.members[i++], members)...};
+  field.store = [section, list, b](Config& c, const Value& v) {
+    L& out = c.*section.*list;
+    out = L{};
+    for (const Record& record : std::get<std::vector<Record>>(v)) {
+      if constexpr (std::is_same_v<L, std::optional<R>>) {
+        out = from_record(b, record);
+      } else {
+        out.push_back(from_record(b, record));
+      }
+    }
+  };
+  field.fetch = [section, list, b](const Config& c) {
+    std::vector<Record> records;
+    const L& in = c.*section.*list;
+    if constexpr (std::is_same_v<L, std::optional<R>>) {
+      if (in) records.push_back(to_record(b, *in));
+    } else {
+      for (const R& r : in) records.push_back(to_record(b, r));
+    }
+    return Value(std::move(records));
+  };
+}
+
+// The member every GPIO record has first: which line.
+FieldSpec line_member(std::string_view record, std::string_view description) {
+  return {.section = record,
+          .name = "line",
+          .type = FieldType::kInt,
+          .default_value = whole(0),
+          .min = 0,
+          .max = 1023,
+          .description = description,
+          .required = true};
+}
+
+FieldSpec chip_member(std::string_view record) {
+  return {.section = record,
+          .name = "chip",
+          .type = FieldType::kString,
+          .default_value = text(""),
+          .description = "Chip of this line (name, path or label); empty uses gpio.chip."};
+}
+
 std::string require_text(const Value& v) {
   return std::get<std::string>(v).empty() ? "is empty: set a value" : "";
 }
@@ -141,6 +243,9 @@ std::vector<SectionSpec> build_sections() {
       {"logging", "Field logs (one JSON line per interval, rotated by size) and daemon messages."},
       {"http", "The live view in a browser, the status API and Prometheus metrics."},
       {"mqtt", "Detections and status to an MQTT broker, and Home Assistant discovery."},
+      {"gpio",
+       "GPIO lines (libgpiod): outputs driven by detections, a status LED and a precision "
+       "button; docs/gpio.md shows the wiring."},
       {"config", "How the daemon follows this file."},
   };
 }
@@ -538,6 +643,128 @@ std::vector<FieldSpec> build_fields() {
        .rule = topic_prefix},
       &C::mqtt, &MqttConfig::discovery_prefix);
 
+  // gpio
+  add({.section = "gpio",
+       .name = "chip",
+       .type = F::kString,
+       .default_value = text("gpiochip0"),
+       .description = "Chip of every line that names none: a name (gpiochip0), a path "
+                      "(/dev/gpiochip0) or a label (pinctrl-bcm2711 on a Pi 4, pinctrl-rp1 on a "
+                      "Pi 5).",
+       .rule = require_text},
+      &C::gpio, &GpioConfig::chip);
+  FieldSpec alerts{
+      .section = "gpio",
+      .name = "alerts",
+      .type = F::kRecordList,
+      .default_value = no_records(),
+      .description =
+          "Output lines that go active while one of their classes is detected (a "
+          "buzzer, a relay, an LED), e.g. [{line: 17, classes: [0], hold_ms: 3000}].",
+      .members = {
+          line_member("gpio.alerts", "Line offset on the chip (on a Pi: the BCM GPIO number)."),
+          chip_member("gpio.alerts"),
+          {.section = "gpio.alerts",
+           .name = "classes",
+           .type = F::kIntList,
+           .default_value = none(),
+           .min = 0,
+           .max = 65535,
+           .description = "Class ids that set it off, e.g. [0] for COCO person; empty means any "
+                          "class."},
+          {.section = "gpio.alerts",
+           .name = "min_score",
+           .type = F::kFloat,
+           .default_value = 0.5,
+           .min = 0,
+           .max = 1,
+           .description = "Lowest score that counts as a sighting."},
+          {.section = "gpio.alerts",
+           .name = "consecutive_frames",
+           .type = F::kInt,
+           .default_value = whole(1),
+           .min = 1,
+           .max = 1000,
+           .description = "Frames in a row with a sighting before the line goes active."},
+          {.section = "gpio.alerts",
+           .name = "hold_ms",
+           .type = F::kInt,
+           .default_value = whole(2000),
+           .min = 0,
+           .max = 3600000,
+           .description = "Milliseconds the line stays active after the last sighting, so it "
+                          "does not flicker."},
+          {.section = "gpio.alerts",
+           .name = "active_low",
+           .type = F::kBool,
+           .default_value = false,
+           .description = "Active means the line is low (relay boards that switch on low)."},
+      }};
+  bind_records(alerts, &C::gpio, &GpioConfig::alerts, &GpioAlertConfig::line,
+               &GpioAlertConfig::chip, &GpioAlertConfig::classes, &GpioAlertConfig::min_score,
+               &GpioAlertConfig::consecutive_frames, &GpioAlertConfig::hold_ms,
+               &GpioAlertConfig::active_low);
+  t.push_back(std::move(alerts));
+  FieldSpec led{
+      .section = "gpio",
+      .name = "status_led",
+      .type = F::kRecord,
+      .default_value = no_records(),
+      .description =
+          "A line with an LED: it blinks once a second while frames are "
+          "processed, stays on while the camera is lost and blinks fast "
+          "when an error needs attention; e.g. {line: 27}, null for none.",
+      .members = {
+          line_member("gpio.status_led", "Line offset on the chip."),
+          chip_member("gpio.status_led"),
+          {.section = "gpio.status_led",
+           .name = "active_low",
+           .type = F::kBool,
+           .default_value = false,
+           .description = "Lit means the line is low (an LED wired from 3V3 to the line)."},
+      }};
+  bind_records(led, &C::gpio, &GpioConfig::status_led, &GpioLedConfig::line, &GpioLedConfig::chip,
+               &GpioLedConfig::active_low);
+  t.push_back(std::move(led));
+  FieldSpec button{
+      .section = "gpio",
+      .name = "precision_button",
+      .type = F::kRecord,
+      .default_value = no_records(),
+      .description =
+          "An input line with a push button: a press switches model.precision "
+          "between fp32 and int8, as a reload would; e.g. {line: 22}, null for none.",
+      .members = {
+          line_member("gpio.precision_button", "Line offset on the chip."),
+          chip_member("gpio.precision_button"),
+          {.section = "gpio.precision_button",
+           .name = "active_low",
+           .type = F::kBool,
+           .default_value = true,
+           .description = "Pressed reads low: a button from the line to ground, with a pull-up "
+                          "(the usual wiring)."},
+          {.section = "gpio.precision_button",
+           .name = "bias",
+           .type = F::kEnum,
+           .default_value = text("pull-up"),
+           .choices = {"pull-up", "pull-down", "disabled", "as-is"},
+           .description = "The line's pull resistor: pull-up for a button to ground, pull-down "
+                          "for a button to 3V3, disabled for an external resistor, as-is "
+                          "leaves it to the device tree."},
+          {.section = "gpio.precision_button",
+           .name = "debounce_ms",
+           .type = F::kInt,
+           .default_value = whole(50),
+           .min = 1,
+           .max = 1000,
+           .description = "Milliseconds the button must read the same before a change counts "
+                          "(contacts bounce)."},
+      }};
+  bind_records(button, &C::gpio, &GpioConfig::precision_button, &GpioButtonConfig::line,
+               &GpioButtonConfig::chip, &GpioButtonConfig::active_low, &GpioButtonConfig::bias,
+               &GpioButtonConfig::debounce_ms);
+  t.push_back(std::move(button));
+
   // config
   add({.section = "config",
        .name = "watch",
@@ -573,9 +800,12 @@ std::string quoted(const std::string& s) {
   return out + "\"";
 }
 
-// Appends `text` as lines of at most kWidth columns, each starting with `prefix`.
-void append_wrapped(std::string& out, std::string_view prefix, std::string_view text) {
+// Appends `text` as lines of at most kWidth columns, the first starting with `prefix`, the
+// others with `next_prefix` (the same when empty).
+void append_wrapped(std::string& out, std::string_view prefix, std::string_view text,
+                    std::string_view next_prefix = {}) {
   constexpr std::size_t kWidth = 100;
+  if (next_prefix.empty()) next_prefix = prefix;
   std::string line(prefix);
   std::size_t start = 0;
   while (start < text.size()) {
@@ -585,7 +815,8 @@ void append_wrapped(std::string& out, std::string_view prefix, std::string_view 
     if (line.size() > prefix.size() && line.size() + 1 + word.size() > kWidth) {
       out += line;
       out += '\n';
-      line = prefix;
+      line = next_prefix;
+      prefix = next_prefix;
     }
     if (line.size() > prefix.size()) line += ' ';
     line += word;
@@ -598,6 +829,23 @@ void append_wrapped(std::string& out, std::string_view prefix, std::string_view 
 // Appends the pieces in order (also keeps GCC 12's -Wrestrict false alarm on "x" + string away).
 void append(std::string& out, std::initializer_list<std::string_view> pieces) {
   for (std::string_view p : pieces) out += p;
+}
+
+std::string member_names(const FieldSpec& field) {
+  std::string out;
+  for (const FieldSpec& m : field.members) append(out, {out.empty() ? "" : ", ", m.name});
+  return out;
+}
+
+// A record as a YAML flow mapping, members in table order.
+std::string format_record(const FieldSpec& field, const Record& record) {
+  std::string out = "{";
+  for (const FieldSpec& m : field.members) {
+    const auto it = record.values.find(m.name);
+    if (it == record.values.end()) continue;
+    append(out, {out.size() > 1 ? ", " : "", m.name, ": ", format_field(m, it->second)});
+  }
+  return out + "}";
 }
 
 }  // namespace
@@ -623,6 +871,10 @@ std::string FieldSpec::accepts() const {
       return "one of " + join_names(choices);
     case FieldType::kIntList:
       return "list of whole numbers" + range;
+    case FieldType::kRecord:
+      return "mapping {" + member_names(*this) + "} or null";
+    case FieldType::kRecordList:
+      return "list of mappings {" + member_names(*this) + "}";
   }
   return "";
 }
@@ -640,6 +892,13 @@ const std::vector<FieldSpec>& fields() {
 const FieldSpec* find_field(std::string_view path) {
   for (const FieldSpec& f : fields()) {
     if (f.path() == path) return &f;
+  }
+  return nullptr;
+}
+
+const FieldSpec* find_member(const FieldSpec& field, std::string_view name) {
+  for (const FieldSpec& m : field.members) {
+    if (m.name == name) return &m;
   }
   return nullptr;
 }
@@ -682,6 +941,22 @@ std::string check_value(const FieldSpec& field, const Value& value) {
       }
       break;
     }
+    case FieldType::kRecord:
+    case FieldType::kRecordList: {
+      const auto& records = std::get<std::vector<Record>>(value);
+      if (field.type == FieldType::kRecord && records.size() > 1) return "is more than one mapping";
+      for (std::size_t i = 0; i < records.size() && problem.empty(); ++i) {
+        for (const auto& [name, member_value] : records[i].values) {
+          const FieldSpec* member = find_member(field, name);
+          const std::string p = member ? check_value(*member, member_value) : "is not a key";
+          if (p.empty()) continue;
+          problem = (field.type == FieldType::kRecordList ? "item " + std::to_string(i) + " " : "");
+          append(problem, {name, ": ", p});
+          break;
+        }
+      }
+      break;
+    }
     case FieldType::kBool:
     case FieldType::kString:
     case FieldType::kPath:
@@ -702,14 +977,42 @@ std::string format_value(const Value& value) {
       for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + std::to_string(v[i]);
       return out + "]";
     }
+    std::string operator()(const std::vector<Record>& v) const {
+      std::string out = "[";
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        out += i ? ", {" : "{";
+        bool first = true;
+        for (const auto& [name, member] : v[i].values) {
+          append(out, {first ? "" : ", ", name, ": ", format_value(member)});
+          first = false;
+        }
+        out += "}";
+      }
+      return out + "]";
+    }
   };
   return std::visit(Formatter{}, value);
 }
 
 std::string format_field(const FieldSpec& field, const Value& value) {
-  // Enum names are plain words; quotes would only hide that they are names, not free text.
-  if (field.type == FieldType::kEnum) return std::get<std::string>(value);
-  return format_value(value);
+  switch (field.type) {
+    case FieldType::kEnum:
+      // Enum names are plain words; quotes would only hide that they are names, not free text.
+      return std::get<std::string>(value);
+    case FieldType::kRecord: {
+      const auto& records = std::get<std::vector<Record>>(value);
+      return records.empty() ? "null" : format_record(field, records.front());
+    }
+    case FieldType::kRecordList: {
+      std::string out = "[";
+      for (const Record& r : std::get<std::vector<Record>>(value)) {
+        append(out, {out.size() > 1 ? ", " : "", format_record(field, r)});
+      }
+      return out + "]";
+    }
+    default:
+      return format_value(value);
+  }
 }
 
 std::string describe_schema() {
@@ -723,6 +1026,13 @@ std::string describe_schema() {
       append(out, {"  ", f.path(), " (", f.accepts(), "; default ",
                    format_field(f, f.default_value), ")\n"});
       append_wrapped(out, "      ", f.description);
+      for (const FieldSpec& m : f.members) {
+        append(out,
+               {"      ", f.path(), f.type == FieldType::kRecordList ? "[]." : ".", m.name, " (",
+                m.accepts(), "; ",
+                m.required ? "required" : "default " + format_field(m, m.default_value), ")\n"});
+        append_wrapped(out, "          ", m.description);
+      }
     }
   }
   return out;
@@ -742,6 +1052,13 @@ std::string to_yaml(const Config& config, bool with_comments) {
                              f.type == FieldType::kPath;
         if (!obvious) append(comment, {" (", f.accepts(), ")"});
         append_wrapped(out, "  # ", comment);
+        for (const FieldSpec& m : f.members) {
+          std::string line = std::string(m.name) + ": " + std::string(m.description);
+          append(line,
+                 {" (", m.accepts(), "; ",
+                  m.required ? "required" : "default " + format_field(m, m.default_value), ")"});
+          append_wrapped(out, "  #   ", line, "  #       ");
+        }
       }
       append(out, {"  ", f.name, ": ", format_field(f, f.fetch(config)), "\n"});
     }

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -15,11 +16,24 @@ namespace yolo::config {
 // (Config::Config), validation (config_loader.cpp), the documentation (describe_schema) and the
 // shipped default file (default_config_yaml, config/yolo-edge.yaml) all come from it.
 
-enum class FieldType { kBool, kInt, kFloat, kString, kPath, kEnum, kIntList };
+// kRecord is one optional mapping of keys of its own (gpio.status_led), kRecordList a list of them
+// (gpio.alerts); FieldSpec::members describes those keys.
+enum class FieldType { kBool, kInt, kFloat, kString, kPath, kEnum, kIntList, kRecord, kRecordList };
+
+struct Record;
 
 // A setting's value before it is stored into the typed Config. Enums are held by name, paths as
-// the text written in the file.
-using Value = std::variant<bool, std::int64_t, double, std::string, std::vector<std::int64_t>>;
+// the text written in the file; kRecord and kRecordList values are lists of records (none or one
+// for kRecord).
+using Value = std::variant<bool, std::int64_t, double, std::string, std::vector<std::int64_t>,
+                           std::vector<Record>>;
+
+// One mapping of a kRecord or kRecordList field: each member's value by its name.
+struct Record {
+  std::map<std::string, Value, std::less<>> values;
+
+  bool operator==(const Record&) const = default;
+};
 
 struct SectionSpec {
   std::string_view name;
@@ -42,6 +56,11 @@ struct FieldSpec {
   std::string (*rule)(const Value&) = nullptr;
   std::function<void(Config&, const Value&)> store{};
   std::function<Value(const Config&)> fetch{};
+  // The keys of each mapping of a kRecord or kRecordList field, described like fields (their
+  // section is this field's path; store and fetch stay empty: the record field stores them all).
+  std::vector<FieldSpec> members{};
+  // A member that must be written: it has no sensible default (a line number).
+  bool required = false;
 
   // "section.name".
   std::string path() const;
@@ -53,6 +72,8 @@ const std::vector<SectionSpec>& sections();
 const std::vector<FieldSpec>& fields();
 // The field with this "section.name", or nullptr.
 const FieldSpec* find_field(std::string_view path);
+// The member of a kRecord or kRecordList field with this name, or nullptr.
+const FieldSpec* find_member(const FieldSpec& field, std::string_view name);
 
 // Checks a value of the field's type against its range, choices and rule: "" when valid, else
 // what is wrong and what to do.
@@ -65,7 +86,8 @@ std::string check_number(const FieldSpec& field, double value);
 // The value as YAML text: strings and paths double-quoted, lists in flow style.
 std::string format_value(const Value& value);
 
-// The value as the field is written in YAML: like format_value, but enum names unquoted.
+// The value as the field is written in YAML: like format_value, but enum names unquoted and
+// records in flow style with their members in table order ("null" for a kRecord left out).
 std::string format_field(const FieldSpec& field, const Value& value);
 
 // Every section and key with type, allowed values, default and description, for people

@@ -13,6 +13,7 @@
 #include "config/config_loader.h"
 #include "config/schema.h"
 #include "daemon/field_log.h"
+#include "daemon/gpio_publisher.h"
 #include "daemon/host_name.h"
 #include "daemon/http_server.h"
 #include "daemon/metrics.h"
@@ -152,6 +153,12 @@ int Service::start() {
                                  return control_.call(std::move(r), t);
                                }}));
   publishers_.push_back(std::make_unique<MqttPublisher>(events_));
+  // A press switches precision through the same path as a reload (never waiting: it runs on
+  // the GPIO thread).
+  publishers_.push_back(std::make_unique<GpioPublisher>(events_, [this](std::string_view request) {
+    control_.post(
+        {ControlRequest::Kind::kPrecision, std::string(request), "the GPIO precision button"});
+  }));
   for (const auto& p : publishers_) {
     p->configure(config_);
     p->start();

@@ -22,6 +22,10 @@ TEST(Config, DefaultConstructionHoldsTheSchemaDefaults) {
   EXPECT_EQ(c.http.max_viewers, 4);
   EXPECT_FALSE(c.mqtt.enabled);
   EXPECT_FALSE(c.mqtt.homeassistant);
+  EXPECT_EQ(c.gpio.chip, "gpiochip0");
+  EXPECT_TRUE(c.gpio.alerts.empty());
+  EXPECT_FALSE(c.gpio.status_led);
+  EXPECT_FALSE(c.gpio.precision_button);
   EXPECT_FALSE(c.config.watch);
 }
 
@@ -33,6 +37,9 @@ TEST(Config, ComparesFieldByField) {
   EXPECT_NE(a, b);
   b = a;
   b.config.watch = true;
+  EXPECT_NE(a, b);
+  b = a;
+  b.gpio.alerts.push_back({});
   EXPECT_NE(a, b);
 }
 

@@ -238,6 +238,78 @@ TEST(ConfigLoader, OverridesReplaceTheFileAndAreCheckedLikeIt) {
   expect_problem(error_of("model: {}\n", options), "model.speed", 0, 0, "is not a setting");
 }
 
+TEST(ConfigLoader, GpioRecordsAreCheckedKeyByKeyWithTheirPlace) {
+  const Config c = parse_config(
+      "gpio:\n  alerts:\n    - {line: 17, classes: [0], hold_ms: 3000}\n    - line: 18\n"
+      "      chip: pinctrl-rp1\n  status_led: {line: 27}\n  precision_button:\n    line: 22\n"
+      "    bias: as-is\n",
+      "t.yaml", kSchemaOnly);
+  ASSERT_EQ(c.gpio.alerts.size(), 2u);
+  EXPECT_EQ(c.gpio.alerts[0], (GpioAlertConfig{17, "", {0}, 0.5, 1, 3000, false}));
+  EXPECT_EQ(c.gpio.alerts[1].chip, "pinctrl-rp1");
+  EXPECT_EQ(c.gpio.status_led, (GpioLedConfig{27, "", false}));
+  EXPECT_EQ(c.gpio.precision_button, (GpioButtonConfig{22, "", true, GpioBias::kAsIs, 50}));
+
+  expect_problem(error_of("gpio:\n  alerts:\n    - {classes: [0]}\n"), "gpio.alerts[0]", 3, 7,
+                 "has no line: set it (whole number from 0 to 1023), e.g. {line: 17}");
+  expect_problem(error_of("gpio:\n  alerts: [{line: 17, min_scor: 0.3}]\n"),
+                 "gpio.alerts[0].min_scor", 2, 23, "did you mean 'min_score'?");
+  expect_problem(error_of("gpio:\n  alerts: [{line: 17, classes: [0, x]}]\n"),
+                 "gpio.alerts[0].classes[1]", 2, 36, "expected a whole number");
+  const ConfigError out_of_range = error_of("gpio:\n  alerts: [{line: 1024}]\n");
+  // One problem: a line written wrong is not also a line missing.
+  EXPECT_EQ(out_of_range.problems().size(), 1u) << out_of_range.what();
+  expect_problem(out_of_range, "gpio.alerts[0].line", 2, 19,
+                 "1024 is out of range: use a whole number from 0 to 1023");
+  expect_problem(error_of("gpio:\n  alerts: [5]\n"), "gpio.alerts[0]", 2, 12,
+                 "expected a mapping such as {line: 17}, got '5'");
+  expect_problem(error_of("gpio:\n  alerts: {line: 17}\n"), "gpio.alerts", 2, 11,
+                 "expected a list of mappings such as [{line: 17}] (or [] for none)");
+  expect_problem(error_of("gpio:\n  status_led: 27\n"), "gpio.status_led", 2, 15,
+                 "expected a mapping such as {line: 17} (or null for none), got '27'");
+  expect_problem(error_of("gpio:\n  precision_button: {line: 22, bias: pull-dwn}\n"),
+                 "gpio.precision_button.bias", 2, 38, "(did you mean 'pull-down'?)");
+  expect_problem(error_of("gpio:\n  precision_button: {line: 22, line: 23}\n"),
+                 "gpio.precision_button.line", 2, 32, "key written twice");
+  expect_problem(error_of("gpio:\n  chip: \"\"\n"), "gpio.chip", 2, 9, "is empty");
+  // Null and empty leave them out.
+  const Config none = parse_config("gpio:\n  alerts:\n  status_led: null\n  precision_button: ~\n",
+                                   "t.yaml", kSchemaOnly);
+  EXPECT_EQ(none.gpio, Config{}.gpio);
+}
+
+TEST(ConfigLoader, AGpioLineDrivesOneThing) {
+  const ConfigError e = error_of(
+      "gpio:\n  alerts: [{line: 17}, {line: 17, chip: gpiochip1}, {line: 17, chip: gpiochip0}]\n"
+      "  precision_button: {line: 17, chip: gpiochip1}\n");
+  ASSERT_EQ(e.problems().size(), 2u) << e.what();
+  expect_problem(e, "gpio.alerts[2].line", 2, 60,
+                 "line 17 of gpiochip0 is already used by gpio.alerts[0]");
+  expect_problem(e, "gpio.precision_button.line", 3, 28,
+                 "line 17 of gpiochip1 is already used by gpio.alerts[1]");
+}
+
+TEST(ConfigLoader, OldSingleLineGpioKeysSayWhatToWriteInstead) {
+  const ConfigError e = error_of(
+      "gpio:\n  enabled: true\n  chip: gpiochip0\n  line: 18\n  active_low: true\n"
+      "  hold_s: 2.5\n");
+  ASSERT_EQ(e.problems().size(), 1u) << e.what();
+  expect_problem(e, "gpio.enabled", 2, 3,
+                 "gpio.enabled, gpio.line, gpio.active_low, gpio.hold_s are no longer read");
+  expect_problem(e, "gpio.enabled", 2, 3,
+                 "write instead under gpio: alerts: [{line: 18, classes: [], hold_ms: 2500, "
+                 "active_low: true}]");
+  // What it says to write loads.
+  const Config c =
+      parse_config("gpio:\n  alerts: [{line: 18, classes: [], hold_ms: 2500, active_low: true}]\n",
+                   "t.yaml", kSchemaOnly);
+  EXPECT_EQ(c.gpio.alerts.at(0), (GpioAlertConfig{18, "", {}, 0.5, 1, 2500, true}));
+  expect_problem(error_of("gpio:\n  enabled: false\n  line: 18\n"), "gpio.enabled", 2, 3,
+                 "remove them");
+  expect_problem(error_of("gpio:\n  hold_s: 1\n"), "gpio.hold_s", 2, 3,
+                 "alerts: [{line: 17, classes: [], hold_ms: 1000}]");
+}
+
 TEST(ConfigLoader, NonYamlTextGivesTheSyntaxErrorPlace) {
   const ConfigError e = error_of("model:\n  path: m.onnx\n    bad indent: 2\n");
   EXPECT_EQ(e.problems().size(), 1u);
@@ -528,6 +600,19 @@ mqtt:
   debounce_s: 5
   homeassistant: true
   discovery_prefix: ha
+gpio:
+  chip: pinctrl-rp1
+  alerts:
+    - line: 17
+      classes: [0, 2]
+      min_score: 0.6
+      consecutive_frames: 3
+      hold_ms: 500
+      active_low: true
+    - {line: 5, chip: gpiochip1}
+  status_led: {line: 27, active_low: true}
+  precision_button: {line: 22, chip: /dev/gpiochip0, active_low: false, bias: pull-down,
+                     debounce_ms: 20}
 config:
   watch: true
 )");
@@ -543,6 +628,12 @@ config:
   EXPECT_EQ(c.http, (HttpConfig{"0.0.0.0:9090", "s3cret", 2.5, 60, 8}));
   EXPECT_EQ(c.mqtt, (MqttConfig{true, "broker.lan", 8883, "home/cams", "cam", "pw", dir / "ca.pem",
                                 30, 5, true, "ha"}));
+  EXPECT_EQ(
+      c.gpio,
+      (GpioConfig{"pinctrl-rp1",
+                  {{17, "", {0, 2}, 0.6, 3, 500, true}, {5, "gpiochip1", {}, 0.5, 1, 2000, false}},
+                  GpioLedConfig{27, "", true},
+                  GpioButtonConfig{22, "/dev/gpiochip0", false, GpioBias::kPullDown, 20}}));
   EXPECT_EQ(c.config, (FileConfig{true}));
 
   // Written back out, with or without comments, it reads in as the same Config.

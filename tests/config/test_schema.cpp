@@ -57,6 +57,10 @@ TEST(Schema, HoldsTheKeysDocsTestsAndScriptsRelyOn) {
                           "mqtt.prefix",
                           "mqtt.ca_file",
                           "mqtt.homeassistant",
+                          "gpio.chip",
+                          "gpio.alerts",
+                          "gpio.status_led",
+                          "gpio.precision_button",
                           "config.watch"}) {
     EXPECT_NE(find_field(key), nullptr) << key;
   }
@@ -76,12 +80,10 @@ TEST(Schema, EveryRowIsComplete) {
   }
   EXPECT_EQ(section_names,
             (std::set<std::string_view>{"source", "model", "detect", "threads", "telemetry",
-                                        "logging", "http", "mqtt", "config"}));
-  for (const FieldSpec& f : fields()) {
-    EXPECT_TRUE(section_names.contains(f.section)) << f.path();
-    EXPECT_TRUE(paths.insert(f.path()).second) << "twice: " << f.path();
+                                        "logging", "http", "mqtt", "gpio", "config"}));
+  // A row or a record's member: described, its default valid, ranges and choices where they apply.
+  const auto complete = [](const FieldSpec& f) {
     EXPECT_FALSE(f.description.empty()) << f.path();
-    EXPECT_TRUE(f.store && f.fetch) << f.path();
     EXPECT_EQ(check_value(f, f.default_value), "") << f.path() << " rejects its own default";
     const bool numeric =
         f.type == FieldType::kInt || f.type == FieldType::kFloat || f.type == FieldType::kIntList;
@@ -89,7 +91,57 @@ TEST(Schema, EveryRowIsComplete) {
       EXPECT_LT(f.min, f.max) << f.path();
     }
     EXPECT_EQ(f.type == FieldType::kEnum, !f.choices.empty()) << f.path();
+  };
+  for (const FieldSpec& f : fields()) {
+    EXPECT_TRUE(section_names.contains(f.section)) << f.path();
+    EXPECT_TRUE(paths.insert(f.path()).second) << "twice: " << f.path();
+    EXPECT_TRUE(f.store && f.fetch) << f.path();
+    EXPECT_FALSE(f.required) << f.path() << ": only a record's members can be required";
+    complete(f);
+    const bool record = f.type == FieldType::kRecord || f.type == FieldType::kRecordList;
+    EXPECT_EQ(record, !f.members.empty()) << f.path();
+    std::set<std::string_view> member_names;
+    for (const FieldSpec& m : f.members) {
+      EXPECT_EQ(m.section, f.path()) << m.path();
+      EXPECT_TRUE(member_names.insert(m.name).second) << "twice: " << m.path();
+      EXPECT_TRUE(m.members.empty()) << m.path();
+      complete(m);
+    }
   }
+}
+
+// Every member value a record can hold comes back from the typed Config as it went in: the
+// record rows and their bindings to the structs agree.
+TEST(Schema, RecordsStoreEveryMemberAndFetchItBack) {
+  for (const FieldSpec& f : fields()) {
+    if (f.members.empty()) continue;
+    Record record;
+    for (const FieldSpec& m : f.members) record.values[std::string(m.name)] = m.default_value;
+    const auto round_trip = [&](const Record& r) {
+      Config c;
+      f.store(c, std::vector<Record>{r});
+      return f.fetch(c);
+    };
+    EXPECT_EQ(round_trip(record), Value(std::vector<Record>{record})) << f.path();
+    for (const FieldSpec& m : f.members) {
+      Record changed = record;
+      Value& v = changed.values[std::string(m.name)];
+      if (auto* b = std::get_if<bool>(&v)) *b = !*b;
+      if (auto* n = std::get_if<std::int64_t>(&v)) *n = *n == m.max ? *n - 1 : *n + 1;
+      if (auto* x = std::get_if<double>(&v)) *x = (m.min + m.max) / 3;
+      if (auto* list = std::get_if<std::vector<std::int64_t>>(&v)) list->push_back(3);
+      if (m.type == FieldType::kString) v = std::string("gpiochip9");
+      for (std::string_view choice : m.choices) {
+        changed.values[std::string(m.name)] = std::string(choice);
+        EXPECT_EQ(round_trip(changed), Value(std::vector<Record>{changed})) << m.path();
+      }
+      EXPECT_NE(changed, record) << m.path();
+      EXPECT_EQ(round_trip(changed), Value(std::vector<Record>{changed})) << m.path();
+    }
+  }
+  Config c;
+  find_field("gpio.status_led")->store(c, std::vector<Record>{});
+  EXPECT_FALSE(c.gpio.status_led);
 }
 
 TEST(Schema, EnumsMapEveryChoiceToItsOwnValue) {
@@ -130,6 +182,16 @@ TEST(Schema, FormatsValuesAsYaml) {
   EXPECT_EQ(format_value(std::vector<std::int64_t>{}), "[]");
   EXPECT_EQ(format_value(std::vector<std::int64_t>{0, 2}), "[0, 2]");
   EXPECT_EQ(format_field(*find_field("model.precision"), std::string("int8")), "int8");
+  Config c;
+  c.gpio.alerts = {{17, "", {0, 2}, 0.5, 3, 1500, true}};
+  EXPECT_EQ(format_field(*find_field("gpio.alerts"), find_field("gpio.alerts")->fetch(c)),
+            "[{line: 17, chip: \"\", classes: [0, 2], min_score: 0.5, consecutive_frames: 3, "
+            "hold_ms: 1500, active_low: true}]");
+  EXPECT_EQ(format_field(*find_field("gpio.status_led"), std::vector<Record>{}), "null");
+  c.gpio.precision_button = GpioButtonConfig{22, "pinctrl-rp1", true, GpioBias::kAsIs, 30};
+  EXPECT_EQ(format_field(*find_field("gpio.precision_button"),
+                         find_field("gpio.precision_button")->fetch(c)),
+            "{line: 22, chip: \"pinctrl-rp1\", active_low: true, bias: as-is, debounce_ms: 30}");
 }
 
 TEST(Schema, DescriptionListsEverySectionAndKey) {
@@ -145,6 +207,11 @@ TEST(Schema, DescriptionListsEverySectionAndKey) {
         << f.path();
   }
   EXPECT_NE(text.find("model.precision (one of fp32, int8; default fp32)"), std::string::npos);
+  EXPECT_NE(text.find("gpio.alerts[].line (whole number from 0 to 1023; required)"),
+            std::string::npos);
+  EXPECT_NE(text.find("gpio.precision_button.bias (one of pull-up, pull-down, disabled, as-is; "
+                      "default pull-up)"),
+            std::string::npos);
 }
 
 TEST(Schema, YamlWithoutCommentsHasOnlyKeys) {
@@ -171,6 +238,11 @@ TEST(ShippedConfig, ListsEveryKeyUnderADescription) {
     const std::size_t key = text.find("\n  " + std::string(f.name) + ": ", comment);
     EXPECT_NE(comment, std::string::npos) << f.path();
     EXPECT_EQ(text.find("\n  " + std::string(f.name) + ": ", comment), key) << f.path();
+    // A record's members are each described in that comment.
+    for (const FieldSpec& m : f.members) {
+      const std::size_t member = text.find("  #   " + std::string(m.name) + ": ", comment);
+      EXPECT_LT(member, key) << m.path();
+    }
   }
 }
 
