@@ -250,7 +250,8 @@ TEST_F(LiveView, FiftyClientsAtOnceAndIdleConnectionsLeaveItServing) {
 }
 
 // Headless Chromium opens the page as a person would; the screenshots are kept in the build
-// folder (Testing/live-view-*.png) for a person to look at.
+// folder (Testing/live-view-*.png) for a person to look at. Chromium runs 5 s of the page's
+// virtual time (its status polls); `timeout` bounds the real time it may take.
 TEST_F(LiveView, PageShowsTheStreamAndTheNumbersInABrowser) {
   YOLO_REQUIRE_FIXTURES();
   const fs::path chromium = "/usr/bin/chromium";
@@ -259,7 +260,9 @@ TEST_F(LiveView, PageShowsTheStreamAndTheNumbersInABrowser) {
   ASSERT_TRUE(wait_for_frames(60s)) << s_.daemon_output();
   const fs::path shots = fs::path(YOLO_EDGE_BINARY_DIR) / "Testing";
   fs::create_directories(shots);
-  const std::vector<std::string> common = {chromium.string(),
+  const std::vector<std::string> common = {"timeout",
+                                           "120",
+                                           chromium.string(),
                                            "--headless",
                                            "--no-sandbox",
                                            "--disable-gpu",
