@@ -44,6 +44,11 @@ using nlohmann::json;
 using test::TempFolder;
 using Clock = std::chrono::steady_clock;
 
+// The longest publish() that did not wait on the broker: far below any such wait (the broker is
+// paused or down for a second or more here, a connect times out in seconds) and far above a
+// thread descheduled for a few milliseconds on a loaded CI machine (6 ms was seen).
+constexpr auto kNeverWaited = 100ms;
+
 constexpr const char* kMosquitto = "/usr/sbin/mosquitto";
 constexpr const char* kMosquittoPasswd = "/usr/bin/mosquitto_passwd";
 constexpr const char* kOpenssl = "/usr/bin/openssl";
@@ -649,7 +654,7 @@ TEST_F(MqttPublisherTest, BrokerDownAtStartIsRetriedAndNeverBlocksPublish) {
   // One event for the outage, however many retries, and one when it connected.
   EXPECT_EQ(event_names_.names(), (std::vector<std::string>{"mqtt_unreachable", "mqtt_connected"}));
   EXPECT_GT(feeder->frames(), 30);
-  EXPECT_LT(feeder->longest_publish(), 5ms) << "publish() waited";
+  EXPECT_LT(feeder->longest_publish(), kNeverWaited) << "publish() waited";
   feeder.reset();
   EXPECT_TRUE(publisher.stop());
 }
@@ -678,7 +683,7 @@ TEST_F(MqttPublisherTest, ABrokerKilledWhileRunningShowsInTheStatusAndIsReconnec
   EXPECT_TRUE(wait_status(publisher, connected, 1s));
   EXPECT_EQ(event_names_.names(),
             (std::vector<std::string>{"mqtt_connected", "mqtt_unreachable", "mqtt_connected"}));
-  EXPECT_LT(feeder->longest_publish(), 5ms) << "publish() waited";
+  EXPECT_LT(feeder->longest_publish(), kNeverWaited) << "publish() waited";
   feeder.reset();
   EXPECT_TRUE(publisher.stop());
 }
@@ -705,7 +710,7 @@ TEST_F(MqttPublisherTest, ASlowBrokerCostsEventsNeverInferenceTime) {
   }
   const json held = publisher.status();
   EXPECT_GE(held["dropped"].get<int>(), 5) << held.dump();
-  EXPECT_LT(feeder->longest_publish(), 5ms) << "publish() waited";
+  EXPECT_LT(feeder->longest_publish(), kNeverWaited) << "publish() waited";
 
   // Once it answers again, what was in flight arrives and new events follow.
   const std::size_t mark = sub.count();
