@@ -16,6 +16,7 @@
 
 #include "runtime/model_error.h"
 #include "runtime/model_info.h"
+#include "runtime/qdq_lowering.h"
 
 namespace yolo::runtime {
 
@@ -1108,7 +1109,7 @@ QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
                         {"frames", count},
                         {"keep_fp32", std::vector<std::string>(keep.begin(), keep.end())}};
   auto* prop = quantized.add_metadata_props();
-  prop->set_key("yolo_edge_quantization");
+  prop->set_key(kOwnQuantizationKey);
   prop->set_value(tag.dump());
   write_model_atomically(quantized, out);
   times["quantize_write_s"] = round_to(seconds_since(t_phase), 0.001);
