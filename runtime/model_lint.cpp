@@ -255,12 +255,16 @@ class Linter {
     }
   }
 
+  // Once per scale or zero-point tensor (a Q/DQ pair shares its own), naming its first reader.
   void scales_and_zero_points() {
+    std::set<std::string> scales, zeros;
     for (const auto& node : graph().node()) {
       const bool q = is_op(node, "QuantizeLinear");
       if (!q && !is_op(node, "DequantizeLinear")) continue;
-      if (node.input_size() > 1) bad_scales(node);
-      if (node.input_size() > 2 && !node.input(2).empty()) zero_point_range(node, q);
+      if (node.input_size() > 1 && scales.insert(node.input(1)).second) bad_scales(node);
+      if (node.input_size() > 2 && !node.input(2).empty() && zeros.insert(node.input(2)).second) {
+        zero_point_range(node, q);
+      }
     }
   }
 
@@ -425,10 +429,7 @@ class Linter {
       integer += is_op(node, "ConvInteger") || is_op(node, "MatMulInteger");
     }
     if (!first) return;
-    add("dynamic-quantization", first,
-        "dynamic INT8: " + std::to_string(dynamic) + " DynamicQuantizeLinear and " +
-            std::to_string(integer) + " ConvInteger/MatMulInteger node(s). " +
-            dynamic_int8_cost(dynamic),
+    add("dynamic-quantization", first, dynamic_int8_cost(dynamic),
         "quantize the FP32 model it was exported from: `yolo-edge quantize --model FP32.onnx "
         "--calib SRC --out MODEL.int8.onnx` (static INT8, runs int8 end to end)",
         {{"dynamic_quantize_linear", dynamic}, {"integer_ops", integer}});
