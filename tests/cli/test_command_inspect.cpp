@@ -364,7 +364,7 @@ TEST(Inspect, DynamicQdqModelPlansWithImgsz) {
   ASSERT_EQ(plan.at("layers").size(), 1U) << plan;
   EXPECT_EQ(plan.at("layers")[0].at("node"), "relu");
   EXPECT_EQ(plan.at("layers")[0].at("precision"), "fp32");
-  EXPECT_EQ(plan.at("layers")[0].at("note"), "kept FP32: no int8 lowering for Relu");
+  EXPECT_EQ(plan.at("layers")[0].at("note"), "kept FP32: its output 'out' is a model output");
   EXPECT_EQ(plan.at("fp32_islands"), 1);
   fs::remove(path);
 }
