@@ -197,14 +197,20 @@ class Linter {
   }
 
   void score_levels() {
-    std::vector<std::pair<const NodeProto*, std::string>> checked;  // (Q, what it rounds)
+    // What each QuantizeLinear rounds, and whether that is the output (boxes and scores).
+    struct Checked {
+      const NodeProto* q;
+      std::string what;
+      bool output;
+    };
+    std::vector<Checked> checked;
     std::set<const NodeProto*> seen;
-    auto check_all = [&](const std::string& from, const std::string& what) {
+    auto check_all = [&](const std::string& from, const std::string& what, bool output) {
       std::map<std::string, bool> reaches;
       std::vector<const NodeProto*> rounding;
       collect_rounding(from, reaches, rounding);
       for (const NodeProto* q : rounding) {
-        if (seen.insert(q).second) checked.emplace_back(q, what);
+        if (seen.insert(q).second) checked.push_back({q, what, output});
       }
     };
     // A pair right on an output (behind reshapes) rounds what the model outputs, scores included.
@@ -216,14 +222,14 @@ class Linter {
         if (!single) break;
         t = p->input(0);
       }
-      check_all(t, "the detection output '" + out.name() + "'");
+      check_all(t, "the detection output '" + out.name() + "'", true);
     }
     for (const auto& node : graph().node()) {
       if (is_op(node, "Sigmoid") && node.output_size() == 1) {
-        check_all(node.output(0), "the class scores of Sigmoid '" + node_name(node) + "'");
+        check_all(node.output(0), "the class scores of Sigmoid '" + node_name(node) + "'", false);
       }
     }
-    for (const auto& [q, what] : checked) {
+    for (const auto& [q, what, output] : checked) {
       const auto p = per_tensor_params(index_, *q);
       if (!p || !(p->scale > 0.0F) || !std::isfinite(p->scale)) continue;
       const int zero = quantize(0.0F, *p);
@@ -239,8 +245,9 @@ class Linter {
       if (best < 0.25) {
         message += ", below the default threshold 0.25: the model never detects anything";
       }
-      message +=
-          ". One scale shared by box coordinates in pixels and class scores is the usual cause";
+      message += output ? ". One scale shared by box coordinates in pixels and class scores is the "
+                          "usual cause"
+                        : ". A scale made for a range far wider than [0, 1] is the usual cause";
       add("score-levels", q, message,
           "re-export with the detection output kept FP32: leave this Q/DQ pair out (ONNX "
           "Runtime quantize_static: nodes_to_exclude with the nodes that write the output and "

@@ -23,7 +23,9 @@
 //   Sigmoid, SiLU Mul (Sigmoid(x) * x), Add of two activations, Concat, MaxPool, Resize (input 0
 //   only) and Split. SiLU is `Conv -> Q/DQ -> Sigmoid -> Q/DQ -> Mul -> Q/DQ` with the conv output
 //   feeding both Sigmoid and Mul through its one DQ, so it can become a 256-entry table from the
-//   conv output's (scale, zero point) to the Mul output's.
+//   conv output's (scale, zero point) to the Mul output's. The Q/DQ on the Sigmoid output records
+//   its range only: the engine's table skips that rounding for files carrying the metadata below
+//   (QdqLoweringOptions::one_table_chains), where a file from another tool runs as written.
 // - Shared scales: the inputs and output of a quantized Concat, and the input and outputs of a
 //   quantized MaxPool, Resize and Split, have identical (scale, zero point), the union of their
 //   ranges: concat, pooling, upsampling and split need no requantization.
