@@ -232,7 +232,9 @@ std::string plan_summary(const runtime::QdqPlan& plan) {
   const int int8 = int8_layer_count(plan);
   const int fp32 = static_cast<int>(plan.layers.size()) - int8;
   return std::to_string(int8) + " layers int8 (" + std::to_string(s.conv) + " convs, " +
-         std::to_string(s.conv_act) + " with a fused SiLU/sigmoid table), " + std::to_string(fp32) +
+         std::to_string(s.conv_act) + " with a fused element-wise table; " +
+         std::to_string(s.chains_as_written) +
+         " tables compose their chain's inner roundings as written), " + std::to_string(fp32) +
          " layers FP32 in " + std::to_string(s.fp32_islands) +
          " island(s); converts at the island borders: " + std::to_string(s.dequantize) +
          " int8 -> float, " + std::to_string(s.quantize) + " float -> int8; input " +
@@ -314,6 +316,7 @@ nlohmann::json plan_json(const Int8Plan& result) {
           {"fp32_islands", s.fp32_islands},
           {"int8_convs", s.conv},
           {"int8_convs_with_table", s.conv_act},
+          {"chains_as_written", s.chains_as_written},
           {"converts_to_float", s.dequantize},
           {"converts_to_int8", s.quantize},
           {"uint8_image_input", s.uint8_input},
