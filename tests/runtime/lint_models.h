@@ -9,22 +9,11 @@
 
 namespace yolo::test {
 
-template <typename T>
-inline void tensor(ModelBuilder& b, const std::string& name, int type,
-                   std::vector<std::int64_t> dims, const std::vector<T>& values) {
-  auto* t = b.proto().mutable_graph()->add_initializer();
-  t->set_name(name);
-  t->set_data_type(type);
-  for (auto d : dims) t->add_dims(d);
-  t->set_raw_data(
-      std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T)));
-}
-
 // A Q/DQ pair on float `x` with uint8 zero point `zero`; returns the DQ output.
 inline std::string qdq(ModelBuilder& b, const std::string& x, float scale, std::uint8_t zero,
                        const std::string& out = "") {
   b.floats(x + "_scale", {}, {scale});
-  tensor<std::uint8_t>(b, x + "_zero_point", onnx::TensorProto::UINT8, {}, {zero});
+  b.raw<std::uint8_t>(x + "_zero_point", onnx::TensorProto::UINT8, {}, {zero});
   b.node("QuantizeLinear", {x, x + "_scale", x + "_zero_point"}, {x + "_q"}, x + "_QuantizeLinear");
   const std::string dq = out.empty() ? x + "_dq" : out;
   b.node("DequantizeLinear", {x + "_q", x + "_scale", x + "_zero_point"}, {dq},

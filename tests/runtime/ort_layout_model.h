@@ -90,9 +90,9 @@ class OrtLayoutModel {
       b.floats(name, {}, {value});
       return name;
     }
-    tensor<std::int8_t>(name + "_quantized", onnx::TensorProto::INT8, {}, {127});
+    b.raw<std::int8_t>(name + "_quantized", onnx::TensorProto::INT8, {}, {127});
     b.floats(name + "_scale", {}, {std::abs(value) / 127.0F});
-    tensor<std::int8_t>(name + "_zero_point", onnx::TensorProto::INT8, {}, {0});
+    b.raw<std::int8_t>(name + "_zero_point", onnx::TensorProto::INT8, {}, {0});
     b.node("DequantizeLinear", {name + "_quantized", name + "_scale", name + "_zero_point"},
            {name + "_DequantizeLinear_Output"}, name + "_DequantizeLinear");
     return name + "_DequantizeLinear_Output";
@@ -131,18 +131,18 @@ class OrtLayoutModel {
         bias_scales[o] = params_.at(x).scale * scales[o];
         qb[o] = static_cast<std::int32_t>(std::lround(bias[o] / bias_scales[o]));
       }
-      tensor(weights + "_quantized", onnx::TensorProto::INT8, {cout, cin, k, k}, q);
+      b.raw(weights + "_quantized", onnx::TensorProto::INT8, {cout, cin, k, k}, q);
       b.floats(weights + "_scale", {cout}, scales);
-      tensor(weights + "_zero_point", onnx::TensorProto::INT8, {cout},
-             std::vector<std::int8_t>(scales.size(), 0));
+      b.raw(weights + "_zero_point", onnx::TensorProto::INT8, {cout},
+            std::vector<std::int8_t>(scales.size(), 0));
       auto& wdq = b.node("DequantizeLinear",
                          {weights + "_quantized", weights + "_scale", weights + "_zero_point"},
                          {weights + "_DequantizeLinear_Output"}, weights + "_DequantizeLinear");
       test::ModelBuilder::attr(wdq, "axis", std::int64_t{0});
-      tensor(biases + "_quantized", onnx::TensorProto::INT32, {cout}, qb);
+      b.raw(biases + "_quantized", onnx::TensorProto::INT32, {cout}, qb);
       b.floats(biases + "_quantized_scale", {cout}, bias_scales);
-      tensor(biases + "_quantized_zero_point", onnx::TensorProto::INT32, {cout},
-             std::vector<std::int32_t>(qb.size(), 0));
+      b.raw(biases + "_quantized_zero_point", onnx::TensorProto::INT32, {cout},
+            std::vector<std::int32_t>(qb.size(), 0));
       auto& bdq = b.node(
           "DequantizeLinear",
           {biases + "_quantized", biases + "_quantized_scale", biases + "_quantized_zero_point"},
@@ -184,17 +184,6 @@ class OrtLayoutModel {
   }
 
  private:
-  template <typename T>
-  void tensor(const std::string& name, int type, std::vector<std::int64_t> dims,
-              const std::vector<T>& values) {
-    auto* t = b.proto().mutable_graph()->add_initializer();
-    t->set_name(name);
-    t->set_data_type(type);
-    for (auto d : dims) t->add_dims(d);
-    t->set_raw_data(
-        std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T)));
-  }
-
   // MinMax calibration as ONNX Runtime computes uint8 parameters: the range widened to include
   // 0, scale = range / 255, zero point = round(-min / scale).
   Params calibrated(const std::string& t) const {
@@ -211,8 +200,8 @@ class OrtLayoutModel {
   std::string pair(const std::string& t, Params p, std::string dq_output = "") {
     if (dq_output.empty()) dq_output = t + "_DequantizeLinear_Output";
     b.floats(t + "_scale", {}, {p.scale});
-    tensor<std::uint8_t>(t + "_zero_point", onnx::TensorProto::UINT8, {},
-                         {static_cast<std::uint8_t>(p.zero_point)});
+    b.raw<std::uint8_t>(t + "_zero_point", onnx::TensorProto::UINT8, {},
+                        {static_cast<std::uint8_t>(p.zero_point)});
     b.node("QuantizeLinear", {t, t + "_scale", t + "_zero_point"}, {t + "_QuantizeLinear_Output"},
            t + "_QuantizeLinear");
     b.node("DequantizeLinear", {t + "_QuantizeLinear_Output", t + "_scale", t + "_zero_point"},

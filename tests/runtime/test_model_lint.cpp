@@ -32,7 +32,6 @@ using test::head;
 using test::Head;
 using test::ModelBuilder;
 using test::qdq;
-using test::tensor;
 
 std::vector<LintFinding> of_check(const std::vector<LintFinding>& all, const std::string& check) {
   std::vector<LintFinding> found;
@@ -122,7 +121,7 @@ TEST(ModelLint, ZeroPointOutsideItsTypeOrOfAnotherType) {
   z->add_int32_data(200);
   b.node("QuantizeLinear", {"images", "s", "z"}, {"q"}, "q_wrapped");
   b.node("DequantizeLinear", {"q", "s", "z"}, {"d"}, "dq_wrapped");
-  tensor<std::int16_t>(b, "z16", onnx::TensorProto::INT16, {}, {0});
+  b.raw<std::int16_t>("z16", onnx::TensorProto::INT16, {}, {0});
   b.node("QuantizeLinear", {"d", "s", "z16"}, {"q16"}, "q_int16");
   b.output("q16");
   const auto findings = of_check(lint_model(b.proto()), "zero-point-range");
@@ -142,7 +141,7 @@ TEST(ModelLint, PerChannelScalesSpreadOver1e4) {
     b.input("images", {1, 3, 4, 4});
     std::vector<std::int8_t> w(5 * 3, 50);
     std::fill(w.begin() + 12, w.end(), 0);
-    tensor(b, "w_quantized", onnx::TensorProto::INT8, {5, 3, 1, 1}, w);
+    b.raw("w_quantized", onnx::TensorProto::INT8, {5, 3, 1, 1}, w);
     b.floats("w_scale", {5}, {spread ? 1e-6F : 1e-3F, 0.01F, 0.02F, 0.03F, 1.0F});
     auto& dq = b.node("DequantizeLinear", {"w_quantized", "w_scale"}, {"w"}, "w_DequantizeLinear");
     ModelBuilder::attr(dq, "axis", std::int64_t{0});
@@ -204,10 +203,9 @@ TEST(ModelLint, InputNotQuantizedAsAUint8Image) {
     b.input("images", {1, 3, 32, 32});
     b.floats("s", {}, {c.scale});
     if (c.int8) {
-      tensor<std::int8_t>(b, "z", onnx::TensorProto::INT8, {}, {static_cast<std::int8_t>(c.zero)});
+      b.raw<std::int8_t>("z", onnx::TensorProto::INT8, {}, {static_cast<std::int8_t>(c.zero)});
     } else {
-      tensor<std::uint8_t>(b, "z", onnx::TensorProto::UINT8, {},
-                           {static_cast<std::uint8_t>(c.zero)});
+      b.raw<std::uint8_t>("z", onnx::TensorProto::UINT8, {}, {static_cast<std::uint8_t>(c.zero)});
     }
     b.node("QuantizeLinear", {"images", "s", "z"}, {"q"}, "images_QuantizeLinear");
     b.node("DequantizeLinear", {"q", "s", "z"}, {"out"});

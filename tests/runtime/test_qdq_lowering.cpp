@@ -27,27 +27,16 @@ class QdqModel {
 
   ModelBuilder b;
 
-  template <typename T>
-  void tensor(const std::string& name, int type, std::vector<std::int64_t> dims,
-              const std::vector<T>& values) {
-    auto* t = b.proto().mutable_graph()->add_initializer();
-    t->set_name(name);
-    t->set_data_type(type);
-    for (auto d : dims) t->add_dims(d);
-    t->set_raw_data(
-        std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T)));
-  }
-
   // Q then DQ of float `x`; int8 (or uint8 with `u8`); returns the DQ output's name.
   std::string qdq(const std::string& x, float scale, int zero, bool u8 = false) {
     const std::string p = x + "_q" + std::to_string(count_++);
     b.floats(p + "_scale", {}, {scale});
     if (u8) {
-      tensor<std::uint8_t>(p + "_zero", onnx::TensorProto::UINT8, {},
-                           {static_cast<std::uint8_t>(zero)});
+      b.raw<std::uint8_t>(p + "_zero", onnx::TensorProto::UINT8, {},
+                          {static_cast<std::uint8_t>(zero)});
     } else {
-      tensor<std::int8_t>(p + "_zero", onnx::TensorProto::INT8, {},
-                          {static_cast<std::int8_t>(zero)});
+      b.raw<std::int8_t>(p + "_zero", onnx::TensorProto::INT8, {},
+                         {static_cast<std::int8_t>(zero)});
     }
     b.node("QuantizeLinear", {x, p + "_scale", p + "_zero"}, {p});
     b.node("DequantizeLinear", {p, p + "_scale", p + "_zero"}, {p + "_dq"});
@@ -77,7 +66,7 @@ class QdqModel {
       q[i] = static_cast<std::int8_t>(
           std::lround(w[i] / scales[per_channel ? i / static_cast<std::size_t>(per) : 0U]));
     }
-    tensor(name + "_wq", onnx::TensorProto::INT8, {cout, cin, k, k}, q);
+    b.raw(name + "_wq", onnx::TensorProto::INT8, {cout, cin, k, k}, q);
     b.floats(name + "_ws",
              per_channel ? std::vector<std::int64_t>{cout} : std::vector<std::int64_t>{}, scales);
     auto& dq = b.node("DequantizeLinear", {name + "_wq", name + "_ws"}, {name + "_w"});
@@ -372,14 +361,13 @@ std::filesystem::path qoperator_model() {
   QdqModel m;
   m.b.input("images", {1, 3, 8, 8});
   m.b.floats("xs", {}, {0.01F});
-  m.tensor<std::uint8_t>("xz", onnx::TensorProto::UINT8, {}, {0});
+  m.b.raw<std::uint8_t>("xz", onnx::TensorProto::UINT8, {}, {0});
   m.b.node("QuantizeLinear", {"images", "xs", "xz"}, {"xq"});
-  m.tensor<std::int8_t>("w", onnx::TensorProto::INT8, {4, 3, 1, 1},
-                        std::vector<std::int8_t>(12, 1));
+  m.b.raw<std::int8_t>("w", onnx::TensorProto::INT8, {4, 3, 1, 1}, std::vector<std::int8_t>(12, 1));
   m.b.floats("ws", {}, {0.1F});
-  m.tensor<std::int8_t>("wz", onnx::TensorProto::INT8, {}, {0});
+  m.b.raw<std::int8_t>("wz", onnx::TensorProto::INT8, {}, {0});
   m.b.floats("ys", {}, {0.05F});
-  m.tensor<std::uint8_t>("yz", onnx::TensorProto::UINT8, {}, {128});
+  m.b.raw<std::uint8_t>("yz", onnx::TensorProto::UINT8, {}, {128});
   m.b.node("QLinearConv", {"xq", "xs", "xz", "w", "ws", "wz", "ys", "yz"}, {"yq"}, "conv_q");
   auto& add =
       m.b.node("QLinearAdd", {"yq", "ys", "yz", "yq", "ys", "yz", "ys", "yz"}, {"sq"}, "add_q");
