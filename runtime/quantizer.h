@@ -135,6 +135,16 @@ struct GraphRegions {
 };
 GraphRegions find_regions(const onnx::GraphProto& graph);
 
+// Measured noise differs between machines (other kernels, other decoders behind the calibration
+// frames; up to 0.5 dB seen): `auto` changes a choice only on a difference larger than this, twice
+// that disagreement, so the same inputs make the same file anywhere.
+inline constexpr double kDecisionMarginDb = 1.0;
+
+// The stem `auto` keeps FP32, from the noise at the final convs with the first k convs kept FP32
+// (prefix_noise[k]; [0]: none kept): starting from none, a longer prefix replaces the choice so far
+// only when its noise is lower by more than kDecisionMarginDb. Returns the number of convs kept.
+std::size_t choose_stem_prefix(const std::vector<double>& prefix_noise);
+
 // The float activation tensors a QDQ rewrite with this keep set quantizes (model input included).
 std::vector<std::string> quantized_tensors(const onnx::GraphProto& graph,
                                            const std::set<std::string>& keep_fp32);
