@@ -300,7 +300,7 @@ OrtLayoutFile backbone_stage() {
     std::vector<std::string> cat = parts;
     std::string y = parts[1];
     for (int i = 0; i < 2; ++i) {
-      const std::string name = "m" + std::to_string(i);
+      const std::string name = std::string("m").append(std::to_string(i));
       const auto h = m.conv_silu(y, 16, 16, 3, 1, 10 + static_cast<std::uint32_t>(i), name + "a");
       const auto g = m.conv_silu(h, 16, 16, 3, 1, 20 + static_cast<std::uint32_t>(i), name + "b");
       y = m.op("Add", {y, g}, name + "_add");
