@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/lint_warnings.h"
 #include "cli/model_options.h"
 #include "cli/ort_peer.h"
 #include "runtime/engine.h"
@@ -132,6 +133,7 @@ int run_bench(const BenchArgs& args) {
     fp32.precision = runtime::Precision::kFp32;
     fp32.profile = false;
     baseline = runtime::Engine::load(args.baseline, fp32);
+    print_lint_warnings(args.baseline, baseline->lint_findings());
     fill_input(*baseline);
   }
 
@@ -139,6 +141,7 @@ int run_bench(const BenchArgs& args) {
   auto engine = runtime::Engine::load(args.model.model, options);
   const double load_ms =
       std::chrono::duration<double, std::milli>(Clock::now() - load_start).count();
+  print_lint_warnings(args.model.model, engine->lint_findings());
   fill_input(*engine);
 
   std::vector<ThreadResult> results;

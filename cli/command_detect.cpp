@@ -11,6 +11,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/lint_warnings.h"
 #include "cli/model_options.h"
 #include "detector/detector.h"
 #include "vision/annotate.h"
@@ -104,6 +105,7 @@ int run_detect(const DetectArgs& args) {
   options.decode.max_detections = args.max_det;
   options.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   detector::Detector detector(options);
+  print_lint_warnings(args.model.model, detector.engine().lint_findings());
 
   const bool single_image =
       from_image && vision::classify_source(spec.uri) == vision::SourceKind::kImage;

@@ -1,5 +1,6 @@
 // yolo-edge inspect MODEL [--json] [--imgsz N]: what an ONNX file is, before running it; for a
 // static INT8 (QDQ) model also what each layer runs as in our engine (int8 or an FP32 island).
+// With --lint: only the checks of runtime/model_lint.h, for scripts and CI before deploying.
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include "cli/commands.h"
 #include "runtime/model_error.h"
 #include "runtime/model_info.h"
+#include "runtime/model_lint.h"
 #include "runtime/onnx_model.h"
 #include "runtime/qdq_lowering.h"
 
@@ -102,14 +104,8 @@ std::string quantization_summary(const ModelInfo& info) {
 std::string quantization_note(const ModelInfo& info, bool have_quantize_command) {
   if (info.quantization == QuantizationKind::kQOperator) return runtime::qoperator_advice() + ".";
   if (info.quantization != QuantizationKind::kDynamic) return {};
-  std::string note =
-      "Dynamic INT8 models run slower than FP32 on most CPUs: this one quantizes its activations "
-      "again on every run (" +
-      std::to_string(info.dynamic_quantize_count) +
-      " DynamicQuantizeLinear ops) and turns every integer result back into float (ONNX Runtime, "
-      "1 thread on an x86 machine: yolo26n 270 ms dynamic INT8 vs 68 ms FP32). yolo-edge runs it "
-      "by folding each ConvInteger chain back into an FP32 Conv, so expect FP32 speed. For a "
-      "faster INT8 model, make a static one with `yolo-edge quantize`";
+  std::string note = runtime::dynamic_int8_cost(info.dynamic_quantize_count) +
+                     ". For a faster INT8 model, make a static one with `yolo-edge quantize`";
   note += have_quantize_command ? "." : " (static INT8; not in this build yet).";
   return note;
 }
@@ -236,7 +232,9 @@ std::string plan_summary(const runtime::QdqPlan& plan) {
   const int int8 = int8_layer_count(plan);
   const int fp32 = static_cast<int>(plan.layers.size()) - int8;
   return std::to_string(int8) + " layers int8 (" + std::to_string(s.conv) + " convs, " +
-         std::to_string(s.conv_act) + " with a fused SiLU/sigmoid table), " + std::to_string(fp32) +
+         std::to_string(s.conv_act) + " with a fused element-wise table; " +
+         std::to_string(s.chains_as_written) +
+         " tables compose their chain's inner roundings as written), " + std::to_string(fp32) +
          " layers FP32 in " + std::to_string(s.fp32_islands) +
          " island(s); converts at the island borders: " + std::to_string(s.dequantize) +
          " int8 -> float, " + std::to_string(s.quantize) + " float -> int8; input " +
@@ -318,6 +316,7 @@ nlohmann::json plan_json(const Int8Plan& result) {
           {"fp32_islands", s.fp32_islands},
           {"int8_convs", s.conv},
           {"int8_convs_with_table", s.conv_act},
+          {"chains_as_written", s.chains_as_written},
           {"converts_to_float", s.dequantize},
           {"converts_to_int8", s.quantize},
           {"uint8_image_input", s.uint8_input},
@@ -416,6 +415,35 @@ nlohmann::json to_json(const ModelInfo& info, const std::string& note, const Int
   };
 }
 
+// The checks --lint runs, by identifier, in the order they report (runtime/model_lint.h).
+constexpr const char* kLintChecks[] = {
+    "score-levels",         "bad-scale", "zero-point-range",  "channel-scale-ratio",
+    "dynamic-quantization", "qoperator", "input-quantization"};
+
+int run_lint(const std::string& model, bool json) {
+  const auto findings = runtime::lint_model_file(model);
+  if (json) {
+    auto list = nlohmann::json::array();
+    for (const auto& f : findings) list.push_back(runtime::to_json(f));
+    const nlohmann::json report = {{"path", model}, {"checks", kLintChecks}, {"findings", list}};
+    std::printf("%s\n",
+                report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+  } else if (findings.empty()) {
+    std::string checks;
+    for (const char* c : kLintChecks) checks += (checks.empty() ? "" : ", ") + std::string(c);
+    std::printf("%s: no findings (checked %s)\n", printable(model).c_str(), checks.c_str());
+  } else {
+    std::printf("%s: %zu finding(s)\n", printable(model).c_str(), findings.size());
+    for (const auto& f : findings) {
+      const std::string node = f.node.empty() ? "" : "  node '" + printable(f.node) + "'";
+      std::printf("\n  %s%s\n", f.check.c_str(), node.c_str());
+      std::printf("%s", wrapped(printable(f.message), 4, 100).c_str());
+      std::printf("%s", wrapped("Fix: " + printable(f.fix), 4, 100).c_str());
+    }
+  }
+  return findings.empty() ? kOk : kFailed;
+}
+
 bool has_subcommand(CLI::App& app, const std::string& name) {
   return !app.get_subcommands([&](CLI::App* sub) { return sub->get_name() == name; }).empty();
 }
@@ -428,16 +456,23 @@ void register_inspect(CLI::App& app) {
   auto model = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
   auto imgsz = std::make_shared<int>(0);
+  auto lint = std::make_shared<bool>(false);
   sub->add_option("model", *model, "ONNX model file")->required();
+  sub->add_flag("--lint", *lint,
+                "Only check the file for what breaks INT8 models (scores rounded away, bad scales "
+                "and zero points, dead channels, dynamic or QOperator INT8, an input that is not "
+                "a uint8 image); with --json the findings as JSON");
   sub->add_flag("--json", *json, "Print one JSON object instead of the text report");
   sub->add_option("--imgsz", *imgsz,
                   "Input size for the INT8 plan of a model exported with dynamic axes and no "
                   "imgsz metadata")
       ->check(CLI::Range(32, 8192));
   sub->footer(
-      "Exit status: 0 the model is well formed; 1 it was read but has problems (listed in the "
-      "report); 2 it cannot be read as ONNX at all.");
-  add_command(app, sub, [&app, model, json, imgsz] {
+      "Exit status: 0 the model is well formed (with --lint: no finding); 1 it was read but has "
+      "problems (listed in the report; with --lint: findings); 2 it cannot be read as ONNX at all "
+      "(with --lint: it cannot load).");
+  add_command(app, sub, [&app, model, json, imgsz, lint]() -> int {
+    if (*lint) return run_lint(*model, *json);
     const auto onnx = runtime::OnnxModel::load(*model);
     const ModelInfo info = runtime::inspect_model(onnx);
     const std::string note = quantization_note(info, has_subcommand(app, "quantize"));

@@ -98,6 +98,7 @@ struct PreparedGraph {
   int folded_nodes = 0;
   Int8FoldStats dynamic;
   QdqLoweringStats qdq;
+  std::vector<LintFinding> lint;
 };
 
 bool is_dynamic_int8(const Graph& graph) {
@@ -117,6 +118,7 @@ PreparedGraph prepare_graph(const std::filesystem::path& model_path, const Engin
     OnnxModel model = OnnxModel::load(model_path);
     prepared.metadata = read_metadata(model.proto());
     graph = Graph::from_onnx(model.proto(), model_path.string());
+    prepared.lint = lint_model(model.proto());
   }
   reject_qoperator(graph);
   resolve_input_shape(graph, prepared.metadata, options.imgsz);
@@ -154,7 +156,11 @@ PreparedGraph prepare_graph(const std::filesystem::path& model_path, const Engin
   }
   prepared.folded_nodes = infer_and_fold(graph);
   prepared.dynamic = fold_dynamic_int8(graph);
-  if (int8) prepared.qdq = lower_qdq(graph, quantized_weights, layers);
+  if (int8) {
+    QdqLoweringOptions lowering;
+    lowering.one_table_chains = prepared.metadata.raw.contains(kOwnQuantizationKey);
+    prepared.qdq = lower_qdq(graph, quantized_weights, lowering, layers);
+  }
   return prepared;
 }
 
@@ -188,6 +194,7 @@ QdqPlan plan_qdq_model(const std::filesystem::path& model, int imgsz) {
 
 struct Engine::Impl {
   ModelMetadata metadata;
+  std::vector<LintFinding> lint;
   Graph graph;
   MemoryPlan plan;
   Tensor arena;
@@ -258,6 +265,7 @@ std::unique_ptr<Engine> Engine::load_model(const std::filesystem::path& model_pa
   PreparedGraph prepared = prepare_graph(model_path, options, nullptr);
   const std::filesystem::path& loaded = prepared.path;
   impl->metadata = std::move(prepared.metadata);
+  impl->lint = std::move(prepared.lint);
   impl->graph = std::move(prepared.graph);
   Graph& graph = impl->graph;
   Stats& stats = impl->stats;
@@ -282,7 +290,8 @@ std::unique_ptr<Engine> Engine::load_model(const std::filesystem::path& model_pa
       impl->image.resize(static_cast<std::size_t>(
           element_count(graph.values[static_cast<std::size_t>(graph.inputs[0])].shape)));
     log("int8: " + std::to_string(q.conv) + " convs (" + std::to_string(q.conv_act) +
-        " with SiLU/sigmoid tables), " + std::to_string(q.tables) + " tables, " +
+        " with element-wise tables), " + std::to_string(q.tables) + " tables (" +
+        std::to_string(q.chains_as_written) + " chains with inner roundings, as written), " +
         std::to_string(q.binary) + " add/mul, " + std::to_string(q.maxpool) + " max pools, " +
         std::to_string(q.upsample) + " upsamples, " + std::to_string(q.channel_ops) +
         " concat/split; FP32 islands enter through " + std::to_string(q.dequantize) +
@@ -354,6 +363,10 @@ SharedThreadPools make_thread_pools() {
 
 const ModelMetadata& Engine::metadata() const {
   return impl_->metadata;
+}
+
+const std::vector<LintFinding>& Engine::lint_findings() const {
+  return impl_->lint;
 }
 
 InputLayout Engine::input_layout() const {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/model_lint.h"
 #include "runtime/model_metadata.h"
 #include "runtime/tensor.h"
 
@@ -63,6 +64,9 @@ class Engine {
   Engine& operator=(const Engine&) = delete;
 
   const ModelMetadata& metadata() const;
+  // What `yolo-edge inspect --lint` finds in the file loaded (the INT8 sibling when precision
+  // int8 chose it): for callers to show as warnings.
+  const std::vector<LintFinding>& lint_findings() const;
   // FP32 engines take NHWC float (the first convolution reads it directly); INT8 engines whose
   // input quantizes with scale 1/255 and zero point -128 take the letterboxed uint8 image.
   InputLayout input_layout() const;

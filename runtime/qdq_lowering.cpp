@@ -3,8 +3,10 @@
 #include <cmath>
 #include <numeric>
 #include <optional>
+#include <set>
 
 #include "runtime/model_error.h"
+#include "runtime/qdq_chain.h"
 
 namespace yolo::runtime {
 
@@ -35,6 +37,10 @@ onnx::AttributeProto attr_string(const std::string& name, const std::string& v) 
   a.set_s(v);
   return a;
 }
+// A 256-entry int8 table as a string attribute of its bytes.
+onnx::AttributeProto attr_table(const std::string& name, const Int8Table& table) {
+  return attr_string(name, std::string(reinterpret_cast<const char*>(table.data()), table.size()));
+}
 onnx::AttributeProto attr_ints(const std::string& name, const std::vector<std::int64_t>& v) {
   onnx::AttributeProto a;
   a.set_name(name);
@@ -43,12 +49,7 @@ onnx::AttributeProto attr_ints(const std::string& name, const std::vector<std::i
   return a;
 }
 
-// Per-tensor quantization in the int8 domain.
-struct Quant {
-  float scale = 1.0F;
-  int zero_point = 0;
-  bool operator==(const Quant& o) const { return scale == o.scale && zero_point == o.zero_point; }
-};
+using Quant = TensorQuant;
 
 void add_quant(Node& node, const std::string& prefix, Quant q) {
   node.attributes.push_back(attr_float(prefix + "scale", q.scale));
@@ -113,9 +114,11 @@ bool explicit_padding(const Node& node) {
 
 class Lowering {
  public:
-  Lowering(Graph& graph, const QuantizedWeights& weights)
+  Lowering(Graph& graph, const QuantizedWeights& weights, const QdqLoweringOptions& options)
       : g_(graph),
+        original_(graph),
         weights_(weights),
+        options_(options),
         consumers_(graph.consumers()),
         quant_(graph.nodes.size()),
         dead_(graph.nodes.size(), false),
@@ -147,10 +150,8 @@ class Lowering {
       const std::string op = g_.nodes[n].op_type;
       if (op == "Conv") {
         lower_conv(n);
-      } else if (op == "Sigmoid") {
-        lower_sigmoid(n);
-      } else if (op == "Add" || op == "Sub" || op == "Mul") {
-        lower_binary(n);
+      } else if (is_chain_op(g_.nodes[n])) {
+        lower_elementwise(n);
       } else if (op == "MaxPool") {
         lower_maxpool(n);
       } else if (op == "Resize") {
@@ -179,9 +180,10 @@ class Lowering {
     g_.remove_unused();
     g_.topological_sort();
     fuse_tables();
-    note_absorbed_sigmoids();
+    note_absorbed_chain_ops();
     QdqLoweringStats stats;
     stats.uint8_input = uint8_input_;
+    stats.chains_as_written = chains_as_written_;
     stats.fp32_islands = islands;
     for (const auto& node : g_.nodes) {
       if (node.domain == "yolo") {
@@ -290,6 +292,7 @@ class Lowering {
     value(in).dtype = DType::kInt8;
     dead_[q] = true;
     uint8_input_ = true;
+    input_rewired_ = {out, in};
   }
 
   void lower_conv(std::size_t n) {
@@ -361,56 +364,77 @@ class Lowering {
     lowered(n, "int8 QConv");
   }
 
-  void lower_sigmoid(std::size_t n) {
-    const auto x = dq_source(g_.nodes[n].input(0));
-    if (!x) return keep(n, why_);
-    const auto sink = sole_q(g_.nodes[n].outputs[0]);
+  // An element-wise op ending a chain on one int8 tensor becomes one table of the whole chain;
+  // Add, Sub and Mul of two int8 tensors that are not one chain become a QBinary.
+  void lower_elementwise(std::size_t n) {
+    const Node node = g_.nodes[n];
+    const auto sink = sole_q(node.outputs[0]);
     if (!sink) return keep(n, why_);
-    table(n, "sigmoid", x->first, x->second, *sink);
-    sigmoid_of_[sink->output] = x->first;
-    sigmoid_node_[sink->output] = n;
-    lowered(n, "int8 sigmoid table");
+    std::string why;
+    const auto chain = find_chain(original_, quant_, n, why);
+    if (!chain) {
+      const bool binary = node.op_type == "Add" || node.op_type == "Sub" || node.op_type == "Mul";
+      if (binary && why == "its inputs come from different int8 tensors") {
+        return lower_binary(n, *sink);
+      }
+      return keep(n, why);
+    }
+    const bool skip = options_.one_table_chains;
+    const auto table = chain_table(original_, quant_, *chain, sink->quant, skip, why);
+    if (!table) return keep(n, why);
+    const int source =
+        chain->source == input_rewired_.first ? input_rewired_.second : chain->source;
+    replace(n, "QLut", {source}, *sink);
+    g_.nodes[n].attributes.push_back(attr_string("function", chain->name));
+    g_.nodes[n].attributes.push_back(attr_table("table", *table));
+    const bool as_written = chain->inner_roundings > 0 && !skip;
+    chains_as_written_ += as_written;
+    chain_name_[n] = chain->name;
+    lowered(n,
+            "int8 " + chain->name + " table" +
+                (as_written ? " (composed as written, " + std::to_string(chain->inner_roundings) +
+                                  " inner rounding" + (chain->inner_roundings > 1 ? "s)" : ")")
+                            : std::string()));
+    absorb_chain_ops(*chain, n);
   }
 
-  void table(std::size_t n, const std::string& function, int x, Quant xq, const Sink& sink) {
-    replace(n, "QLut", {x}, sink);
-    Node& node = g_.nodes[n];
-    node.attributes.push_back(attr_string("function", function));
-    add_quant(node, "x_", xq);
-    add_quant(node, "y_", sink.quant);
+  // The float ops of the chain ending at `last` that only it reads are computed inside its
+  // table; those lowered to tables of their own are noted once their tables turn out unused.
+  void absorb_chain_ops(const ElementwiseChain& chain, std::size_t last) {
+    std::set<std::size_t> absorbed{last};
+    for (auto it = chain.nodes.rbegin(); it != chain.nodes.rend(); ++it) {
+      const std::size_t m = *it;
+      if (m == last || quant_[m]) continue;
+      decisions_[m].absorbed_by = last;
+      if (decisions_[m].int8) continue;
+      bool only_chain = true;
+      for (int id : original_.nodes[m].outputs) {
+        for (int reader : consumers_[static_cast<std::size_t>(id)]) {
+          only_chain = only_chain && absorbed.count(static_cast<std::size_t>(reader)) > 0;
+        }
+      }
+      if (!only_chain) continue;
+      absorbed.insert(m);
+      lowered(m, "int8: inside the " + chain.name + " table");
+    }
   }
 
-  void lower_binary(std::size_t n) {
+  void lower_binary(std::size_t n, const Sink& sink) {
     const Node node = g_.nodes[n];
     const auto a = dq_source(node.input(0));
     if (!a) return keep(n, why_);
     const auto b = dq_source(node.input(1));
     if (!b) return keep(n, why_);
-    const auto sink = sole_q(node.outputs[0]);
-    if (!sink) return keep(n, why_);
-    if (node.op_type == "Mul") {
-      auto is_sigmoid_of = [&](int s, int x) {
-        const auto it = sigmoid_of_.find(s);
-        return it != sigmoid_of_.end() && it->second == x;
-      };
-      for (const auto& [s, x] : {std::pair{*b, *a}, std::pair{*a, *b}}) {
-        if (!is_sigmoid_of(s.first, x.first)) continue;
-        table(n, "silu", x.first, x.second, *sink);
-        lowered(n, "int8 SiLU table");
-        decisions_[sigmoid_node_.at(s.first)].silu_output = sink->output;
-        return;
-      }
-    }
     if (value(a->first).shape != value(b->first).shape ||
         value(a->first).shape != value(node.outputs[0]).shape) {
       return keep(n, "its inputs and output differ in shape (broadcasting runs in float)");
     }
-    replace(n, "QBinary", {a->first, b->first}, *sink);
+    replace(n, "QBinary", {a->first, b->first}, sink);
     Node& q = g_.nodes[n];
     q.attributes.push_back(attr_string("op", node.op_type));
     add_quant(q, "a_", a->second);
     add_quant(q, "b_", b->second);
-    add_quant(q, "y_", sink->quant);
+    add_quant(q, "y_", sink.quant);
     lowered(n, "int8 " + node.op_type);
   }
 
@@ -518,8 +542,7 @@ class Lowering {
       r.inputs = {x->first};
       r.outputs = {id};
       r.attributes.push_back(attr_string("function", "identity"));
-      add_quant(r, "x_", x->second);
-      add_quant(r, "y_", sink->quant);
+      r.attributes.push_back(attr_table("table", requantize_table(x->second, sink->quant)));
       extra_.push_back(std::move(r));
       inputs[i] = id;
     }
@@ -584,9 +607,10 @@ class Lowering {
       const Decision& d = decisions_[n];
       const std::size_t layer = layers_.size();
       layers_.push_back({node.name, original_op_[n], d.int8, d.note, {}});
+      layer_of_node_[n] = layer;
+      if (d.absorbed_by) absorbed_layers_.push_back({layer, node.outputs[0], *d.absorbed_by});
       if (d.int8) {
         for (int id : node.outputs) layer_of_output_[id] = layer;
-        if (d.silu_output >= 0) silu_of_layer_[layer] = {node.outputs[0], d.silu_output};
       } else {
         islands += root(n) == n;
       }
@@ -594,19 +618,22 @@ class Lowering {
     return islands;
   }
 
-  // A sigmoid table whose only use was the SiLU table built from it is dropped with its output.
-  void note_absorbed_sigmoids() {
+  // An op of a chain whose output nothing reads any more (a sigmoid table whose only use was the
+  // SiLU table built from it) runs inside the chain's table.
+  void note_absorbed_chain_ops() {
     std::vector<bool> written(g_.values.size(), false);
     for (const auto& node : g_.nodes) {
       for (int id : node.outputs) written[static_cast<std::size_t>(id)] = true;
     }
-    for (const auto& [layer, silu] : silu_of_layer_) {
-      if (written[static_cast<std::size_t>(silu.first)]) continue;
-      const QdqLayer& mul = layers_[layer_of_output_.at(silu.second)];
-      layers_[layer].note = mul.fused_into.empty()
-                                ? "int8: inside a SiLU table"
-                                : "int8: inside the SiLU table fused into a QConv";
-      layers_[layer].fused_into = mul.fused_into.empty() ? mul.node : mul.fused_into;
+    for (const auto& absorbed : absorbed_layers_) {
+      if (written[static_cast<std::size_t>(absorbed.output)]) continue;
+      const QdqLayer& table = layers_[layer_of_node_.at(absorbed.table_node)];
+      const std::string& name = chain_name_.at(absorbed.table_node);
+      QdqLayer& layer = layers_[absorbed.layer];
+      layer.int8 = true;
+      layer.note = "int8: inside the " + name + " table" +
+                   (table.fused_into.empty() ? "" : " fused into a QConv");
+      layer.fused_into = table.fused_into.empty() ? table.node : table.fused_into;
     }
   }
 
@@ -628,7 +655,7 @@ class Lowering {
       if (conv.domain != "yolo" || conv.op_type != "QConv" || conv.has_attribute("act")) continue;
       const auto conv_layer = layer_of_output_.find(x);
       const auto lut_layer = layer_of_output_.find(lut.outputs[0]);
-      const std::string table = function == "silu" ? "SiLU" : function;
+      const std::string& table = function;
       if (conv_layer != layer_of_output_.end())
         layers_[conv_layer->second].note += " + " + table + " table";
       if (lut_layer != layer_of_output_.end()) {
@@ -636,8 +663,8 @@ class Lowering {
         layers_[lut_layer->second].fused_into = conv.name;
       }
       conv.attributes.push_back(attr_string("act", function));
-      conv.attributes.push_back(attr_float("act_scale", lut.attr_float("y_scale", 1.0F)));
-      conv.attributes.push_back(attr_int("act_zero_point", lut.attr_int("y_zero_point", 0)));
+      conv.attributes.push_back(*lut.find_attribute("table"));
+      conv.attributes.back().set_name("act_table");
       conv.outputs = lut.outputs;
       dead[n] = true;
     }
@@ -646,29 +673,41 @@ class Lowering {
   }
 
   Graph& g_;
+  // The graph as given: chains are found and evaluated on it while g_ is being rewritten.
+  const Graph original_;
   const QuantizedWeights& weights_;
+  const QdqLoweringOptions& options_;
   std::vector<std::vector<int>> consumers_;
   std::vector<std::optional<Quant>> quant_;
   std::vector<bool> dead_;
   std::vector<Node> extra_;
-  std::unordered_map<int, int> sigmoid_of_;
-  // The Sigmoid node behind each sigmoid table's output.
-  std::unordered_map<int, std::size_t> sigmoid_node_;
   bool uint8_input_ = false;
+  // The input's QuantizeLinear output and the int8 input that replaced it (lower_input).
+  std::pair<int, int> input_rewired_{-1, -1};
+  int chains_as_written_ = 0;
+  // The name of the chain each table node computes.
+  std::unordered_map<std::size_t, std::string> chain_name_;
 
   // Per node of the graph as given (indices valid until the rewrite renumbers them).
   struct Decision {
     bool int8 = false;
     std::string note;
-    int silu_output = -1;  // a sigmoid: the output of the SiLU table made of it
+    // A float op of a chain: the node whose table computes the chain.
+    std::optional<std::size_t> absorbed_by;
   };
   std::vector<Decision> decisions_;
   std::vector<std::string> original_op_;
   std::string why_;
   std::vector<QdqLayer> layers_;
   std::unordered_map<int, std::size_t> layer_of_output_;
-  // Sigmoid layers taken into a SiLU table: their int8 output and the table's.
-  std::unordered_map<std::size_t, std::pair<int, int>> silu_of_layer_;
+  std::unordered_map<std::size_t, std::size_t> layer_of_node_;
+  // Layers of chain ops: their output, and the node whose table computes the chain.
+  struct AbsorbedLayer {
+    std::size_t layer;
+    int output;
+    std::size_t table_node;
+  };
+  std::vector<AbsorbedLayer> absorbed_layers_;
 };
 
 }  // namespace
@@ -695,9 +734,9 @@ QuantizedWeights collect_quantized_weights(const Graph& graph) {
 }
 
 QdqLoweringStats lower_qdq(Graph& graph, const QuantizedWeights& weights,
-                           std::vector<QdqLayer>* layers) {
+                           const QdqLoweringOptions& options, std::vector<QdqLayer>* layers) {
   graph.topological_sort();
-  Lowering lowering(graph, weights);
+  Lowering lowering(graph, weights, options);
   const QdqLoweringStats stats = lowering.run();
   if (layers) *layers = std::move(lowering).layers();
   return stats;

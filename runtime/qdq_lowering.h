@@ -35,7 +35,7 @@ QuantizedWeights collect_quantized_weights(const Graph& graph);
 struct QdqLoweringStats {
   int conv = 0;      // QConv steps
   int conv_act = 0;  // of which with a fused SiLU / sigmoid table
-  int tables = 0;    // QLut steps (sigmoid, SiLU, requantization)
+  int tables = 0;    // QLut steps (element-wise chains, requantization)
   int binary = 0;    // QBinary
   int maxpool = 0;
   int upsample = 0;
@@ -43,7 +43,10 @@ struct QdqLoweringStats {
   int quantize = 0;          // float -> int8 converts left (FP32 island exits)
   int dequantize = 0;        // int8 -> float converts left (FP32 island entries)
   bool uint8_input = false;  // the model input is quantized from the uint8 image (xor 0x80)
-  int fp32_islands = 0;      // connected groups of layers left in float
+  // Tables whose chain holds QuantizeLinear nodes of its own, reproduced as the file writes them
+  // (ONNX Runtime's SiLU rounds its Sigmoid output before the Mul).
+  int chains_as_written = 0;
+  int fp32_islands = 0;  // connected groups of layers left in float
 };
 
 // What the lowering made of one node of the folded graph (every node but the Q/DQ it consumed).
@@ -58,10 +61,23 @@ struct QdqLayer {
   std::string fused_into;
 };
 
+// The metadata_props key yolo-edge's quantizer writes into its files (runtime/quantizer.h).
+inline constexpr const char* kOwnQuantizationKey = "yolo_edge_quantization";
+
+struct QdqLoweringOptions {
+  // Element-wise chains (runtime/qdq_chain.h) pass the values of their inner Q/DQ pairs through
+  // unrounded: set for yolo-edge's own files (runtime/quantizer.h), whose Q/DQ on a SiLU's
+  // Sigmoid output only records its range, and whose SiLU is one table from the conv output to
+  // the Mul output. Other files' chains run exactly as their Q/DQ nodes say.
+  bool one_table_chains = false;
+};
+
 // Rewrites the shaped, folded graph (after infer_and_fold); nodes stay topologically sorted.
-// With uint8_input the graph input becomes int8 NCHW-shaped (the engine fills it from the uint8
+// Every element-wise op ending a chain on one int8 tensor becomes one table of the chain. With
+// uint8_input the graph input becomes int8 NCHW-shaped (the engine fills it from the uint8
 // image). With `layers`, also says per node what became of it, in topological order.
 QdqLoweringStats lower_qdq(Graph& graph, const QuantizedWeights& weights,
+                           const QdqLoweringOptions& options,
                            std::vector<QdqLayer>* layers = nullptr);
 
 // The per-node plan Engine::load follows for `model` at precision int8 (`imgsz` as in

@@ -16,6 +16,7 @@
 
 #include "runtime/model_error.h"
 #include "runtime/model_info.h"
+#include "runtime/qdq_lowering.h"
 
 namespace yolo::runtime {
 
@@ -41,14 +42,9 @@ constexpr double kKeepGainDb = 3.0;
 // watching birds) leaves that side of the range unseen, so int8 would clip the very scores that
 // matter on the first confident detection (0.5 at most when the maximum seen was below 0).
 constexpr double kMinPositiveShare = 0.10;
-// The first convs stay FP32 when that removes at least this share of the quantization noise at
-// the final convs' outputs...
-constexpr double kMinLayerGain = 0.15;
-// ... and hold at most this share of all conv MACs, which bounds their cost in speed. Of the
-// prefixes, the shortest whose noise is within kNoiseTolerance of the least wins (yolov8n: 4 convs
-// instead of 8, half the FP32 MACs, for 4% more noise).
+// The first convs kept FP32 (chosen by choose_stem_prefix) hold at most this share of all conv
+// MACs, which bounds their cost in speed.
 constexpr double kMaxLayerMacShare = 0.12;
-constexpr double kNoiseTolerance = 1.10;
 
 // What the rewrite needs to know about a graph: who produces and who reads each tensor, which
 // tensors are constants, and which carry floats.
@@ -553,6 +549,15 @@ std::map<std::string, std::string> refine_ranges(const onnx::GraphProto& graph,
   return why;
 }
 
+std::size_t choose_stem_prefix(const std::vector<double>& prefix_noise) {
+  const double factor = std::pow(10.0, -kDecisionMarginDb / 10.0);
+  std::size_t chosen = 0;
+  for (std::size_t k = 1; k < prefix_noise.size(); ++k) {
+    if (prefix_noise[k] < prefix_noise[chosen] * factor) chosen = k;
+  }
+  return chosen;
+}
+
 std::vector<std::string> quantized_tensors(const onnx::GraphProto& graph,
                                            const std::set<std::string>& keep_fp32) {
   const GraphIndex index = index_graph(graph);
@@ -1031,8 +1036,7 @@ QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
     // int8 range must cover channels whose ranges differ tenfold; their rounding noise then runs
     // through the whole network. Measured here as the quantization noise at the final convs'
     // outputs (mean noise-to-signal ratio; class logits as scores) with the first k convs (and
-    // their SiLUs) kept FP32, for every k within the MAC budget: the k with the least noise is
-    // kept, if it removes at least kMinLayerGain of it.
+    // their SiLUs) kept FP32, for every k within the MAC budget; choose_stem_prefix decides.
     auto noise_ratio = [&](const std::set<std::string>& keep) {
       double sum = 0;
       for (const double db : measure(keep)) sum += std::pow(10.0, -db / 10.0);
@@ -1058,20 +1062,19 @@ QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
       prefix_noise.push_back(n);
       prefix_share.push_back(share);
     }
-    const double least = *std::min_element(prefix_noise.begin(), prefix_noise.end());
-    std::size_t best_k = 0;
-    while (prefix_noise[best_k] > least * kNoiseTolerance) ++best_k;
+    const std::size_t best_k = choose_stem_prefix(prefix_noise);
     double best_noise = prefix_noise[best_k];
     const double best_share = prefix_share[best_k];
     const double removed = 1.0 - best_noise / std::max(base_noise, 1e-30);
-    if (best_k > 0 && removed >= kMinLayerGain) {
+    if (best_k > 0) {
       char why[320];
       std::snprintf(why, sizeof why,
                     "stem: keeping the first %zu conv(s) FP32 (%.1f%% of conv MACs) removes %.0f%% "
-                    "of the int8 noise at the final convs (>= %.0f%%; the shortest prefix within "
-                    "%.0f%% of the least noise of all prefixes within %.0f%% of the MACs)",
-                    best_k, 100.0 * best_share, 100.0 * removed, 100.0 * kMinLayerGain,
-                    100.0 * (kNoiseTolerance - 1.0), 100.0 * kMaxLayerMacShare);
+                    "of the int8 noise at the final convs (of the prefixes within %.0f%% of the "
+                    "MACs, each longer one kept only where it lowers the noise by more than "
+                    "%.1f dB)",
+                    best_k, 100.0 * best_share, 100.0 * removed, 100.0 * kMaxLayerMacShare,
+                    kDecisionMarginDb);
       for (std::size_t k = 0; k < best_k; ++k) {
         for (const auto& n : units[k].nodes) keep_reason[n] = why;
       }
@@ -1108,7 +1111,7 @@ QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
                         {"frames", count},
                         {"keep_fp32", std::vector<std::string>(keep.begin(), keep.end())}};
   auto* prop = quantized.add_metadata_props();
-  prop->set_key("yolo_edge_quantization");
+  prop->set_key(kOwnQuantizationKey);
   prop->set_value(tag.dump());
   write_model_atomically(quantized, out);
   times["quantize_write_s"] = round_to(seconds_since(t_phase), 0.001);

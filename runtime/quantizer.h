@@ -23,7 +23,9 @@
 //   Sigmoid, SiLU Mul (Sigmoid(x) * x), Add of two activations, Concat, MaxPool, Resize (input 0
 //   only) and Split. SiLU is `Conv -> Q/DQ -> Sigmoid -> Q/DQ -> Mul -> Q/DQ` with the conv output
 //   feeding both Sigmoid and Mul through its one DQ, so it can become a 256-entry table from the
-//   conv output's (scale, zero point) to the Mul output's.
+//   conv output's (scale, zero point) to the Mul output's. The Q/DQ on the Sigmoid output records
+//   its range only: the engine's table skips that rounding for files carrying the metadata below
+//   (QdqLoweringOptions::one_table_chains), where a file from another tool runs as written.
 // - Shared scales: the inputs and output of a quantized Concat, and the input and outputs of a
 //   quantized MaxPool, Resize and Split, have identical (scale, zero point), the union of their
 //   ranges: concat, pooling, upsampling and split need no requantization.
@@ -132,6 +134,17 @@ struct GraphRegions {
   std::vector<std::string> final_convs;
 };
 GraphRegions find_regions(const onnx::GraphProto& graph);
+
+// Measured noise differs between machines: their float kernels round differently, which moves
+// calibrated scales by ~1e-6 and flips rare ties in the fake-quant runs that measure the noise,
+// and over ~90 layers those flips move a prefix's noise by 0.5 dB and more (docs/quantization.md).
+// `auto` changes a choice only on a difference larger than this margin.
+inline constexpr double kDecisionMarginDb = 1.0;
+
+// The stem `auto` keeps FP32, from the noise at the final convs with the first k convs kept FP32
+// (prefix_noise[k]; [0]: none kept): starting from none, a longer prefix replaces the choice so far
+// only when its noise is lower by more than kDecisionMarginDb. Returns the number of convs kept.
+std::size_t choose_stem_prefix(const std::vector<double>& prefix_noise);
 
 // The float activation tensors a QDQ rewrite with this keep set quantizes (model input included).
 std::vector<std::string> quantized_tensors(const onnx::GraphProto& graph,

@@ -11,13 +11,13 @@ namespace yolo::runtime::kernels {
 
 using detail::fail;
 
-namespace {
-
-// Round half to even regardless of the current rounding mode (nearbyint would follow it).
+// nearbyint would follow the current rounding mode.
 float round_half_even(float x) {
   if (std::fabs(x - std::trunc(x)) == 0.5F) return 2.0F * std::round(x * 0.5F);
   return std::round(x);
 }
+
+namespace {
 
 template <typename Q>
 Q saturate(float v) {

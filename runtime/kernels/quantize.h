@@ -7,6 +7,9 @@
 
 namespace yolo::runtime::kernels {
 
+// Round half to even regardless of the current rounding mode, as QuantizeLinear rounds.
+float round_half_even(float x);
+
 // Per-tensor uint8 quantization parameters as DynamicQuantizeLinear computes them: the range is
 // [min(0, min x), max(0, max x)], scale = range / 255 (1 when the range is empty, as ONNX Runtime
 // does), zero_point = round-half-even(clamp(-min / scale, 0, 255)).

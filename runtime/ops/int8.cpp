@@ -3,12 +3,14 @@
 // one (scale, zero point) per tensor held in the node's attributes; every op reads and writes
 // channel slices so concat and split stay free.
 //   QConv(x, w int8 OIHW, w_scale [O], bias int32 [O]?)  conv attributes, x_/y_ params, and an
-//       optional activation table applied in place ("act": silu|sigmoid, act_ params)
-//   QLut(x)        function sigmoid|silu|identity (identity = requantization)
+//       optional table applied in place to its output ("act": the chain's name, "act_table")
+//   QLut(x)        "table": 256 bytes indexed by the input's raw byte (an element-wise chain, made
+//                  by runtime/qdq_chain.h, or a requantization); "function" names it
 //   QBinary(a, b)  op Add|Mul|Sub, a_/b_/y_ params, equal shapes
 //   QMaxPool(x)    pooling attributes; the quantization is unchanged
 //   QUpsample(x)   integer nearest upsample, factor_h / factor_w
 //   Quantize(x)    float -> int8 (an FP32 island's exit), Dequantize(x) int8 -> float (its entry)
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -31,12 +33,14 @@ xnn::QuantParams params(const Node& node, const std::string& prefix) {
           static_cast<std::int8_t>(node.attr_int(prefix + "zero_point", 0))};
 }
 
-std::function<float(float)> function_named(const Graph& graph, const Node& node,
-                                           const std::string& name) {
-  if (name == "sigmoid") return [](float x) { return 1.0F / (1.0F + std::exp(-x)); };
-  if (name == "silu") return [](float x) { return x / (1.0F + std::exp(-x)); };
-  if (name == "identity") return [](float x) { return x; };
-  graph.fail(node, "unknown int8 table function '" + name + "'");
+// The 256-byte table held in string attribute `key`.
+std::array<std::int8_t, 256> table_of(const Graph& graph, const Node& node,
+                                      const std::string& key) {
+  const auto bytes = node.attr_string(key, "");
+  if (bytes.size() != 256) graph.fail(node, "int8 table '" + key + "' is not 256 bytes");
+  std::array<std::int8_t, 256> table{};
+  std::memcpy(table.data(), bytes.data(), table.size());
+  return table;
 }
 
 std::size_t stride_of(const ValueView& v) {
@@ -99,10 +103,8 @@ class QConvStep : public Step {
     }
     const std::span<const std::int8_t> weights(w.data_as<std::int8_t>(), w.bytes());
     const std::span<const float> scales(ws.data_as<float>(), static_cast<std::size_t>(ws.size()));
-    const auto act = node.attr_string("act", "");
     std::optional<xnn::LookupTableS8> lut;
-    if (!act.empty())
-      lut.emplace(p.output, params(node, "act_"), function_named(c.graph, node, act));
+    if (node.has_attribute("act")) lut.emplace(table_of(c.graph, node, "act_table"));
 
     if (p.geometry.groups == 1 && kernels::ConvQC8Vnni::available()) {
       const xnn::Conv2dParams& g = p.geometry;
@@ -170,10 +172,7 @@ class QConvSpec : public Int8Spec {
 class QLutStep : public Step {
  public:
   QLutStep(const StepContext& c)
-      : in_(c.inputs[0]),
-        out_(c.outputs[0]),
-        lut_(params(c.node, "x_"), params(c.node, "y_"),
-             function_named(c.graph, c.node, c.node.attr_string("function", ""))) {}
+      : in_(c.inputs[0]), out_(c.outputs[0]), lut_(table_of(c.graph, c.node, "table")) {}
   void run(pthreadpool_t pool) override {
     lut_.run(rows_of(in_), channels_of(in_), static_cast<const int8_t*>(in_.data), stride_of(in_),
              static_cast<int8_t*>(out_.data), stride_of(out_), pool);

@@ -162,6 +162,12 @@ LookupTableS8::LookupTableS8(QuantParams input, QuantParams output,
   }
 }
 
+LookupTableS8::LookupTableS8(const std::array<int8_t, 256>& by_byte) : by_byte_(by_byte) {
+  for (int q = INT8_MIN; q <= INT8_MAX; ++q) {
+    table_[static_cast<size_t>(q + 128)] = by_byte_[static_cast<uint8_t>(q)];
+  }
+}
+
 namespace {
 
 struct TableJob {

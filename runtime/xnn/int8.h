@@ -92,6 +92,8 @@ class LookupTableS8 {
  public:
   // table[q + 128] = quantize(f(dequantize(q))), rounding to nearest and saturating.
   LookupTableS8(QuantParams input, QuantParams output, const std::function<float(float)>& f);
+  // A table made elsewhere, indexed by the input's raw byte (as by_byte()).
+  explicit LookupTableS8(const std::array<int8_t, 256>& by_byte);
 
   // output[p * output_stride + c] = table[input[p * input_stride + c] + 128]; in place allowed.
   void run(size_t pixels, size_t channels, const int8_t* input, size_t input_stride, int8_t* output,

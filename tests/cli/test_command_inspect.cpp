@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tests/cli/run_cli.h"
+#include "tests/runtime/lint_models.h"
 #include "tests/runtime/test_model_builder.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/temp_folder.h"
@@ -363,7 +364,7 @@ TEST(Inspect, DynamicQdqModelPlansWithImgsz) {
   ASSERT_EQ(plan.at("layers").size(), 1U) << plan;
   EXPECT_EQ(plan.at("layers")[0].at("node"), "relu");
   EXPECT_EQ(plan.at("layers")[0].at("precision"), "fp32");
-  EXPECT_EQ(plan.at("layers")[0].at("note"), "kept FP32: no int8 lowering for Relu");
+  EXPECT_EQ(plan.at("layers")[0].at("note"), "kept FP32: its output 'out' is a model output");
   EXPECT_EQ(plan.at("fp32_islands"), 1);
   fs::remove(path);
 }
@@ -400,6 +401,76 @@ TEST(Inspect, QOperatorModelIsReportedAsNotRunnableWithAdvice) {
   EXPECT_TRUE(contains(detect.err, "node 'conv_q' (QLinearConv")) << detect.err;
   EXPECT_TRUE(contains(detect.err, "yolo-edge quantize --model FP32.onnx")) << detect.err;
   fs::remove(path);
+}
+
+TEST_P(InspectFixture, LintFlagsDynamicInt8AndPassesFp32) {
+  YOLO_REQUIRE_FIXTURES();
+  const bool dynamic = GetParam().quantization == "dynamic";
+  const auto r = run_cli({"inspect", "--lint", model().string()});
+  EXPECT_EQ(r.status, dynamic ? 1 : 0) << r.out << r.err;
+  if (dynamic) {
+    EXPECT_TRUE(contains(r.out, "1 finding(s)")) << r.out;
+    EXPECT_TRUE(contains(r.out, "dynamic-quantization  node '")) << r.out;
+    EXPECT_TRUE(contains(r.out, "Fix: quantize the FP32 model")) << r.out;
+  } else {
+    EXPECT_TRUE(contains(r.out, "no findings (checked score-levels, bad-scale")) << r.out;
+  }
+  const auto json = run_cli({"inspect", "--lint", "--json", model().string()});
+  EXPECT_EQ(json.status, r.status);
+  const auto report = nlohmann::json::parse(json.out);
+  EXPECT_EQ(report.at("checks").size(), 7U);
+  EXPECT_EQ(report.at("findings").size(), dynamic ? 1U : 0U);
+}
+
+// One scale for box pixels and scores: status 1, the finding in text and JSON, and detect and
+// bench warn of it when they load the model.
+TEST(Inspect, LintFindsScoresRoundedAwayAndDetectAndBenchWarn) {
+  Head h = head();
+  finish(h, true, 640.0F / 255.0F);
+  const auto path = h.b.save("inspect_lint_shared_scale.onnx");
+  const auto text = run_cli({"inspect", "--lint", path.string()});
+  EXPECT_EQ(text.status, 1) << text.out << text.err;
+  EXPECT_TRUE(contains(text.out, "score-levels  node 'cat_QuantizeLinear'")) << text.out;
+  EXPECT_TRUE(contains(text.out, "never detects anything")) << text.out;
+  EXPECT_TRUE(contains(text.out, "Fix: re-export with the detection output kept FP32")) << text.out;
+  const auto json = run_cli({"inspect", "--lint", "--json", path.string()});
+  EXPECT_EQ(json.status, 1) << json.err;
+  const auto finding = nlohmann::json::parse(json.out).at("findings").at(0);
+  EXPECT_EQ(finding.at("check"), "score-levels");
+  EXPECT_EQ(finding.at("node"), "cat_QuantizeLinear");
+  EXPECT_EQ(finding.at("details").at("levels"), 1);
+  EXPECT_EQ(finding.at("details").at("best_score"), 0.0);
+  const auto bench = run_cli({"bench", "--model", path.string(), "--runs", "1", "-t", "1"});
+  EXPECT_EQ(bench.status, 0) << bench.err;
+  EXPECT_TRUE(contains(bench.err, "warning: " + path.string() + ": score-levels: ")) << bench.err;
+  EXPECT_TRUE(contains(bench.err, "details: yolo-edge inspect --lint " + path.string()))
+      << bench.err;
+  if (have_fixtures()) {
+    const auto detect = run_cli({"detect", "--model", path.string(), "--image",
+                                 (fixtures_dir() / "images" / "dog.jpg").string()});
+    EXPECT_EQ(detect.status, 0) << detect.err;
+    EXPECT_TRUE(contains(detect.err, "warning: " + path.string() + ": score-levels: "))
+        << detect.err;
+  }
+  fs::remove(path);
+}
+
+TEST(Inspect, LintOfAFileThatCannotLoadIsStatus2) {
+  TempFolder dir;
+  const auto garbage = dir.path() / "garbage.onnx";
+  write_bytes(garbage, "not a model at all");
+  const auto r = run_cli({"inspect", "--lint", garbage.string()});
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(contains(r.err, garbage.string())) << r.err;
+  ModelBuilder b;
+  b.input("images", {1, 3, 8, 8});
+  b.node("Relu", {"missing"}, {"out"});
+  b.output("out");
+  const auto broken = b.save("inspect_lint_broken.onnx");
+  const auto br = run_cli({"inspect", "--lint", broken.string()});
+  EXPECT_EQ(br.status, 2) << br.out;
+  EXPECT_TRUE(contains(br.err, "missing")) << br.err;
+  fs::remove(broken);
 }
 
 }  // namespace

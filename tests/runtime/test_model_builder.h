@@ -54,6 +54,18 @@ class ModelBuilder {
     for (auto& v : values) v = dist(rng);
     return floats(name, dims, values);
   }
+  // An initializer of element type `type` (onnx::TensorProto::INT8, ...) from its raw values.
+  template <typename T>
+  ModelBuilder& raw(const std::string& name, int type, std::vector<std::int64_t> dims,
+                    const std::vector<T>& values) {
+    auto* t = model_.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(type);
+    for (auto d : dims) t->add_dims(d);
+    t->set_raw_data(
+        std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T)));
+    return *this;
+  }
   ModelBuilder& ints(const std::string& name, std::vector<std::int64_t> dims,
                      const std::vector<std::int64_t>& values) {
     auto* t = model_.mutable_graph()->add_initializer();

@@ -1,0 +1,61 @@
+#pragma once
+
+// Checks of a model file for the mistakes that make an INT8 model useless or slow before it is
+// deployed: `yolo-edge inspect --lint` prints them, and detect, bench and the daemon warn of them
+// when they load a model (Engine::lint_findings()). Each check reads the file as written.
+
+#include <onnx/onnx_pb.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace yolo::runtime {
+
+// One problem of a model file.
+struct LintFinding {
+  // What was checked, a stable identifier:
+  //   score-levels          a Q/DQ pair on a detection output or on the class scores leaves the
+  //                         0..1 scores fewer than 64 levels
+  //   bad-scale             a zero, negative, NaN, infinite or denormal Q/DQ scale
+  //   zero-point-range      a zero point outside its element type, or of a type Q/DQ do not take
+  //   channel-scale-ratio   per-channel weight scales spread over more than 1e4 (dead or
+  //                         exploding channels)
+  //   dynamic-quantization  DynamicQuantizeLinear: activations quantized on every run
+  //   qoperator             QOperator INT8 nodes (QLinearConv, ...), which do not run here
+  //   input-quantization    the input's scale / zero point do not match a uint8 image
+  std::string check;
+  // The node concerned ("" when the finding is about the model as a whole).
+  std::string node;
+  // What is wrong and where, with the numbers.
+  std::string message;
+  // What to do about it.
+  std::string fix;
+  // The numbers behind the message (levels, best_score, scale, ...), by name.
+  nlohmann::json details = nlohmann::json::object();
+};
+
+// Fewer distinct levels than this between score 0 and 1 make score thresholds meaningless.
+inline constexpr int kMinScoreLevels = 64;
+// Per-channel weight scales spread over more than this (largest / smallest) mark dead or
+// exploding channels.
+inline constexpr double kMaxChannelScaleRatio = 1e4;
+
+// Every finding of a parsed model, grouped by check in the order listed above.
+std::vector<LintFinding> lint_model(const onnx::ModelProto& model);
+// Loads `path` as Engine::load does up to its graph checks (throws ModelError when the file
+// cannot be read, is not ONNX, or its graph is malformed) and lints it.
+std::vector<LintFinding> lint_model_file(const std::filesystem::path& path);
+
+// {"check", "node", "message", "fix", "details"}.
+nlohmann::json to_json(const LintFinding& finding);
+// "check: message; fix" on one line, for logs and warnings.
+std::string to_string(const LintFinding& finding);
+
+// Why a dynamic INT8 model is slow and what to run instead; `dynamic_quantize_count` is its
+// number of DynamicQuantizeLinear nodes. Shared by the lint and inspect's note.
+std::string dynamic_int8_cost(std::size_t dynamic_quantize_count);
+
+}  // namespace yolo::runtime
