@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <opencv2/core.hpp>
 
@@ -21,6 +22,8 @@ struct ModelInfo {
   int input_width = 0;
   int input_height = 0;
   vision::ClassNames names;
+  // What `yolo-edge inspect --lint` finds in the file (a broken or slow INT8 file), one line each.
+  std::vector<std::string> warnings;
 };
 
 // Time each stage of one frame took, in milliseconds.

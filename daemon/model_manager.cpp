@@ -1,5 +1,7 @@
 #include "daemon/model_manager.h"
 
+#include "runtime/model_lint.h"
+
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -127,6 +129,10 @@ LoadedModel ModelManager::build(const ModelTarget& target, const config::ModelCo
   info->input_width = width;
   info->input_height = height;
   info->names = detector->names();
+  for (const runtime::LintFinding& f : detector->engine().lint_findings()) {
+    info->warnings.push_back(runtime::to_string(f));
+    events_.log().warning(target.file.string() + ": " + info->warnings.back());
+  }
   const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   return {std::move(detector), std::move(info), ms};
 }

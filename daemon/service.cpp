@@ -481,6 +481,7 @@ nlohmann::json Service::build_status() const {
   if (const std::string pending = model_->pending_summary(); !pending.empty()) {
     j["model"]["pending"] = pending;
   }
+  if (!model->warnings.empty()) j["model"]["warnings"] = model->warnings;
   if (precision_override_) {
     j["model"]["precision_override"] = {{"value", precision_override_->value.value},
                                         {"origin", precision_override_->value.origin}};
@@ -527,6 +528,10 @@ std::string Service::status_line() const {
   }
   if (const std::string pending = model_->pending_summary(); !pending.empty()) {
     line += "; " + pending;
+  }
+  if (const auto model = inference_->model(); model && !model->warnings.empty()) {
+    line += "; the model file has " + std::to_string(model->warnings.size()) +
+            " problem(s): yolo-edge inspect --lint " + model->path.string();
   }
   for (const auto& p : publishers_) {
     const nlohmann::json s = p->status();
