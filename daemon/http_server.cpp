@@ -287,6 +287,8 @@ class HttpServer::Handlers {
     auto [number, jpeg] = owner_.jpegs_.newest();
     const bool fresh = jpeg && Clock::now() - owner_.encoded_at() < kSnapshotFresh;
     if (!fresh) {
+      // An old frame is not a snapshot: the next one is, or none.
+      jpeg = nullptr;
       ++owner_.snapshot_waiters_;
       const auto deadline = Clock::now() + owner_.limits_.snapshot_wait;
       while (Clock::now() < deadline && !owner_.stopped()) {
@@ -296,7 +298,6 @@ class HttpServer::Handlers {
           break;
         }
       }
-      if (!fresh && number == owner_.jpegs_.newest().first && jpeg) jpeg = nullptr;
       --owner_.snapshot_waiters_;
     }
     if (!jpeg) {

@@ -26,7 +26,6 @@ import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
 import importlib.util  # noqa: E402
 
 _spec = importlib.util.spec_from_file_location("hostile", os.path.join(HERE, "hostile-clients.py"))
