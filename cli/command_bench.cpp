@@ -30,6 +30,7 @@
 #include "cli/ort_peer.h"
 #include "cli/peak_rss.h"
 #include "cli/progress.h"
+#include "cli/text_file.h"
 #include "runtime/engine.h"
 #include "vision/latency_stats.h"
 
@@ -397,13 +398,6 @@ std::vector<Scenario> scenarios_to_run(const BenchArgs& args) {
   return chosen;
 }
 
-void write_file(const std::filesystem::path& file, const std::string& text) {
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) throw std::runtime_error("cannot write " + file.string() + ": " + std::strerror(errno));
-}
-
 int run_scenarios(const BenchArgs& args, const GivenOptions& given) {
   BenchContext context;
   context.precisions = precisions_to_run(args, given.precision->count() > 0, context.notes);
@@ -465,11 +459,11 @@ int run_scenarios(const BenchArgs& args, const GivenOptions& given) {
   const auto json = bench_results_json(suite, context);
   if (!args.out.empty()) {
     const std::filesystem::path out(args.out);
-    write_file(out / "report.md", bench_report_markdown(suite, context));
-    write_file(out / "results.json", json.dump(1) + "\n");
+    write_text_file(out / "report.md", bench_report_markdown(suite, context));
+    write_text_file(out / "results.json", json.dump(1) + "\n");
     std::ostringstream csv;
     write_bench_csv(csv, suite);
-    write_file(out / "results.csv", csv.str());
+    write_text_file(out / "results.csv", csv.str());
   }
   if (args.json) {
     std::printf("%s\n", json.dump(1).c_str());

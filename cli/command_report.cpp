@@ -19,6 +19,7 @@
 #include "cli/field_log_files.h"
 #include "cli/field_report.h"
 #include "cli/field_report_script.h"
+#include "cli/text_file.h"
 
 extern char** environ;
 
@@ -44,13 +45,6 @@ const std::vector<std::pair<std::string, std::string>> kPlots = {
     {"performance.png", "FPS, inference latency and threads over time, per precision"},
     {"device.png", "Temperature, clock and throttling over time"},
     {"power.png", "Power and energy per frame over time, per precision"}};
-
-void write_file(const fs::path& file, const std::string& text) {
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) throw std::runtime_error("cannot write " + file.string() + ": " + std::strerror(errno));
-}
 
 // Runs the plot script on `timeline`; returns why no plots were made, or "" when it succeeded.
 std::string run_plot_script(const fs::path& timeline, const fs::path& out) {
@@ -109,7 +103,7 @@ int run_report(const ReportArgs& args) {
   // Plots of an earlier report in the same folder must not pass for this one's.
   for (const auto& [file, caption] : kPlots) fs::remove(out / file, ec);
   const fs::path timeline = out / "timeline.json";
-  write_file(timeline, report.timeline.dump() + "\n");
+  write_text_file(timeline, report.timeline.dump() + "\n");
 
   const std::string failure = run_plot_script(timeline, out);
   std::vector<std::pair<std::string, std::string>> plots;
@@ -119,7 +113,7 @@ int run_report(const ReportArgs& args) {
   if (!failure.empty()) report.missing.push_back("Plots not made: " + failure + ".");
   std::vector<std::string> sources;
   for (const auto& f : files) sources.push_back("`" + f.string() + "`");
-  write_file(out / "report.md", field_report_markdown(report, plots, sources));
+  write_text_file(out / "report.md", field_report_markdown(report, plots, sources));
 
   std::printf("Wrote %s/report.md", args.out.c_str());
   for (const auto& [file, caption] : plots) std::printf(", %s", file.c_str());

@@ -213,13 +213,14 @@ bool any_of(const std::vector<Interval>& intervals, auto member) {
                      [&](const Interval& i) { return (i.*member).has_value(); });
 }
 
-// The sensors events' "missing" entries that mention one of `words`.
+// The sensors events' "missing" entries ("NAME: why") whose name holds one of `words`.
 std::vector<std::string> sensors_missing(const std::vector<std::string>& missing,
                                          std::initializer_list<const char*> words) {
   std::vector<std::string> found;
   for (const auto& m : missing) {
+    const std::string name = m.substr(0, m.find(':'));
     for (const char* w : words) {
-      if (m.find(w) != std::string::npos) {
+      if (name.find(w) != std::string::npos) {
         found.push_back(m);
         break;
       }
@@ -265,13 +266,13 @@ void note_missing(FieldReport& r, const std::vector<Interval>& intervals,
   }
   if (!any_of(intervals, &Interval::clock_mhz)) {
     r.missing.push_back("No clock: neither cpufreq nor the Pi firmware gave one." +
-                        because(sensors_missing(sensors_missing_items, {"cpufreq", "clock"})));
+                        because(sensors_missing(sensors_missing_items, {"clock"})));
   }
   if (!any_of(intervals, &Interval::throttled)) {
     r.missing.push_back(
         "No throttle flags: they come from the Raspberry Pi firmware (/dev/vcio), so this is "
         "not a Pi or the daemon could not open it; time throttled is n/a." +
-        because(sensors_missing(sensors_missing_items, {"firmware", "vcio", "throttl"})));
+        because(sensors_missing(sensors_missing_items, {"throttle", "firmware"})));
   }
   if (!any_of(intervals, &Interval::power_w)) {
     r.missing.push_back(
@@ -546,9 +547,11 @@ std::string field_report_markdown(const FieldReport& r,
        << "| --- | --- | --- | --- | --- |\n";
     for (const auto& s : r.swaps) {
       auto cell = [](const json& v) { return v.is_null() ? std::string("n/a") : v.dump(); };
+      // INT8 files made from an FP32 one keep its name: the precision tells them apart.
       md << "| " << utc_text(s.at("time").get<double>()) << " | "
-         << s.at("from_model").get<std::string>() << " | " << s.at("to_model").get<std::string>()
-         << " | " << cell(s.at("frames_lost")) << " | " << cell(s.at("gap_ms")) << " |\n";
+         << s.at("from_model").get<std::string>() << " " << s.at("from").get<std::string>() << " | "
+         << s.at("to_model").get<std::string>() << " " << s.at("to").get<std::string>() << " | "
+         << cell(s.at("frames_lost")) << " | " << cell(s.at("gap_ms")) << " |\n";
     }
   }
 

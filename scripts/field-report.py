@@ -41,10 +41,16 @@ THROTTLE_COLOR = "#d62728"
 FIGURE_WIDTH_IN = 8.0
 DPI = 100
 DECISION_MARKERS = {
-    "settle": ("v", "#2ca02c", "settled"),
-    "explore": (".", "#555555", "exploring"),
+    "settle": ("v", "#2ca02c", "settle"),
+    "explore": (".", "#555555", "explore"),
+    "fixed": ("s", "#8c564b", "fixed"),
 }
-OTHER_DECISION = ("x", "#9467bd", "exploring again (restart, drift, recheck, throttled)")
+# restart, drift, recheck, throttled, abandon: report.md names each.
+OTHER_DECISION = ("x", "#9467bd", "explore again")
+# Beyond this many intervals (days of logs) points are drawn as lines only.
+MAX_MARKED_POINTS = 400
+# Room above the data for a one-row legend, as a share of the data's top.
+HEADROOM = 1.35
 
 
 def when(seconds):
@@ -98,12 +104,23 @@ def shade_throttling(axes, intervals):
                            alpha=0.15, linewidth=0)
 
 
+def legend_on_top(ax, handles, ncol=4):
+    """A one-row legend above the data, which keeps clear of the lines below it."""
+    if not handles:
+        return
+    bottom, top = ax.get_ylim()
+    ax.set_ylim(bottom, bottom + (top - bottom) * HEADROOM)
+    ax.legend(handles=handles, loc="upper left", ncol=ncol, fontsize=8, framealpha=0.9)
+
+
 def note(ax, text):
     ax.text(0.5, 0.5, text, transform=ax.transAxes, ha="center", va="center", color="#666666")
     ax.set_yticks([])
 
 
 def per_precision(ax, data, key, label_suffix="", linestyle="-", linewidth=1.6, marker=None):
+    if len(data["intervals"]) > MAX_MARKED_POINTS:
+        marker = None
     handles = []
     for precision in data["precisions"]:
         xs, ys = series(data["intervals"], key, precision)
@@ -113,6 +130,18 @@ def per_precision(ax, data, key, label_suffix="", linestyle="-", linewidth=1.6, 
                           linewidth=linewidth, marker=marker, markersize=3,
                           label=precision + label_suffix)
         handles.append(line)
+    return handles
+
+
+def per_precision_and_idle(ax, data, key):
+    """Per precision, and in grey the intervals without frames (a device reading still)."""
+    handles = per_precision(ax, data, key, marker="o")
+    idle = [r for r in data["intervals"] if r["frames"] == 0 or r["precision"] is None]
+    xs, ys = series(idle, key)
+    if any(not math.isnan(y) for y in ys):
+        handles += ax.plot(xs, ys, color=OTHER_COLOR, linestyle="none", marker="o",
+                           markersize=3 if len(idle) <= MAX_MARKED_POINTS else 1,
+                           label="no frames")
     return handles
 
 
@@ -134,6 +163,8 @@ def threads_panel(ax, data):
     if counts:
         ax.set_ylim(0.5, max(counts) + 0.5)
         ax.set_yticks(range(1, max(counts) + 1))
+    else:
+        note(ax, "no thread count in these logs")
     ax.set_ylabel("inference\nthreads")
     return list(seen.values())
 
@@ -150,6 +181,19 @@ def title(data, what):
     return f"{what} ({hosts})"
 
 
+def finish(fig, axes, data, what, path):
+    """Grid, time axis under the last panel, title over the first, saved and closed."""
+    mark_switches(axes, data["swaps"])
+    for ax in axes:
+        ax.grid(True, alpha=0.3)
+    style_time_axis(axes[-1])
+    axes[0].set_title(title(data, what))
+    fig.align_ylabels()
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+
+
 def performance_plot(data, path):
     fig, (fps_ax, lat_ax, thr_ax) = plt.subplots(
         3, 1, figsize=(FIGURE_WIDTH_IN, 6.6), sharex=True,
@@ -157,41 +201,30 @@ def performance_plot(data, path):
     handles = per_precision(fps_ax, data, "fps", marker="o")
     fps_ax.set_ylabel("FPS (frames/s)")
     fps_ax.set_ylim(bottom=0)
-    fps_ax.legend(handles=handles + switch_handle(data), loc="lower left", fontsize=8,
-                  ncol=3, framealpha=0.85)
+    legend_on_top(fps_ax, handles + switch_handle(data))
     p90 = per_precision(lat_ax, data, "inference_p90_ms", " p90")
     p50 = per_precision(lat_ax, data, "inference_p50_ms", " p50", linestyle="--", linewidth=1.0)
     lat_ax.set_ylabel("inference\nlatency (ms)")
     lat_ax.set_ylim(bottom=0)
-    lat_ax.legend(handles=p90 + p50, loc="upper left", fontsize=8, ncol=2, framealpha=0.85)
-    decision_handles = threads_panel(thr_ax, data)
-    if decision_handles:
-        thr_ax.legend(handles=decision_handles, loc="upper left", fontsize=8, ncol=2,
-                      framealpha=0.85)
-    mark_switches((fps_ax, lat_ax, thr_ax), data["swaps"])
-    for ax in (fps_ax, lat_ax, thr_ax):
-        ax.grid(True, alpha=0.3)
-    style_time_axis(thr_ax)
-    fps_ax.set_title(title(data, "Frames, inference latency and threads by precision"))
-    fig.align_ylabels()
-    fig.tight_layout()
-    fig.savefig(path, dpi=DPI)
-    plt.close(fig)
+    legend_on_top(lat_ax, p90 + p50)
+    legend_on_top(thr_ax, threads_panel(thr_ax, data), ncol=3)
+    finish(fig, (fps_ax, lat_ax, thr_ax), data,
+           "Frames, inference latency and threads by precision", path)
 
 
 def device_plot(data, path):
     intervals = data["intervals"]
     fig, (temp_ax, clock_ax) = plt.subplots(2, 1, figsize=(FIGURE_WIDTH_IN, 4.8), sharex=True)
+    temp_handles = []
     if has(intervals, "temp_c"):
-        xs, ys = series(intervals, "temp_c")
-        temp_ax.plot(xs, ys, color="#c0392b", linewidth=1.6, label="hottest zone")
-        temp_ax.set_ylabel("temperature (°C)")
+        temp_handles = per_precision_and_idle(temp_ax, data, "temp_c")
+        temp_ax.set_ylabel("hottest zone (°C)")
     else:
         note(temp_ax, "no temperature sensor in these logs")
     if has(intervals, "clock_mhz"):
         xs, ys = series(intervals, "clock_mhz")
         clock_ax.plot(xs, ys, color="#34495e", linewidth=1.6, label="CPU clock")
-        clock_ax.set_ylabel("clock (MHz)")
+        clock_ax.set_ylabel("CPU clock (MHz)")
         clock_ax.set_ylim(bottom=0)
     else:
         note(clock_ax, "no clock reading in these logs")
@@ -203,48 +236,25 @@ def device_plot(data, path):
         clock_ax.text(0.99, 0.04, "no throttle flags (not a Raspberry Pi)",
                       transform=clock_ax.transAxes, ha="right", va="bottom", fontsize=8,
                       color="#666666")
-    mark_switches((temp_ax, clock_ax), data["swaps"])
-    legend = handles + switch_handle(data)
-    if legend:
-        temp_ax.legend(handles=legend, loc="lower left", fontsize=8, framealpha=0.85)
-    for ax in (temp_ax, clock_ax):
-        ax.grid(True, alpha=0.3)
-    style_time_axis(clock_ax)
-    temp_ax.set_title(title(data, "Temperature, clock and throttling"))
-    fig.align_ylabels()
-    fig.tight_layout()
-    fig.savefig(path, dpi=DPI)
-    plt.close(fig)
+    if has(intervals, "temp_c"):
+        legend_on_top(temp_ax, temp_handles + handles + switch_handle(data))
+    finish(fig, (temp_ax, clock_ax), data, "Temperature, clock and throttling", path)
 
 
 def power_plot(data, path):
     intervals = data["intervals"]
     fig, (power_ax, energy_ax) = plt.subplots(2, 1, figsize=(FIGURE_WIDTH_IN, 4.8), sharex=True)
-    handles = per_precision(power_ax, data, "power_w", marker="o")
-    xs, ys = series([r for r in intervals if r["frames"] == 0 or r["precision"] is None],
-                    "power_w")
-    if any(not math.isnan(y) for y in ys):
-        handles += power_ax.plot(xs, ys, color=OTHER_COLOR, linestyle="none", marker="o",
-                                 markersize=3, label="no frames")
+    handles = per_precision_and_idle(power_ax, data, "power_w")
     power_ax.set_ylabel("power (W)")
     power_ax.set_ylim(bottom=0)
-    power_ax.legend(handles=handles + switch_handle(data), loc="lower left", fontsize=8,
-                    ncol=3, framealpha=0.85)
+    legend_on_top(power_ax, handles + switch_handle(data))
     if has(intervals, "energy_per_frame_mj"):
         per_precision(energy_ax, data, "energy_per_frame_mj", marker="o")
         energy_ax.set_ylabel("energy per\nframe (mJ)")
         energy_ax.set_ylim(bottom=0)
     else:
         note(energy_ax, "no energy per frame (fewer than two energy readings per interval)")
-    mark_switches((power_ax, energy_ax), data["swaps"])
-    for ax in (power_ax, energy_ax):
-        ax.grid(True, alpha=0.3)
-    style_time_axis(energy_ax)
-    power_ax.set_title(title(data, "Power and energy per frame by precision"))
-    fig.align_ylabels()
-    fig.tight_layout()
-    fig.savefig(path, dpi=DPI)
-    plt.close(fig)
+    finish(fig, (power_ax, energy_ax), data, "Power and energy per frame by precision", path)
 
 
 def main(argv):

@@ -176,9 +176,10 @@ TEST(Report, TwoPrecisionsWithEverySensorGiveTheTableAndThreePlots) {
   // A '|' in a reason would break the table.
   EXPECT_TRUE(contains(md, "| 2 -> 2 | settle | settled on 2 threads: 30.0 ms / 50.0 ms at 1 |"))
       << md;
-  EXPECT_TRUE(contains(md,
-                       "| 2026-11-23 19:41:00 | yolo11n_320_fp32 | yolo11n_320_int8 | 0 | "
-                       "80.5 |"))
+  EXPECT_TRUE(
+      contains(md,
+               "| 2026-11-23 19:41:00 | yolo11n_320_fp32 fp32 | yolo11n_320_int8 int8 | 0 | "
+               "80.5 |"))
       << md;
   EXPECT_FALSE(contains(md, "Only fp32")) << md;
   EXPECT_FALSE(contains(md, "No power")) << md;
@@ -248,6 +249,55 @@ TEST(Report, OnePrecisionWithoutPowerOrThrottleSaysWhatIsMissing) {
   EXPECT_TRUE(contains(md, "No thread-count decisions")) << md;
   EXPECT_TRUE(contains(md, "1 interval line(s) (10 s) without frames")) << md;
   expect_plots(r, out, {"performance.png", "device.png"}, {"power.png"});
+}
+
+// A minute of a real yolo-edged run on this project's x86 machine (scripts/field-report-run.sh
+// --minutes 1 --interval 2): six phases switching FP32 <-> INT8 and the thread mode by SIGHUP;
+// no thermal zone, clock, throttle flags or power source there.
+fs::path daemon_log() {
+  return fs::path(YOLO_EDGE_SOURCE_DIR) / "tests" / "cli" / "data" / "daemon-field-log.jsonl";
+}
+
+std::string section(const std::string& md, const std::string& heading) {
+  const auto start = md.find(heading);
+  if (start == std::string::npos) return "";
+  return md.substr(start, md.find("\n## ", start + 1) - start);
+}
+
+TEST(Report, ARealDaemonLogReadsTheSameWholeOrRotated) {
+  TempFolder dir;
+  const fs::path whole = dir.path() / "whole";
+  const auto r = run_cli({"report", daemon_log().string(), "--out", whole.string()});
+  const std::string md = file_text(whole / "report.md");
+  EXPECT_TRUE(contains(md, "31 interval lines and 30 events")) << md;
+  EXPECT_TRUE(contains(md, "| fp32 | yolo11n_320_fp32 | 30 s | 546 | 18.25 |")) << md;
+  EXPECT_TRUE(contains(md, "| int8 | yolo11n_320_fp32 | 30 s | 1039 | 34.65 |")) << md;
+  EXPECT_TRUE(contains(md, "13 decisions (explore 5, fixed 1, restart 3, settle 4)")) << md;
+  EXPECT_TRUE(contains(md, "| yolo11n_320_fp32 fp32 | yolo11n_320_fp32 int8 | 0 |")) << md;
+  EXPECT_TRUE(contains(md, "No power readings")) << md;
+  EXPECT_TRUE(contains(md, "core clocks: no cpufreq")) << md;
+  expect_plots(r, whole, {"performance.png"}, {"device.png", "power.png"});
+
+  // The same lines in three rotated files, oldest first .2, .1, then the current one.
+  std::ifstream in(daemon_log());
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  const fs::path logs = dir.path() / "logs";
+  fs::create_directories(logs);
+  const std::size_t cuts[] = {0, 20, 45, lines.size()};
+  const char* names[] = {"yolo-edge.jsonl.2", "yolo-edge.jsonl.1", "yolo-edge.jsonl"};
+  for (int f = 0; f < 3; ++f) {
+    std::ofstream out(logs / names[f], std::ios::binary);
+    for (std::size_t k = cuts[f]; k < cuts[f + 1]; ++k) out << lines[k] << "\n";
+  }
+  const fs::path rotated = dir.path() / "rotated";
+  run_cli({"report", logs.string(), "--out", rotated.string()});
+  const std::string rotated_md = file_text(rotated / "report.md");
+  for (const char* heading : {"## Precisions", "## Thread-count decisions", "## Precision switches",
+                              "## What these logs do not tell"}) {
+    EXPECT_EQ(section(rotated_md, heading), section(md, heading)) << heading;
+    EXPECT_FALSE(section(md, heading).empty()) << heading;
+  }
 }
 
 TEST(Report, LogsWithoutIntervalLinesAreBadInput) {
