@@ -157,8 +157,10 @@ std::string length_text(const BenchContext& context) {
     text += std::to_string(*context.queries);
     text += "`: every scenario ran exactly that many queries (frames, offline) per precision";
   } else if (context.duration_s) {
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%g", *context.duration_s);
     text = "shortened by `--duration ";
-    text += fixed(*context.duration_s, 1);
+    text += seconds;
     text += "`: every scenario ran that many seconds per precision";
   } else {
     text = "the scenarios' own lengths (below)";
@@ -183,7 +185,10 @@ std::string bench_report_markdown(const SuiteResult& suite, const BenchContext& 
      << context.cores << " usable core" << (context.cores == 1 ? "" : "s") << "), yolo-edge "
      << context.version << ":\n\n    " << context.command << "\n\n";
   for (const auto& p : context.precisions) {
-    md << "- " << p.name << ": `" << p.file.string() << "`\n";
+    md << "- " << p.name << ": `" << p.file.string() << "`";
+    if (!context.peer.empty())
+      md << " (" << context.peer << " runs `" << p.peer_file.string() << "`)";
+    md << "\n";
   }
   md << "\nLength: " << length_text(context) << "; " << context.rounds
      << " round(s) per scenario alternating the precisions (A B, B A, ...), " << context.warmup
@@ -243,6 +248,12 @@ nlohmann::json bench_results_json(const SuiteResult& suite, const BenchContext& 
   if (context.queries) j["queries"] = *context.queries;
   if (context.duration_s) j["duration_s"] = *context.duration_s;
   if (!context.peer.empty()) j["peer"] = context.peer;
+  j["precisions"] = nlohmann::json::array();
+  for (const auto& p : context.precisions) {
+    nlohmann::json item = {{"name", p.name}, {"file", p.file.string()}};
+    if (!context.peer.empty()) item["peer_file"] = p.peer_file.string();
+    j["precisions"].push_back(item);
+  }
   j["results"] = nlohmann::json::array();
   for (const auto& r : suite.results) j["results"].push_back(result_json(r));
   j["int8_speedup"] = nlohmann::json::array();

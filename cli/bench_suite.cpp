@@ -199,6 +199,14 @@ std::vector<Speedup> int8_speedups(const std::vector<ScenarioResult>& results) {
 SuiteResult run_suite(const SuiteOptions& options, DeviceMonitor& device,
                       const SuiteProgress& progress) {
   SuiteResult suite;
+  // Each precision loads once first, so a file that does not load fails before minutes of
+  // timing the others.
+  for (const auto& p : options.precisions) {
+    runtime::EngineOptions engine_options;
+    engine_options.precision = p.precision;
+    engine_options.imgsz = options.imgsz;
+    runtime::Engine::load(p.load, engine_options);
+  }
   for (const Scenario scenario : options.scenarios) {
     const ScenarioSpec spec = scenario_spec(scenario, options.cores);
     const Budget budget = asked_budget(spec, options);

@@ -1,6 +1,5 @@
 // yolo-edge bench: latency of a model per thread count (the thread sweep), or the scenarios of
 // the INT8-paradox study and MLPerf edge per precision; optionally beside ONNX Runtime.
-#include <sched.h>
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
@@ -10,7 +9,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -26,6 +24,7 @@
 #include "cli/bench_suite.h"
 #include "cli/commands.h"
 #include "cli/device_monitor.h"
+#include "cli/machine.h"
 #include "cli/model_options.h"
 #include "cli/ort_peer.h"
 #include "cli/peak_rss.h"
@@ -257,59 +256,6 @@ int run_sweep(const BenchArgs& args) {
   return kOk;
 }
 
-// Cores this process may run on (taskset and cpusets included).
-int usable_cores() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
-  return 1;
-}
-
-std::string first_line_with(const char* file, const std::string& key) {
-  std::ifstream in(file);
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind(key, 0) != 0) continue;
-    const auto colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    const auto start = line.find_first_not_of(" \t", colon + 1);
-    return start == std::string::npos ? "" : line.substr(start);
-  }
-  return "";
-}
-
-// "Raspberry Pi 5 Model B Rev 1.0" from the device tree, else the x86 CPU's model name.
-std::string cpu_name() {
-  std::ifstream tree("/proc/device-tree/model");
-  std::string model;
-  if (std::getline(tree, model, '\0') && !model.empty()) return model;
-  model = first_line_with("/proc/cpuinfo", "model name");
-  return model.empty() ? "unknown CPU" : model;
-}
-
-std::string host_name() {
-  char name[256] = {};
-  return gethostname(name, sizeof name - 1) == 0 ? name : "unknown host";
-}
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M UTC", &tm);
-  return text;
-}
-
-// The command line as run, for the report (arguments with spaces or quotes quoted).
-std::string command_line() {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::string text, arg;
-  while (std::getline(in, arg, '\0')) {
-    if (arg.find_first_of(" \t'\"$") != std::string::npos) arg = "'" + arg + "'";
-    text += (text.empty() ? "" : " ") + arg;
-  }
-  return text;
-}
-
 std::vector<std::string> names(const std::vector<const CLI::Option*>& options) {
   std::vector<std::string> given;
   for (const auto* o : options) {
@@ -421,10 +367,10 @@ int run_scenarios(const BenchArgs& args, const GivenOptions& given) {
   options.cores = usable_cores();
   options.peer = peer ? &*peer : nullptr;
 
-  context.command = command_line();
-  context.time = utc_now();
+  context.command = own_command_line();
+  context.time = utc_now_text();
   context.host = host_name();
-  context.cpu = cpu_name();
+  context.cpu = machine_name();
   context.cores = options.cores;
   context.version = YOLO_EDGE_VERSION;
   context.queries = options.queries;

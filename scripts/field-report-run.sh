@@ -32,14 +32,7 @@ require_build
 model=yolo11n_320_fp32
 fp32=$fixtures/models/$model.onnx
 video=$fixtures/video/birds_720p_10fps.mp4
-if [ -z "$int8" ]; then
-  mkdir -p /tmp/yolo-edge-bench-cache
-  int8=/tmp/yolo-edge-bench-cache/$model.int8.onnx
-  if [ ! -f "$int8" ]; then
-    echo "making $int8 (yolo-edge quantize, 64 frames)..."
-    "$cli_bin" quantize --model "$fp32" --calib "$video" --frames 64 --out "$int8" >/dev/null 2>&1
-  fi
-fi
+if [ -z "$int8" ]; then int8=$(cached_int8 "$model") || exit 2; fi
 [ -n "$out" ] || out=$(mktemp -d /tmp/yolo-edge-field-report.XXXXXX)
 mkdir -p "$out"
 logs=$out/logs

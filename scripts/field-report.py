@@ -207,7 +207,7 @@ def performance_plot(data, path):
     lat_ax.set_ylabel("inference\nlatency (ms)")
     lat_ax.set_ylim(bottom=0)
     legend_on_top(lat_ax, p90 + p50)
-    legend_on_top(thr_ax, threads_panel(thr_ax, data), ncol=3)
+    legend_on_top(thr_ax, threads_panel(thr_ax, data))
     finish(fig, (fps_ax, lat_ax, thr_ax), data,
            "Frames, inference latency and threads by precision", path)
 

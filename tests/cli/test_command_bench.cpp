@@ -250,6 +250,16 @@ TEST_F(BenchScenarios, WithoutAnInt8FileFp32AloneIsTimedAndTheReportSaysWhy) {
   EXPECT_TRUE(contains(file_text(folder.path() / "out" / "report.md"), why));
 }
 
+TEST_F(BenchScenarios, AnInt8FileThatIsMissingFailsBeforeAnyTiming) {
+  TempFolder folder;
+  const fs::path model = tiny_detector_model(folder.path(), "no_int8.onnx");
+  const auto r = run_cli({"bench", "--model", model.string(), "--precision", "fp32,int8",
+                          "--scenario", "controlled", "--queries", "3"});
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(contains(r.err, "precision int8 needs a quantized (QDQ) model")) << r.err;
+  EXPECT_FALSE(contains(r.err, "fp32 controlled")) << r.err;
+}
+
 TEST_F(BenchScenarios, NotATerminalGetsPlainLines) {
   const auto r = run_cli({"bench", "--model", fp32_.string(), "--int8", int8_.string(),
                           "--scenario", "single-stream", "--queries", "4"});
