@@ -277,11 +277,15 @@ bool wants_scenarios(const BenchArgs& args, const GivenOptions& given) {
   const bool scenarios = !scenario_options.empty() || args.model.precisions.size() > 1;
   const auto sweep_options = names(given.sweep);
   if (scenarios && !sweep_options.empty()) {
-    throw std::invalid_argument(
-        joined(sweep_options) + " belong to the thread sweep and " +
-        (scenario_options.empty() ? std::string("several precisions") : joined(scenario_options)) +
-        " to the scenarios: the scenarios choose their own threads (1 for controlled, every core "
-        "for the others) and lengths (--queries or --duration); leave out one or the other");
+    std::string message = joined(sweep_options);
+    message += sweep_options.size() == 1 ? " is" : " are";
+    message += " for the thread sweep and ";
+    message +=
+        scenario_options.empty() ? std::string("several precisions") : joined(scenario_options);
+    message +=
+        " for the scenarios, which choose their own threads (1 for controlled, every core "
+        "for the others) and lengths (--queries or --duration); leave out one or the other";
+    throw std::invalid_argument(message);
   }
   return scenarios;
 }

@@ -319,13 +319,13 @@ TEST(Bench, ThreadSweepAndScenarioOptionsDoNotMix) {
   const auto r = run_cli({"bench", "--model", "whatever.onnx", "--threads", "1", "--queries", "5"});
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(contains(r.err,
-                       "--threads belong to the thread sweep and --queries to the "
+                       "--threads is for the thread sweep and --queries for the "
                        "scenarios"))
       << r.err;
   const auto both =
       run_cli({"bench", "--model", "whatever.onnx", "--runs", "3", "--precision", "fp32,int8"});
   EXPECT_EQ(both.status, 2) << both.out;
-  EXPECT_TRUE(contains(both.err, "--runs belong to the thread sweep and several precisions"))
+  EXPECT_TRUE(contains(both.err, "--runs is for the thread sweep and several precisions"))
       << both.err;
 }
 
