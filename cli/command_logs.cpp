@@ -42,7 +42,10 @@ int run_export(const ExportArgs& args) {
   const std::string wanted = args.events ? "event" : "interval";
   std::vector<CsvRow> rows;
   std::size_t other = 0;
-  for (const auto& line : read_field_log_lines(files, stderr)) {
+  const auto warn = [](const std::string& warning) {
+    std::fprintf(stderr, "yolo-edge logs: %s, skipped\n", warning.c_str());
+  };
+  for (const auto& line : read_field_log_lines(files, warn)) {
     if (line["type"] != wanted) {
       ++other;
       continue;

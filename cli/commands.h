@@ -33,5 +33,6 @@ void register_config(CLI::App& app);
 void register_compare(CLI::App& app);
 void register_quantize(CLI::App& app);
 void register_logs(CLI::App& app);
+void register_report(CLI::App& app);
 
 }  // namespace yolo::cli

@@ -57,8 +57,8 @@ std::vector<fs::path> folder_logs(const fs::path& folder) {
   return files;
 }
 
-void warn(std::FILE* warnings, const fs::path& file, long line, const std::string& what) {
-  std::fprintf(warnings, "yolo-edge logs: %s:%ld: %s, skipped\n", file.c_str(), line, what.c_str());
+void warn(const SkippedLine& skipped, const fs::path& file, long line, const std::string& what) {
+  skipped(file.string() + ":" + std::to_string(line) + ": " + what);
 }
 
 }  // namespace
@@ -83,7 +83,7 @@ std::vector<fs::path> field_log_files(const std::vector<std::string>& paths) {
 }
 
 std::vector<nlohmann::json> read_field_log_lines(const std::vector<fs::path>& files,
-                                                 std::FILE* warnings) {
+                                                 const SkippedLine& skipped) {
   std::vector<nlohmann::json> lines;
   for (const auto& file : files) {
     std::ifstream in(file, std::ios::binary);
@@ -98,13 +98,13 @@ std::vector<nlohmann::json> read_field_log_lines(const std::vector<fs::path>& fi
       if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
       auto value = nlohmann::json::parse(text, nullptr, false);
       if (value.is_discarded()) {
-        warn(warnings, file, number,
+        warn(skipped, file, number,
              unterminated ? "truncated last line (the daemon stopped in the middle of writing it)"
                           : "not JSON");
         continue;
       }
       if (!value.is_object() || !value.contains("type") || !value["type"].is_string()) {
-        warn(warnings, file, number, "not a field-log line (no \"type\")");
+        warn(skipped, file, number, "not a field-log line (no \"type\")");
         continue;
       }
       lines.push_back(std::move(value));

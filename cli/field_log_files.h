@@ -1,7 +1,7 @@
 #pragma once
 
-#include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -15,10 +15,13 @@ namespace yolo::cli {
 // a folder without field logs.
 std::vector<std::filesystem::path> field_log_files(const std::vector<std::string>& paths);
 
+// Told of a line that was skipped: "FILE:LINE: why" (e.g. "x.jsonl:5: not JSON").
+using SkippedLine = std::function<void(const std::string& warning)>;
+
 // Every line of `files` that is a field-log line (a JSON object with a "type"), in order. A line
-// that is not (a last line cut short by a crash, garbage) is skipped with a warning on `warnings`
+// that is not (a last line cut short by a crash, garbage) is skipped and handed to `skipped`
 // naming its file and line number; blank lines are skipped silently.
 std::vector<nlohmann::json> read_field_log_lines(const std::vector<std::filesystem::path>& files,
-                                                 std::FILE* warnings);
+                                                 const SkippedLine& skipped);
 
 }  // namespace yolo::cli

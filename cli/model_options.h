@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <vector>
 
 #include "detector/detector.h"
 
@@ -13,10 +14,13 @@ namespace yolo::cli {
 struct ModelOptions {
   std::string model;
   std::string precision = "fp32";
+  // bench's --precision, a list (fp32,int8); `precision` is left alone then.
+  std::vector<std::string> precisions{"fp32"};
   int imgsz = 0;
   bool profile = false;
 
-  void add_to(CLI::App& sub);
+  // `several_precisions`: --precision takes a comma-separated list into `precisions`.
+  void add_to(CLI::App& sub, bool several_precisions = false);
   runtime::Precision parsed_precision() const;
 };
 

@@ -28,14 +28,7 @@ done
 require_build
 fp32=$fixtures/models/$model.onnx
 video=$fixtures/video/birds_720p_10fps.mp4
-if [ -z "$int8" ]; then
-  mkdir -p /tmp/yolo-edge-bench-cache
-  int8=/tmp/yolo-edge-bench-cache/$model.int8.onnx
-  if [ ! -f "$int8" ]; then
-    echo "making $int8 (yolo-edge quantize, 64 frames)..."
-    "$cli_bin" quantize --model "$fp32" --calib "$video" --frames 64 --out "$int8" >/dev/null 2>&1
-  fi
-fi
+if [ -z "$int8" ]; then int8=$(cached_int8 "$model") || exit 2; fi
 work=$(mktemp -d /tmp/yolo-edge-bench.XXXXXX)
 echo "bench-daemon: $model, $seconds s per daemon run, work in $work"
 trap 'stop_daemon 2>/dev/null || true' EXIT

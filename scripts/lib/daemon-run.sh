@@ -18,6 +18,20 @@ require_build() {
   fi
 }
 
+# cached_int8 MODEL: prints the INT8 file of fixture MODEL (e.g. yolo11n_320_fp32), made once with
+# yolo-edge quantize (64 frames of the fixture video) and kept in /tmp/yolo-edge-bench-cache.
+cached_int8() {
+  local int8=/tmp/yolo-edge-bench-cache/$1.int8.onnx
+  mkdir -p /tmp/yolo-edge-bench-cache
+  if [ ! -f "$int8" ]; then
+    echo "making $int8 (yolo-edge quantize, 64 frames)..." >&2
+    "$cli_bin" quantize --model "$fixtures/models/$1.onnx" \
+      --calib "$fixtures/video/birds_720p_10fps.mp4" --frames 64 --out "$int8" >/dev/null 2>&1 ||
+      { echo "$(basename "$0"): yolo-edge quantize failed on $1" >&2; return 1; }
+  fi
+  echo "$int8"
+}
+
 # write_config FILE LOGDIR SOURCE_YAML MODEL_YAML [THREADS_YAML] [HTTP_YAML]: a config with 1 s
 # intervals; HTTP is off unless HTTP_YAML says otherwise (port 8080 may be taken).
 write_config() {

@@ -1,6 +1,7 @@
 #pragma once
 
 // Runs the built yolo-edge binary and captures what a user would see.
+#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,6 +18,11 @@ inline CliResult run_cli(const std::vector<std::string>& args) {
   std::vector<std::string> argv{cli_path().string()};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_process(std::move(argv));
+}
+
+// The whole of a file the CLI wrote ("" when it cannot be read).
+inline std::string file_text(const std::filesystem::path& path) {
+  return detail::slurp(path);
 }
 
 }  // namespace yolo::test

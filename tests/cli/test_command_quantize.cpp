@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tests/cli/run_cli.h"
+#include "tests/cli/tiny_detector.h"
 #include "tests/runtime/test_model_builder.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/temp_folder.h"
@@ -32,14 +33,6 @@ std::set<std::string> listing(const fs::path& dir) {
   return names;
 }
 
-// A folder with one small gray photo: enough calibration source for the checks that come first.
-fs::path one_image_folder(const fs::path& dir) {
-  const fs::path folder = dir / "frames";
-  fs::create_directories(folder);
-  cv::imwrite((folder / "gray.png").string(), cv::Mat(48, 64, CV_8UC3, cv::Scalar(90, 110, 130)));
-  return folder;
-}
-
 // A float model whose output no detection decoder reads: [1,3,32,32] -> Conv -> [1,4,32,32].
 fs::path segmentation_like_model(const fs::path& dir) {
   ModelBuilder b;
@@ -49,22 +42,6 @@ fs::path segmentation_like_model(const fs::path& dir) {
   b.output("out");
   const fs::path saved = b.save("quantize_not_a_detector.onnx");
   const fs::path path = dir / "not_a_detector.onnx";
-  fs::rename(saved, path);
-  return path;
-}
-
-// A float model with a YOLOv8-shaped output, [1,3,32,32] -> Conv -> Reshape -> [1,84,1024]: a
-// detector as far as the quantizer's checks go, so only the source or the paths can be wrong.
-fs::path tiny_detector_model(const fs::path& dir) {
-  ModelBuilder b;
-  b.input("images", {1, 3, 32, 32});
-  b.random("w", {84, 3, 1, 1}, 2);
-  b.ints("shape", {3}, {1, 84, 1024});
-  b.node("Conv", {"images", "w"}, {"maps"}, "conv");
-  b.node("Reshape", {"maps", "shape"}, {"out"}, "flatten");
-  b.output("out");
-  const fs::path saved = b.save("quantize_tiny_detector.onnx");
-  const fs::path path = dir / "tiny_detector.onnx";
   fs::rename(saved, path);
   return path;
 }

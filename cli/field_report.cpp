@@ -1,0 +1,572 @@
+#include "cli/field_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <numeric>
+#include <sstream>
+#include <stdexcept>
+
+namespace yolo::cli {
+
+namespace {
+
+using nlohmann::json;
+
+// A pause between two lines longer than this (and than a fifth of an interval) is a gap: the
+// daemon was not running, or a rotated file is missing.
+constexpr double kMinGapS = 2.0;
+// Thread decisions listed one by one in report.md; the rest are counted.
+constexpr std::size_t kDecisionsListed = 20;
+
+std::optional<double> number_at(const json& line, const json::json_pointer& at) {
+  if (!line.contains(at)) return std::nullopt;
+  const json& v = line.at(at);
+  if (!v.is_number()) return std::nullopt;
+  return v.get<double>();
+}
+
+std::optional<double> number_at(const json& line, const char* key) {
+  return number_at(line, json::json_pointer(std::string("/") + key));
+}
+
+std::string text_at(const json& line, const char* key) {
+  const auto it = line.find(key);
+  return it != line.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// The hottest zone: temp_max_c, else the largest of temp_c.
+std::optional<double> temperature(const json& line) {
+  if (auto t = number_at(line, "temp_max_c")) return t;
+  const auto it = line.find("temp_c");
+  if (it == line.end() || !it->is_object() || it->empty()) return std::nullopt;
+  std::optional<double> hottest;
+  for (const auto& [zone, c] : it->items()) {
+    if (c.is_number()) hottest = std::max(hottest.value_or(-1e9), c.get<double>());
+  }
+  return hottest;
+}
+
+// The Pi firmware's Arm clock (it shows throttling), else the cores' mean requested clock.
+std::optional<double> clock(const json& line) {
+  if (auto arm = number_at(line, "arm_clock_mhz")) return arm;
+  const auto it = line.find("clock_mhz");
+  if (it == line.end() || !it->is_array() || it->empty()) return std::nullopt;
+  double sum = 0;
+  for (const auto& c : *it) {
+    if (!c.is_number()) return std::nullopt;
+    sum += c.get<double>();
+  }
+  return sum / static_cast<double>(it->size());
+}
+
+// Any of the Pi firmware's four "now" conditions, or nullopt off a Pi.
+std::optional<bool> throttled(const json& line) {
+  const auto it = line.find("throttle");
+  if (it == line.end() || !it->is_object()) return std::nullopt;
+  bool any = false;
+  for (const char* flag : {"under_voltage", "frequency_capped", "throttled", "soft_temp_limit"}) {
+    any = any || it->value(flag, false);
+  }
+  return any;
+}
+
+// One interval line, as the report reads it.
+struct Interval {
+  double start = 0, end = 0;
+  std::string precision, model;
+  long long frames = 0;
+  double fps = 0;
+  std::optional<int> threads;
+  std::map<int, long long> frames_by_threads;
+  std::optional<double> inference_p50, inference_p90, end_to_end_p90;
+  std::optional<double> temp_c, clock_mhz, power_w, energy_per_frame_mj;
+  std::optional<bool> throttled;
+  bool gap_before = false;
+};
+
+Interval read_interval(const json& line, double end) {
+  Interval i;
+  i.end = end;
+  i.start = end - number_at(line, "duration_s").value_or(0);
+  i.precision = text_at(line, "precision");
+  i.model = text_at(line, "model");
+  i.frames = static_cast<long long>(number_at(line, "frames").value_or(0));
+  i.fps = number_at(line, "fps").value_or(0);
+  if (auto t = number_at(line, "threads")) i.threads = static_cast<int>(*t);
+  if (const auto it = line.find("frames_by_threads"); it != line.end() && it->is_object()) {
+    for (const auto& [count, frames] : it->items()) {
+      if (frames.is_number()) {
+        i.frames_by_threads[std::atoi(count.c_str())] += frames.get<long long>();
+      }
+    }
+  } else if (i.threads && i.frames > 0) {
+    i.frames_by_threads[*i.threads] = i.frames;
+  }
+  i.inference_p50 = number_at(line, json::json_pointer("/latency_ms/inference/p50"));
+  i.inference_p90 = number_at(line, json::json_pointer("/latency_ms/inference/p90"));
+  i.end_to_end_p90 = number_at(line, json::json_pointer("/latency_ms/end_to_end/p90"));
+  i.temp_c = temperature(line);
+  i.clock_mhz = clock(line);
+  i.throttled = throttled(line);
+  i.power_w = number_at(line, "power_w");
+  i.energy_per_frame_mj = number_at(line, "energy_per_frame_mj");
+  return i;
+}
+
+json or_null(const std::optional<double>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+// A weighted mean gathered one value at a time.
+struct Mean {
+  double sum = 0, weight = 0;
+  void add(const std::optional<double>& v, double w) {
+    if (v && w > 0) {
+      sum += *v * w;
+      weight += w;
+    }
+  }
+  std::optional<double> value() const {
+    return weight > 0 ? std::optional<double>(sum / weight) : std::nullopt;
+  }
+};
+
+PrecisionSummary summarize_precision(const std::string& precision,
+                                     const std::vector<Interval>& intervals) {
+  PrecisionSummary s;
+  s.precision = precision;
+  Mean inference, end_to_end, temp, clock_mhz, power;
+  double energy_mj = 0;
+  long long energy_frames = 0;
+  for (const auto& i : intervals) {
+    if (i.precision != precision || i.frames == 0) continue;
+    const double d = i.end - i.start;
+    if (!i.model.empty() && std::find(s.models.begin(), s.models.end(), i.model) == s.models.end())
+      s.models.push_back(i.model);
+    s.seconds += d;
+    s.frames += i.frames;
+    const auto frames = static_cast<double>(i.frames);
+    inference.add(i.inference_p90, frames);
+    end_to_end.add(i.end_to_end_p90, frames);
+    temp.add(i.temp_c, d);
+    if (i.temp_c) s.temp_max_c = std::max(s.temp_max_c.value_or(-1e9), *i.temp_c);
+    clock_mhz.add(i.clock_mhz, d);
+    power.add(i.power_w, d);
+    if (i.energy_per_frame_mj) {
+      energy_mj += *i.energy_per_frame_mj * frames;
+      energy_frames += i.frames;
+    }
+    if (i.throttled) {
+      s.throttle_known_s += d;
+      if (*i.throttled) s.throttled_s += d;
+    }
+    for (const auto& [threads, n] : i.frames_by_threads) s.frames_by_threads[threads] += n;
+  }
+  s.fps = s.seconds > 0 ? static_cast<double>(s.frames) / s.seconds : 0;
+  s.inference_p90_ms = inference.value();
+  s.end_to_end_p90_ms = end_to_end.value();
+  s.temp_mean_c = temp.value();
+  s.clock_mean_mhz = clock_mhz.value();
+  s.power_w = power.value();
+  if (energy_frames > 0) s.energy_per_frame_mj = energy_mj / static_cast<double>(energy_frames);
+  return s;
+}
+
+std::string utc_text(double seconds) {
+  const auto t = static_cast<std::time_t>(std::floor(seconds));
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", &tm);
+  return text;
+}
+
+std::string duration_text(double seconds) {
+  char text[32];
+  if (seconds < 120) {
+    std::snprintf(text, sizeof text, "%.0f s", seconds);
+  } else if (seconds < 2 * 3600) {
+    std::snprintf(text, sizeof text, "%.1f min", seconds / 60);
+  } else {
+    std::snprintf(text, sizeof text, "%.1f h", seconds / 3600);
+  }
+  return text;
+}
+
+std::string fixed(const std::optional<double>& v, int decimals) {
+  if (!v) return "n/a";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", decimals, *v);
+  return text;
+}
+
+std::string joined(const std::vector<std::string>& items, const char* separator) {
+  std::string text;
+  for (const auto& item : items) text += (text.empty() ? "" : separator) + item;
+  return text;
+}
+
+bool any_of(const std::vector<Interval>& intervals, auto member) {
+  return std::any_of(intervals.begin(), intervals.end(),
+                     [&](const Interval& i) { return (i.*member).has_value(); });
+}
+
+// The sensors events' "missing" entries ("NAME: why") whose name holds one of `words`.
+std::vector<std::string> sensors_missing(const std::vector<std::string>& missing,
+                                         std::initializer_list<const char*> words) {
+  std::vector<std::string> found;
+  for (const auto& m : missing) {
+    const std::string name = m.substr(0, m.find(':'));
+    for (const char* w : words) {
+      if (name.find(w) != std::string::npos) {
+        found.push_back(m);
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+std::string because(const std::vector<std::string>& reasons) {
+  return reasons.empty() ? ""
+                         : " The daemon's sensor inventory said: " + joined(reasons, "; ") + ".";
+}
+
+void note_missing(FieldReport& r, const std::vector<Interval>& intervals,
+                  const std::vector<std::string>& sensors_missing_items,
+                  const std::vector<std::string>& skipped) {
+  long long frames = 0;
+  double idle_s = 0;
+  long long idle = 0;
+  for (const auto& i : intervals) {
+    frames += i.frames;
+    if (i.frames == 0) {
+      ++idle;
+      idle_s += i.end - i.start;
+    }
+  }
+  if (frames == 0) {
+    r.missing.push_back(
+        "No frames: every interval line has frames 0 (the source never delivered "
+        "a frame while these logs were written), so there is nothing to compare.");
+  }
+  if (r.precisions.size() == 1) {
+    const auto& p = r.precisions.front().precision;
+    r.missing.push_back(
+        "Only " + p +
+        " ran in these logs, so precisions cannot be compared: switch with "
+        "model.precision and a reload (SIGHUP), POST /api/precision or the precision button, "
+        "and report on a log that covers both.");
+  }
+  if (!any_of(intervals, &Interval::temp_c)) {
+    r.missing.push_back("No temperature: the device has no thermal zone the daemon could read." +
+                        because(sensors_missing(sensors_missing_items, {"thermal"})));
+  }
+  if (!any_of(intervals, &Interval::clock_mhz)) {
+    r.missing.push_back("No clock: neither cpufreq nor the Pi firmware gave one." +
+                        because(sensors_missing(sensors_missing_items, {"clock"})));
+  }
+  if (!any_of(intervals, &Interval::throttled)) {
+    r.missing.push_back(
+        "No throttle flags: they come from the Raspberry Pi firmware (/dev/vcio), so this is "
+        "not a Pi or the daemon could not open it; time throttled is n/a." +
+        because(sensors_missing(sensors_missing_items, {"throttle", "firmware"})));
+  }
+  if (!any_of(intervals, &Interval::power_w)) {
+    r.missing.push_back(
+        "No power readings: the device has no power source the daemon could read (an INA2xx "
+        "sensor, the Pi 5 PMIC, x86 RAPL), so W and mJ/frame are n/a and there is no power "
+        "plot." +
+        because(sensors_missing(sensors_missing_items,
+                                {"RAPL", "rapl", "power", "PMIC", "pmic", "INA", "ina", "hwmon"})));
+  } else if (!any_of(intervals, &Interval::energy_per_frame_mj)) {
+    r.missing.push_back(
+        "Power but no energy per frame: the power source gave fewer than two "
+        "energy readings per interval.");
+  }
+  if (r.decisions.empty()) {
+    r.missing.push_back("No thread-count decisions (threads.mode fixed, or one thread at most).");
+  }
+  if (idle > 0 && frames > 0) {
+    r.missing.push_back(std::to_string(idle) + " interval line(s) (" + duration_text(idle_s) +
+                        ") without frames: the source was away or stopped; they count for the "
+                        "device plots, not the precision table.");
+  }
+  if (!r.gaps.empty()) {
+    double total = 0;
+    for (const auto& g : r.gaps) total += g.end - g.start;
+    r.missing.push_back(std::to_string(r.gaps.size()) + " gap(s) without any line (" +
+                        duration_text(total) +
+                        "): the daemon was not running, or a rotated file is missing; listed "
+                        "below.");
+  }
+  for (const auto& s : skipped) r.missing.push_back("Skipped: " + s);
+}
+
+}  // namespace
+
+std::optional<double> parse_utc(const std::string& text) {
+  std::tm tm{};
+  int consumed = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &consumed) != 6) {
+    return std::nullopt;
+  }
+  double fraction = 0;
+  std::size_t at = static_cast<std::size_t>(consumed);
+  if (at < text.size() && text[at] == '.') {
+    std::size_t end = at + 1;
+    while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
+    if (end == at + 1) return std::nullopt;
+    fraction = std::stod("0" + text.substr(at, end - at));
+    at = end;
+  }
+  if (at + 1 != text.size() || text[at] != 'Z') return std::nullopt;
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  const std::time_t t = timegm(&tm);
+  if (t == static_cast<std::time_t>(-1)) return std::nullopt;
+  return static_cast<double>(t) + fraction;
+}
+
+FieldReport build_field_report(const std::vector<json>& lines,
+                               const std::vector<std::string>& skipped) {
+  FieldReport r;
+  std::vector<Interval> intervals;
+  std::vector<std::string> sensors_missing_items;
+  std::vector<std::string> skipped_all = skipped;
+  long long untimed = 0;
+  for (const auto& line : lines) {
+    const auto time = parse_utc(text_at(line, "time"));
+    if (!time) {
+      ++untimed;
+      continue;
+    }
+    const std::string type = text_at(line, "type");
+    if (type == "interval") {
+      ++r.interval_lines;
+      intervals.push_back(read_interval(line, *time));
+      const std::string host = text_at(line, "host");
+      if (!host.empty() && std::find(r.hosts.begin(), r.hosts.end(), host) == r.hosts.end())
+        r.hosts.push_back(host);
+      continue;
+    }
+    if (type != "event") continue;
+    ++r.event_lines;
+    const std::string event = text_at(line, "event");
+    if (event == "threads") {
+      ThreadDecisionEvent d;
+      d.time = *time;
+      d.from = static_cast<int>(number_at(line, "from").value_or(0));
+      d.to = static_cast<int>(number_at(line, "to").value_or(0));
+      d.kind = text_at(line, "kind");
+      d.reason = text_at(line, "reason");
+      r.decisions.push_back(std::move(d));
+    } else if (event == "swap") {
+      r.swaps.push_back({{"time", *time},
+                         {"from", text_at(line, "from_precision")},
+                         {"to", text_at(line, "to_precision")},
+                         {"from_model", text_at(line, "from")},
+                         {"to_model", text_at(line, "to")},
+                         {"frames_lost", line.value("frames_lost", json(nullptr))},
+                         {"gap_ms", line.value("gap_ms", json(nullptr))}});
+    } else if (event == "sensors") {
+      if (const auto it = line.find("missing"); it != line.end() && it->is_array()) {
+        for (const auto& m : *it) {
+          if (m.is_string() && std::find(sensors_missing_items.begin(), sensors_missing_items.end(),
+                                         m.get<std::string>()) == sensors_missing_items.end()) {
+            sensors_missing_items.push_back(m.get<std::string>());
+          }
+        }
+      }
+    }
+  }
+  if (intervals.empty()) {
+    throw std::invalid_argument("no interval lines with a time: nothing to report");
+  }
+  if (untimed > 0) {
+    skipped_all.push_back(std::to_string(untimed) + " line(s) without a readable \"time\"");
+  }
+  // Files given out of order, or rotated ones listed after the current one, still read in time.
+  std::stable_sort(intervals.begin(), intervals.end(),
+                   [](const Interval& a, const Interval& b) { return a.end < b.end; });
+  std::stable_sort(r.decisions.begin(), r.decisions.end(),
+                   [](const auto& a, const auto& b) { return a.time < b.time; });
+  for (std::size_t k = 1; k < intervals.size(); ++k) {
+    const double pause = intervals[k].start - intervals[k - 1].end;
+    if (pause > std::max(kMinGapS, 0.2 * (intervals[k].end - intervals[k].start))) {
+      intervals[k].gap_before = true;
+      r.gaps.push_back({intervals[k - 1].end, intervals[k].start});
+    }
+  }
+  r.first = intervals.front().start;
+  r.last = intervals.back().end;
+
+  std::vector<std::string> names;
+  for (const auto& i : intervals) {
+    if (i.frames > 0 && !i.precision.empty() &&
+        std::find(names.begin(), names.end(), i.precision) == names.end()) {
+      names.push_back(i.precision);
+    }
+  }
+  // FP32 first, the reference.
+  std::stable_sort(names.begin(), names.end(),
+                   [](const auto& a, const auto& b) { return a == "fp32" && b != "fp32"; });
+  for (const auto& name : names) r.precisions.push_back(summarize_precision(name, intervals));
+  note_missing(r, intervals, sensors_missing_items, skipped_all);
+
+  json rows = json::array();
+  for (const auto& i : intervals) {
+    json frames_by_threads = json::object();
+    for (const auto& [t, n] : i.frames_by_threads) frames_by_threads[std::to_string(t)] = n;
+    rows.push_back({{"start", i.start},
+                    {"end", i.end},
+                    {"precision", i.precision.empty() ? json(nullptr) : json(i.precision)},
+                    {"frames", i.frames},
+                    {"fps", i.fps},
+                    {"threads", i.threads ? json(*i.threads) : json(nullptr)},
+                    {"inference_p50_ms", or_null(i.inference_p50)},
+                    {"inference_p90_ms", or_null(i.inference_p90)},
+                    {"end_to_end_p90_ms", or_null(i.end_to_end_p90)},
+                    {"temp_c", or_null(i.temp_c)},
+                    {"clock_mhz", or_null(i.clock_mhz)},
+                    {"throttled", i.throttled ? json(*i.throttled) : json(nullptr)},
+                    {"power_w", or_null(i.power_w)},
+                    {"energy_per_frame_mj", or_null(i.energy_per_frame_mj)},
+                    {"gap_before", i.gap_before}});
+  }
+  json decisions = json::array();
+  for (const auto& d : r.decisions) {
+    decisions.push_back({{"time", d.time}, {"from", d.from}, {"to", d.to}, {"kind", d.kind}});
+  }
+  r.timeline = {{"hosts", r.hosts},
+                {"precisions", names},
+                {"intervals", rows},
+                {"decisions", decisions},
+                {"swaps", r.swaps}};
+  return r;
+}
+
+std::string field_report_markdown(const FieldReport& r,
+                                  const std::vector<std::pair<std::string, std::string>>& plots,
+                                  const std::vector<std::string>& sources) {
+  std::ostringstream md;
+  md << "# Field report\n\n"
+     << "From " << utc_text(r.first) << " to " << utc_text(r.last) << " UTC ("
+     << duration_text(r.last - r.first) << ") on "
+     << (r.hosts.empty() ? "?" : joined(r.hosts, ", ")) << ": " << r.interval_lines
+     << " interval lines and " << r.event_lines << " events from " << joined(sources, ", ")
+     << ".\n\n";
+
+  md << "## Precisions\n\n"
+     << "Intervals with frames only. p90: the intervals' p90, weighted by their frames. "
+        "Temperature: the hottest zone, mean over time / highest. W: the mean of the intervals' "
+        "power; mJ/frame: their energy over their frames. Throttled: time with any Pi throttle "
+        "condition now.\n\n"
+     << "| precision | model | running | frames | FPS | p90 inference ms | p90 capture to result "
+        "ms | temp C mean / max | clock MHz | W | mJ/frame | throttled | frames per thread count "
+        "|\n"
+     << "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+  for (const auto& p : r.precisions) {
+    std::string threads;
+    for (const auto& [t, n] : p.frames_by_threads) {
+      char cell[48];
+      std::snprintf(
+          cell, sizeof cell, "%s%d: %.0f %%", threads.empty() ? "" : ", ", t,
+          p.frames > 0 ? 100.0 * static_cast<double>(n) / static_cast<double>(p.frames) : 0.0);
+      threads += cell;
+    }
+    std::string throttled = "n/a";
+    if (p.throttle_known_s > 0) {
+      throttled = duration_text(p.throttled_s) + " (" +
+                  fixed(100 * p.throttled_s / p.throttle_known_s, 0) + " %)";
+    }
+    const std::string temp =
+        p.temp_mean_c ? fixed(p.temp_mean_c, 1) + " / " + fixed(p.temp_max_c, 1) : "n/a";
+    md << "| " << p.precision << " | " << joined(p.models, ", ") << " | "
+       << duration_text(p.seconds) << " | " << p.frames << " | " << fixed(p.fps, 2) << " | "
+       << fixed(p.inference_p90_ms, 2) << " | " << fixed(p.end_to_end_p90_ms, 2) << " | " << temp
+       << " | " << fixed(p.clock_mean_mhz, 0) << " | " << fixed(p.power_w, 2) << " | "
+       << fixed(p.energy_per_frame_mj, 1) << " | " << throttled << " | "
+       << (threads.empty() ? "n/a" : threads) << " |\n";
+  }
+  if (r.precisions.size() == 2) {
+    const auto& a = r.precisions[0];
+    const auto& b = r.precisions[1];
+    if (a.fps > 0 && b.fps > 0) {
+      md << "\n"
+         << b.precision << " / " << a.precision << ": FPS " << fixed(b.fps / a.fps, 2) << "x";
+      if (a.inference_p90_ms && b.inference_p90_ms && *b.inference_p90_ms > 0) {
+        md << ", p90 inference speedup " << fixed(*a.inference_p90_ms / *b.inference_p90_ms, 2)
+           << "x";
+      }
+      if (a.energy_per_frame_mj && b.energy_per_frame_mj && *a.energy_per_frame_mj > 0) {
+        md << ", energy per frame " << fixed(*b.energy_per_frame_mj / *a.energy_per_frame_mj, 2)
+           << "x";
+      }
+      md << ".\n";
+    }
+  }
+
+  if (!plots.empty()) {
+    md << "\n## Plots\n\n";
+    for (const auto& [file, caption] : plots) md << "![" << caption << "](" << file << ")\n\n";
+  }
+
+  md << "## Thread-count decisions\n\n";
+  if (r.decisions.empty()) {
+    md << "None.\n";
+  } else {
+    std::map<std::string, int> kinds;
+    for (const auto& d : r.decisions) ++kinds[d.kind];
+    std::string counts;
+    for (const auto& [kind, n] : kinds) {
+      counts += (counts.empty() ? "" : ", ") + kind + " " + std::to_string(n);
+    }
+    md << r.decisions.size() << " decisions (" << counts << ")";
+    const std::size_t from =
+        r.decisions.size() > kDecisionsListed ? r.decisions.size() - kDecisionsListed : 0;
+    md << (from > 0 ? "; the last " + std::to_string(kDecisionsListed) : std::string()) << ":\n\n"
+       << "| time (UTC) | threads | kind | reason |\n| --- | --- | --- | --- |\n";
+    for (std::size_t k = from; k < r.decisions.size(); ++k) {
+      const auto& d = r.decisions[k];
+      std::string reason = d.reason;
+      std::replace(reason.begin(), reason.end(), '|', '/');
+      md << "| " << utc_text(d.time) << " | " << d.from << " -> " << d.to << " | " << d.kind
+         << " | " << reason << " |\n";
+    }
+  }
+
+  md << "\n## Precision switches\n\n";
+  if (r.swaps.empty()) {
+    md << "None.\n";
+  } else {
+    md << "| time (UTC) | from | to | frames lost | longest gap between results ms |\n"
+       << "| --- | --- | --- | --- | --- |\n";
+    for (const auto& s : r.swaps) {
+      auto cell = [](const json& v) { return v.is_null() ? std::string("n/a") : v.dump(); };
+      // INT8 files made from an FP32 one keep its name: the precision tells them apart.
+      md << "| " << utc_text(s.at("time").get<double>()) << " | "
+         << s.at("from_model").get<std::string>() << " " << s.at("from").get<std::string>() << " | "
+         << s.at("to_model").get<std::string>() << " " << s.at("to").get<std::string>() << " | "
+         << cell(s.at("frames_lost")) << " | " << cell(s.at("gap_ms")) << " |\n";
+    }
+  }
+
+  if (!r.gaps.empty()) {
+    md << "\n## Gaps\n\n| from (UTC) | to (UTC) | length |\n| --- | --- | --- |\n";
+    for (const auto& g : r.gaps) {
+      md << "| " << utc_text(g.start) << " | " << utc_text(g.end) << " | "
+         << duration_text(g.end - g.start) << " |\n";
+    }
+  }
+
+  md << "\n## What these logs do not tell\n\n";
+  if (r.missing.empty()) md << "Nothing missing.\n";
+  for (const auto& m : r.missing) md << "- " << m << "\n";
+  return md.str();
+}
+
+}  // namespace yolo::cli

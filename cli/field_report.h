@@ -1,0 +1,83 @@
+#pragma once
+
+// What `yolo-edge report` makes of the daemon's field logs (docs/field-log.md): per precision
+// the figures a person comparing FP32 and INT8 on a device wants, the timeline the plot script
+// draws, and what the logs could not tell.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace yolo::cli {
+
+// One precision's share of the logs (interval lines with frames).
+struct PrecisionSummary {
+  std::string precision;
+  // The models it ran (file stems), in the order first seen.
+  std::vector<std::string> models;
+  // Seconds of intervals with frames, and their frames.
+  double seconds = 0;
+  long long frames = 0;
+  double fps = 0;
+  // Frame-weighted means of the intervals' p90 (inference, capture to result), ms.
+  std::optional<double> inference_p90_ms, end_to_end_p90_ms;
+  // Time-weighted mean of the hottest zone, and its highest reading, C.
+  std::optional<double> temp_mean_c, temp_max_c;
+  // Time-weighted mean clock (the Pi firmware's Arm clock, else the cores' mean), MHz.
+  std::optional<double> clock_mean_mhz;
+  // Time-weighted mean power, W; energy per frame over the intervals that measured it, mJ.
+  std::optional<double> power_w, energy_per_frame_mj;
+  // Seconds with a throttle condition now (under-voltage, capped, throttled, soft limit), over the
+  // seconds that carried throttle flags at all (none off a Pi).
+  double throttled_s = 0;
+  double throttle_known_s = 0;
+  // Frames per inference thread count.
+  std::map<int, long long> frames_by_threads;
+};
+
+// A thread-count decision (event "threads").
+struct ThreadDecisionEvent {
+  double time = 0;
+  int from = 0, to = 0;
+  std::string kind, reason;
+};
+
+// A time the logs have no line for (the daemon was stopped, or a rotated file is gone).
+struct LogGap {
+  double start = 0, end = 0;
+};
+
+struct FieldReport {
+  // Seconds since the epoch (UTC) of the first interval's start and the last line.
+  double first = 0, last = 0;
+  long long interval_lines = 0, event_lines = 0;
+  std::vector<std::string> hosts;
+  std::vector<PrecisionSummary> precisions;
+  std::vector<ThreadDecisionEvent> decisions;
+  std::vector<LogGap> gaps;
+  // Precision switches: {time, from, to}.
+  nlohmann::json swaps = nlohmann::json::array();
+  // What the logs could not tell, one sentence each.
+  std::vector<std::string> missing;
+  // What the plot script draws (see scripts/field-report.py).
+  nlohmann::json timeline;
+};
+
+// Builds the report from field-log lines in time order. `skipped` are the reader's warnings
+// about lines it could not use; they are listed under missing. Throws std::invalid_argument when
+// there is no interval line.
+FieldReport build_field_report(const std::vector<nlohmann::json>& lines,
+                               const std::vector<std::string>& skipped);
+
+// report.md: the precision table, the plots (`plots`: file name -> caption, in order), thread
+// decisions, switches, gaps and what is missing. `sources` names the files read.
+std::string field_report_markdown(const FieldReport& report,
+                                  const std::vector<std::pair<std::string, std::string>>& plots,
+                                  const std::vector<std::string>& sources);
+
+// "2026-11-23T19:40:17.530Z" as seconds since the epoch, or nullopt when it is not that form.
+std::optional<double> parse_utc(const std::string& text);
+
+}  // namespace yolo::cli

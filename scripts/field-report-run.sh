@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# A real field log and its report (issue 13): yolo-edged on the fixture video, switched between
+# FP32 and INT8 and between thread modes with SIGHUP, then `yolo-edge report` on its log.
+#   scripts/field-report-run.sh [--minutes M] [--interval S] [--int8 FILE] [--paced] [--out DIR]
+# Six phases of M/6 minutes each (default M 12): fp32 adaptive, int8 adaptive, int8 fixed 1,
+# fp32 fixed 1, fp32 efficiency, int8 efficiency. The video runs as fast as inference goes
+# unless --paced (its own 10 fps). Without --int8 the INT8 file is made once with yolo-edge
+# quantize (64 video frames) and kept in /tmp/yolo-edge-bench-cache. The log and the report go
+# to DIR (default a new folder under /tmp).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib/daemon-run.sh"
+
+minutes=12
+interval=10
+int8=""
+realtime=false
+out=""
+while [ $# -gt 0 ]; do
+  case $1 in
+    --minutes) minutes=${2:?}; shift 2 ;;
+    --interval) interval=${2:?}; shift 2 ;;
+    --int8) int8=${2:?}; shift 2 ;;
+    --paced) realtime=true; shift ;;
+    --out) out=${2:?}; shift 2 ;;
+    *)
+      echo "usage: scripts/field-report-run.sh [--minutes M] [--interval S] [--int8 FILE] [--paced] [--out DIR]" >&2
+      exit 2
+      ;;
+  esac
+done
+require_build
+model=yolo11n_320_fp32
+fp32=$fixtures/models/$model.onnx
+video=$fixtures/video/birds_720p_10fps.mp4
+if [ -z "$int8" ]; then int8=$(cached_int8 "$model") || exit 2; fi
+[ -n "$out" ] || out=$(mktemp -d /tmp/yolo-edge-field-report.XXXXXX)
+mkdir -p "$out"
+logs=$out/logs
+config=$out/yolo-edge.yaml
+phase_s=$(awk -v m="$minutes" 'BEGIN { printf "%d", m * 60 / 6 }')
+trap 'stop_daemon 2>/dev/null || true' EXIT
+
+# phase PRECISION THREADS_YAML: the config of one phase.
+phase() {
+  cat >"$config" <<YAML
+source:
+  uri: $video
+  loop: true
+  realtime: $realtime
+model:
+  path: $fp32
+  int8_path: $int8
+  precision: $1
+threads:
+$2
+logging:
+  dir: $logs
+  interval_s: $interval
+http:
+  listen: ""
+YAML
+}
+
+phases=(
+  "fp32|  mode: adaptive"
+  "int8|  mode: adaptive"
+  "int8|  mode: fixed
+  count: 1"
+  "fp32|  mode: fixed
+  count: 1"
+  "fp32|  mode: efficiency"
+  "int8|  mode: efficiency"
+)
+echo "field-report-run: $model, 6 phases of $phase_s s, field log every $interval s, in $out"
+for i in "${!phases[@]}"; do
+  precision=${phases[$i]%%|*}
+  threads=${phases[$i]#*|}
+  phase "$precision" "$threads"
+  if [ "$i" -eq 0 ]; then
+    start_daemon "$config" "$out/state" "$out/daemon.out"
+  else
+    kill -HUP "$daemon_pid"
+  fi
+  echo "  phase $((i + 1))/6: $precision, $(echo "$threads" | tr -s ' \n' ' ')"
+  sleep "$phase_s"
+done
+stop_daemon
+trap - EXIT
+"$cli_bin" report "$logs" --out "$out/report"
