@@ -5,13 +5,13 @@
 #include <sstream>
 
 #include "cli/csv_table.h"
-#include "daemon/rounded.h"
+#include "vision/rounded.h"
 
 namespace yolo::cli {
 
 namespace {
 
-using daemon::rounded;
+using vision::rounded;
 
 std::string fixed(double value, int decimals) {
   char text[64];

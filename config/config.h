@@ -13,7 +13,7 @@ namespace yolo::config {
 // load_config() (config/config_loader.h) fills it from a validated YAML file. Enum members follow
 // the order of the allowed values in that table.
 
-enum class Precision { kFp32, kInt8 };
+enum class Precision { kFp32, kInt8, kAuto };
 enum class Quantize { kOff, kAuto };
 enum class Decoder { kAuto, kYolov8, kEnd2end, kYolov5 };
 enum class ThreadMode { kFixed, kAdaptive, kEfficiency };
@@ -43,6 +43,7 @@ struct ModelConfig {
   int imgsz{};
   std::filesystem::path labels;
   Decoder decoder{};
+  double auto_min_map50{};
 
   bool operator==(const ModelConfig&) const = default;
 };

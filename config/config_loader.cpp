@@ -535,11 +535,13 @@ class Validator {
           "is empty while mqtt.password is set: the broker takes a password only with a user "
           "name");
     }
-    if (c.model.precision == Precision::kInt8 && c.model.quantize == Quantize::kOff &&
+    if (c.model.precision != Precision::kFp32 && c.model.quantize == Quantize::kOff &&
         c.model.int8_path.empty() && usable("model.int8_path")) {
+      const std::string precision = c.model.precision == Precision::kInt8 ? "int8" : "auto";
       add("model.precision", written_at("model.precision"),
-          "int8 needs model.int8_path: set it to a static INT8 model, or set model.quantize: auto "
-          "to make one from model.path");
+          precision +
+              " needs model.int8_path: set it to a static INT8 model, or set model.quantize: "
+              "auto to make one from model.path");
     }
   }
 

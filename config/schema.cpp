@@ -335,17 +335,21 @@ std::vector<FieldSpec> build_fields() {
        .name = "precision",
        .type = F::kEnum,
        .default_value = text("fp32"),
-       .choices = {"fp32", "int8"},
-       .description = "Precision to run at: fp32 runs model.path, int8 runs model.int8_path."},
+       .choices = {"fp32", "int8", "auto"},
+       .description = "Precision to run at: fp32 runs model.path, int8 runs model.int8_path; "
+                      "auto times both on the camera's own frames at start (and after a model "
+                      "change) and runs INT8 only where it is faster and agrees with FP32 (see "
+                      "model.auto_min_map50)."},
       &C::model, &ModelConfig::precision);
   add({.section = "model",
        .name = "quantize",
        .type = F::kEnum,
        .default_value = text("off"),
        .choices = {"off", "auto"},
-       .description = "auto: when int8 is asked for and model.int8_path is unset or missing, "
-                      "quantize model.path in the background from the camera's own frames (the "
-                      "stream keeps running at fp32 meanwhile), then switch; off: never."},
+       .description =
+           "auto: when int8 or auto is asked for and model.int8_path is unset or missing, "
+           "quantize model.path in the background from the camera's own frames (the "
+           "stream keeps running at fp32 meanwhile), then switch; off: never."},
       &C::model, &ModelConfig::quantize);
   add({.section = "model",
        .name = "calibration_frames",
@@ -357,6 +361,16 @@ std::vector<FieldSpec> build_fields() {
                       "keeps this many in its state directory, one a second at most, sampled "
                       "evenly over everything it has seen, and across restarts."},
       &C::model, &ModelConfig::calibration_frames);
+  add({.section = "model",
+       .name = "auto_min_map50",
+       .type = F::kFloat,
+       .default_value = 0.95,
+       .min = 0,
+       .max = 1,
+       .description = "precision: auto runs INT8 only when its detections agree with FP32's on "
+                      "the trial frames at least this well (mAP50 with FP32 as the truth, as "
+                      "yolo-edge compare measures it)."},
+      &C::model, &ModelConfig::auto_min_map50);
   add({.section = "model",
        .name = "imgsz",
        .type = F::kInt,

@@ -16,12 +16,14 @@
 #include <thread>
 #include <vector>
 
-#include "daemon/rounded.h"
 #include "daemon/utc_time.h"
 #include "daemon/web_assets.h"
 #include "vision/annotate.h"
+#include "vision/rounded.h"
 
 namespace yolo::daemon {
+
+using vision::rounded;
 
 namespace {
 

@@ -1,14 +1,15 @@
 #include "daemon/inference.h"
 
-#include "daemon/rounded.h"
-
 #include <cmath>
 #include <utility>
 #include <vector>
 
 #include "vision/latency_stats.h"
+#include "vision/rounded.h"
 
 namespace yolo::daemon {
+
+using vision::rounded;
 
 namespace {
 
@@ -71,6 +72,26 @@ void Inference::swap_in(LoadedModel model) {
   std::lock_guard lock(pending_mutex_);
   if (pending_model_) retire_(std::move(pending_model_->detector));
   pending_model_ = std::move(model);
+}
+
+void Inference::start_trial(LoadedModel candidate, TrialDone done) {
+  std::optional<TrialRequest> superseded;
+  {
+    std::lock_guard lock(pending_mutex_);
+    superseded = std::exchange(pending_trial_, TrialRequest{std::move(candidate), std::move(done)});
+  }
+  if (superseded)
+    superseded->done(TrialOutcome{std::nullopt, std::move(superseded->candidate), ""});
+}
+
+void Inference::cancel_trial() {
+  std::optional<TrialRequest> cancelled;
+  {
+    std::lock_guard lock(pending_mutex_);
+    cancelled = std::exchange(pending_trial_, std::nullopt);
+    pending_trial_cancel_ = true;
+  }
+  if (cancelled) cancelled->done(TrialOutcome{std::nullopt, std::move(cancelled->candidate), ""});
 }
 
 void Inference::set_decode(const vision::DecodeOptions& decode) {
@@ -136,6 +157,7 @@ nlohmann::json Inference::status() const {
                       {"fps", rounded(rate, 0.01)},
                       {"threads", threads_},
                       {"settled", settled_}};
+  if (trial_frames_left_ > 0) j["trial_frames_left"] = trial_frames_left_;
   if (!recent_times_.empty()) {
     nlohmann::json latency = nlohmann::json::object();
     const std::pair<const char*, double StageTimes::*> stages[] = {
@@ -175,8 +197,12 @@ void Inference::apply_pending() {
   std::optional<vision::DecodeOptions> decode;
   std::optional<ThreadPolicy> policy;
   std::optional<bool> throttled;
+  std::optional<TrialRequest> trial;
+  bool cancel_trial = false;
   {
     std::lock_guard lock(pending_mutex_);
+    trial = std::exchange(pending_trial_, std::nullopt);
+    cancel_trial = std::exchange(pending_trial_cancel_, false);
     model = std::exchange(pending_model_, std::nullopt);
     decode = std::exchange(pending_decode_, std::nullopt);
     policy = std::exchange(pending_policy_, std::nullopt);
@@ -186,7 +212,10 @@ void Inference::apply_pending() {
   if (decode) {
     decode_ = *decode;
     current_.detector->set_decode(decode_);
+    if (trial_) trial_->candidate.detector->set_decode(decode_);
   }
+  // A trial measures the candidate against the model running: a new model ends it.
+  if (trial_ && (cancel_trial || model || trial)) end_trial(false, "");
   if (model) {
     swap_ = PendingSwap{current_.info, model->info, model->build_ms, last_index_,
                         Clock::time_point(Clock::duration(last_result_ns_.load()))};
@@ -208,6 +237,34 @@ void Inference::apply_pending() {
     if (auto d = controller_->throttling_changed(*throttled)) decisions.push_back(std::move(*d));
   }
   for (const auto& d : decisions) record(d);
+  if (trial) {
+    const ThreadPolicy& policy = controller_->policy();
+    detector::TrialPlan plan;
+    plan.thread_counts = policy.mode == config::ThreadMode::kFixed
+                             ? std::vector<int>{policy.fixed}
+                             : detector::thread_counts_to_try(policy.max);
+    // At least 32 timed frames in all, so agreement is measured on more than a glance.
+    plan.frames_per_count = std::max(8, 32 / static_cast<int>(plan.thread_counts.size()));
+    trial->candidate.detector->set_decode(decode_);
+    trial_.emplace(Trial{detector::PrecisionTrial(plan, decode_.conf), std::move(trial->candidate),
+                         std::move(trial->done)});
+    std::lock_guard lock(status_mutex_);
+    trial_frames_left_ = trial_->trial.frames_left();
+  }
+}
+
+void Inference::end_trial(bool finished, std::string error) {
+  TrialOutcome outcome;
+  if (finished) outcome.figures = trial_->trial.figures();
+  outcome.candidate = std::move(trial_->candidate);
+  outcome.error = std::move(error);
+  TrialDone done = std::move(trial_->done);
+  trial_.reset();
+  {
+    std::lock_guard lock(status_mutex_);
+    trial_frames_left_ = 0;
+  }
+  done(std::move(outcome));
 }
 
 void Inference::record(const ThreadDecision& d) {
@@ -224,14 +281,21 @@ void Inference::record(const ThreadDecision& d) {
 void Inference::process(vision::Frame& frame, std::int64_t dropped) {
   const auto start = Clock::now();
   detector::Detector& detector = *current_.detector;
-  const int threads = controller_->threads();
+  const int threads = trial_ ? trial_->trial.threads() : controller_->threads();
   detector.engine().set_threads(threads);
 
   auto result = std::make_shared<FrameResult>();
   detector::DetectTimings t;
   try {
-    result->detections = detector.detect(frame.bgr, &t);
+    result->detections =
+        trial_ ? trial_->trial.run(detector, *trial_->candidate.detector, frame.bgr, &t)
+               : detector.detect(frame.bgr, &t);
   } catch (const std::exception& e) {
+    // A candidate that cannot run a frame has lost its trial; the running model goes on.
+    if (trial_) {
+      end_trial(false, e.what());
+      return;
+    }
     // A frame the model cannot take (it should not happen) is skipped, said once per message.
     const std::string message = std::string("frame ") + std::to_string(frame.index) +
                                 " could not be processed: " + e.what();
@@ -271,7 +335,17 @@ void Inference::process(vision::Frame& frame, std::int64_t dropped) {
   }
   for (Publisher* p : publishers_) p->publish(shared);
   if (swap_) report_swap(shared->index, done);
-  if (auto d = controller_->observe(t.inference_ms)) record(*d);
+  if (trial_) {
+    // The trial chose the thread counts: its frames say nothing about the controller's.
+    if (trial_->trial.done()) {
+      end_trial(true, "");
+    } else {
+      std::lock_guard lock(status_mutex_);
+      trial_frames_left_ = trial_->trial.frames_left();
+    }
+  } else if (auto d = controller_->observe(t.inference_ms)) {
+    record(*d);
+  }
 }
 
 void Inference::report_swap(std::int64_t first_index, Clock::time_point first_done) {

@@ -20,6 +20,7 @@
 #include "daemon/thread_controller.h"
 #include "daemon/worker.h"
 #include "detector/detector.h"
+#include "detector/precision_trial.h"
 
 namespace yolo::daemon {
 
@@ -31,6 +32,15 @@ struct LoadedModel {
   double build_ms = 0;
 };
 
+// How a precision trial ended: its figures (none when it was cancelled: the model changed or the
+// daemon stops) and the candidate it ran, handed back so its owner frees or swaps it in.
+struct TrialOutcome {
+  std::optional<detector::TrialFigures> figures;
+  LoadedModel candidate;
+  // Why the candidate could not run a frame; empty when it was cancelled or finished.
+  std::string error;
+};
+
 // The inference thread: takes the newest frame, letterboxes, runs, decodes, applies NMS, times
 // every stage, hands the result to every publisher (each queues it and returns), and lets the
 // thread controller pick the thread count for the next frame. A new model is swapped in between
@@ -38,6 +48,8 @@ struct LoadedModel {
 class Inference {
  public:
   using Retire = std::function<void(std::unique_ptr<detector::Detector>)>;
+  // Called on the inference thread when a trial ends; must only hand the outcome over.
+  using TrialDone = std::function<void(TrialOutcome)>;
 
   Inference(Events& events, FrameSlot& slot, std::vector<Publisher*> publishers, Retire retire);
   ~Inference();
@@ -45,6 +57,13 @@ class Inference {
   void start(LoadedModel model, const vision::DecodeOptions& decode, const ThreadPolicy& policy);
   // Runs `model` from the next frame on.
   void swap_in(LoadedModel model);
+  // From the next frame on, runs `candidate` beside the current model on every frame, at each
+  // thread count the controller would try (its policy's), and calls `done` with the figures once
+  // every count is measured. The current model's results are published as usual meanwhile. A
+  // model swapped in or another trial cancels it; stop() drops it.
+  void start_trial(LoadedModel candidate, TrialDone done);
+  // Cancels a trial under way or about to start (`done` gets no figures).
+  void cancel_trial();
   // Thresholds, classes and limits from the next frame on.
   void set_decode(const vision::DecodeOptions& decode);
   void set_thread_policy(const ThreadPolicy& policy);
@@ -57,7 +76,7 @@ class Inference {
   // Results delivered since start.
   std::int64_t frames() const { return frames_.load(); }
   // {"frames", "fps", "threads", "settled", "last_decision", "latency_ms": {stage: {"p50",
-  // "p90"}} over the last results}.
+  // "p90"}} over the last results, and "trial_frames_left" while a precision trial runs}.
   nlohmann::json status() const;
   // When the loop last went round (a frame done, or a wait for one that timed out).
   std::chrono::steady_clock::time_point heartbeat() const;
@@ -78,8 +97,22 @@ class Inference {
     std::chrono::steady_clock::time_point last_done;
   };
 
+  // A precision trial under way.
+  struct Trial {
+    detector::PrecisionTrial trial;
+    LoadedModel candidate;
+    TrialDone done;
+  };
+  struct TrialRequest {
+    LoadedModel candidate;
+    TrialDone done;
+  };
+
   void run();
   void apply_pending();
+  // Ends the trial under way, handing back its figures (when it finished), its candidate and
+  // what went wrong.
+  void end_trial(bool finished, std::string error);
   void process(vision::Frame& frame, std::int64_t dropped);
   void record(const ThreadDecision& decision);
   void report_swap(std::int64_t first_index, std::chrono::steady_clock::time_point first_done);
@@ -96,6 +129,7 @@ class Inference {
   std::optional<ThreadController> controller_;
   vision::DecodeOptions decode_;
   std::optional<PendingSwap> swap_;
+  std::optional<Trial> trial_;
   std::int64_t last_index_ = -1;
   std::string last_failure_;
 
@@ -105,6 +139,8 @@ class Inference {
   std::optional<vision::DecodeOptions> pending_decode_;
   std::optional<ThreadPolicy> pending_policy_;
   std::optional<bool> pending_throttled_;
+  std::optional<TrialRequest> pending_trial_;
+  bool pending_trial_cancel_ = false;
 
   // What status() shows, written by the inference thread.
   mutable std::mutex status_mutex_;
@@ -113,6 +149,7 @@ class Inference {
   nlohmann::json last_decision_;
   int threads_ = 0;
   bool settled_ = false;
+  int trial_frames_left_ = 0;
   StageTimes last_times_;
   // The stage times of the last kRecentResults results, oldest first.
   std::deque<StageTimes> recent_times_;

@@ -1,14 +1,15 @@
 #include "daemon/interval_stats.h"
 
-#include "daemon/rounded.h"
-
 #include <algorithm>
 #include <cmath>
 
 #include "daemon/utc_time.h"
 #include "vision/latency_stats.h"
+#include "vision/rounded.h"
 
 namespace yolo::daemon {
+
+using vision::rounded;
 
 namespace {
 

@@ -21,6 +21,9 @@ using Clock = std::chrono::steady_clock;
 
 // How often the manager looks at the reservoir and a running quantization.
 constexpr auto kTick = std::chrono::milliseconds(500);
+// Precision auto: how long an undecided trial (nothing detected to compare) waits to run again,
+// on other frames.
+constexpr auto kAutoRetry = std::chrono::minutes(10);
 
 vision::DecoderKind decoder_kind(config::Decoder d) {
   switch (d) {
@@ -58,7 +61,15 @@ std::string describe(const ModelTarget& t) {
 }  // namespace
 
 const char* precision_name(config::Precision precision) {
-  return precision == config::Precision::kInt8 ? "int8" : "fp32";
+  switch (precision) {
+    case config::Precision::kFp32:
+      return "fp32";
+    case config::Precision::kInt8:
+      return "int8";
+    case config::Precision::kAuto:
+      return "auto";
+  }
+  return "fp32";
 }
 
 ModelManager::ModelManager(Events& events, Options options, CalibrationReservoir& reservoir)
@@ -86,20 +97,29 @@ fs::path ModelManager::made_int8_path(const config::ModelConfig& model) {
 
 ModelManager::Plan ModelManager::plan(const config::ModelConfig& model) {
   Plan p;
-  p.run = {model.path, config::Precision::kFp32, model.imgsz, model.labels, model.decoder};
+  p.fp32 = {model.path, config::Precision::kFp32, model.imgsz, model.labels, model.decoder};
+  p.run = p.fp32;
   if (model.precision == config::Precision::kFp32) return p;
+  ModelTarget int8 = p.fp32;
+  int8.precision = config::Precision::kInt8;
   if (!model.int8_path.empty() && fs::exists(model.int8_path)) {
-    p.run.file = model.int8_path;
-    p.run.precision = config::Precision::kInt8;
+    int8.file = model.int8_path;
+  } else {
+    // The config check refuses int8 and auto without int8_path unless quantize is auto.
+    const fs::path made = made_int8_path(model);
+    if (!fs::exists(made)) {
+      p.make = made;
+      return p;
+    }
+    int8.file = made;
+  }
+  if (model.precision == config::Precision::kInt8) {
+    p.run = int8;
     return p;
   }
-  // The config check refuses int8 without int8_path unless quantize is auto.
-  const fs::path made = made_int8_path(model);
-  if (fs::exists(made)) {
-    p.run.file = made;
-    p.run.precision = config::Precision::kInt8;
-  } else {
-    p.make = made;
+  p.candidate = int8;
+  if (auto_ && auto_->fp32 == p.fp32 && auto_->int8 == int8 && auto_->choice.precision == "int8") {
+    p.run = int8;
   }
   return p;
 }
@@ -150,7 +170,7 @@ LoadedModel ModelManager::load_initial(const config::ModelConfig& model) {
                 {"build_ms", std::round(loaded.build_ms * 10) / 10}});
   std::lock_guard lock(mutex_);
   running_ = p.run;
-  if (model.precision == config::Precision::kInt8) {
+  if (model.precision != config::Precision::kFp32) {
     int8_state_ = p.make.empty() ? Int8State::kRunning : Int8State::kCollecting;
   }
   return loaded;
@@ -276,6 +296,99 @@ void ModelManager::step() {
   } else {
     step_quantization(model, p.make);
   }
+  step_auto(model, p);
+}
+
+void ModelManager::step_auto(const config::ModelConfig& model, const Plan& p) {
+  std::optional<TrialOutcome> outcome;
+  bool measuring = false;
+  {
+    std::lock_guard lock(mutex_);
+    outcome = std::exchange(trial_outcome_, std::nullopt);
+    measuring = trial_candidate_.has_value();
+  }
+  if (outcome) {
+    finish_trial(model, p, std::move(*outcome));
+    return;
+  }
+  if (model.precision != config::Precision::kAuto || !p.candidate) {
+    // Auto was dropped, or its INT8 file is gone: the trial measures nothing wanted any more.
+    if (measuring) inference_->cancel_trial();
+    return;
+  }
+  if (measuring) return;
+  const bool known = auto_ && auto_->fp32 == p.fp32 && auto_->int8 == *p.candidate;
+  if (known && (auto_->choice.decided || Clock::now() < auto_->retry_at)) return;
+  {
+    // The trial measures INT8 against FP32 running: a decision for other models swaps FP32 in
+    // first (step() has asked for it).
+    std::lock_guard lock(mutex_);
+    if (running_ != p.fp32) return;
+  }
+  LoadedModel candidate;
+  try {
+    candidate = build(*p.candidate, model);
+  } catch (const std::exception& e) {
+    detector::PrecisionChoice choice;
+    choice.min_map50 = model.auto_min_map50;
+    choice.reason =
+        "FP32: the INT8 model " + p.candidate->file.string() + " cannot be loaded: " + e.what();
+    decide(p, choice, {{"precision", "fp32"}, {"decided", true}, {"reason", choice.reason}}, {});
+    return;
+  }
+  events_.emit(config::LogLevel::kInfo, "precision_trial",
+               "precision auto: measuring " + describe(p.fp32) + " against " +
+                   describe(*p.candidate) + " on this camera's frames",
+               {{"fp32", p.fp32.file.string()}, {"int8", p.candidate->file.string()}});
+  {
+    std::lock_guard lock(mutex_);
+    trial_candidate_ = *p.candidate;
+  }
+  inference_->start_trial(std::move(candidate), [this](TrialOutcome o) {
+    {
+      std::lock_guard lock(mutex_);
+      trial_outcome_ = std::move(o);
+    }
+    wake_.notify_all();
+  });
+}
+
+void ModelManager::finish_trial(const config::ModelConfig& model, const Plan& p,
+                                TrialOutcome outcome) {
+  std::optional<ModelTarget> measured;
+  {
+    std::lock_guard lock(mutex_);
+    measured = std::exchange(trial_candidate_, std::nullopt);
+  }
+  const bool cancelled = !outcome.figures && outcome.error.empty();
+  const bool stale =
+      model.precision != config::Precision::kAuto || !p.candidate || measured != p.candidate;
+  // The candidate is freed here, on this thread, unless INT8 wins.
+  if (cancelled || stale) return;
+  if (!outcome.error.empty()) {
+    detector::PrecisionChoice choice;
+    choice.min_map50 = model.auto_min_map50;
+    choice.reason = "FP32: the INT8 model " + p.candidate->file.string() +
+                    " failed on a frame: " + outcome.error;
+    decide(p, choice, {{"precision", "fp32"}, {"decided", true}, {"reason", choice.reason}}, {});
+    return;
+  }
+  const detector::PrecisionChoice choice =
+      detector::choose_precision(*outcome.figures, model.auto_min_map50);
+  nlohmann::json json = detector::to_json(choice, *outcome.figures);
+  decide(p, choice, std::move(json), std::move(outcome.candidate));
+}
+
+void ModelManager::decide(const Plan& p, detector::PrecisionChoice choice, nlohmann::json json,
+                          LoadedModel candidate) {
+  events_.emit(config::LogLevel::kInfo, "precision_chosen", "precision auto: " + choice.reason,
+               json);
+  const bool int8 = choice.precision == "int8";
+  if (int8) inference_->swap_in(std::move(candidate));
+  std::lock_guard lock(mutex_);
+  if (int8) running_ = *p.candidate;
+  auto_ = AutoDecision{p.fp32, *p.candidate, std::move(choice), std::move(json),
+                       Clock::now() + kAutoRetry};
 }
 
 void ModelManager::step_quantization(const config::ModelConfig& model, const fs::path& make) {
@@ -360,6 +473,10 @@ std::string ModelManager::pending_summary() const {
   switch (int8_state_) {
     case Int8State::kNotWanted:
     case Int8State::kRunning:
+      if (trial_candidate_) return "auto: measuring fp32 against int8";
+      if (wanted_.precision == config::Precision::kAuto && auto_ && !auto_->choice.decided) {
+        return "auto: fp32 until something is detected to check int8 against";
+      }
       return "";
     case Int8State::kCollecting:
       return "int8 pending: " + int8_progress_;
@@ -369,6 +486,21 @@ std::string ModelManager::pending_summary() const {
       return "int8 failed: " + int8_error_;
   }
   return "";
+}
+
+nlohmann::json ModelManager::auto_status() const {
+  std::lock_guard lock(mutex_);
+  if (wanted_.precision != config::Precision::kAuto) return nullptr;
+  nlohmann::json j;
+  if (trial_candidate_) {
+    j["state"] = "measuring";
+  } else if (auto_) {
+    j["state"] = auto_->choice.decided ? "decided" : "undecided";
+  } else {
+    j["state"] = "waiting for the INT8 model";
+  }
+  if (auto_) j["decision"] = auto_->json;
+  return j;
 }
 
 }  // namespace yolo::daemon

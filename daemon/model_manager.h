@@ -18,6 +18,7 @@
 #include "daemon/quantize_job.h"
 #include "daemon/reservoir.h"
 #include "daemon/worker.h"
+#include "detector/precision_trial.h"
 #include "runtime/engine.h"
 
 namespace yolo::daemon {
@@ -63,17 +64,36 @@ class ModelManager {
   void retire(std::unique_ptr<detector::Detector> detector);
   bool stop(std::chrono::milliseconds limit);
 
-  // One phrase for the status line when INT8 is wanted but not running yet, else "".
+  // One phrase for the status line when INT8 is wanted but not running yet, or precision auto
+  // has not decided yet, else "".
   std::string pending_summary() const;
+  // For precision auto: {"state": "waiting for the INT8 model" | "measuring" | "decided" |
+  // "undecided", "decision": what the last trial chose and why (detector::to_json)}; null
+  // otherwise.
+  nlohmann::json auto_status() const;
 
  private:
   enum class Int8State { kNotWanted, kRunning, kCollecting, kQuantizing, kFailed };
 
   struct Plan {
+    // The FP32 model.
+    ModelTarget fp32;
     // What should run now.
     ModelTarget run;
     // The INT8 file to make first (empty when nothing needs making).
     std::filesystem::path make;
+    // Precision auto: the INT8 model to measure against FP32, once its file exists.
+    std::optional<ModelTarget> candidate;
+  };
+
+  // What precision auto decided for one pair of models.
+  struct AutoDecision {
+    ModelTarget fp32;
+    ModelTarget int8;
+    detector::PrecisionChoice choice;
+    nlohmann::json json;
+    // When an undecided trial is run again.
+    std::chrono::steady_clock::time_point retry_at;
   };
 
   Plan plan(const config::ModelConfig& model);
@@ -86,6 +106,13 @@ class ModelManager {
   void step();
   void step_quantization(const config::ModelConfig& model, const std::filesystem::path& make);
   void set_int8(Int8State state, std::string progress, std::string error = "");
+  // Precision auto: starts a trial when the pair has no decision (or an undecided one is due),
+  // and acts on a trial that ended.
+  void step_auto(const config::ModelConfig& model, const Plan& p);
+  void finish_trial(const config::ModelConfig& model, const Plan& p, TrialOutcome outcome);
+  // Records a decision, says it (event, status) and swaps INT8 in when it won.
+  void decide(const Plan& p, detector::PrecisionChoice choice, nlohmann::json json,
+              LoadedModel candidate);
 
   Events& events_;
   Options options_;
@@ -119,6 +146,11 @@ class ModelManager {
     std::uint64_t hash = 0;
   };
   std::optional<HashCache> hash_cache_;
+  // Precision auto. The decision and the trial's state are read by auto_status(), under mutex_;
+  // the outcome is handed over by the inference thread, under mutex_.
+  std::optional<AutoDecision> auto_;
+  std::optional<ModelTarget> trial_candidate_;
+  std::optional<TrialOutcome> trial_outcome_;
 };
 
 const char* precision_name(config::Precision precision);

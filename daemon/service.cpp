@@ -482,6 +482,10 @@ nlohmann::json Service::build_status() const {
     j["model"]["pending"] = pending;
   }
   if (!model->warnings.empty()) j["model"]["warnings"] = model->warnings;
+  if (nlohmann::json a = model_->auto_status(); !a.is_null()) j["model"]["auto"] = std::move(a);
+  if (inference.contains("trial_frames_left")) {
+    j["model"]["trial_frames_left"] = inference["trial_frames_left"];
+  }
   if (precision_override_) {
     j["model"]["precision_override"] = {{"value", precision_override_->value.value},
                                         {"origin", precision_override_->value.origin}};

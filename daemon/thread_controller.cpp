@@ -6,11 +6,11 @@
 #include <stdexcept>
 #include <utility>
 
+#include "detector/precision_trial.h"
+
 namespace yolo::daemon {
 namespace {
 
-// Counts tried one by one before doubling: every count matters on a 4-core Pi.
-constexpr int kEveryCountUpTo = 4;
 // Frames dropped after each count change while exploring.
 constexpr std::size_t kWarmupFrames = 1;
 // Frames a count's median is taken over; no count is settled on with fewer.
@@ -47,14 +47,6 @@ void validate(const ThreadPolicy& p) {
     throw std::invalid_argument("thread policy: margin is " + std::to_string(p.margin) +
                                 "; it must be a fraction >= 0, e.g. 0.1 for 10 %");
   }
-}
-
-std::vector<int> candidate_counts(int max) {
-  std::vector<int> counts;
-  for (int n = 1; n <= std::min(max, kEveryCountUpTo); ++n) counts.push_back(n);
-  for (int n = kEveryCountUpTo * 2; n < max; n *= 2) counts.push_back(n);
-  if (counts.back() != max) counts.push_back(max);
-  return counts;
 }
 
 double median(std::vector<double> v) {
@@ -111,7 +103,7 @@ std::string policy_text(const ThreadPolicy& p) {
 ThreadController::ThreadController(ThreadPolicy policy) {
   validate(policy);
   policy_ = policy;
-  candidates_ = candidate_counts(policy_.max);
+  candidates_ = detector::thread_counts_to_try(policy_.max);
   start("explore", "exploring thread counts up to " + std::to_string(policy_.max) + " (" +
                        policy_text(policy_) + ")");
 }
@@ -351,7 +343,7 @@ std::optional<ThreadDecision> ThreadController::set_policy(const ThreadPolicy& p
                                 policy.fixed == policy_.fixed;
   const std::string before = policy_text(policy_);
   policy_ = policy;
-  candidates_ = candidate_counts(policy_.max);
+  candidates_ = detector::thread_counts_to_try(policy_.max);
   if (same_fixed_count) return std::nullopt;
   return start("restart", "exploring again: the threads section changed from " + before + " to " +
                               policy_text(policy_));

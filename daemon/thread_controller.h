@@ -45,9 +45,9 @@ struct ThreadDecision {
 // only by the latencies it is given, one per frame, so tests can replay simulated curves.
 // Not thread-safe: the inference thread owns it.
 //
-// Exploring tries the counts 1, 2, 3, 4, then doubling, and max, in that order. At each it drops
-// one warm-up frame (pools and operators set up again) and takes the median of the next 5, so an
-// exploration costs at most 6 frames per count: 24 on a 4-core Pi, 60 at most (max 256, 10
+// Exploring tries detector::thread_counts_to_try(max): 1, 2, 3, 4, then doubling, and max. At each
+// it drops one warm-up frame (pools and operators set up again) and takes the median of the next 5,
+// so an exploration costs at most 6 frames per count: 24 on a 4-core Pi, 60 at most (max 256, 10
 // counts). A count with 2 frames in a row over 3x the best median so far is abandoned at once,
 // and no higher count is tried (more threads than free cores collapse the same way). Adaptive
 // settles on the fastest median, efficiency on the fewest threads within `margin` of it.

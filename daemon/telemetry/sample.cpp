@@ -1,14 +1,14 @@
 #include "daemon/telemetry/sample.h"
 
-#include "daemon/rounded.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
+#include "vision/rounded.h"
+
 namespace yolo::daemon::telemetry {
 
-using daemon::rounded;
+using vision::rounded;
 
 namespace {
 

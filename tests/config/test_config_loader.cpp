@@ -562,6 +562,7 @@ model:
   imgsz: 320
   labels: names.txt
   decoder: end2end
+  auto_min_map50: 0.9
 detect:
   conf: 0.4
   iou: 0.6
@@ -619,8 +620,9 @@ config:
   const Config c = load_config(file, with_sources());
   const fs::path dir = folder.path();
   EXPECT_EQ(c.source, (SourceConfig{(dir / "v.mp4").string(), true, false, 1280, 720, 15, 0.5}));
-  EXPECT_EQ(c.model, (ModelConfig{dir / "m.onnx", dir / "m.int8.onnx", Precision::kInt8,
-                                  Quantize::kAuto, 32, 320, dir / "names.txt", Decoder::kEnd2end}));
+  EXPECT_EQ(c.model,
+            (ModelConfig{dir / "m.onnx", dir / "m.int8.onnx", Precision::kInt8, Quantize::kAuto, 32,
+                         320, dir / "names.txt", Decoder::kEnd2end, 0.9}));
   EXPECT_EQ(c.detect, (DetectConfig{0.4, 0.6, {0, 2, 7}, 50, true}));
   EXPECT_EQ(c.threads, (ThreadsConfig{ThreadMode::kEfficiency, 3, 4, 0.2}));
   EXPECT_EQ(c.telemetry, (TelemetryConfig{0.5, dir / "sys"}));

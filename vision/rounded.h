@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-namespace yolo::daemon {
+namespace yolo::vision {
 
 // `value` to the nearest multiple of `step` (0.01, 0.1, 1), as the double nearest that decimal,
 // so JSON shows 155.42 and not 155.42000000000002.
@@ -11,4 +11,4 @@ inline double rounded(double value, double step) {
   return std::round(value * scale) / scale;
 }
 
-}  // namespace yolo::daemon
+}  // namespace yolo::vision
