@@ -134,7 +134,7 @@ TEST(ConfigLoader, OutOfRangeValuesSayTheRange) {
 
 TEST(ConfigLoader, BadEnumListsTheAllowedValues) {
   expect_problem(error_of("model:\n  precision: fp16\n"), "model.precision", 2, 14,
-                 "'fp16' is not allowed: use one of fp32, int8");
+                 "'fp16' is not allowed: use one of fp32, int8, auto");
   expect_problem(error_of("threads:\n  mode: Adaptive\n"), "threads.mode", 2, 9,
                  "(did you mean 'adaptive'?)");
 }
@@ -212,6 +212,17 @@ TEST(ConfigLoader, Int8WithoutAModelOrQuantizeIsRejected) {
   EXPECT_EQ(c.model.quantize, Quantize::kAuto);
 }
 
+TEST(ConfigLoader, AutoNeedsAnInt8ModelToCompareLikeInt8) {
+  expect_problem(error_of("model:\n  precision: auto\n"), "model.precision", 2, 14,
+                 "auto needs model.int8_path");
+  const Config c =
+      parse_config("model:\n  precision: auto\n  quantize: auto\n", "t.yaml", kSchemaOnly);
+  EXPECT_EQ(c.model.precision, Precision::kAuto);
+  EXPECT_DOUBLE_EQ(c.model.auto_min_map50, 0.95);
+  expect_problem(error_of("model:\n  auto_min_map50: 1.5\n"), "model.auto_min_map50", 2, 19,
+                 "1.5 is out of range");
+}
+
 TEST(ConfigLoader, EnabledMqttNeedsItsBrokerAndAPasswordItsUser) {
   expect_problem(error_of("mqtt:\n  enabled: true\n  host: \"\"\n"), "mqtt.host", 3, 9,
                  "is empty while mqtt.enabled is true");
@@ -233,7 +244,7 @@ TEST(ConfigLoader, OverridesReplaceTheFileAndAreCheckedLikeIt) {
       << e.what();
   options.overrides = {{"model.precision", "fp16", "through the HTTP API"}};
   expect_problem(error_of("model: {}\n", options), "model.precision", 0, 0,
-                 "'fp16' is not allowed: use one of fp32, int8");
+                 "'fp16' is not allowed: use one of fp32, int8, auto");
   options.overrides = {{"model.speed", "1", "by a test"}};
   expect_problem(error_of("model: {}\n", options), "model.speed", 0, 0, "is not a setting");
 }

@@ -64,7 +64,7 @@ TEST(Schema, HoldsTheKeysDocsTestsAndScriptsRelyOn) {
                           "config.watch"}) {
     EXPECT_NE(find_field(key), nullptr) << key;
   }
-  const std::vector<std::string_view> precision = {"fp32", "int8"};
+  const std::vector<std::string_view> precision = {"fp32", "int8", "auto"};
   const std::vector<std::string_view> quantize = {"off", "auto"};
   EXPECT_EQ(find_field("model.precision")->choices, precision);
   EXPECT_EQ(find_field("model.quantize")->choices, quantize);
@@ -206,7 +206,7 @@ TEST(Schema, DescriptionListsEverySectionAndKey) {
     EXPECT_NE(text.find("  " + f.path() + " (" + f.accepts() + "; default "), std::string::npos)
         << f.path();
   }
-  EXPECT_NE(text.find("model.precision (one of fp32, int8; default fp32)"), std::string::npos);
+  EXPECT_NE(text.find("model.precision (one of fp32, int8, auto; default fp32)"), std::string::npos);
   EXPECT_NE(text.find("gpio.alerts[].line (whole number from 0 to 1023; required)"),
             std::string::npos);
   EXPECT_NE(text.find("gpio.precision_button.bias (one of pull-up, pull-down, disabled, as-is; "

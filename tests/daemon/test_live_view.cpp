@@ -252,6 +252,66 @@ TEST_F(LiveView, FiftyClientsAtOnceAndIdleConnectionsLeaveItServing) {
 // Headless Chromium opens the page as a person would; the screenshots are kept in the build
 // folder (Testing/live-view-*.png) for a person to look at. Chromium runs 5 s of the page's
 // virtual time (its status polls); `timeout` bounds the real time it may take.
+// precision: auto from the start: FP32 runs while INT8 is made from the camera's frames, then both
+// are timed side by side and the choice runs. Which one wins is a measurement, not a test: the
+// test checks that the decision follows its own figures and that the daemon runs what it chose.
+TEST_F(LiveView, PrecisionAutoMeasuresBothAndRunsTheChoice) {
+  YOLO_REQUIRE_FIXTURES();
+  start("  precision: auto\n  quantize: auto\n  calibration_frames: 8\n");
+  ASSERT_TRUE(wait_for_frames(60s)) << s_.daemon_output();
+  FieldLogReader log(s_.logs);
+  nlohmann::json j = status();
+  EXPECT_EQ(j["model"]["wanted_precision"], "auto");
+  EXPECT_EQ(j["model"]["precision"], "fp32");
+
+  const auto trial =
+      log.wait_for([](const auto& l) { return is_event(l, "precision_trial"); }, 400s);
+  ASSERT_TRUE(trial) << s_.daemon_output();
+  const auto chosen =
+      log.wait_for([](const auto& l) { return is_event(l, "precision_chosen"); }, 120s);
+  ASSERT_TRUE(chosen) << s_.daemon_output();
+  const nlohmann::json& c = *chosen;
+  // threads: adaptive with max 2 tries 1 and 2; at least 32 timed frames in all.
+  for (const char* n : {"1", "2"}) {
+    EXPECT_GT(c["fp32_ms_by_threads"].value(n, 0.0), 0) << c.dump();
+    EXPECT_GT(c["int8_ms_by_threads"].value(n, 0.0), 0) << c.dump();
+  }
+  EXPECT_GE(c["frames"].get<int>(), 32) << c.dump();
+  EXPECT_DOUBLE_EQ(c["min_map50"].get<double>(), 0.95);
+  const std::string precision = c["precision"];
+  const bool int8_wins = c["decided"].get<bool>() && c["speedup"].get<double>() >= 1.05 &&
+                         !c["map50"].is_null() && c["map50"].get<double>() >= 0.95;
+  EXPECT_EQ(precision == "int8", int8_wins) << c.dump();
+  EXPECT_FALSE(c["message"].get<std::string>().empty());
+
+  if (precision == "int8") {
+    const auto swap = log.wait_for(
+        [](const auto& l) { return is_event(l, "swap") && l.value("to_precision", "") == "int8"; },
+        30s);
+    ASSERT_TRUE(swap) << s_.daemon_output();
+    EXPECT_EQ((*swap)["frames_lost"], 0) << swap->dump();
+  }
+  const auto deadline = Clock::now() + 30s;
+  while (status()["model"]["precision"] != precision && Clock::now() < deadline) {
+    std::this_thread::sleep_for(200ms);
+  }
+  j = status();
+  EXPECT_EQ(j["model"]["precision"], precision) << j.dump();
+  EXPECT_EQ(j["model"]["auto"]["decision"]["precision"], precision) << j.dump();
+  EXPECT_EQ(j["model"]["auto"]["state"], c["decided"].get<bool>() ? "decided" : "undecided");
+  EXPECT_FALSE(j["model"].contains("trial_frames_left")) << j.dump();
+
+  // The decision holds for these two models: a reload of the same file measures nothing again.
+  const std::size_t lines = log.lines().size();
+  auto reload = post("/api/reload", "");
+  ASSERT_TRUE(reload);
+  EXPECT_EQ(reload->status, 200) << reload->body;
+  std::this_thread::sleep_for(3s);
+  EXPECT_FALSE(
+      log.wait_for([](const auto& l) { return is_event(l, "precision_trial"); }, 0s, lines));
+  EXPECT_EQ(status()["model"]["precision"], precision);
+}
+
 TEST_F(LiveView, PageShowsTheStreamAndTheNumbersInABrowser) {
   YOLO_REQUIRE_FIXTURES();
   const fs::path chromium = "/usr/bin/chromium";
