@@ -18,12 +18,14 @@
 #include <string>
 #include <vector>
 
+#include "cli/bench_choose.h"
 #include "cli/bench_measure.h"
 #include "cli/bench_report.h"
 #include "cli/bench_scenarios.h"
 #include "cli/bench_suite.h"
 #include "cli/commands.h"
 #include "cli/device_monitor.h"
+#include "cli/frame_sources.h"
 #include "cli/lint_warnings.h"
 #include "cli/machine.h"
 #include "cli/model_options.h"
@@ -31,6 +33,8 @@
 #include "cli/peak_rss.h"
 #include "cli/progress.h"
 #include "cli/text_file.h"
+#include "config/config.h"
+#include "detector/precision_trial.h"
 #include "runtime/engine.h"
 #include "vision/latency_stats.h"
 
@@ -59,6 +63,12 @@ struct BenchArgs {
   std::size_t queries = 0;
   std::string out;
   std::string sysfs_root = "/sys";
+  // --choose's options.
+  bool choose = false;
+  std::string images;
+  std::string video;
+  int frames = 32;
+  double min_map50 = config::Config{}.model.auto_min_map50;
 };
 
 // The options given on the command line that decide what bench does: the thread sweep's own,
@@ -67,6 +77,7 @@ struct GivenOptions {
   std::vector<const CLI::Option*> sweep;
   std::vector<const CLI::Option*> scenarios;
   const CLI::Option* precision = nullptr;
+  CLI::Option* sweep_threads = nullptr;
   CLI::Option* duration = nullptr;
   CLI::Option* queries = nullptr;
 };
@@ -430,7 +441,72 @@ int run_scenarios(const BenchArgs& args, const GivenOptions& given) {
   return kOk;
 }
 
+// --choose: FP32 against INT8 on the user's frames, decided as the daemon's precision: auto does.
+int run_choose_command(const BenchArgs& args, const GivenOptions& given) {
+  std::vector<std::string> others = names(given.scenarios);
+  std::erase(others, "--int8");
+  for (const auto& name : names(given.sweep)) {
+    if (name != "--threads") others.push_back(name);
+  }
+  if (given.precision->count() > 0) others.push_back("--precision");
+  if (!others.empty()) {
+    throw std::invalid_argument(
+        joined(others) + (others.size() == 1 ? " is" : " are") +
+        " not for --choose, which times FP32 and INT8 on your frames at the thread counts the "
+        "daemon tries (or --threads); leave " +
+        (others.size() == 1 ? "it" : "them") + " out");
+  }
+  if (args.images.empty() && args.video.empty()) {
+    throw std::invalid_argument(
+        "--choose needs frames like the camera's: --images DIR (e.g. the daemon's own, "
+        "/var/lib/yolo-edge/calibration) or --video FILE");
+  }
+  ChooseOptions options;
+  options.fp32 = args.model.model;
+  options.int8 = int8_file(args);
+  if (options.int8 == options.fp32) {
+    throw std::invalid_argument("--choose needs an INT8 file: give --int8 FILE, or make " +
+                                runtime::int8_sibling(args.model.model).string() +
+                                " with `yolo-edge quantize --model " + args.model.model +
+                                " --calib VIDEO_OR_FOLDER`");
+  }
+  options.imgsz = args.model.imgsz;
+  options.min_map50 = args.min_map50;
+  options.thread_counts = given.sweep_threads->count() > 0
+                              ? args.threads
+                              : detector::thread_counts_to_try(usable_cores());
+
+  std::vector<cv::Mat> frames;
+  std::string source;
+  vision::Frame frame;
+  for (auto& s : open_frames(args.images, args.video)) {
+    source += (source.empty() ? "" : " + ") + s->describe();
+    while (static_cast<int>(frames.size()) < args.frames && s->read(frame)) {
+      frames.push_back(frame.bgr.clone());
+    }
+  }
+  if (frames.empty()) throw std::runtime_error(source + ": gave no frames");
+
+  Progress progress(stderr, isatty(STDERR_FILENO) != 0);
+  bool begun = false;
+  const auto start = Clock::now();
+  const ChooseResult result = run_choose(options, frames, [&](int done, int total) {
+    if (!begun) progress.begin("FP32 vs INT8", "frames", static_cast<std::size_t>(total), 0);
+    begun = true;
+    progress.update(static_cast<std::size_t>(done),
+                    std::chrono::duration<double>(Clock::now() - start).count());
+  });
+  progress.end("measured " + std::to_string(result.choice.frames) + " frame(s)");
+  if (args.json) {
+    std::printf("%s\n", choose_json(options, result, frames.size(), source).dump(1).c_str());
+  } else {
+    std::printf("%s", choose_text(options, result, frames.size(), source).c_str());
+  }
+  return kOk;
+}
+
 int run_bench(BenchArgs& args, const GivenOptions& given) {
+  if (args.choose) return run_choose_command(args, given);
   if (wants_scenarios(args, given)) return run_scenarios(args, given);
   args.model.precision = args.model.precisions.front();
   return run_sweep(args);
@@ -461,11 +537,13 @@ void register_bench(CLI::App& app) {
   args->model.add_to(*sub, true);
   given->precision = sub->get_option("--precision");
   given->sweep.push_back(sub->get_option("--profile"));
-  given->sweep.push_back(sub->add_option("--threads,-t", args->threads,
-                                         "Thread sweep: thread counts to time, e.g. 1,2")
+  given->sweep_threads = sub->add_option("--threads,-t", args->threads,
+                                         "Thread sweep: thread counts to time, e.g. 1,2 (--choose: "
+                                         "instead of the counts the daemon tries)")
                              ->delimiter(',')
                              ->check(CLI::Range(1, 256))
-                             ->capture_default_str());
+                             ->capture_default_str();
+  given->sweep.push_back(given->sweep_threads);
   given->sweep.push_back(
       sub->add_option("--runs", args->runs, "Thread sweep: timed runs per thread count")
           ->check(CLI::Range(1, 100000))
@@ -521,6 +599,25 @@ void register_bench(CLI::App& app) {
   given->scenarios.push_back(sub->add_option(
       "--sysfs-root", args->sysfs_root,
       "Read temperature, clock and power sensors under this folder instead of /sys (tests)"));
+  auto* choose = sub->add_flag(
+      "--choose", args->choose,
+      "Decide FP32 or INT8 as the daemon's model.precision: auto does: both timed side by side on "
+      "your frames (--images, --video) at the thread counts the daemon tries; INT8 only where "
+      "it is faster and its mAP50 against FP32 reaches --min-map50");
+  sub->add_option("--images", args->images,
+                  "--choose: a folder of frames like the camera's (or one image)")
+      ->needs(choose);
+  sub->add_option("--video", args->video, "--choose: a video, stream or camera to take frames from")
+      ->needs(choose);
+  sub->add_option("--frames", args->frames, "--choose: most frames read from --images and --video")
+      ->check(CLI::Range(1, 10000))
+      ->capture_default_str()
+      ->needs(choose);
+  sub->add_option("--min-map50", args->min_map50,
+                  "--choose: the agreement INT8 needs (model.auto_min_map50 in the daemon)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str()
+      ->needs(choose);
   add_command(app, sub, [args, given] { return run_bench(*args, *given); });
 }
 

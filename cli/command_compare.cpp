@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/frame_sources.h"
 #include "detector/detector.h"
 #include "vision/capture.h"
 #include "vision/metrics.h"
@@ -37,7 +38,7 @@ struct CompareArgs {
   long frames = 0;
   long skip = 0;
   float conf = 0.25f;
-  float pred_conf = 0.001f;
+  float pred_conf = vision::kPredictionConf;
   float iou = 0.45f;
   int threads = 1;
   int imgsz = 0;
@@ -112,34 +113,6 @@ void check_same_classes(const Side& a, const Side& b) {
                                nb[i] + "' in --b: compare needs two models of the same classes");
     }
   }
-}
-
-std::unique_ptr<vision::FrameSource> open_source(const std::string& option, const std::string& uri,
-                                                 bool want_stills) {
-  vision::SourceSpec spec;
-  spec.uri = uri;
-  const auto kind = vision::classify_source(spec.uri);
-  const bool still = kind == vision::SourceKind::kImage || kind == vision::SourceKind::kImageFolder;
-  if (want_stills && !still) {
-    throw std::runtime_error(option + " " + uri +
-                             ": not a folder of images (or an image); use --video for videos, "
-                             "streams and cameras");
-  }
-  if (!want_stills && still) {
-    throw std::runtime_error(option + " " + uri + ": is " + vision::source_kind_name(kind) +
-                             "; use --images for stills");
-  }
-  return vision::open_source(spec);
-}
-
-// The frames compared, in order: the images, then the video. Given both, they form one set (the
-// photos plus a camera's unseen frames, say) and --skip applies to the video, whose first frames
-// are the ones a calibration would have used.
-std::vector<std::unique_ptr<vision::FrameSource>> open_frames(const CompareArgs& args) {
-  std::vector<std::unique_ptr<vision::FrameSource>> sources;
-  if (!args.images.empty()) sources.push_back(open_source("--images", args.images, true));
-  if (!args.video.empty()) sources.push_back(open_source("--video", args.video, false));
-  return sources;
 }
 
 void print_text(const CompareArgs& args, const Side& a, const Side& b, long frames,
@@ -222,7 +195,10 @@ void print_json(const CompareArgs& args, const Side& a, const Side& b, long fram
 }
 
 int run_compare(const CompareArgs& args) {
-  auto sources = open_frames(args);
+  // The images, then the video: given both, they form one set (the photos plus a camera's unseen
+  // frames, say) and --skip applies to the video, whose first frames are the ones a calibration
+  // would have used.
+  auto sources = open_frames(args.images, args.video);
   Side a = load_side("--a", args.a, args.precision_a, args.conf, false, args);
   Side b = load_side("--b", args.b, args.precision_b, args.pred_conf, true, args);
   check_same_classes(a, b);

@@ -212,7 +212,7 @@ void Inference::apply_pending() {
   if (decode) {
     decode_ = *decode;
     current_.detector->set_decode(decode_);
-    if (trial_) trial_->candidate.detector->set_decode(decode_);
+    if (trial_) trial_->candidate.detector->set_decode(detector::prediction_decode(decode_));
   }
   // A trial measures the candidate against the model running: a new model ends it.
   if (trial_ && (cancel_trial || model || trial)) end_trial(false, "");
@@ -245,7 +245,7 @@ void Inference::apply_pending() {
                              : detector::thread_counts_to_try(policy.max);
     // At least 32 timed frames in all, so agreement is measured on more than a glance.
     plan.frames_per_count = std::max(8, 32 / static_cast<int>(plan.thread_counts.size()));
-    trial->candidate.detector->set_decode(decode_);
+    trial->candidate.detector->set_decode(detector::prediction_decode(decode_));
     trial_.emplace(Trial{detector::PrecisionTrial(plan, decode_.conf), std::move(trial->candidate),
                          std::move(trial->done)});
     std::lock_guard lock(status_mutex_);

@@ -56,6 +56,12 @@ std::vector<int> thread_counts_to_try(int max) {
   return counts;
 }
 
+vision::DecodeOptions prediction_decode(vision::DecodeOptions decode) {
+  decode.conf = vision::kPredictionConf;
+  decode.multi_label = true;
+  return decode;
+}
+
 PrecisionTrial::PrecisionTrial(TrialPlan plan, float count_conf)
     : plan_(std::move(plan)), agreement_(count_conf) {
   if (plan_.thread_counts.empty()) {

@@ -21,6 +21,10 @@ namespace yolo::detector {
 // then `max` (every count matters on a 4-core Pi; beyond, doubling keeps exploring short).
 std::vector<int> thread_counts_to_try(int max);
 
+// How INT8 decodes during a trial: `decode` with B's detections as `yolo-edge compare` keeps them
+// (down to vision::kPredictionConf, every class), so its agreement is compare's measure.
+vision::DecodeOptions prediction_decode(vision::DecodeOptions decode);
+
 // What a trial runs: each count in turn, its first `warmup` frames untimed (pools set up again),
 // then `frames_per_count` timed frames.
 struct TrialPlan {
@@ -44,6 +48,8 @@ struct TrialFigures {
 class PrecisionTrial {
  public:
   // Throws std::invalid_argument for an empty plan, a count below 1, or no timed frames.
+  // `count_conf` is FP32's score threshold (the truth's), used for INT8's box counts as compare
+  // does.
   PrecisionTrial(TrialPlan plan, float count_conf);
 
   bool done() const;
@@ -52,7 +58,8 @@ class PrecisionTrial {
   // Frames still to run.
   int frames_left() const;
   // Runs both detectors on `bgr` at threads() and records their latencies and agreement;
-  // returns FP32's detections (with its timings in `fp32_timings` when given).
+  // returns FP32's detections (with its timings in `fp32_timings` when given). `int8` decodes as
+  // prediction_decode() says.
   vision::Detections run(Detector& fp32, Detector& int8, const cv::Mat& bgr,
                          DetectTimings* fp32_timings = nullptr);
   // The medians so far (every count once done()).

@@ -24,6 +24,10 @@
 
 namespace yolo::vision {
 
+// The score down to which B's detections are kept (with every class above it, not only each
+// box's best), as Ultralytics val does, so that AP integrates B's whole precision-recall curve.
+inline constexpr float kPredictionConf = 0.001f;
+
 // COCO's IoU thresholds 0.50, 0.55, ..., 0.95.
 inline constexpr int kIouThresholdCount = 10;
 double iou_threshold(int index);

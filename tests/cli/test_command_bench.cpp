@@ -260,6 +260,56 @@ TEST_F(BenchScenarios, AnInt8FileThatIsMissingFailsBeforeAnyTiming) {
   EXPECT_FALSE(contains(r.err, "fp32 controlled")) << r.err;
 }
 
+// --choose: the daemon's precision: auto decision on frames given on the command line.
+TEST_F(BenchScenarios, ChooseTimesBothOnTheFramesGivenAndDecidesByTheFigures) {
+  const auto r =
+      run_cli({"bench", "--model", fp32_.string(), "--int8", int8_.string(), "--choose", "--images",
+               one_image_folder(dir_).string(), "--threads", "1,2", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = json::parse(r.out);
+  for (const char* n : {"1", "2"}) {
+    EXPECT_GT(j.at("fp32_ms_by_threads").at(n).get<double>(), 0) << j.dump();
+    EXPECT_GT(j.at("int8_ms_by_threads").at(n).get<double>(), 0) << j.dump();
+  }
+  // 2 counts: 16 timed frames each after a warm-up frame, cycling over the one image.
+  EXPECT_EQ(j.at("frames"), 34);
+  EXPECT_EQ(j.at("distinct_frames"), 1);
+  EXPECT_EQ(j.at("int8_model"), int8_.string());
+  EXPECT_DOUBLE_EQ(j.at("min_map50").get<double>(), 0.95);
+  const bool int8_wins = j.at("decided").get<bool>() && j.at("speedup").get<double>() >= 1.05 &&
+                         !j.at("map50").is_null() && j.at("map50").get<double>() >= 0.95;
+  EXPECT_EQ(j.at("precision") == "int8", int8_wins) << j.dump();
+  EXPECT_TRUE(contains(r.err, "measured 34 frame(s)")) << r.err;
+
+  const auto text =
+      run_cli({"bench", "--model", fp32_.string(), "--int8", int8_.string(), "--choose", "--images",
+               one_image_folder(dir_).string(), "--threads", "1", "--min-map50", "0.5"});
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_TRUE(contains(text.out, "| threads | FP32 ms (p50) | INT8 ms (p50) |")) << text.out;
+  EXPECT_TRUE(contains(text.out, "choice     ")) << text.out;
+  // One count: 32 timed frames and a warm-up.
+  EXPECT_TRUE(contains(text.out, "the trial ran 33")) << text.out;
+}
+
+TEST_F(BenchScenarios, ChooseRefusesWhatItCannotMeasure) {
+  const std::string frames = one_image_folder(dir_).string();
+  auto r = run_cli({"bench", "--model", fp32_.string(), "--int8", int8_.string(), "--choose"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(contains(r.err, "--choose needs frames like the camera's: --images DIR")) << r.err;
+  r = run_cli({"bench", "--model", fp32_.string(), "--int8", int8_.string(), "--choose", "--images",
+               frames, "--scenario", "offline", "--runs", "3"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(contains(r.err, "--scenario, --runs are not for --choose")) << r.err;
+  TempFolder folder;
+  const fs::path alone = tiny_detector_model(folder.path(), "alone.onnx");
+  r = run_cli({"bench", "--model", alone.string(), "--choose", "--images", frames});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(contains(r.err, "--choose needs an INT8 file: give --int8 FILE")) << r.err;
+  r = run_cli({"bench", "--model", fp32_.string(), "--images", frames});
+  EXPECT_NE(r.status, 0);
+  EXPECT_TRUE(contains(r.err, "--images requires --choose")) << r.err;
+}
+
 TEST_F(BenchScenarios, NotATerminalGetsPlainLines) {
   const auto r = run_cli({"bench", "--model", fp32_.string(), "--int8", int8_.string(),
                           "--scenario", "single-stream", "--queries", "4"});

@@ -111,6 +111,18 @@ TEST(ChoosePrecision, JsonHoldsTheFiguresBehindTheDecision) {
   EXPECT_TRUE(to_json(choose_precision(none, 0.95), none)["map50"].is_null());
 }
 
+TEST(PrecisionTrial, Int8DecodesAsCompareKeepsItsPredictions) {
+  vision::DecodeOptions d;
+  d.conf = 0.4f;
+  d.iou = 0.6f;
+  d.classes = {0, 2};
+  const vision::DecodeOptions p = prediction_decode(d);
+  EXPECT_EQ(p.conf, vision::kPredictionConf);
+  EXPECT_TRUE(p.multi_label);
+  EXPECT_EQ(p.iou, 0.6f);
+  EXPECT_EQ(p.classes, d.classes);
+}
+
 TEST(PrecisionTrial, RefusesAnEmptyPlan) {
   EXPECT_THROW(PrecisionTrial(TrialPlan{{}, 1, 8}, 0.25f), std::invalid_argument);
   EXPECT_THROW(PrecisionTrial(TrialPlan{{1, 0}, 1, 8}, 0.25f), std::invalid_argument);
@@ -136,6 +148,7 @@ TEST(PrecisionTrial, TimesBothModelsAtEachCountOnTheSameFrames) {
   ASSERT_EQ(made.status, 0) << made.err;
   Detector fp32(fp32_options);
   Detector int8(int8_options);
+  int8.set_decode(prediction_decode(int8_options.decode));
   const std::vector<cv::Mat> photos = {cv::imread((images / "dog.jpg").string()),
                                        cv::imread((images / "horses.jpg").string())};
 
@@ -174,6 +187,7 @@ TEST(PrecisionTrial, AModelAgainstItselfAgreesFully) {
   options.model = test::fixtures_dir() / "models" / "yolo11n_320_fp32.onnx";
   Detector a(options);
   Detector b(options);
+  b.set_decode(prediction_decode(options.decode));
   const cv::Mat photo = cv::imread((test::fixtures_dir() / "images" / "person.jpg").string());
   PrecisionTrial trial(TrialPlan{{1}, 0, 3}, 0.25f);
   while (!trial.done()) trial.run(a, b, photo);
