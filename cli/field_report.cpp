@@ -372,6 +372,15 @@ FieldReport build_field_report(const std::vector<json>& lines,
                          {"to_model", text_at(line, "to")},
                          {"frames_lost", line.value("frames_lost", json(nullptr))},
                          {"gap_ms", line.value("gap_ms", json(nullptr))}});
+    } else if (event == "precision_chosen") {
+      json c = {{"time", *time},
+                {"precision", text_at(line, "precision")},
+                {"reason", text_at(line, "reason")}};
+      for (const char* key :
+           {"fp32_ms", "fp32_threads", "int8_ms", "int8_threads", "speedup", "map50"}) {
+        c[key] = line.value(key, json(nullptr));
+      }
+      r.choices.push_back(std::move(c));
     } else if (event == "sensors") {
       if (const auto it = line.find("missing"); it != line.end() && it->is_array()) {
         for (const auto& m : *it) {
@@ -441,11 +450,8 @@ FieldReport build_field_report(const std::vector<json>& lines,
   for (const auto& d : r.decisions) {
     decisions.push_back({{"time", d.time}, {"from", d.from}, {"to", d.to}, {"kind", d.kind}});
   }
-  r.timeline = {{"hosts", r.hosts},
-                {"precisions", names},
-                {"intervals", rows},
-                {"decisions", decisions},
-                {"swaps", r.swaps}};
+  r.timeline = {{"hosts", r.hosts},       {"precisions", names}, {"intervals", rows},
+                {"decisions", decisions}, {"swaps", r.swaps},    {"choices", r.choices}};
   return r;
 }
 
@@ -552,6 +558,29 @@ std::string field_report_markdown(const FieldReport& r,
          << s.at("from_model").get<std::string>() << " " << s.at("from").get<std::string>() << " | "
          << s.at("to_model").get<std::string>() << " " << s.at("to").get<std::string>() << " | "
          << cell(s.at("frames_lost")) << " | " << cell(s.at("gap_ms")) << " |\n";
+    }
+  }
+
+  if (!r.choices.empty()) {
+    md << "\n## Precision chosen by measurement (precision: auto)\n\n"
+       << "| time (UTC) | chose | FP32 ms (threads) | INT8 ms (threads) | INT8 speedup | mAP50 "
+          "| why |\n| --- | --- | --- | --- | --- | --- | --- |\n";
+    for (const auto& c : r.choices) {
+      auto figure = [](const json& v, int decimals) {
+        if (!v.is_number()) return std::string("n/a");
+        char text[32];
+        std::snprintf(text, sizeof text, "%.*f", decimals, v.get<double>());
+        return std::string(text);
+      };
+      auto at = [&](const char* ms, const char* threads) {
+        return figure(c.at(ms), 1) + " (" + figure(c.at(threads), 0) + ")";
+      };
+      std::string reason = c.at("reason").get<std::string>();
+      std::replace(reason.begin(), reason.end(), '|', '/');
+      md << "| " << utc_text(c.at("time").get<double>()) << " | "
+         << c.at("precision").get<std::string>() << " | " << at("fp32_ms", "fp32_threads") << " | "
+         << at("int8_ms", "int8_threads") << " | " << figure(c.at("speedup"), 2) << "x | "
+         << figure(c.at("map50"), 3) << " | " << reason << " |\n";
     }
   }
 

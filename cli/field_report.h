@@ -59,6 +59,9 @@ struct FieldReport {
   std::vector<LogGap> gaps;
   // Precision switches: {time, from, to}.
   nlohmann::json swaps = nlohmann::json::array();
+  // precision: auto's decisions (precision_chosen events): {time, precision, reason, fp32_ms,
+  // fp32_threads, int8_ms, int8_threads, speedup, map50}.
+  nlohmann::json choices = nlohmann::json::array();
   // What the logs could not tell, one sentence each.
   std::vector<std::string> missing;
   // What the plot script draws (see scripts/field-report.py).

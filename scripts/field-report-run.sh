@@ -2,7 +2,8 @@
 # A real field log and its report (issue 13): yolo-edged on the fixture video, switched between
 # FP32 and INT8 and between thread modes with SIGHUP, then `yolo-edge report` on its log.
 #   scripts/field-report-run.sh [--minutes M] [--interval S] [--int8 FILE] [--paced] [--out DIR]
-# Six phases of M/6 minutes each (default M 12): fp32 adaptive, int8 adaptive, int8 fixed 1,
+# Seven phases of M/7 minutes each (default M 12): auto adaptive (FP32 and INT8 timed side by side
+# on the video's frames, then the choice runs), fp32 adaptive, int8 adaptive, int8 fixed 1,
 # fp32 fixed 1, fp32 efficiency, int8 efficiency. The video runs as fast as inference goes
 # unless --paced (its own 10 fps). Without --int8 the INT8 file is made once with yolo-edge
 # quantize (64 video frames) and kept in /tmp/yolo-edge-bench-cache. The log and the report go
@@ -37,7 +38,18 @@ if [ -z "$int8" ]; then int8=$(cached_int8 "$model") || exit 2; fi
 mkdir -p "$out"
 logs=$out/logs
 config=$out/yolo-edge.yaml
-phase_s=$(awk -v m="$minutes" 'BEGIN { printf "%d", m * 60 / 6 }')
+phases=(
+  "auto|  mode: adaptive"
+  "fp32|  mode: adaptive"
+  "int8|  mode: adaptive"
+  "int8|  mode: fixed
+  count: 1"
+  "fp32|  mode: fixed
+  count: 1"
+  "fp32|  mode: efficiency"
+  "int8|  mode: efficiency"
+)
+phase_s=$(awk -v m="$minutes" -v n="${#phases[@]}" 'BEGIN { printf "%d", m * 60 / n }')
 trap 'stop_daemon 2>/dev/null || true' EXIT
 
 # phase PRECISION THREADS_YAML: the config of one phase.
@@ -61,17 +73,7 @@ http:
 YAML
 }
 
-phases=(
-  "fp32|  mode: adaptive"
-  "int8|  mode: adaptive"
-  "int8|  mode: fixed
-  count: 1"
-  "fp32|  mode: fixed
-  count: 1"
-  "fp32|  mode: efficiency"
-  "int8|  mode: efficiency"
-)
-echo "field-report-run: $model, 6 phases of $phase_s s, field log every $interval s, in $out"
+echo "field-report-run: $model, ${#phases[@]} phases of $phase_s s, field log every $interval s, in $out"
 for i in "${!phases[@]}"; do
   precision=${phases[$i]%%|*}
   threads=${phases[$i]#*|}
@@ -81,7 +83,7 @@ for i in "${!phases[@]}"; do
   else
     kill -HUP "$daemon_pid"
   fi
-  echo "  phase $((i + 1))/6: $precision, $(echo "$threads" | tr -s ' \n' ' ')"
+  echo "  phase $((i + 1))/${#phases[@]}: $precision, $(echo "$threads" | tr -s ' \n' ' ')"
   sleep "$phase_s"
 done
 stop_daemon

@@ -96,6 +96,14 @@ def mark_switches(axes, swaps):
             ax.axvline(when(swap["time"]), color="#444444", linestyle=":", linewidth=1.2)
 
 
+def mark_choices(axes, choices):
+    """precision: auto's decisions, a dashed line in the chosen precision's colour."""
+    for ax in axes:
+        for c in choices:
+            ax.axvline(when(c["time"]), color=color_of(c["precision"]), linestyle="--",
+                       linewidth=1.4)
+
+
 def shade_throttling(axes, intervals):
     for ax in axes:
         for row in intervals:
@@ -170,10 +178,14 @@ def threads_panel(ax, data):
 
 
 def switch_handle(data):
-    if not data["swaps"]:
-        return []
-    return [Line2D([], [], color="#444444", linestyle=":", linewidth=1.2,
-                   label="precision switch")]
+    handles = []
+    if data["swaps"]:
+        handles.append(Line2D([], [], color="#444444", linestyle=":", linewidth=1.2,
+                              label="precision switch"))
+    for precision in sorted({c["precision"] for c in data.get("choices", [])}):
+        handles.append(Line2D([], [], color=color_of(precision), linestyle="--", linewidth=1.4,
+                              label=f"auto chose {precision.upper()}"))
+    return handles
 
 
 def title(data, what):
@@ -184,6 +196,7 @@ def title(data, what):
 def finish(fig, axes, data, what, path):
     """Grid, time axis under the last panel, title over the first, saved and closed."""
     mark_switches(axes, data["swaps"])
+    mark_choices(axes, data.get("choices", []))
     for ax in axes:
         ax.grid(True, alpha=0.3)
     style_time_axis(axes[-1])

@@ -41,7 +41,8 @@ json interval(double end, const std::string& precision, int frames, double p90,
                {"time", utc(end)},
                {"duration_s", duration},
                {"host", "pi5"},
-               {"model", "yolo11n_320_" + precision},
+               // The daemon names both precisions after the FP32 file.
+               {"model", "yolo11n_320_fp32"},
                {"precision", precision},
                {"input", {320, 320}},
                {"threads", 2},
@@ -135,10 +136,20 @@ std::vector<json> two_precisions_log() {
     line["energy_per_frame_mj"] = watts * 10 * 1000 / line["frames"].get<double>();
     lines.push_back(line);
     if (k == 5) {
+      lines.push_back(event(60.0, "precision_chosen",
+                            {{"precision", "int8"},
+                             {"decided", true},
+                             {"reason", "INT8: 30.0 ms | 50.0 ms"},
+                             {"fp32_ms", 50.0},
+                             {"fp32_threads", 2},
+                             {"int8_ms", 30.0},
+                             {"int8_threads", 2},
+                             {"speedup", 1.667},
+                             {"map50", 0.9812}}));
       lines.push_back(event(60.05, "swap",
                             {{"from", "yolo11n_320_fp32"},
                              {"from_precision", "fp32"},
-                             {"to", "yolo11n_320_int8"},
+                             {"to", "yolo11n_320_fp32"},
                              {"to_precision", "int8"},
                              {"frames_lost", 0},
                              {"gap_ms", 80.5}}));
@@ -156,7 +167,7 @@ TEST(Report, TwoPrecisionsWithEverySensorGiveTheTableAndThreePlots) {
   const std::string md = file_text(out / "report.md");
   EXPECT_TRUE(contains(md,
                        "From 2026-11-23 19:40:00 to 2026-11-23 19:42:00 UTC (2.0 min) on "
-                       "pi5: 12 interval lines and 5 events"))
+                       "pi5: 12 interval lines and 6 events"))
       << md;
   // FPS = frames / time; p90 weighted by frames; temperature mean over time / highest; energy
   // per frame over the frames; time throttled over the time with flags.
@@ -165,7 +176,7 @@ TEST(Report, TwoPrecisionsWithEverySensorGiveTheTableAndThreePlots) {
                        "52.5 / 55.0 | 2400 | 5.00 | 500.0 | 0 s (0 %) | 2: 100 % |"))
       << md;
   EXPECT_TRUE(contains(md,
-                       "| int8 | yolo11n_320_int8 | 60 s | 900 | 15.00 | 30.00 | 32.00 | "
+                       "| int8 | yolo11n_320_fp32 | 60 s | 900 | 15.00 | 30.00 | 32.00 | "
                        "58.5 / 61.0 | 2100 | 4.50 | 300.0 | 20 s (33 %) | 2: 100 % |"))
       << md;
   EXPECT_TRUE(contains(md,
@@ -178,8 +189,12 @@ TEST(Report, TwoPrecisionsWithEverySensorGiveTheTableAndThreePlots) {
       << md;
   EXPECT_TRUE(
       contains(md,
-               "| 2026-11-23 19:41:00 | yolo11n_320_fp32 fp32 | yolo11n_320_int8 int8 | 0 | "
+               "| 2026-11-23 19:41:00 | yolo11n_320_fp32 fp32 | yolo11n_320_fp32 int8 | 0 | "
                "80.5 |"))
+      << md;
+  EXPECT_TRUE(contains(md,
+                       "| 2026-11-23 19:41:00 | int8 | 50.0 (2) | 30.0 (2) | 1.67x | 0.981 | "
+                       "INT8: 30.0 ms / 50.0 ms |"))
       << md;
   EXPECT_FALSE(contains(md, "Only fp32")) << md;
   EXPECT_FALSE(contains(md, "No power")) << md;
@@ -189,6 +204,7 @@ TEST(Report, TwoPrecisionsWithEverySensorGiveTheTableAndThreePlots) {
   EXPECT_EQ(timeline.at("intervals").size(), 12u);
   EXPECT_EQ(timeline.at("decisions").size(), 2u);
   EXPECT_EQ(timeline.at("swaps").size(), 1u);
+  EXPECT_EQ(timeline.at("choices").size(), 1u);
   EXPECT_EQ(timeline.at("precisions"), json({"fp32", "int8"}));
   expect_plots(r, out, {"performance.png", "device.png", "power.png"}, {});
 }
