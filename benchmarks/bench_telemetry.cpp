@@ -6,10 +6,10 @@
 #include <cstdio>
 #include <vector>
 
-#include "daemon/telemetry/sampler.h"
+#include "telemetry/sampler.h"
 
 int main(int argc, char** argv) {
-  using namespace yolo::daemon::telemetry;
+  using namespace yolo::telemetry;
   SamplerOptions options;
   if (argc > 1) options.sysfs_root = argv[1];
   FirmwareOpenResult firmware = open_vcio_firmware();

@@ -242,7 +242,7 @@ nlohmann::json bench_results_json(const SuiteResult& suite, const BenchContext& 
                       {"version", context.version},
                       {"rounds", context.rounds},
                       {"warmup", context.warmup},
-                      {"sensors", daemon::telemetry::to_json(context.sensors)},
+                      {"sensors", telemetry::to_json(context.sensors)},
                       {"peak_rss_per_round", suite.peak_rss_per_round},
                       {"notes", context.notes}};
   if (context.queries) j["queries"] = *context.queries;

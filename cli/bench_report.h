@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/bench_suite.h"
-#include "daemon/telemetry/inventory.h"
+#include "telemetry/inventory.h"
 
 namespace yolo::cli {
 
@@ -24,7 +24,7 @@ struct BenchContext {
   std::string cpu;
   int cores = 1;
   std::string version;
-  daemon::telemetry::Inventory sensors;
+  telemetry::Inventory sensors;
   // The options that shape the run.
   std::optional<std::size_t> queries;
   std::optional<double> duration_s;

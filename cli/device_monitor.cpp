@@ -4,13 +4,13 @@
 #include <condition_variable>
 #include <numeric>
 
-#include "daemon/telemetry/firmware.h"
+#include "telemetry/firmware.h"
 
 namespace yolo::cli {
 
 namespace {
 
-namespace telemetry = daemon::telemetry;
+namespace telemetry = telemetry;
 
 telemetry::SamplerOptions sampler_options(const std::filesystem::path& sysfs_root) {
   telemetry::SamplerOptions options;

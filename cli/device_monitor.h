@@ -6,8 +6,8 @@
 #include <optional>
 #include <thread>
 
-#include "daemon/telemetry/inventory.h"
-#include "daemon/telemetry/sampler.h"
+#include "telemetry/inventory.h"
+#include "telemetry/sampler.h"
 
 namespace yolo::cli {
 
@@ -40,11 +40,11 @@ class DeviceMonitor {
   // A sample now.
   DeviceReading read();
   // The sensors found and those missing, with why.
-  const daemon::telemetry::Inventory& inventory() const { return sampler_.inventory(); }
+  const telemetry::Inventory& inventory() const { return sampler_.inventory(); }
 
  private:
   std::mutex mutex_;
-  daemon::telemetry::Sampler sampler_;
+  telemetry::Sampler sampler_;
   std::jthread ticker_;
 };
 

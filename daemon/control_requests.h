@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "daemon/unique_fd.h"
+#include "os/unique_fd.h"
 
 namespace yolo::daemon {
 
@@ -64,7 +64,7 @@ class ControlRequests {
   };
   std::shared_ptr<std::promise<ControlReply>> queue(ControlRequest request);
 
-  UniqueFd event_;
+  os::UniqueFd event_;
   std::mutex mutex_;
   std::vector<Pending> pending_;
   bool closed_ = false;

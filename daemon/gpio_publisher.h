@@ -15,8 +15,8 @@
 #include "daemon/gpio/chip.h"
 #include "daemon/gpio/controller.h"
 #include "daemon/publisher.h"
-#include "daemon/unique_fd.h"
 #include "daemon/worker.h"
+#include "os/unique_fd.h"
 
 namespace yolo::daemon {
 
@@ -58,7 +58,7 @@ class GpioPublisher : public Publisher {
   PrecisionRequest on_press_;
   std::unique_ptr<gpio::Backend> backend_;
   BoundedQueue<std::shared_ptr<const FrameResult>> queue_{256};
-  UniqueFd wake_fd_;
+  os::UniqueFd wake_fd_;
   Worker worker_;
   // Whether the section names any line: without one, frames are not even queued.
   std::atomic<bool> in_use_{false};

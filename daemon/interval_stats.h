@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "daemon/frame_result.h"
-#include "daemon/telemetry/sample.h"
+#include "telemetry/sample.h"
 
 namespace yolo::daemon {
 

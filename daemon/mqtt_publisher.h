@@ -16,8 +16,8 @@
 #include "config/config.h"
 #include "daemon/bounded_queue.h"
 #include "daemon/publisher.h"
-#include "daemon/unique_fd.h"
 #include "daemon/worker.h"
+#include "os/unique_fd.h"
 
 namespace yolo::daemon {
 
@@ -106,7 +106,7 @@ class MqttPublisher : public Publisher {
   const MqttOptions options_;
   BoundedQueue<Item> queue_;
   // An eventfd the thread polls beside the broker's socket.
-  UniqueFd wake_fd_;
+  os::UniqueFd wake_fd_;
   Worker worker_;
   // Read by publish() and stats() so that nothing is queued while MQTT is off.
   std::atomic<bool> enabled_{false};

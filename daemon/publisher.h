@@ -7,7 +7,7 @@
 
 #include "config/config.h"
 #include "daemon/frame_result.h"
-#include "daemon/telemetry/sample.h"
+#include "telemetry/sample.h"
 
 namespace yolo::daemon {
 

@@ -84,7 +84,7 @@ std::optional<FileError> RotatingFile::open() {
   if (ec) return FileError{"create the folder", policy_.dir, ec.value()};
   const auto file = path();
   // Read access only to look at the last byte.
-  UniqueFd fd(::open(file.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0640));
+  os::UniqueFd fd(::open(file.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0640));
   if (!fd.valid()) return FileError{"open", file, errno};
   struct stat info {};
   if (::fstat(fd.get(), &info) != 0) return FileError{"open", file, errno};

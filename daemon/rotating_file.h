@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "daemon/unique_fd.h"
+#include "os/unique_fd.h"
 
 namespace yolo::daemon {
 
@@ -74,7 +74,7 @@ class RotatingFile {
   std::optional<FileError> delete_oldest();
 
   RotationPolicy policy_;
-  UniqueFd fd_;
+  os::UniqueFd fd_;
   // Bytes in the open file.
   std::int64_t size_ = 0;
   // The file ends inside a line (a crash, or a failed write that could not be cut back): the

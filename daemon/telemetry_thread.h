@@ -11,8 +11,8 @@
 #include "config/config.h"
 #include "daemon/events.h"
 #include "daemon/publisher.h"
-#include "daemon/telemetry/sampler.h"
 #include "daemon/worker.h"
+#include "telemetry/sampler.h"
 
 namespace yolo::daemon {
 

@@ -1,0 +1,38 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "telemetry/kernel_file.h"
+#include "telemetry/sensor_group.h"
+
+namespace yolo::telemetry {
+
+// Clock ticks since boot of one <proc>/stat "cpu" line: busy (all but idle and iowait) and total.
+struct CpuTicks {
+  std::uint64_t busy = 0;
+  std::uint64_t total = 0;
+};
+
+// The share of each core, and of all, that was busy since the previous sample (<proc>/stat);
+// nothing on the first sample, which has nothing to compare with.
+class CpuUsage : public SensorGroup {
+ public:
+  explicit CpuUsage(const std::filesystem::path& proc_root);
+
+  void read(Sample& sample) override;
+  void describe(Inventory& inventory) const override;
+
+ private:
+  std::optional<KernelFile> stat_;
+  // Why stat_ would not open.
+  std::string failure_;
+  // The previous sample: all cores, and each core by number (empty where a core was offline).
+  std::optional<CpuTicks> last_all_;
+  std::vector<std::optional<CpuTicks>> last_cores_;
+};
+
+}  // namespace yolo::telemetry

@@ -1,0 +1,79 @@
+#include "telemetry/sample.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "vision/rounded.h"
+
+namespace yolo::telemetry {
+
+using vision::rounded;
+
+namespace {
+
+// Sensor values carry no more precision than this in logs: 0.01 C, 0.1 MHz, 1 mW. Dividing by
+// the whole scale (rather than multiplying by the step) gives the double nearest the decimal, so
+// JSON prints 51.23, not 51.230000000000004.
+nlohmann::json throttle_json(const ThrottleState& t) {
+  char hex[16];
+  std::snprintf(hex, sizeof hex, "0x%x", t.raw);
+  return {{"raw", hex},
+          {"under_voltage", t.under_voltage()},
+          {"frequency_capped", t.frequency_capped()},
+          {"throttled", t.throttled()},
+          {"soft_temp_limit", t.soft_temp_limit()},
+          {"since_boot",
+           {{"under_voltage", t.under_voltage_since_boot()},
+            {"frequency_capped", t.frequency_capped_since_boot()},
+            {"throttled", t.throttled_since_boot()},
+            {"soft_temp_limit", t.soft_temp_limit_since_boot()}}}};
+}
+
+}  // namespace
+
+std::optional<double> Sample::max_celsius() const {
+  if (thermal.empty()) return std::nullopt;
+  return std::max_element(thermal.begin(), thermal.end(),
+                          [](const auto& a, const auto& b) { return a.celsius < b.celsius; })
+      ->celsius;
+}
+
+nlohmann::json to_json(const Sample& s) {
+  nlohmann::json j = nlohmann::json::object();
+  if (!s.thermal.empty()) {
+    nlohmann::json zones = nlohmann::json::object();
+    for (const auto& t : s.thermal) {
+      std::string key = t.type.empty() ? t.zone : t.type;
+      // Laptops often have several zones of one type ("acpitz"): keep each.
+      if (zones.contains(key)) key += " (" + t.zone + ")";
+      zones[key] = rounded(t.celsius, 0.01);
+    }
+    j["temp_c"] = std::move(zones);
+  }
+  if (!s.clocks.empty()) {
+    nlohmann::json clocks = nlohmann::json::array();
+    for (const auto& c : s.clocks) clocks.push_back(rounded(c.mhz, 0.1));
+    j["clock_mhz"] = std::move(clocks);
+  }
+  if (s.arm_clock_mhz) j["arm_clock_mhz"] = rounded(*s.arm_clock_mhz, 0.1);
+  if (s.throttle) j["throttle"] = throttle_json(*s.throttle);
+  if (s.under_voltage_alarm) j["under_voltage_alarm"] = *s.under_voltage_alarm;
+  if (!s.power.empty()) {
+    nlohmann::json power = nlohmann::json::object();
+    for (const auto& p : s.power) power[p.source] = rounded(p.watts, 0.001);
+    j["power_sources_w"] = std::move(power);
+  }
+  if (s.power_w) j["power_w"] = rounded(*s.power_w, 0.001);
+  if (s.energy_j) j["energy_j"] = rounded(*s.energy_j, 0.001);
+  if (!s.cpu_busy.empty()) {
+    nlohmann::json busy = nlohmann::json::array();
+    for (double b : s.cpu_busy) busy.push_back(rounded(b, 0.001));
+    j["cpu_busy"] = std::move(busy);
+  }
+  if (s.cpu_busy_total) j["cpu_busy_total"] = rounded(*s.cpu_busy_total, 0.001);
+  if (s.rss_bytes) j["rss_bytes"] = *s.rss_bytes;
+  return j;
+}
+
+}  // namespace yolo::telemetry
