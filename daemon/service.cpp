@@ -510,7 +510,9 @@ std::string Service::status_line() const {
   if (reloading_) return "reloading " + options_.config_file.string();
   std::string line;
   if (const auto model = inference_->model()) {
-    line = model->precision + " " + model->name + " " + std::to_string(model->input_width) + "x" +
+    // "auto int8": chosen by measurement rather than asked for.
+    line = (config_.model.precision == config::Precision::kAuto ? "auto " : "") + model->precision +
+           " " + model->name + " " + std::to_string(model->input_width) + "x" +
            std::to_string(model->input_height);
   }
   const nlohmann::json inference = inference_->status();
