@@ -306,6 +306,11 @@ void Inference::process(vision::Frame& frame, std::int64_t dropped) {
     return;
   }
   const auto done = Clock::now();
+  if (trial_) {
+    // Before the result is published, so whoever sees it sees the trial's progress too.
+    std::lock_guard lock(status_mutex_);
+    trial_frames_left_ = trial_->trial.frames_left();
+  }
   result->index = frame.index;
   result->captured = frame.timestamp;
   result->wall = std::chrono::system_clock::now();
@@ -337,12 +342,7 @@ void Inference::process(vision::Frame& frame, std::int64_t dropped) {
   if (swap_) report_swap(shared->index, done);
   if (trial_) {
     // The trial chose the thread counts: its frames say nothing about the controller's.
-    if (trial_->trial.done()) {
-      end_trial(true, "");
-    } else {
-      std::lock_guard lock(status_mutex_);
-      trial_frames_left_ = trial_->trial.frames_left();
-    }
+    if (trial_->trial.done()) end_trial(true, "");
   } else if (auto d = controller_->observe(t.inference_ms)) {
     record(*d);
   }

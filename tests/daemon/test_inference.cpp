@@ -1,6 +1,6 @@
 // Inference: the inference thread on a real model: results with their stage times, thresholds
 // applied at the next frame, and a model swapped in between two frames with no frame lost
-// (daemon/inference.cpp).
+// and a precision trial run beside the model (daemon/inference.cpp).
 #include "daemon/inference.h"
 
 #include <gtest/gtest.h>
@@ -8,6 +8,8 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <mutex>
+#include <optional>
 #include <thread>
 
 #include <opencv2/imgcodecs.hpp>
@@ -169,6 +171,88 @@ TEST_F(InferenceTest, ASwapHappensBetweenTwoFramesAndLosesNone) {
   // The old detector went to the retire callback, not freed on the inference thread.
   std::lock_guard lock(retired_mutex_);
   EXPECT_EQ(retired_.size(), 1u);
+}
+
+// Holds what a trial hands back.
+struct TrialBox {
+  std::mutex mutex;
+  std::condition_variable done;
+  std::optional<TrialOutcome> outcome;
+
+  Inference::TrialDone callback() {
+    return [this](TrialOutcome o) {
+      {
+        std::lock_guard lock(mutex);
+        outcome = std::move(o);
+      }
+      done.notify_all();
+    };
+  }
+  bool wait(std::chrono::seconds limit) {
+    std::unique_lock lock(mutex);
+    return done.wait_for(lock, limit, [&] { return outcome.has_value(); });
+  }
+};
+
+TEST_F(InferenceTest, ATrialRunsTheCandidateBesideTheModelAndHandsBackItsFigures) {
+  const auto inference = start();
+  TrialBox box;
+  inference->start_trial(load("candidate"), box.callback());
+  // Fixed at 1 thread: one count, a warm-up frame and 32 timed ones.
+  for (std::int64_t i = 0; i < 33; ++i) {
+    feed(i);
+    const auto r = recorder_.result(static_cast<std::size_t>(i));
+    ASSERT_TRUE(r) << i;
+    // The stream carries on with the running model's results.
+    EXPECT_EQ(r->model->name, "first");
+    EXPECT_FALSE(r->detections.empty());
+    if (i == 0) {
+      EXPECT_EQ(inference->status().value("trial_frames_left", 0), 32);
+    }
+  }
+  ASSERT_TRUE(box.wait(10s));
+  const TrialOutcome& o = *box.outcome;
+  ASSERT_TRUE(o.figures);
+  EXPECT_TRUE(o.error.empty());
+  ASSERT_TRUE(o.candidate.detector) << "the candidate is handed back, not freed here";
+  EXPECT_EQ(o.candidate.info->name, "candidate");
+  ASSERT_EQ(o.figures->fp32_ms.size(), 1u);
+  EXPECT_GT(o.figures->fp32_ms.at(1), 0);
+  EXPECT_GT(o.figures->int8_ms.at(1), 0);
+  EXPECT_EQ(o.figures->agreement.images, 33);
+  // The same model on the same frames agrees fully.
+  ASSERT_TRUE(o.figures->agreement.map50);
+  EXPECT_DOUBLE_EQ(*o.figures->agreement.map50, 1.0);
+  EXPECT_FALSE(inference->status().contains("trial_frames_left"));
+  EXPECT_EQ(inference->model()->name, "first");
+  EXPECT_TRUE(inference->stop(2000ms));
+}
+
+TEST_F(InferenceTest, ASwapCancelsATrialAndHandsTheCandidateBack) {
+  const auto inference = start();
+  TrialBox box;
+  inference->start_trial(load("candidate"), box.callback());
+  feed(0);
+  ASSERT_TRUE(recorder_.result(0));
+  inference->swap_in(load("second"));
+  feed(1);
+  const auto r1 = recorder_.result(1);
+  ASSERT_TRUE(r1);
+  EXPECT_EQ(r1->model->name, "second");
+  ASSERT_TRUE(box.wait(10s));
+  EXPECT_FALSE(box.outcome->figures);
+  EXPECT_TRUE(box.outcome->error.empty());
+  EXPECT_TRUE(box.outcome->candidate.detector);
+  EXPECT_FALSE(inference->status().contains("trial_frames_left"));
+
+  // A trial cancelled before it began hands its candidate back at once.
+  TrialBox pending;
+  inference->start_trial(load("later"), pending.callback());
+  inference->cancel_trial();
+  ASSERT_TRUE(pending.wait(1s));
+  EXPECT_FALSE(pending.outcome->figures);
+  EXPECT_EQ(pending.outcome->candidate.info->name, "later");
+  EXPECT_TRUE(inference->stop(2000ms));
 }
 
 }  // namespace
