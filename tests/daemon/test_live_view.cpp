@@ -249,57 +249,77 @@ TEST_F(LiveView, FiftyClientsAtOnceAndIdleConnectionsLeaveItServing) {
   EXPECT_GT(status()["frames"].get<long>(), frames_before) << "inference carried on";
 }
 
-// Headless Chromium opens the page as a person would; the screenshots are kept in the build
-// folder (Testing/live-view-*.png) for a person to look at. Chromium runs 5 s of the page's
-// virtual time (its status polls); `timeout` bounds the real time it may take.
-// precision: auto from the start: FP32 runs while INT8 is made from the camera's frames, then both
-// are timed side by side and the choice runs. Which one wins is a measurement, not a test: the
-// test checks that the decision follows its own figures and that the daemon runs what it chose.
+// precision: auto from the start, with an INT8 file made beforehand: FP32 runs first, then both
+// are timed side by side on the video's frames and the choice runs. Which one wins is a
+// measurement, not a test: the test checks that the decision follows its own figures and that the
+// daemon runs what it chose. (Making the INT8 file from the camera's frames, quantize: auto, is
+// the same for int8 and auto; test_service covers it.)
 TEST_F(LiveView, PrecisionAutoMeasuresBothAndRunsTheChoice) {
   YOLO_REQUIRE_FIXTURES();
-  start("  precision: auto\n  quantize: auto\n  calibration_frames: 8\n");
+  // Calibrated on the video's first 8 frames, as quantize: auto would on the camera's.
+  const fs::path int8 = s_.folder.path() / "yolo11n_320.int8.onnx";
+  const auto made = run_process(
+      {cli_path().string(), "quantize", "--model", fixture("models/yolo11n_320_fp32.onnx"),
+       "--calib", fixture("video/birds_720p_10fps.mp4"), "--frames", "8", "--out", int8.string()});
+  ASSERT_EQ(made.status, 0) << made.err;
+  start("  precision: auto\n  int8_path: " + int8.string() + "\n");
   ASSERT_TRUE(wait_for_frames(60s)) << s_.daemon_output();
   FieldLogReader log(s_.logs);
-  nlohmann::json j = status();
-  EXPECT_EQ(j["model"]["wanted_precision"], "auto");
-  EXPECT_EQ(j["model"]["precision"], "fp32");
+  EXPECT_EQ(status()["model"]["wanted_precision"], "auto");
 
   const auto trial =
-      log.wait_for([](const auto& l) { return is_event(l, "precision_trial"); }, 400s);
+      log.wait_for([](const auto& l) { return is_event(l, "precision_trial"); }, 60s);
   ASSERT_TRUE(trial) << s_.daemon_output();
   const auto chosen =
       log.wait_for([](const auto& l) { return is_event(l, "precision_chosen"); }, 120s);
   ASSERT_TRUE(chosen) << s_.daemon_output();
   const nlohmann::json& c = *chosen;
+  using nlohmann::json_pointer;
   // threads: adaptive with max 2 tries 1 and 2; at least 32 timed frames in all.
   for (const char* n : {"1", "2"}) {
-    EXPECT_GT(c["fp32_ms_by_threads"].value(n, 0.0), 0) << c.dump();
-    EXPECT_GT(c["int8_ms_by_threads"].value(n, 0.0), 0) << c.dump();
+    EXPECT_GT(c.value(json_pointer<std::string>(std::string("/fp32_ms_by_threads/") + n), 0.0), 0)
+        << c.dump();
+    EXPECT_GT(c.value(json_pointer<std::string>(std::string("/int8_ms_by_threads/") + n), 0.0), 0)
+        << c.dump();
   }
-  EXPECT_GE(c["frames"].get<int>(), 32) << c.dump();
-  EXPECT_DOUBLE_EQ(c["min_map50"].get<double>(), 0.95);
-  const std::string precision = c["precision"];
-  const bool int8_wins = c["decided"].get<bool>() && c["speedup"].get<double>() >= 1.05 &&
-                         !c["map50"].is_null() && c["map50"].get<double>() >= 0.95;
+  EXPECT_GE(c.value("frames", 0), 32) << c.dump();
+  EXPECT_DOUBLE_EQ(c.value("min_map50", 0.0), 0.95);
+  const std::string precision = c.value("precision", "");
+  const bool int8_wins = c.value("decided", false) && c.value("speedup", 0.0) >= 1.05 &&
+                         c.value("map50", nlohmann::json()).is_number() &&
+                         c.value("map50", 0.0) >= 0.95;
   EXPECT_EQ(precision == "int8", int8_wins) << c.dump();
-  EXPECT_FALSE(c["message"].get<std::string>().empty());
+  EXPECT_FALSE(c.value("message", "").empty());
 
   if (precision == "int8") {
     const auto swap = log.wait_for(
         [](const auto& l) { return is_event(l, "swap") && l.value("to_precision", "") == "int8"; },
         30s);
     ASSERT_TRUE(swap) << s_.daemon_output();
-    EXPECT_EQ((*swap)["frames_lost"], 0) << swap->dump();
+    // The candidate the trial measured is swapped in as it is, not built again. (Frames lost in
+    // a swap are test_service's: here a loaded machine drops frames at any time.)
+    EXPECT_FALSE(log.wait_for(
+        [](const auto& l) {
+          return is_event(l, "model_built") && l.value("precision", "") == "int8";
+        },
+        0s));
+    EXPECT_GT((*swap)["first_frame_after"].get<std::int64_t>(),
+              (*swap)["last_frame_before"].get<std::int64_t>());
   }
+  // The status shows what runs and why (a status that did not answer is empty, not a crash).
+  nlohmann::json model;
   const auto deadline = Clock::now() + 30s;
-  while (status()["model"]["precision"] != precision && Clock::now() < deadline) {
+  do {
+    model = status().value("model", nlohmann::json::object());
+    if (model.value("precision", "") == precision) break;
     std::this_thread::sleep_for(200ms);
-  }
-  j = status();
-  EXPECT_EQ(j["model"]["precision"], precision) << j.dump();
-  EXPECT_EQ(j["model"]["auto"]["decision"]["precision"], precision) << j.dump();
-  EXPECT_EQ(j["model"]["auto"]["state"], c["decided"].get<bool>() ? "decided" : "undecided");
-  EXPECT_FALSE(j["model"].contains("trial_frames_left")) << j.dump();
+  } while (Clock::now() < deadline);
+  EXPECT_EQ(model.value("precision", ""), precision) << model.dump();
+  EXPECT_EQ(model.value(json_pointer<std::string>("/auto/decision/precision"), ""), precision)
+      << model.dump();
+  EXPECT_EQ(model.value(json_pointer<std::string>("/auto/state"), ""),
+            c.value("decided", false) ? "decided" : "undecided");
+  EXPECT_FALSE(model.contains("trial_frames_left")) << model.dump();
 
   // The decision holds for these two models: a reload of the same file measures nothing again.
   const std::size_t lines = log.lines().size();
@@ -309,9 +329,12 @@ TEST_F(LiveView, PrecisionAutoMeasuresBothAndRunsTheChoice) {
   std::this_thread::sleep_for(3s);
   EXPECT_FALSE(
       log.wait_for([](const auto& l) { return is_event(l, "precision_trial"); }, 0s, lines));
-  EXPECT_EQ(status()["model"]["precision"], precision);
+  EXPECT_EQ(status().value(nlohmann::json_pointer<std::string>("/model/precision"), ""), precision);
 }
 
+// Headless Chromium opens the page as a person would; the screenshots are kept in the build
+// folder (Testing/live-view-*.png) for a person to look at. Chromium runs 5 s of the page's
+// virtual time (its status polls); `timeout` bounds the real time it may take.
 TEST_F(LiveView, PageShowsTheStreamAndTheNumbersInABrowser) {
   YOLO_REQUIRE_FIXTURES();
   const fs::path chromium = "/usr/bin/chromium";
