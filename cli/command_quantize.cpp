@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "runtime/model_error.h"
 #include "runtime/onnx_model.h"
+#include "runtime/quantize/model_file.h"
 #include "runtime/quantizer.h"
 #include "vision/capture.h"
 #include "vision/decode.h"
