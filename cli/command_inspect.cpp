@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "runtime/int8_operators.h"
 #include "runtime/model_error.h"
 #include "runtime/model_info.h"
 #include "runtime/model_lint.h"
@@ -205,7 +206,9 @@ struct Int8Plan {
 Int8Plan int8_plan(const ModelInfo& info, int imgsz) {
   switch (info.quantization) {
     case QuantizationKind::kNone:
-      return {std::nullopt, "float model: nothing is quantized"};
+      return {std::nullopt,
+              "float model: nothing is quantized (yolo-edge quantize makes one whose " +
+                  runtime::quantized_operator_list() + " run int8)"};
     case QuantizationKind::kDynamic:
       return {std::nullopt,
               "dynamic INT8: runs as FP32 (see the note), no layer runs int8 ahead of time"};

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "runtime/int8_operators.h"
 #include "runtime/kernels/quantize.h"
 
 namespace yolo::runtime {
@@ -254,6 +255,8 @@ std::pair<float, float> clip_bounds(const Graph& graph, const Node& node) {
 }  // namespace
 
 bool is_chain_op(const Node& node) {
+  const Int8Operator* op = node.domain.empty() ? find_int8_operator(node.op_type) : nullptr;
+  if (!op || op->lowering != Int8Lowering::kElementwise) return false;
   return unary_of(node).has_value() || binary_of(node).has_value() || is_clip(node);
 }
 

@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 
+#include "runtime/int8_operators.h"
 #include "runtime/model_error.h"
 #include "runtime/qdq_chain.h"
 
@@ -147,20 +148,8 @@ class Lowering {
     lower_input();
     for (std::size_t n = 0; n < g_.nodes.size(); ++n) {
       if (dead_[n] || !g_.nodes[n].domain.empty()) continue;
-      const std::string op = g_.nodes[n].op_type;
-      if (op == "Conv") {
-        lower_conv(n);
-      } else if (is_chain_op(g_.nodes[n])) {
-        lower_elementwise(n);
-      } else if (op == "MaxPool") {
-        lower_maxpool(n);
-      } else if (op == "Resize") {
-        lower_resize(n);
-      } else if (op == "Concat") {
-        lower_concat(n);
-      } else if (op == "Split") {
-        lower_split(n);
-      }
+      const Int8Operator* op = find_int8_operator(g_.nodes[n].op_type);
+      if (op) lower(n, op->lowering);
     }
     // The Q/DQ nodes left are the borders of FP32 islands.
     for (std::size_t n = 0; n < g_.nodes.size(); ++n) {
@@ -207,6 +196,24 @@ class Lowering {
 
  private:
   Value& value(int id) { return g_.values[static_cast<std::size_t>(id)]; }
+
+  void lower(std::size_t n, Int8Lowering lowering) {
+    switch (lowering) {
+      case Int8Lowering::kConv:
+        return lower_conv(n);
+      case Int8Lowering::kElementwise:
+        if (is_chain_op(g_.nodes[n])) lower_elementwise(n);
+        return;
+      case Int8Lowering::kMaxPool:
+        return lower_maxpool(n);
+      case Int8Lowering::kUpsample:
+        return lower_resize(n);
+      case Int8Lowering::kConcat:
+        return lower_concat(n);
+      case Int8Lowering::kSplit:
+        return lower_split(n);
+    }
+  }
 
   // Records that node n stays float, and why.
   void keep(std::size_t n, const std::string& why) {

@@ -1,5 +1,6 @@
 // The engine's int8 ops (domain "yolo"), made by the QDQ lowering pass (runtime/qdq_lowering.h)
-// from DequantizeLinear -> op -> QuantizeLinear patterns. Activations are signed int8, NHWC, with
+// from DequantizeLinear -> op -> QuantizeLinear patterns around the ONNX ops listed in
+// runtime/int8_operators.h. Activations are signed int8, NHWC, with
 // one (scale, zero point) per tensor held in the node's attributes; every op reads and writes
 // channel slices so concat and split stay free.
 //   QConv(x, w int8 OIHW, w_scale [O], bias int32 [O]?)  conv attributes, x_/y_ params, and an

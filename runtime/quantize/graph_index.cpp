@@ -1,5 +1,6 @@
 #include "runtime/quantize/graph_index.h"
 
+#include "runtime/int8_operators.h"
 #include "runtime/quantize/onnx_proto.h"
 
 namespace yolo::runtime {
@@ -93,25 +94,25 @@ bool is_silu_mul(const onnx::GraphProto& graph, const GraphIndex& index,
 std::optional<QuantIo> quant_io(const onnx::GraphProto& graph, const GraphIndex& index,
                                 const onnx::NodeProto& node) {
   const std::string& op = node.op_type();
-  QuantIo io;
-  auto all_inputs_activations = [&] {
-    for (const auto& in : node.input()) {
-      if (!index.is_activation(in)) return false;
-    }
-    return node.input_size() > 0;
-  };
-  if ((op == "Conv" && is_real_conv(graph, index, node)) || op == "Sigmoid" || op == "MaxPool" ||
-      op == "Resize" || op == "Split") {
-    if (!index.is_activation(node.input(0))) return std::nullopt;
-    io.inputs = {node.input(0)};
-  } else if ((op == "Mul" && is_silu_mul(graph, index, node)) ||
-             ((op == "Add" || op == "Concat") && all_inputs_activations())) {
-    if (!all_inputs_activations()) return std::nullopt;
-    io.inputs.assign(node.input().begin(), node.input().end());
-  } else {
+  const Int8Operator* spec = find_int8_operator(op);
+  if (!spec || spec->quantized_inputs == QuantizedInputs::kNone) return std::nullopt;
+  if ((op == "Conv" && !is_real_conv(graph, index, node)) ||
+      (op == "Mul" && !is_silu_mul(graph, index, node))) {
     return std::nullopt;
   }
-  io.shares_scale = op == "Concat" || op == "MaxPool" || op == "Resize" || op == "Split";
+  QuantIo io;
+  if (spec->quantized_inputs == QuantizedInputs::kFirst) {
+    if (!index.is_activation(node.input(0))) return std::nullopt;
+    io.inputs = {node.input(0)};
+  } else {
+    for (const auto& in : node.input()) {
+      if (!index.is_activation(in)) return std::nullopt;
+    }
+    if (node.input_size() == 0) return std::nullopt;
+    io.inputs.assign(node.input().begin(), node.input().end());
+  }
+  io.shares_scale = spec->shares_scale;
+  // MaxPool's second output is its int64 indices.
   const int outputs = op == "MaxPool" ? 1 : node.output_size();
   for (int k = 0; k < outputs; ++k) {
     if (!index.is_activation(node.output(k))) return std::nullopt;
