@@ -24,4 +24,12 @@ struct ModelOptions {
   runtime::Precision parsed_precision() const;
 };
 
+// --imgsz, declared here once for every command that takes it, with the range and rule of the
+// config's model.imgsz (config/schema.cpp): a multiple of 32 up to its maximum, 0 (the default)
+// for the model's own size.
+CLI::Option* add_imgsz_option(CLI::App& sub, int& imgsz,
+                              const std::string& description =
+                                  "Input size for models exported "
+                                  "with dynamic axes");
+
 }  // namespace yolo::cli
