@@ -76,20 +76,7 @@ class QConvStep : public Step {
     const auto& w = *c.inputs[1].constant;
     const auto& ws = *c.inputs[2].constant;
     xnn::Conv2dQC8Params p;
-    const auto k = node.attr_ints("kernel_shape");
-    const auto s = node.attr_ints("strides");
-    const auto d = node.attr_ints("dilations");
-    const auto pads = node.attr_ints("pads");
-    p.geometry.kernel_height = u32(k[0]);
-    p.geometry.kernel_width = u32(k[1]);
-    p.geometry.stride_height = u32(s[0]);
-    p.geometry.stride_width = u32(s[1]);
-    p.geometry.dilation_height = u32(d[0]);
-    p.geometry.dilation_width = u32(d[1]);
-    p.geometry.pad_top = u32(pads[0]);
-    p.geometry.pad_left = u32(pads[1]);
-    p.geometry.pad_bottom = u32(pads[2]);
-    p.geometry.pad_right = u32(pads[3]);
+    p.geometry.window = resolve_window(c.graph, node, in_.shape, w.shape()[2], w.shape()[3]).window;
     p.geometry.groups = u32(node.attr_int("group", 1));
     p.geometry.input_channels = static_cast<std::size_t>(in_.shape[1]);
     p.geometry.output_channels = static_cast<std::size_t>(out_.shape[1]);
@@ -111,14 +98,11 @@ class QConvStep : public Step {
       const xnn::Conv2dParams& g = p.geometry;
       std::optional<std::array<std::int8_t, 256>> table;
       if (lut) table = lut->by_byte();
-      vnni_.emplace(
-          kernels::ConvQC8Geometry{g.kernel_height, g.kernel_width, g.stride_height, g.stride_width,
-                                   g.dilation_height, g.dilation_width, g.pad_top, g.pad_left,
-                                   g.pad_bottom, g.pad_right, g.input_channels, g.output_channels,
-                                   g.input_pixel_stride, g.output_pixel_stride},
-          kernels::ConvQC8Quant{p.input.scale, p.input.zero_point, p.output.scale,
-                                p.output.zero_point, p.output_min, p.output_max},
-          weights, scales, bias, table);
+      vnni_.emplace(kernels::ConvQC8Geometry{g.window, g.input_channels, g.output_channels,
+                                             g.input_pixel_stride, g.output_pixel_stride},
+                    kernels::ConvQC8Quant{p.input.scale, p.input.zero_point, p.output.scale,
+                                          p.output.zero_point, p.output_min, p.output_max},
+                    weights, scales, bias, table);
       return;
     }
     conv_.emplace(p, weights, scales, bias, node.name);
@@ -268,21 +252,8 @@ class QMaxPoolStep : public Step {
  public:
   QMaxPoolStep(const StepContext& c) : in_(c.inputs[0]), out_(c.outputs[0]) {
     const Node& node = c.node;
-    const auto k = node.attr_ints("kernel_shape");
-    const auto s = node.attr_ints("strides");
-    const auto d = node.attr_ints("dilations");
-    const auto pads = node.attr_ints("pads");
     xnn::Pool2dParams p;
-    p.kernel_height = u32(k[0]);
-    p.kernel_width = u32(k[1]);
-    p.stride_height = u32(s[0]);
-    p.stride_width = u32(s[1]);
-    p.dilation_height = u32(d[0]);
-    p.dilation_width = u32(d[1]);
-    p.pad_top = u32(pads[0]);
-    p.pad_left = u32(pads[1]);
-    p.pad_bottom = u32(pads[2]);
-    p.pad_right = u32(pads[3]);
+    p.window = resolve_window(c.graph, node, in_.shape, 1, 1).window;
     p.channels = static_cast<std::size_t>(in_.shape[1]);
     p.input_pixel_stride = static_cast<std::size_t>(in_.pixel_stride);
     p.output_pixel_stride = static_cast<std::size_t>(out_.pixel_stride);
