@@ -18,12 +18,12 @@ using ops::LayoutRule;
 // 4-D float and int8 activations (the int8 ones of lowered QDQ models) may be NHWC.
 bool is_float4d(const Graph& graph, int id) {
   if (id < 0) return false;
-  const auto& v = graph.values[static_cast<std::size_t>(id)];
+  const auto& v = graph.value(id);
   return (v.dtype == DType::kFloat32 || v.dtype == DType::kInt8) && v.shape.size() == 4;
 }
 
 bool is_constant(const Graph& graph, int id) {
-  return id >= 0 && graph.values[static_cast<std::size_t>(id)].constant != nullptr;
+  return id >= 0 && graph.value(id).constant != nullptr;
 }
 
 const ops::OpSpec& spec_of(const Graph& graph, const Node& node) {
@@ -35,7 +35,7 @@ const ops::OpSpec& spec_of(const Graph& graph, const Node& node) {
 // Adds an internal node `op` reading `input` and returns its new output value.
 int add_internal(Graph& graph, std::vector<Node>& nodes, const char* op, int input,
                  const std::string& suffix) {
-  const auto& in = graph.values[static_cast<std::size_t>(input)];
+  const auto& in = graph.value(input);
   Value v;
   v.name = in.name + suffix;
   v.dtype = in.dtype;
@@ -43,7 +43,7 @@ int add_internal(Graph& graph, std::vector<Node>& nodes, const char* op, int inp
   v.has_shape = true;
   const int id = graph.add_value(std::move(v));
   Node node;
-  node.name = graph.values[static_cast<std::size_t>(id)].name;
+  node.name = graph.value(id).name;
   node.domain = "yolo";
   node.op_type = op;
   node.inputs = {input};
@@ -160,7 +160,7 @@ Links link_values(const Graph& graph, const std::vector<Layout>& layout, int& in
         if (out < 0) continue;
         links.parent[static_cast<std::size_t>(out)] = in0;
         links.offset[static_cast<std::size_t>(out)] = start;
-        start += graph.values[static_cast<std::size_t>(out)].shape[1];
+        start += graph.value(out).shape[1];
       }
       continue;
     }
@@ -172,18 +172,18 @@ Links link_values(const Graph& graph, const std::vector<Layout>& layout, int& in
     if (!(onnx && node.op_type == "Concat") || L(node.outputs[0]) != Layout::kNhwc) continue;
     // Channel ranges of the concat's inputs.
     const int y = node.outputs[0];
-    const auto& ys = graph.values[static_cast<std::size_t>(y)].shape;
+    const auto& ys = graph.value(y).shape;
     std::vector<std::int64_t> start(node.inputs.size());
     std::vector<std::pair<int, std::int64_t>> source(node.inputs.size());
     std::int64_t offset = 0;
     for (std::size_t i = 0; i < node.inputs.size(); ++i) {
       start[i] = offset;
-      offset += graph.values[static_cast<std::size_t>(node.inputs[i])].shape[1];
+      offset += graph.value(node.inputs[i]).shape[1];
       source[i] = view_source(links, node.inputs[i]);
     }
     for (std::size_t i = 0; i < node.inputs.size(); ++i) {
       const auto [x, off] = source[i];
-      const auto& xv = graph.values[static_cast<std::size_t>(x)];
+      const auto& xv = graph.value(x);
       bool ok = !xv.constant && !xv.graph_input && xv.producer >= 0 &&
                 links.parent[static_cast<std::size_t>(x)] < 0 && L(x) == Layout::kNhwc &&
                 xv.shape[0] == ys[0] && xv.shape[2] == ys[2] && xv.shape[3] == ys[3];
@@ -195,8 +195,7 @@ Links link_values(const Graph& graph, const std::vector<Layout>& layout, int& in
       ok = ok && base >= 0 && base + xv.shape[1] <= ys[1];
       // Every input overlapping x's channels must be the matching part of x.
       for (std::size_t j = 0; ok && j < node.inputs.size(); ++j) {
-        const std::int64_t end_j =
-            start[j] + graph.values[static_cast<std::size_t>(node.inputs[j])].shape[1];
+        const std::int64_t end_j = start[j] + graph.value(node.inputs[j]).shape[1];
         const bool overlaps = start[j] < base + xv.shape[1] && end_j > base;
         if (overlaps && (source[j].first != x || source[j].second != start[j] - base)) ok = false;
       }
@@ -235,8 +234,7 @@ std::pair<int, std::int64_t> resolve(const Links& links, int id) {
 bool strided(const Graph& graph, const Links& links, const std::vector<Layout>& layout, int id) {
   if (layout[static_cast<std::size_t>(id)] != Layout::kNhwc || is_constant(graph, id)) return false;
   const int root = resolve(links, id).first;
-  return root != id && graph.values[static_cast<std::size_t>(root)].shape[1] !=
-                           graph.values[static_cast<std::size_t>(id)].shape[1];
+  return root != id && graph.value(root).shape[1] != graph.value(id).shape[1];
 }
 
 }  // namespace
@@ -349,7 +347,7 @@ MemoryPlan plan_memory(Graph& graph, Layout input_layout) {
 ops::ValueView view_of(const Graph& graph, const MemoryPlan& plan, int id, std::uint8_t* arena) {
   ops::ValueView view;
   if (id < 0) return view;
-  const auto& v = graph.values[static_cast<std::size_t>(id)];
+  const auto& v = graph.value(id);
   view.dtype = v.dtype;
   view.shape = v.shape;
   view.physical = v.shape;
@@ -366,7 +364,7 @@ ops::ValueView view_of(const Graph& graph, const MemoryPlan& plan, int id, std::
   view.layout = plan.layout[static_cast<std::size_t>(id)];
   if (view.layout == ops::Layout::kNhwc) {
     view.physical = {v.shape[0], v.shape[2], v.shape[3], v.shape[1]};
-    view.pixel_stride = graph.values[static_cast<std::size_t>(root)].shape[1];
+    view.pixel_stride = graph.value(root).shape[1];
   }
   return view;
 }

@@ -58,7 +58,7 @@ void add_quant(Node& node, const std::string& prefix, Quant q) {
 }
 
 const Tensor* constant_of(const Graph& graph, int id) {
-  return id < 0 ? nullptr : graph.values[static_cast<std::size_t>(id)].constant.get();
+  return id < 0 ? nullptr : graph.value(id).constant.get();
 }
 
 int zero_point_at(const Tensor& t, std::int64_t i) {
@@ -76,7 +76,7 @@ std::optional<Quant> tensor_quant(const Graph& graph, const Node& node) {
   const Tensor* scale = constant_of(graph, node.input(1));
   if (!scale || scale->size() != 1 || scale->dtype() != DType::kFloat32) return std::nullopt;
   const int q_value = dq ? node.input(0) : node.outputs[0];
-  const DType type = graph.values[static_cast<std::size_t>(q_value)].dtype;
+  const DType type = graph.value(q_value).dtype;
   if (type != DType::kInt8 && type != DType::kUInt8) return std::nullopt;
   Quant q{scale->data_as<float>()[0], type == DType::kUInt8 ? -128 : 0};
   if (node.input(2) >= 0) {
@@ -89,7 +89,7 @@ std::optional<Quant> tensor_quant(const Graph& graph, const Node& node) {
 }
 
 std::shared_ptr<const Tensor> constant_ptr(const Graph& graph, int id) {
-  return id < 0 ? nullptr : graph.values[static_cast<std::size_t>(id)].constant;
+  return id < 0 ? nullptr : graph.value(id).constant;
 }
 
 int add_constant(Graph& graph, const std::string& name, Tensor t) {
@@ -143,7 +143,7 @@ class Lowering {
     // uint8 activations become int8 (their zero points were shifted by tensor_quant).
     for (std::size_t n = 0; n < g_.nodes.size(); ++n) {
       if (quant_[n] && is_op(g_.nodes[n], "QuantizeLinear"))
-        value(g_.nodes[n].outputs[0]).dtype = DType::kInt8;
+        g_.value(g_.nodes[n].outputs[0]).dtype = DType::kInt8;
     }
     lower_input();
     for (std::size_t n = 0; n < g_.nodes.size(); ++n) {
@@ -187,7 +187,7 @@ class Lowering {
         stats.quantize += node.op_type == "Quantize";
         stats.dequantize += node.op_type == "Dequantize";
       } else if ((node.op_type == "Concat" || node.op_type == "Split") && node.input(0) >= 0 &&
-                 value(node.inputs[0]).dtype == DType::kInt8) {
+                 g_.value(node.inputs[0]).dtype == DType::kInt8) {
         ++stats.channel_ops;
       }
     }
@@ -195,8 +195,6 @@ class Lowering {
   }
 
  private:
-  Value& value(int id) { return g_.values[static_cast<std::size_t>(id)]; }
-
   void lower(std::size_t n, Int8Lowering lowering) {
     switch (lowering) {
       case Int8Lowering::kConv:
@@ -232,10 +230,10 @@ class Lowering {
       why_ = "an input is omitted";
       return std::nullopt;
     }
-    why_ =
-        "input '" + value(id).name + "' is " +
-        (value(id).constant ? "a float constant" : "not dequantized from a per-tensor int8 tensor");
-    const int p = value(id).producer;
+    why_ = "input '" + g_.value(id).name + "' is " +
+           (g_.value(id).constant ? "a float constant"
+                                  : "not dequantized from a per-tensor int8 tensor");
+    const int p = g_.value(id).producer;
     if (p < 0 || !quant_[static_cast<std::size_t>(p)]) return std::nullopt;
     const Node& node = g_.nodes[static_cast<std::size_t>(p)];
     if (!is_op(node, "DequantizeLinear")) return std::nullopt;
@@ -252,8 +250,8 @@ class Lowering {
   std::optional<Sink> sole_q(int id) {
     why_ = "no QuantizeLinear on its output";
     if (id < 0) return std::nullopt;
-    if (value(id).graph_output) {
-      why_ = "its output '" + value(id).name + "' is a model output";
+    if (g_.value(id).graph_output) {
+      why_ = "its output '" + g_.value(id).name + "' is a model output";
       return std::nullopt;
     }
     const auto& readers = consumers_[static_cast<std::size_t>(id)];
@@ -290,13 +288,13 @@ class Lowering {
     if (!quant_[q] || !is_op(g_.nodes[q], "QuantizeLinear")) return;
     if (std::abs(quant_[q]->scale * 255.0F - 1.0F) > 1e-5F || quant_[q]->zero_point != -128) return;
     const int out = g_.nodes[q].outputs[0];
-    if (value(out).graph_output) return;
+    if (g_.value(out).graph_output) return;
     for (auto& node : g_.nodes) {
       for (auto& id : node.inputs) {
         if (id == out) id = in;
       }
     }
-    value(in).dtype = DType::kInt8;
+    g_.value(in).dtype = DType::kInt8;
     dead_[q] = true;
     uint8_input_ = true;
     input_rewired_ = {out, in};
@@ -432,8 +430,8 @@ class Lowering {
     if (!a) return keep(n, why_);
     const auto b = dq_source(node.input(1));
     if (!b) return keep(n, why_);
-    if (value(a->first).shape != value(b->first).shape ||
-        value(a->first).shape != value(node.outputs[0]).shape) {
+    if (g_.value(a->first).shape != g_.value(b->first).shape ||
+        g_.value(a->first).shape != g_.value(node.outputs[0]).shape) {
       return keep(n, "its inputs and output differ in shape (broadcasting runs in float)");
     }
     replace(n, "QBinary", {a->first, b->first}, sink);
@@ -486,8 +484,8 @@ class Lowering {
     const Node node = g_.nodes[n];
     const auto io = same_quant_io(n);
     if (!io) return;
-    const Shape& in = value(io->first).shape;
-    const Shape& out = value(node.outputs[0]).shape;
+    const Shape& in = g_.value(io->first).shape;
+    const Shape& out = g_.value(node.outputs[0]).shape;
     if (in.size() != 4 || out.size() != 4 || in[0] != out[0] || in[1] != out[1] ||
         out[2] % in[2] != 0 || out[3] % in[3] != 0) {
       return keep(n, "not a whole-number upscale of height and width");
@@ -520,7 +518,7 @@ class Lowering {
     const Node node = g_.nodes[n];
     const auto sink = sole_q(node.outputs[0]);
     if (!sink) return keep(n, why_);
-    if (!channel_axis(node, 0) || value(node.outputs[0]).shape.size() != 4) {
+    if (!channel_axis(node, 0) || g_.value(node.outputs[0]).shape.size() != 4) {
       return keep(n, "not a channel concat of 4-D tensors");
     }
     std::vector<int> inputs;
@@ -535,7 +533,7 @@ class Lowering {
       if (x->second == sink->quant) continue;
       ++requantized;
       // Unequal scales: requantize this input with an identity table first.
-      Value v = value(x->first);
+      Value v = g_.value(x->first);
       v.name += "/requantized";
       const std::string name = v.name;
       v.producer = -1;
@@ -566,7 +564,7 @@ class Lowering {
     const Node node = g_.nodes[n];
     const auto x = dq_source(node.input(0));
     if (!x) return keep(n, why_);
-    if (!channel_axis(node, 0) || value(x->first).shape.size() != 4) {
+    if (!channel_axis(node, 0) || g_.value(x->first).shape.size() != 4) {
       return keep(n, "not a channel split of a 4-D tensor");
     }
     std::vector<Sink> sinks;
@@ -574,7 +572,7 @@ class Lowering {
       const auto s = sole_q(id);
       if (!s) return keep(n, why_);
       if (!(s->quant == x->second)) {
-        return keep(n, "output '" + value(id).name + "' is quantized unlike its input");
+        return keep(n, "output '" + g_.value(id).name + "' is quantized unlike its input");
       }
       sinks.push_back(*s);
     }
@@ -654,8 +652,8 @@ class Lowering {
       const auto function = lut.attr_string("function", "");
       if (function == "identity") continue;
       const int x = lut.inputs[0];
-      const int p = value(x).producer;
-      if (p < 0 || value(x).graph_output || readers[static_cast<std::size_t>(x)].size() != 1) {
+      const int p = g_.value(x).producer;
+      if (p < 0 || g_.value(x).graph_output || readers[static_cast<std::size_t>(x)].size() != 1) {
         continue;
       }
       Node& conv = g_.nodes[static_cast<std::size_t>(p)];

@@ -28,7 +28,7 @@ constexpr std::size_t kPixelsPerTask = 256;
 constexpr std::size_t kParallelElements = 32768;
 
 bool is_float4d_same_shape(const Graph& graph, const Node& node) {
-  const auto& out = graph.values[static_cast<std::size_t>(node.outputs[0])];
+  const auto& out = graph.value(node.outputs[0]);
   if (out.dtype != DType::kFloat32 || out.shape.size() != 4) return false;
   for (std::size_t i = 0; i < node.inputs.size(); ++i) {
     const auto& v = input_value(graph, node, i);
