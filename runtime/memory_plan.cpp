@@ -189,7 +189,7 @@ Links link_values(const Graph& graph, const std::vector<Layout>& layout, int& in
                 xv.shape[0] == ys[0] && xv.shape[2] == ys[2] && xv.shape[3] == ys[3];
       if (ok) {
         const Node& producer = graph.nodes[static_cast<std::size_t>(xv.producer)];
-        ok = spec_of(graph, producer).writes_strided(graph, producer);
+        ok = spec_of(graph, producer).writes_strided();
       }
       const std::int64_t base = start[i] - off;
       ok = ok && base >= 0 && base + xv.shape[1] <= ys[1];
@@ -251,7 +251,7 @@ MemoryPlan plan_memory(Graph& graph, Layout input_layout) {
   graph.nodes.clear();
   std::map<int, int> dense;
   for (auto& node : source) {
-    if (!spec_of(graph, node).reads_strided(graph, node)) {
+    if (!spec_of(graph, node).reads_strided()) {
       for (auto& id : node.inputs) {
         if (id < 0 || !strided(graph, links, plan.layout, id)) continue;
         auto it = dense.find(id);

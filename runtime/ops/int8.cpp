@@ -58,13 +58,11 @@ std::size_t channels_of(const ValueView& v) {
 // Shared by the int8 specs: the output keeps the first input's shape as int8, unless overridden.
 class Int8Spec : public OpSpec {
  public:
+  explicit Int8Spec(LayoutRule layout = LayoutRule::kNhwc) : OpSpec({layout, true, true}) {}
   void infer(Graph& graph, const Node& node) const override {
     set_output(graph, node, 0, DType::kInt8, input_value(graph, node, 0).shape);
   }
   bool foldable() const override { return false; }
-  LayoutRule layout_rule(const Graph&, const Node&) const override { return LayoutRule::kNhwc; }
-  bool reads_strided(const Graph&, const Node&) const override { return true; }
-  bool writes_strided(const Graph&, const Node&) const override { return true; }
 };
 
 // Group-1 convs run on our AVX-512 VNNI kernel where the CPU has it (with the activation table
@@ -170,7 +168,7 @@ class QLutStep : public Step {
 
 class QLutSpec : public Int8Spec {
  public:
-  LayoutRule layout_rule(const Graph&, const Node&) const override { return LayoutRule::kFollow; }
+  QLutSpec() : Int8Spec(LayoutRule::kFollow) {}
   std::unique_ptr<Step> create_step(const StepContext& context) const override {
     return std::make_unique<QLutStep>(context);
   }
@@ -236,9 +234,7 @@ class QBinaryStep : public Step {
 
 class QBinarySpec : public Int8Spec {
  public:
-  LayoutRule layout_rule(const Graph&, const Node&) const override {
-    return LayoutRule::kElementwise;
-  }
+  QBinarySpec() : Int8Spec(LayoutRule::kElementwise) {}
   std::unique_ptr<Step> create_step(const StepContext& context) const override {
     try {
       return std::make_unique<QBinaryStep>(context);
@@ -356,10 +352,10 @@ class QuantizeSpec : public Int8Spec {
 
 class DequantizeSpec : public Int8Spec {
  public:
+  DequantizeSpec() : Int8Spec(LayoutRule::kFollow) {}
   void infer(Graph& graph, const Node& node) const override {
     set_output(graph, node, 0, DType::kFloat32, input_value(graph, node, 0).shape);
   }
-  LayoutRule layout_rule(const Graph&, const Node&) const override { return LayoutRule::kFollow; }
   std::unique_ptr<Step> create_step(const StepContext& context) const override {
     return std::make_unique<ConvertStep<xnn::ConvertQS8ToF32, std::int8_t, float>>(context);
   }

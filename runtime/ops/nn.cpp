@@ -79,6 +79,7 @@ class ConvStep : public Step {
 
 class ConvSpec : public OpSpec {
  public:
+  ConvSpec() : OpSpec(kNhwcStrided) {}
   void check(const Graph& graph, const Node& node) const override {
     check_arity(graph, node, 2, 3, 1);
     check_attributes(graph, node,
@@ -96,9 +97,6 @@ class ConvSpec : public OpSpec {
     set_output(graph, node, 0, DType::kFloat32, conv_output_shape(graph, node, x, w));
   }
   bool foldable() const override { return false; }
-  LayoutRule layout_rule(const Graph&, const Node&) const override { return LayoutRule::kNhwc; }
-  bool reads_strided(const Graph&, const Node&) const override { return true; }
-  bool writes_strided(const Graph&, const Node&) const override { return true; }
   std::unique_ptr<Step> create_step(const StepContext& context) const override {
     const auto& g = context.graph;
     const auto& node = context.node;
@@ -152,6 +150,7 @@ class ConvTransposeStep : public Step {
 
 class ConvTransposeSpec : public OpSpec {
  public:
+  ConvTransposeSpec() : OpSpec(kNhwcStrided) {}
   void check(const Graph& graph, const Node& node) const override {
     check_arity(graph, node, 2, 3, 1);
     check_attributes(graph, node,
@@ -221,9 +220,6 @@ class ConvTransposeSpec : public OpSpec {
     set_output(graph, node, 0, DType::kFloat32, out);
   }
   bool foldable() const override { return false; }
-  LayoutRule layout_rule(const Graph&, const Node&) const override { return LayoutRule::kNhwc; }
-  bool reads_strided(const Graph&, const Node&) const override { return true; }
-  bool writes_strided(const Graph&, const Node&) const override { return true; }
   std::unique_ptr<Step> create_step(const StepContext& context) const override {
     const auto& g = context.graph;
     const auto& node = context.node;
@@ -267,7 +263,7 @@ class PoolStep : public Step {
 
 class PoolSpec : public OpSpec {
  public:
-  explicit PoolSpec(bool max) : max_(max) {}
+  explicit PoolSpec(bool max) : OpSpec(kNhwcStrided), max_(max) {}
   void check(const Graph& graph, const Node& node) const override {
     check_arity(graph, node, 1, 1, 1);
     check_input_dtype(graph, node, 0, {DType::kFloat32});
@@ -290,9 +286,6 @@ class PoolSpec : public OpSpec {
     set_output(graph, node, 0, DType::kFloat32, {x.shape[0], x.shape[1], win.out_h, win.out_w});
   }
   bool foldable() const override { return false; }
-  LayoutRule layout_rule(const Graph&, const Node&) const override { return LayoutRule::kNhwc; }
-  bool reads_strided(const Graph&, const Node&) const override { return true; }
-  bool writes_strided(const Graph&, const Node&) const override { return true; }
   std::unique_ptr<Step> create_step(const StepContext& context) const override {
     const auto& node = context.node;
     const auto& in = context.inputs[0];
@@ -340,6 +333,7 @@ class GlobalAvgPoolStep : public Step {
 
 class GlobalAvgPoolSpec : public OpSpec {
  public:
+  GlobalAvgPoolSpec() : OpSpec(kNhwcStrided) {}
   void check(const Graph& graph, const Node& node) const override {
     check_arity(graph, node, 1, 1, 1);
     check_attributes(graph, node, {});
@@ -351,9 +345,6 @@ class GlobalAvgPoolSpec : public OpSpec {
     set_output(graph, node, 0, DType::kFloat32, {x.shape[0], x.shape[1], 1, 1});
   }
   bool foldable() const override { return false; }
-  LayoutRule layout_rule(const Graph&, const Node&) const override { return LayoutRule::kNhwc; }
-  bool reads_strided(const Graph&, const Node&) const override { return true; }
-  bool writes_strided(const Graph&, const Node&) const override { return true; }
   std::unique_ptr<Step> create_step(const StepContext& context) const override {
     try {
       return std::make_unique<GlobalAvgPoolStep>(context.inputs[0], context.outputs[0],
