@@ -113,6 +113,16 @@ bool explicit_padding(const Node& node) {
   return pad == "NOTSET";
 }
 
+// A lookup's result: the value found, or why there is none.
+template <typename T>
+struct Found {
+  std::optional<T> value;
+  std::string why;
+  explicit operator bool() const { return value.has_value(); }
+  const T& operator*() const { return *value; }
+  const T* operator->() const { return &*value; }
+};
+
 class Lowering {
  public:
   Lowering(Graph& graph, const QuantizedWeights& weights, const QdqLoweringOptions& options)
@@ -223,21 +233,19 @@ class Lowering {
     decisions_[n].note = how;
   }
 
-  // The int8 value and its quantization behind a DequantizeLinear producing `id`; when there is
-  // none, why_ says why.
-  std::optional<std::pair<int, Quant>> dq_source(int id) {
-    if (id < 0) {
-      why_ = "an input is omitted";
-      return std::nullopt;
-    }
-    why_ = "input '" + g_.value(id).name + "' is " +
-           (g_.value(id).constant ? "a float constant"
-                                  : "not dequantized from a per-tensor int8 tensor");
-    const int p = g_.value(id).producer;
-    if (p < 0 || !quant_[static_cast<std::size_t>(p)]) return std::nullopt;
+  // The int8 value and its quantization behind a DequantizeLinear producing `id`.
+  Found<std::pair<int, Quant>> dq_source(int id) const {
+    if (id < 0) return {std::nullopt, "an input is omitted"};
+    const Value& v = g_.value(id);
+    auto none = [&] {
+      return "input '" + v.name + "' is " +
+             (v.constant ? "a float constant" : "not dequantized from a per-tensor int8 tensor");
+    };
+    const int p = v.producer;
+    if (p < 0 || !quant_[static_cast<std::size_t>(p)]) return {std::nullopt, none()};
     const Node& node = g_.nodes[static_cast<std::size_t>(p)];
-    if (!is_op(node, "DequantizeLinear")) return std::nullopt;
-    return std::make_pair(node.inputs[0], *quant_[static_cast<std::size_t>(p)]);
+    if (!is_op(node, "DequantizeLinear")) return {std::nullopt, none()};
+    return {std::pair{node.inputs[0], *quant_[static_cast<std::size_t>(p)]}, {}};
   }
 
   // The QuantizeLinear that is the only reader of float output `id`: its node, output, params.
@@ -246,26 +254,25 @@ class Lowering {
     int output;
     Quant quant;
   };
-  // When there is none, why_ says why.
-  std::optional<Sink> sole_q(int id) {
-    why_ = "no QuantizeLinear on its output";
-    if (id < 0) return std::nullopt;
+  Found<Sink> sole_q(int id) const {
+    const std::string none = "no QuantizeLinear on its output";
+    if (id < 0) return {std::nullopt, none};
     if (g_.value(id).graph_output) {
-      why_ = "its output '" + g_.value(id).name + "' is a model output";
-      return std::nullopt;
+      return {std::nullopt, "its output '" + g_.value(id).name + "' is a model output"};
     }
     const auto& readers = consumers_[static_cast<std::size_t>(id)];
     if (readers.size() > 1) {
-      why_ =
-          "its output feeds " + std::to_string(readers.size()) + " nodes, not one QuantizeLinear";
+      return {std::nullopt, "its output feeds " + std::to_string(readers.size()) +
+                                " nodes, not one QuantizeLinear"};
     }
-    if (readers.size() != 1) return std::nullopt;
+    if (readers.empty()) return {std::nullopt, none};
     const auto q = static_cast<std::size_t>(readers[0]);
-    if (is_op(g_.nodes[q], "QuantizeLinear") && !quant_[q]) {
-      why_ = "the QuantizeLinear on its output is not per-tensor int8";
+    const bool is_q = is_op(g_.nodes[q], "QuantizeLinear");
+    if (is_q && !quant_[q]) {
+      return {std::nullopt, "the QuantizeLinear on its output is not per-tensor int8"};
     }
-    if (dead_[q] || !quant_[q] || !is_op(g_.nodes[q], "QuantizeLinear")) return std::nullopt;
-    return Sink{q, g_.nodes[q].outputs[0], *quant_[q]};
+    if (dead_[q] || !quant_[q] || !is_q) return {std::nullopt, none};
+    return {Sink{q, g_.nodes[q].outputs[0], *quant_[q]}, {}};
   }
 
   void replace(std::size_t n, const std::string& op, std::vector<int> inputs, const Sink& sink) {
@@ -303,9 +310,9 @@ class Lowering {
   void lower_conv(std::size_t n) {
     const Node node = g_.nodes[n];
     const auto x = dq_source(node.input(0));
-    if (!x) return keep(n, why_);
+    if (!x) return keep(n, x.why);
     const auto sink = sole_q(node.outputs[0]);
-    if (!sink) return keep(n, why_);
+    if (!sink) return keep(n, sink.why);
     const auto w = weights_.find(node.input(1));
     if (w == weights_.end()) return keep(n, "its weights are not int8 behind a DequantizeLinear");
     if (!explicit_padding(node)) return keep(n, "auto_pad is set");
@@ -374,7 +381,7 @@ class Lowering {
   void lower_elementwise(std::size_t n) {
     const Node node = g_.nodes[n];
     const auto sink = sole_q(node.outputs[0]);
-    if (!sink) return keep(n, why_);
+    if (!sink) return keep(n, sink.why);
     std::string why;
     const auto chain = find_chain(original_, quant_, n, why);
     if (!chain) {
@@ -427,9 +434,9 @@ class Lowering {
   void lower_binary(std::size_t n, const Sink& sink) {
     const Node node = g_.nodes[n];
     const auto a = dq_source(node.input(0));
-    if (!a) return keep(n, why_);
+    if (!a) return keep(n, a.why);
     const auto b = dq_source(node.input(1));
-    if (!b) return keep(n, why_);
+    if (!b) return keep(n, b.why);
     if (g_.value(a->first).shape != g_.value(b->first).shape ||
         g_.value(a->first).shape != g_.value(node.outputs[0]).shape) {
       return keep(n, "its inputs and output differ in shape (broadcasting runs in float)");
@@ -448,9 +455,13 @@ class Lowering {
   std::optional<std::pair<int, Sink>> same_quant_io(std::size_t n) {
     const Node& node = g_.nodes[n];
     const auto x = dq_source(node.input(0));
-    auto sink = x ? sole_q(node.outputs[0]) : std::nullopt;
-    if (!x || !sink) {
-      keep(n, why_);
+    if (!x) {
+      keep(n, x.why);
+      return std::nullopt;
+    }
+    const auto sink = sole_q(node.outputs[0]);
+    if (!sink) {
+      keep(n, sink.why);
       return std::nullopt;
     }
     if (!(x->second == sink->quant)) {
@@ -517,14 +528,14 @@ class Lowering {
   void lower_concat(std::size_t n) {
     const Node node = g_.nodes[n];
     const auto sink = sole_q(node.outputs[0]);
-    if (!sink) return keep(n, why_);
+    if (!sink) return keep(n, sink.why);
     if (!channel_axis(node, 0) || g_.value(node.outputs[0]).shape.size() != 4) {
       return keep(n, "not a channel concat of 4-D tensors");
     }
     std::vector<int> inputs;
     for (int id : node.inputs) {
       const auto x = dq_source(id);
-      if (!x) return keep(n, why_);
+      if (!x) return keep(n, x.why);
       inputs.push_back(x->first);
     }
     int requantized = 0;
@@ -563,14 +574,14 @@ class Lowering {
   void lower_split(std::size_t n) {
     const Node node = g_.nodes[n];
     const auto x = dq_source(node.input(0));
-    if (!x) return keep(n, why_);
+    if (!x) return keep(n, x.why);
     if (!channel_axis(node, 0) || g_.value(x->first).shape.size() != 4) {
       return keep(n, "not a channel split of a 4-D tensor");
     }
     std::vector<Sink> sinks;
     for (int id : node.outputs) {
       const auto s = sole_q(id);
-      if (!s) return keep(n, why_);
+      if (!s) return keep(n, s.why);
       if (!(s->quant == x->second)) {
         return keep(n, "output '" + g_.value(id).name + "' is quantized unlike its input");
       }
@@ -702,7 +713,6 @@ class Lowering {
   };
   std::vector<Decision> decisions_;
   std::vector<std::string> original_op_;
-  std::string why_;
   std::vector<QdqLayer> layers_;
   std::unordered_map<int, std::size_t> layer_of_output_;
   std::unordered_map<std::size_t, std::size_t> layer_of_node_;

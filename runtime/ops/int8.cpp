@@ -144,11 +144,7 @@ class QConvSpec : public Int8Spec {
                                  input_value(graph, node, 1).shape));
   }
   std::unique_ptr<Step> create_step(const StepContext& context) const override {
-    try {
-      return std::make_unique<QConvStep>(context);
-    } catch (const std::exception& e) {
-      context.graph.fail(context.node, e.what());
-    }
+    return std::make_unique<QConvStep>(context);
   }
 };
 
@@ -236,11 +232,7 @@ class QBinarySpec : public Int8Spec {
  public:
   QBinarySpec() : Int8Spec(LayoutRule::kElementwise) {}
   std::unique_ptr<Step> create_step(const StepContext& context) const override {
-    try {
-      return std::make_unique<QBinaryStep>(context);
-    } catch (const std::exception& e) {
-      context.graph.fail(context.node, e.what());
-    }
+    return std::make_unique<QBinaryStep>(context);
   }
 };
 
@@ -271,11 +263,7 @@ class QMaxPoolStep : public Step {
 class QMaxPoolSpec : public Int8Spec {
  public:
   std::unique_ptr<Step> create_step(const StepContext& context) const override {
-    try {
-      return std::make_unique<QMaxPoolStep>(context);
-    } catch (const std::exception& e) {
-      context.graph.fail(context.node, e.what());
-    }
+    return std::make_unique<QMaxPoolStep>(context);
   }
 };
 

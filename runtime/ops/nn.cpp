@@ -120,12 +120,8 @@ class ConvSpec : public OpSpec {
     p.output_max = act.max;
     std::span<const float> bias;
     if (has_input(node, 2)) bias = constant_input(g, node, 2, "the bias").values<float>();
-    try {
-      return std::make_unique<ConvStep>(xnn::Conv2dF32(p, w.values<float>(), bias, node.name), act,
-                                        in, out);
-    } catch (const std::exception& e) {
-      g.fail(node, e.what());
-    }
+    return std::make_unique<ConvStep>(xnn::Conv2dF32(p, w.values<float>(), bias, node.name), act,
+                                      in, out);
   }
 };
 
@@ -232,12 +228,8 @@ class ConvTransposeSpec : public OpSpec {
     p.output_pixel_stride = static_cast<std::size_t>(out.pixel_stride);
     std::span<const float> bias;
     if (has_input(node, 2)) bias = constant_input(g, node, 2, "the bias").values<float>();
-    try {
-      return std::make_unique<ConvTransposeStep>(
-          xnn::Deconv2dF32(p, w.values<float>(), bias, node.name), in, out);
-    } catch (const std::exception& e) {
-      g.fail(node, e.what());
-    }
+    return std::make_unique<ConvTransposeStep>(
+        xnn::Deconv2dF32(p, w.values<float>(), bias, node.name), in, out);
   }
 };
 
@@ -296,16 +288,12 @@ class PoolSpec : public OpSpec {
     p.channels = static_cast<std::size_t>(in.shape[1]);
     p.input_pixel_stride = static_cast<std::size_t>(in.pixel_stride);
     p.output_pixel_stride = static_cast<std::size_t>(out.pixel_stride);
-    try {
-      if (max_) {
-        return std::make_unique<PoolStep<xnn::MaxPool2dF32>>(xnn::MaxPool2dF32(p, node.name), in,
-                                                             out);
-      }
-      return std::make_unique<PoolStep<xnn::AvgPool2dF32>>(
-          xnn::AvgPool2dF32(p, node.attr_int("count_include_pad", 0) != 0, node.name), in, out);
-    } catch (const std::exception& e) {
-      context.graph.fail(node, e.what());
+    if (max_) {
+      return std::make_unique<PoolStep<xnn::MaxPool2dF32>>(xnn::MaxPool2dF32(p, node.name), in,
+                                                           out);
     }
+    return std::make_unique<PoolStep<xnn::AvgPool2dF32>>(
+        xnn::AvgPool2dF32(p, node.attr_int("count_include_pad", 0) != 0, node.name), in, out);
   }
 
  private:
@@ -346,12 +334,8 @@ class GlobalAvgPoolSpec : public OpSpec {
   }
   bool foldable() const override { return false; }
   std::unique_ptr<Step> create_step(const StepContext& context) const override {
-    try {
-      return std::make_unique<GlobalAvgPoolStep>(context.inputs[0], context.outputs[0],
-                                                 context.node.name);
-    } catch (const std::exception& e) {
-      context.graph.fail(context.node, e.what());
-    }
+    return std::make_unique<GlobalAvgPoolStep>(context.inputs[0], context.outputs[0],
+                                               context.node.name);
   }
 };
 
