@@ -14,6 +14,7 @@
 
 #include "cli/commands.h"
 #include "cli/model_options.h"
+#include "runtime/engine.h"
 #include "runtime/int8_operators.h"
 #include "runtime/model_error.h"
 #include "runtime/model_info.h"

@@ -9,7 +9,7 @@
 
 namespace yolo::cli {
 
-// The options every command that runs a model shares (--model, --precision, --threads, --imgsz),
+// The options every command that runs a model shares (--model, --precision, --imgsz, --profile),
 // added to a subcommand once so detect and bench spell them the same way.
 struct ModelOptions {
   std::string model;

@@ -7,6 +7,7 @@
 
 #include "runtime/model_error.h"
 #include "runtime/ops/registry.h"
+#include "runtime/xnn/xnn_operator.h"
 
 namespace yolo::runtime {
 
@@ -16,7 +17,7 @@ using ops::Layout;
 using ops::LayoutRule;
 
 // 4-D float and int8 activations (the int8 ones of lowered QDQ models) may be NHWC.
-bool is_float4d(const Graph& graph, int id) {
+bool may_be_nhwc(const Graph& graph, int id) {
   if (id < 0) return false;
   const auto& v = graph.value(id);
   return (v.dtype == DType::kFloat32 || v.dtype == DType::kInt8) && v.shape.size() == 4;
@@ -56,7 +57,7 @@ int add_internal(Graph& graph, std::vector<Node>& nodes, const char* op, int inp
 std::vector<Layout> assign_layouts(Graph& graph, Layout input_layout, int& conversions) {
   std::vector<Layout> layout(graph.values.size(), Layout::kNchw);
   for (int id : graph.inputs) {
-    if (is_float4d(graph, id)) layout[static_cast<std::size_t>(id)] = input_layout;
+    if (may_be_nhwc(graph, id)) layout[static_cast<std::size_t>(id)] = input_layout;
   }
   std::map<std::pair<int, Layout>, int> converted;
   std::vector<Node> nodes;
@@ -66,7 +67,7 @@ std::vector<Layout> assign_layouts(Graph& graph, Layout input_layout, int& conve
     const auto rule = spec_of(graph, node).layout_rule(graph, node);
     auto any_nhwc_input = [&] {
       for (int id : node.inputs) {
-        if (id >= 0 && !is_constant(graph, id) && is_float4d(graph, id) &&
+        if (id >= 0 && !is_constant(graph, id) && may_be_nhwc(graph, id) &&
             layout[static_cast<std::size_t>(id)] == Layout::kNhwc) {
           return true;
         }
@@ -88,7 +89,7 @@ std::vector<Layout> assign_layouts(Graph& graph, Layout input_layout, int& conve
     }
     for (std::size_t i = 0; i < node.inputs.size(); ++i) {
       const int id = node.inputs[i];
-      if (!is_float4d(graph, id)) continue;
+      if (!may_be_nhwc(graph, id)) continue;
       const bool constant = is_constant(graph, id);
       const Layout have = layout[static_cast<std::size_t>(id)];
       if (chosen == Layout::kNhwc) {
@@ -110,7 +111,7 @@ std::vector<Layout> assign_layouts(Graph& graph, Layout input_layout, int& conve
       node.inputs[i] = it->second;
     }
     for (int id : node.outputs) {
-      if (id >= 0 && chosen == Layout::kNhwc && is_float4d(graph, id)) {
+      if (id >= 0 && chosen == Layout::kNhwc && may_be_nhwc(graph, id)) {
         layout[static_cast<std::size_t>(id)] = Layout::kNhwc;
       }
     }
@@ -146,12 +147,12 @@ Links link_values(const Graph& graph, const std::vector<Layout>& layout, int& in
   links.parent.assign(graph.values.size(), -1);
   links.offset.assign(graph.values.size(), 0);
   links.placed.assign(graph.values.size(), false);
-  auto L = [&](int id) { return layout[static_cast<std::size_t>(id)]; };
+  auto layout_of = [&](int id) { return layout[static_cast<std::size_t>(id)]; };
   for (const auto& node : graph.nodes) {
     const bool onnx = node.domain.empty();
     const int in0 = node.input(0);
     if (onnx && (node.op_type == "Split" || node.op_type == "Slice") && in0 >= 0 &&
-        L(in0) == Layout::kNhwc && !is_constant(graph, in0)) {
+        layout_of(in0) == Layout::kNhwc && !is_constant(graph, in0)) {
       std::int64_t start = 0;
       if (node.op_type == "Slice") {
         start = ops::slice_range(graph, node).starts[1];
@@ -164,12 +165,13 @@ Links link_values(const Graph& graph, const std::vector<Layout>& layout, int& in
       }
       continue;
     }
-    if (ops::is_alias_op(node) && in0 >= 0 && !is_constant(graph, in0) && L(in0) == Layout::kNchw &&
-        L(node.outputs[0]) == Layout::kNchw) {
+    if (ops::is_alias_op(node) && in0 >= 0 && !is_constant(graph, in0) &&
+        layout_of(in0) == Layout::kNchw && layout_of(node.outputs[0]) == Layout::kNchw) {
       links.parent[static_cast<std::size_t>(node.outputs[0])] = in0;
       continue;
     }
-    if (!(onnx && node.op_type == "Concat") || L(node.outputs[0]) != Layout::kNhwc) continue;
+    if (!(onnx && node.op_type == "Concat") || layout_of(node.outputs[0]) != Layout::kNhwc)
+      continue;
     // Channel ranges of the concat's inputs.
     const int y = node.outputs[0];
     const auto& ys = graph.value(y).shape;
@@ -185,7 +187,7 @@ Links link_values(const Graph& graph, const std::vector<Layout>& layout, int& in
       const auto [x, off] = source[i];
       const auto& xv = graph.value(x);
       bool ok = !xv.constant && !xv.graph_input && xv.producer >= 0 &&
-                links.parent[static_cast<std::size_t>(x)] < 0 && L(x) == Layout::kNhwc &&
+                links.parent[static_cast<std::size_t>(x)] < 0 && layout_of(x) == Layout::kNhwc &&
                 xv.shape[0] == ys[0] && xv.shape[2] == ys[2] && xv.shape[3] == ys[3];
       if (ok) {
         const Node& producer = graph.nodes[static_cast<std::size_t>(xv.producer)];
@@ -310,10 +312,11 @@ MemoryPlan plan_memory(Graph& graph, Layout input_layout) {
     plan.element_offset[id] = off;
     if (r != static_cast<int>(id) || first[id] == std::numeric_limits<int>::max()) continue;
     if (!v.has_shape) continue;
-    // Rounded to cache lines, plus slack for XNNPACK's reads past the end.
+    // With the bytes XNNPACK may read past the end, rounded up to cache lines.
     const std::int64_t bytes =
-        (element_count(v.shape) * static_cast<std::int64_t>(dtype_size(v.dtype)) + 63) / 64 * 64 +
-        64;
+        (element_count(v.shape) * static_cast<std::int64_t>(dtype_size(v.dtype)) +
+         static_cast<std::int64_t>(xnn::kExtraInputBytes) + 63) /
+        64 * 64;
     buffers.push_back({r, bytes, first[id], last[id]});
     plan.unshared_bytes += bytes;
   }
