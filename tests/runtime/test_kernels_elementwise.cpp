@@ -13,17 +13,17 @@
 
 #include "runtime/kernels/elementwise.h"
 #include "runtime/kernels/unary.h"
+#include "tests/support/random_tensors.h"
 
 namespace yolo::runtime::kernels {
 namespace {
 
-std::mt19937& rng() {
-  static std::mt19937 gen(1234);
-  return gen;
-}
+using test::expect_throws_naming;
+
+test::Random rng(1234);
 
 std::int64_t pick(std::int64_t lo, std::int64_t hi) {
-  return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng());
+  return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng.engine());
 }
 
 // Random values, kept away from zero so Div/Mod have valid divisors.
@@ -148,15 +148,6 @@ bool close(double got, double want) {
   if (std::isnan(want)) return std::isnan(got);
   if (std::isinf(want)) return got == want;
   return std::fabs(got - want) <= 1e-5 * (1 + std::fabs(want));
-}
-
-void expect_throws_naming(const std::function<void()>& f, const std::string& needle) {
-  try {
-    f();
-    ADD_FAILURE() << "expected std::invalid_argument mentioning '" << needle << "'";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
 }
 
 TEST(BroadcastShape, FollowsNumpyRulesInEveryDirection) {

@@ -21,20 +21,20 @@
 #include "runtime/kernels/shape_ops.h"
 #include "runtime/kernels/slice.h"
 #include "runtime/kernels/transpose.h"
+#include "tests/support/random_tensors.h"
 
 namespace yolo::runtime::kernels {
 namespace {
 
+using test::expect_throws_naming;
+
 constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
 constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
 
-std::mt19937& rng() {
-  static std::mt19937 gen(99);
-  return gen;
-}
+test::Random rng(99);
 
 std::int64_t pick(std::int64_t lo, std::int64_t hi) {
-  return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng());
+  return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng.engine());
 }
 
 // A tensor whose element i holds i (as the dtype allows), so any misplaced element shows.
@@ -107,15 +107,6 @@ void expect_mapping(
     const auto src = source(unravel(i, out.shape()));
     ASSERT_EQ(value_at(out, i), value_at(in, ravel(src, in.shape())))
         << what << " at output " << i << " of " << shape_string(out.shape());
-  }
-}
-
-void expect_throws_naming(const std::function<void()>& f, const std::string& needle) {
-  try {
-    f();
-    ADD_FAILURE() << "expected std::invalid_argument mentioning '" << needle << "'";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
   }
 }
 
@@ -203,7 +194,7 @@ TEST(Transpose, MatchesReferenceForRandomPermutations) {
     const Shape shape = random_shape(0, 5, true);
     std::vector<std::int64_t> perm(shape.size());
     std::iota(perm.begin(), perm.end(), 0);
-    std::shuffle(perm.begin(), perm.end(), rng());
+    std::shuffle(perm.begin(), perm.end(), rng.engine());
     const DType type = trial % 3 == 0   ? DType::kFloat32
                        : trial % 3 == 1 ? DType::kInt64
                                         : DType::kUInt8;

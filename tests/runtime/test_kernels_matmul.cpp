@@ -11,24 +11,21 @@
 #include <vector>
 
 #include "runtime/kernels/matmul.h"
+#include "tests/support/random_tensors.h"
 
 namespace yolo::runtime::kernels {
 namespace {
 
-std::mt19937& rng() {
-  static std::mt19937 gen(5);
-  return gen;
-}
+using test::expect_throws_naming;
+
+test::Random rng(5);
 
 std::int64_t pick(std::int64_t lo, std::int64_t hi) {
-  return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng());
+  return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng.engine());
 }
 
 Tensor random_tensor(Shape shape) {
-  Tensor t(DType::kFloat32, std::move(shape));
-  std::uniform_real_distribution<float> dist(-1.0F, 1.0F);
-  for (auto& v : t.values<float>()) v = dist(rng());
-  return t;
+  return rng.floats(std::move(shape), -1.0F, 1.0F);
 }
 
 std::vector<std::int64_t> unravel(std::int64_t flat, const Shape& shape) {
@@ -38,15 +35,6 @@ std::vector<std::int64_t> unravel(std::int64_t flat, const Shape& shape) {
     flat /= shape[d];
   }
   return idx;
-}
-
-void expect_throws_naming(const std::function<void()>& f, const std::string& needle) {
-  try {
-    f();
-    ADD_FAILURE() << "expected std::invalid_argument mentioning '" << needle << "'";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
 }
 
 // numpy.matmul by definition: promote 1-D operands, broadcast batch dims, sum over K.

@@ -16,17 +16,17 @@
 #include "runtime/kernels/reduce.h"
 #include "runtime/kernels/softmax.h"
 #include "runtime/kernels/topk.h"
+#include "tests/support/random_tensors.h"
 
 namespace yolo::runtime::kernels {
 namespace {
 
-std::mt19937& rng() {
-  static std::mt19937 gen(7);
-  return gen;
-}
+using test::expect_throws_naming;
+
+test::Random rng(7);
 
 std::int64_t pick(std::int64_t lo, std::int64_t hi) {
-  return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng());
+  return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng.engine());
 }
 
 // Small integers (as the dtype) so sums are exact and ties are frequent.
@@ -67,15 +67,6 @@ std::vector<std::int64_t> unravel(std::int64_t flat, const Shape& shape) {
     flat /= shape[d];
   }
   return idx;
-}
-
-void expect_throws_naming(const std::function<void()>& f, const std::string& needle) {
-  try {
-    f();
-    ADD_FAILURE() << "expected std::invalid_argument mentioning '" << needle << "'";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
 }
 
 TEST(Reduce, MatchesReferenceOverRandomAxes) {
@@ -309,7 +300,7 @@ TEST(TopK, EndToEndDetectionSize) {
   // yolo26n end2end: the best 300 of 8400 x 80 class scores (flattened).
   Tensor scores(DType::kFloat32, {1, 8400 * 80});
   std::uniform_real_distribution<float> dist(0.0F, 1.0F);
-  for (auto& v : scores.values<float>()) v = dist(rng());
+  for (auto& v : scores.values<float>()) v = dist(rng.engine());
   Tensor values(DType::kFloat32, {1, 300});
   Tensor indices(DType::kInt64, {1, 300});
   topk(scores, 300, -1, true, values, indices);
