@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <random>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -45,6 +46,32 @@ std::vector<T> xnn_input(std::size_t n, T value = T{}) {
   v.reserve(n + runtime::xnn::kExtraInputBytes / sizeof(T));
   v.resize(n, value);
   return v;
+}
+
+// The multi-index of row-major element `flat` of `shape`.
+inline std::vector<std::int64_t> unravel(std::int64_t flat, std::span<const std::int64_t> shape) {
+  std::vector<std::int64_t> idx(shape.size());
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    idx[d] = flat % shape[d];
+    flat /= shape[d];
+  }
+  return idx;
+}
+
+// Element `i` of an int or float tensor, as a double.
+inline double value_at(const runtime::Tensor& t, std::int64_t i) {
+  switch (t.dtype()) {
+    case runtime::DType::kFloat32:
+      return t.data_as<float>()[i];
+    case runtime::DType::kInt64:
+      return static_cast<double>(t.data_as<std::int64_t>()[i]);
+    case runtime::DType::kInt32:
+      return t.data_as<std::int32_t>()[i];
+    case runtime::DType::kInt8:
+      return t.data_as<std::int8_t>()[i];
+    default:
+      return t.data_as<std::uint8_t>()[i];
+  }
 }
 
 // Runs `f`, expecting a std::invalid_argument whose message mentions `needle`.
