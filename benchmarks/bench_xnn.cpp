@@ -48,14 +48,14 @@ struct ConvShape {
 
   Conv2dParams params() const {
     const uint32_t pad = kernel / 2;
-    return {.kernel_height = kernel,
-            .kernel_width = kernel,
-            .stride_height = stride,
-            .stride_width = stride,
-            .pad_top = pad,
-            .pad_left = pad,
-            .pad_bottom = pad,
-            .pad_right = pad,
+    return {.window = {.kernel_height = kernel,
+                       .kernel_width = kernel,
+                       .stride_height = stride,
+                       .stride_width = stride,
+                       .pad_top = pad,
+                       .pad_left = pad,
+                       .pad_bottom = pad,
+                       .pad_right = pad},
             .groups = groups,
             .input_channels = cin,
             .output_channels = cout};
@@ -139,16 +139,8 @@ void BM_Conv2dQC8Vnni(benchmark::State& state) {
   }
   const ConvShape s(state);
   const Conv2dParams p = s.params();
-  const yolo::runtime::kernels::ConvQC8Geometry g{.kernel_height = p.kernel_height,
-                                                  .kernel_width = p.kernel_width,
-                                                  .stride_height = p.stride_height,
-                                                  .stride_width = p.stride_width,
-                                                  .pad_top = p.pad_top,
-                                                  .pad_left = p.pad_left,
-                                                  .pad_bottom = p.pad_bottom,
-                                                  .pad_right = p.pad_right,
-                                                  .input_channels = s.cin,
-                                                  .output_channels = s.cout};
+  const yolo::runtime::kernels::ConvQC8Geometry g{
+      .window = p.window, .input_channels = s.cin, .output_channels = s.cout};
   const ConvQC8Vnni conv(g, {0.02F, -3, 0.5F, 1}, random_int8(s.weights()),
                          std::vector<float>(s.cout, 0.01F), std::vector<int32_t>(s.cout, 5));
   const auto input = random_int8(s.size * s.size * s.cin);

@@ -13,6 +13,7 @@
 
 #include "cli/commands.h"
 #include "cli/frame_sources.h"
+#include "cli/model_options.h"
 #include "detector/detector.h"
 #include "vision/capture.h"
 #include "vision/metrics.h"
@@ -295,9 +296,8 @@ void register_compare(CLI::App& app) {
   sub->add_option("--precision-b", args->precision_b, "Run model B in fp32 or int8")
       ->check(CLI::IsMember({"fp32", "int8"}))
       ->capture_default_str();
-  sub->add_option("--imgsz", args->imgsz,
-                  "Input size for models exported with dynamic axes (both models)")
-      ->check(CLI::Range(32, 4096));
+  add_imgsz_option(*sub, args->imgsz,
+                   "Input size for models exported with dynamic axes (both models)");
   sub->add_flag("--json", args->json, "Print one JSON object instead of the table");
   sub->footer(std::string("AP is COCO's: per class, IoU 0.50:0.05:0.95, 101 recall points, "
                           "averaged over the classes A detected. ") +

@@ -13,6 +13,9 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/model_options.h"
+#include "runtime/engine.h"
+#include "runtime/int8_operators.h"
 #include "runtime/model_error.h"
 #include "runtime/model_info.h"
 #include "runtime/model_lint.h"
@@ -205,7 +208,9 @@ struct Int8Plan {
 Int8Plan int8_plan(const ModelInfo& info, int imgsz) {
   switch (info.quantization) {
     case QuantizationKind::kNone:
-      return {std::nullopt, "float model: nothing is quantized"};
+      return {std::nullopt,
+              "float model: nothing is quantized (yolo-edge quantize makes one whose " +
+                  runtime::quantized_operator_list() + " run int8)"};
     case QuantizationKind::kDynamic:
       return {std::nullopt,
               "dynamic INT8: runs as FP32 (see the note), no layer runs int8 ahead of time"};
@@ -463,10 +468,9 @@ void register_inspect(CLI::App& app) {
                 "and zero points, dead channels, dynamic or QOperator INT8, an input that is not "
                 "a uint8 image); with --json the findings as JSON");
   sub->add_flag("--json", *json, "Print one JSON object instead of the text report");
-  sub->add_option("--imgsz", *imgsz,
-                  "Input size for the INT8 plan of a model exported with dynamic axes and no "
-                  "imgsz metadata")
-      ->check(CLI::Range(32, 8192));
+  add_imgsz_option(*sub, *imgsz,
+                   "Input size for the INT8 plan of a model exported with dynamic axes and no "
+                   "imgsz metadata");
   sub->footer(
       "Exit status: 0 the model is well formed (with --lint: no finding); 1 it was read but has "
       "problems (listed in the report; with --lint: findings); 2 it cannot be read as ONNX at all "

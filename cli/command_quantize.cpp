@@ -9,8 +9,10 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/model_options.h"
 #include "runtime/model_error.h"
 #include "runtime/onnx_model.h"
+#include "runtime/quantize/model_file.h"
 #include "runtime/quantizer.h"
 #include "vision/capture.h"
 #include "vision/decode.h"
@@ -125,8 +127,7 @@ void register_quantize(CLI::App& app) {
                   "Layers kept in FP32: auto (detection tail + sensitive final convs), none, or "
                   "NODE,NODE,...")
       ->capture_default_str();
-  sub->add_option("--imgsz", args->imgsz, "Input size for models exported with dynamic axes")
-      ->check(CLI::Range(32, 8192));
+  add_imgsz_option(*sub, args->imgsz);
   sub->add_option("--out,-o", args->out, "Where to write the INT8 QDQ model")->required();
   sub->add_option("--report", args->report,
                   "Write a JSON report: per-layer ranges, kept layers and why, sizes, times");

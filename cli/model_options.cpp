@@ -1,6 +1,26 @@
 #include "cli/model_options.h"
 
+#include <charconv>
+#include <cstdint>
+
+#include "config/schema.h"
+
 namespace yolo::cli {
+
+CLI::Option* add_imgsz_option(CLI::App& sub, int& imgsz, const std::string& description) {
+  const config::FieldSpec& field = *config::find_field("model.imgsz");
+  const CLI::Validator schema(
+      [&field](std::string& text) -> std::string {
+        std::int64_t n = 0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), n);
+        if (error != std::errc() || end != text.data() + text.size()) {
+          return "'" + text + "' is not a whole number";
+        }
+        return config::check_value(field, config::Value{n});
+      },
+      field.accepts());
+  return sub.add_option("--imgsz", imgsz, description)->check(schema);
+}
 
 void ModelOptions::add_to(CLI::App& sub, bool several_precisions) {
   sub.add_option("--model,-m", model, "ONNX model file")->required();
@@ -13,8 +33,7 @@ void ModelOptions::add_to(CLI::App& sub, bool several_precisions) {
         ->check(CLI::IsMember({"fp32", "int8"}))
         ->capture_default_str();
   }
-  sub.add_option("--imgsz", imgsz, "Input size for models exported with dynamic axes")
-      ->check(CLI::Range(32, 4096));
+  add_imgsz_option(sub, imgsz);
   sub.add_flag("--profile", profile, "Time every operator and print where the time goes");
 }
 

@@ -34,7 +34,7 @@ void resolve_input_shape(Graph& graph, const ModelMetadata& metadata, int imgsz)
     throw ModelError(graph.where + ": the model has " + std::to_string(graph.inputs.size()) +
                      " inputs; a detection model has exactly one image input");
   }
-  auto& in = graph.values[static_cast<std::size_t>(graph.inputs[0])];
+  auto& in = graph.value(graph.inputs[0]);
   if (in.dtype != DType::kFloat32 || in.shape.size() != 4) {
     throw ModelError(graph.where + ": input '" + in.name + "' is " + dtype_name(in.dtype) + " " +
                      shape_string(in.shape) +
@@ -287,8 +287,8 @@ std::unique_ptr<Engine> Engine::load_model(const std::filesystem::path& model_pa
     stats.int8_quantize = q.quantize;
     stats.int8_dequantize = q.dequantize;
     if (q.uint8_input)
-      impl->image.resize(static_cast<std::size_t>(
-          element_count(graph.values[static_cast<std::size_t>(graph.inputs[0])].shape)));
+      impl->image.resize(
+          static_cast<std::size_t>(element_count(graph.value(graph.inputs[0]).shape)));
     log("int8: " + std::to_string(q.conv) + " convs (" + std::to_string(q.conv_act) +
         " with element-wise tables), " + std::to_string(q.tables) + " tables (" +
         std::to_string(q.chains_as_written) + " chains with inner roundings, as written), " +
@@ -332,7 +332,7 @@ std::unique_ptr<Engine> Engine::load_model(const std::filesystem::path& model_pa
   release_packed_weights(graph);
   impl->input = view_of(graph, plan, graph.inputs[0], arena);
   for (int id : graph.outputs) {
-    const auto& v = graph.values[static_cast<std::size_t>(id)];
+    const auto& v = graph.value(id);
     impl->output_views.push_back(view_of(graph, plan, id, arena));
     impl->output_names.push_back(v.name);
     impl->outputs.emplace_back(DType::kFloat32, v.shape);

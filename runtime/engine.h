@@ -10,6 +10,7 @@
 
 #include "runtime/model_lint.h"
 #include "runtime/model_metadata.h"
+#include "runtime/qdq_plan.h"
 #include "runtime/tensor.h"
 
 namespace yolo::runtime {
@@ -29,6 +30,11 @@ enum class InputLayout { kNchwFloat, kNhwcFloat, kNhwcUint8 };
 // Where precision int8 looks for the quantized model of an FP32 file: beside it, with ".int8"
 // before the extension (yolov8n.onnx -> yolov8n.int8.onnx), the name `yolo-edge quantize` suggests.
 std::filesystem::path int8_sibling(const std::filesystem::path& model);
+
+// The per-node plan Engine::load follows for `model` at precision int8 (`imgsz` as in
+// EngineOptions): it shares every step before the lowering with Engine::load, so the plan cannot
+// drift from what runs. Throws ModelError as Engine::load does.
+QdqPlan plan_qdq_model(const std::filesystem::path& model, int imgsz);
 
 struct EngineOptions {
   Precision precision = Precision::kFp32;

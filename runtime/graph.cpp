@@ -252,11 +252,11 @@ Graph Graph::from_onnx(const onnx::ModelProto& model, const std::string& where) 
       if (proto.output_size() != 1) g.fail(node, "a Constant must have exactly one output");
       auto tensor = std::make_shared<Tensor>(constant_attribute(g, node));
       int id = g.find_value(proto.output(0));
-      if (id >= 0 && g.values[static_cast<std::size_t>(id)].producer != -2) {
+      if (id >= 0 && g.value(id).producer != -2) {
         g.fail(node, "output '" + proto.output(0) + "' is produced twice");
       }
       if (id < 0) id = g.add_value(named_value(proto.output(0)));
-      auto& v = g.values[static_cast<std::size_t>(id)];
+      auto& v = g.value(id);
       v.dtype = tensor->dtype();
       v.shape = tensor->shape();
       v.has_shape = true;
@@ -271,21 +271,21 @@ Graph Graph::from_onnx(const onnx::ModelProto& model, const std::string& where) 
         continue;
       }
       int id = g.find_value(name);
-      if (id >= 0 && g.values[static_cast<std::size_t>(id)].producer != -2) {
+      if (id >= 0 && g.value(id).producer != -2) {
         g.fail(node, "output '" + name +
                          "' is already produced by another node or is an "
                          "initializer/input");
       }
       if (id < 0) id = g.add_value(named_value(name));
-      g.values[static_cast<std::size_t>(id)].producer = node_index;
+      g.value(id).producer = node_index;
       node.outputs.push_back(id);
     }
     g.nodes.push_back(std::move(node));
   }
   for (const auto& node : g.nodes) {
     for (int id : node.inputs) {
-      if (id >= 0 && g.values[static_cast<std::size_t>(id)].producer == -2) {
-        g.fail(node, "input '" + g.values[static_cast<std::size_t>(id)].name +
+      if (id >= 0 && g.value(id).producer == -2) {
+        g.fail(node, "input '" + g.value(id).name +
                          "' is neither produced by a node nor an initializer or graph input "
                          "(a missing initializer?); the file is incomplete, re-export it");
       }
@@ -293,10 +293,10 @@ Graph Graph::from_onnx(const onnx::ModelProto& model, const std::string& where) 
   }
   for (const auto& out : graph.output()) {
     const int id = g.find_value(out.name());
-    if (id < 0 || g.values[static_cast<std::size_t>(id)].producer == -2) {
+    if (id < 0 || g.value(id).producer == -2) {
       throw ModelError(where + ": graph output '" + out.name() + "' is never produced");
     }
-    g.values[static_cast<std::size_t>(id)].graph_output = true;
+    g.value(id).graph_output = true;
     g.outputs.push_back(id);
   }
   g.topological_sort();
@@ -332,7 +332,7 @@ void Graph::topological_sort() {
   for (std::size_t i = 0; i < n; ++i) {
     for (int id : nodes[i].inputs) {
       if (id < 0) continue;
-      const int p = values[static_cast<std::size_t>(id)].producer;
+      const int p = value(id).producer;
       if (p >= 0) {
         ++pending[i];
         users[static_cast<std::size_t>(p)].push_back(static_cast<int>(i));
@@ -372,7 +372,7 @@ void Graph::topological_sort() {
   }
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     for (int out : nodes[i].outputs) {
-      if (out >= 0) values[static_cast<std::size_t>(out)].producer = static_cast<int>(i);
+      if (out >= 0) value(out).producer = static_cast<int>(i);
     }
   }
 }
@@ -388,7 +388,7 @@ void Graph::remove_nodes(const std::vector<bool>& dead) {
   }
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     for (int out : nodes[i].outputs) {
-      if (out >= 0) values[static_cast<std::size_t>(out)].producer = static_cast<int>(i);
+      if (out >= 0) value(out).producer = static_cast<int>(i);
     }
   }
 }
@@ -406,8 +406,7 @@ void Graph::remove_unused() {
     for (std::size_t i = 0; i < nodes.size(); ++i) {
       bool used = false;
       for (int out : nodes[i].outputs) {
-        if (out >= 0 && (reads[static_cast<std::size_t>(out)] > 0 ||
-                         values[static_cast<std::size_t>(out)].graph_output)) {
+        if (out >= 0 && (reads[static_cast<std::size_t>(out)] > 0 || value(out).graph_output)) {
           used = true;
         }
       }

@@ -70,6 +70,9 @@ class Graph {
   int opset = 0;             // of the default domain
   std::string where;         // the model file, for messages
 
+  // The value with index `id` (valid and non-negative).
+  Value& value(int id) { return values[static_cast<std::size_t>(id)]; }
+  const Value& value(int id) const { return values[static_cast<std::size_t>(id)]; }
   int add_value(Value value);
   int find_value(const std::string& name) const;
   // For every value, the indices of the nodes reading it (a node reading it twice appears twice).

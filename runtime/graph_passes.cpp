@@ -26,7 +26,7 @@ void fold_node(Graph& graph, const Node& node, const ops::OpSpec& spec) {
   for (int id : node.inputs) {
     ops::ValueView view;
     if (id >= 0) {
-      const auto& v = graph.values[static_cast<std::size_t>(id)];
+      const auto& v = graph.value(id);
       view.dtype = v.dtype;
       view.shape = view.physical = v.shape;
       view.data = const_cast<void*>(v.constant->data());
@@ -37,7 +37,7 @@ void fold_node(Graph& graph, const Node& node, const ops::OpSpec& spec) {
   for (int id : node.outputs) {
     ops::ValueView view;
     if (id >= 0) {
-      const auto& v = graph.values[static_cast<std::size_t>(id)];
+      const auto& v = graph.value(id);
       auto t = std::make_shared<Tensor>(v.dtype, v.shape);
       view.dtype = v.dtype;
       view.shape = view.physical = v.shape;
@@ -58,8 +58,7 @@ void fold_node(Graph& graph, const Node& node, const ops::OpSpec& spec) {
     graph.fail(node, std::string("cannot be computed at load: ") + e.what());
   }
   for (std::size_t i = 0; i < node.outputs.size(); ++i) {
-    if (node.outputs[i] >= 0)
-      graph.values[static_cast<std::size_t>(node.outputs[i])].constant = std::move(results[i]);
+    if (node.outputs[i] >= 0) graph.value(node.outputs[i]).constant = std::move(results[i]);
   }
 }
 
@@ -75,7 +74,7 @@ int infer_and_fold(Graph& graph) {
     bool all_constant = true;
     for (int id : node.inputs) {
       if (id < 0) continue;
-      const auto& v = graph.values[static_cast<std::size_t>(id)];
+      const auto& v = graph.value(id);
       if (!v.has_shape) {
         graph.fail(node, "the shape of input '" + v.name + "' is unknown");
       }
@@ -91,7 +90,7 @@ int infer_and_fold(Graph& graph) {
     }
     bool outputs_constant = true;
     for (int id : node.outputs) {
-      if (id >= 0 && !graph.values[static_cast<std::size_t>(id)].constant) {
+      if (id >= 0 && !graph.value(id).constant) {
         outputs_constant = false;
       }
     }
@@ -112,13 +111,13 @@ namespace {
 
 // The single node reading `value`, or -1 when none or several do (or it is a graph output).
 int sole_consumer(const Graph& graph, const std::vector<std::vector<int>>& consumers, int value) {
-  if (value < 0 || graph.values[static_cast<std::size_t>(value)].graph_output) return -1;
+  if (value < 0 || graph.value(value).graph_output) return -1;
   const auto& c = consumers[static_cast<std::size_t>(value)];
   return c.size() == 1 ? c[0] : -1;
 }
 
 const Tensor* constant_of(const Graph& graph, int value) {
-  return value < 0 ? nullptr : graph.values[static_cast<std::size_t>(value)].constant.get();
+  return value < 0 ? nullptr : graph.value(value).constant.get();
 }
 
 // Value i of a per-tensor (one element) or per-channel (n elements) quantization parameter.
@@ -154,7 +153,7 @@ Int8FoldStats fold_dynamic_int8(Graph& graph) {
     if (!conv && !is_op(node, "MatMulInteger")) continue;
     // x_q, w_q, x_zero_point, w_zero_point from DynamicQuantizeLinear(x) and constants.
     const int xq = node.input(0);
-    const int xp = xq >= 0 ? graph.values[static_cast<std::size_t>(xq)].producer : -1;
+    const int xp = xq >= 0 ? graph.value(xq).producer : -1;
     if (xp < 0 || !is_op(graph.nodes[static_cast<std::size_t>(xp)], "DynamicQuantizeLinear")) {
       continue;
     }
@@ -173,7 +172,7 @@ Int8FoldStats fold_dynamic_int8(Graph& graph) {
     if (mul_n < 0 || !is_op(graph.nodes[static_cast<std::size_t>(mul_n)], "Mul")) continue;
     const Node& mul = graph.nodes[static_cast<std::size_t>(mul_n)];
     const int scale = mul.input(0) == cast.outputs[0] ? mul.input(1) : mul.input(0);
-    const int sp = graph.values[static_cast<std::size_t>(scale)].producer;
+    const int sp = graph.value(scale).producer;
     if (sp < 0 || !is_op(graph.nodes[static_cast<std::size_t>(sp)], "Mul")) continue;
     const Node& scale_mul = graph.nodes[static_cast<std::size_t>(sp)];
     const int other = scale_mul.input(0) == dql.outputs[1]   ? scale_mul.input(1)
@@ -256,10 +255,10 @@ FusionStats fuse_activations(Graph& graph) {
       for (int k = 0; k < 2; ++k) {
         const int s = node.inputs[static_cast<std::size_t>(k)];
         const int x = node.inputs[static_cast<std::size_t>(1 - k)];
-        const int p = graph.values[static_cast<std::size_t>(s)].producer;
+        const int p = graph.value(s).producer;
         if (p < 0 || !is_op(graph.nodes[static_cast<std::size_t>(p)], "Sigmoid")) continue;
         if (graph.nodes[static_cast<std::size_t>(p)].inputs[0] != x) continue;
-        if (graph.values[static_cast<std::size_t>(x)].dtype != DType::kFloat32) continue;
+        if (graph.value(x).dtype != DType::kFloat32) continue;
         if (sole_consumer(graph, consumers, s) < 0) continue;
         dead[static_cast<std::size_t>(p)] = true;
         node.op_type = "SiLU";
@@ -280,7 +279,7 @@ FusionStats fuse_activations(Graph& graph) {
     const bool clip = is_op(act, "Clip");
     if (!silu && !relu && !clip) continue;
     const int x = act.input(0);
-    const int p = graph.values[static_cast<std::size_t>(x)].producer;
+    const int p = graph.value(x).producer;
     if (p < 0 || sole_consumer(graph, consumers, x) != static_cast<int>(n)) continue;
     Node& conv = graph.nodes[static_cast<std::size_t>(p)];
     if (!is_op(conv, "Conv") || conv.has_attribute("yolo_activation") ||

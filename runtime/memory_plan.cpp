@@ -7,6 +7,7 @@
 
 #include "runtime/model_error.h"
 #include "runtime/ops/registry.h"
+#include "runtime/xnn/xnn_operator.h"
 
 namespace yolo::runtime {
 
@@ -16,14 +17,14 @@ using ops::Layout;
 using ops::LayoutRule;
 
 // 4-D float and int8 activations (the int8 ones of lowered QDQ models) may be NHWC.
-bool is_float4d(const Graph& graph, int id) {
+bool may_be_nhwc(const Graph& graph, int id) {
   if (id < 0) return false;
-  const auto& v = graph.values[static_cast<std::size_t>(id)];
+  const auto& v = graph.value(id);
   return (v.dtype == DType::kFloat32 || v.dtype == DType::kInt8) && v.shape.size() == 4;
 }
 
 bool is_constant(const Graph& graph, int id) {
-  return id >= 0 && graph.values[static_cast<std::size_t>(id)].constant != nullptr;
+  return id >= 0 && graph.value(id).constant != nullptr;
 }
 
 const ops::OpSpec& spec_of(const Graph& graph, const Node& node) {
@@ -35,7 +36,7 @@ const ops::OpSpec& spec_of(const Graph& graph, const Node& node) {
 // Adds an internal node `op` reading `input` and returns its new output value.
 int add_internal(Graph& graph, std::vector<Node>& nodes, const char* op, int input,
                  const std::string& suffix) {
-  const auto& in = graph.values[static_cast<std::size_t>(input)];
+  const auto& in = graph.value(input);
   Value v;
   v.name = in.name + suffix;
   v.dtype = in.dtype;
@@ -43,7 +44,7 @@ int add_internal(Graph& graph, std::vector<Node>& nodes, const char* op, int inp
   v.has_shape = true;
   const int id = graph.add_value(std::move(v));
   Node node;
-  node.name = graph.values[static_cast<std::size_t>(id)].name;
+  node.name = graph.value(id).name;
   node.domain = "yolo";
   node.op_type = op;
   node.inputs = {input};
@@ -56,7 +57,7 @@ int add_internal(Graph& graph, std::vector<Node>& nodes, const char* op, int inp
 std::vector<Layout> assign_layouts(Graph& graph, Layout input_layout, int& conversions) {
   std::vector<Layout> layout(graph.values.size(), Layout::kNchw);
   for (int id : graph.inputs) {
-    if (is_float4d(graph, id)) layout[static_cast<std::size_t>(id)] = input_layout;
+    if (may_be_nhwc(graph, id)) layout[static_cast<std::size_t>(id)] = input_layout;
   }
   std::map<std::pair<int, Layout>, int> converted;
   std::vector<Node> nodes;
@@ -66,7 +67,7 @@ std::vector<Layout> assign_layouts(Graph& graph, Layout input_layout, int& conve
     const auto rule = spec_of(graph, node).layout_rule(graph, node);
     auto any_nhwc_input = [&] {
       for (int id : node.inputs) {
-        if (id >= 0 && !is_constant(graph, id) && is_float4d(graph, id) &&
+        if (id >= 0 && !is_constant(graph, id) && may_be_nhwc(graph, id) &&
             layout[static_cast<std::size_t>(id)] == Layout::kNhwc) {
           return true;
         }
@@ -88,7 +89,7 @@ std::vector<Layout> assign_layouts(Graph& graph, Layout input_layout, int& conve
     }
     for (std::size_t i = 0; i < node.inputs.size(); ++i) {
       const int id = node.inputs[i];
-      if (!is_float4d(graph, id)) continue;
+      if (!may_be_nhwc(graph, id)) continue;
       const bool constant = is_constant(graph, id);
       const Layout have = layout[static_cast<std::size_t>(id)];
       if (chosen == Layout::kNhwc) {
@@ -110,7 +111,7 @@ std::vector<Layout> assign_layouts(Graph& graph, Layout input_layout, int& conve
       node.inputs[i] = it->second;
     }
     for (int id : node.outputs) {
-      if (id >= 0 && chosen == Layout::kNhwc && is_float4d(graph, id)) {
+      if (id >= 0 && chosen == Layout::kNhwc && may_be_nhwc(graph, id)) {
         layout[static_cast<std::size_t>(id)] = Layout::kNhwc;
       }
     }
@@ -146,12 +147,12 @@ Links link_values(const Graph& graph, const std::vector<Layout>& layout, int& in
   links.parent.assign(graph.values.size(), -1);
   links.offset.assign(graph.values.size(), 0);
   links.placed.assign(graph.values.size(), false);
-  auto L = [&](int id) { return layout[static_cast<std::size_t>(id)]; };
+  auto layout_of = [&](int id) { return layout[static_cast<std::size_t>(id)]; };
   for (const auto& node : graph.nodes) {
     const bool onnx = node.domain.empty();
     const int in0 = node.input(0);
     if (onnx && (node.op_type == "Split" || node.op_type == "Slice") && in0 >= 0 &&
-        L(in0) == Layout::kNhwc && !is_constant(graph, in0)) {
+        layout_of(in0) == Layout::kNhwc && !is_constant(graph, in0)) {
       std::int64_t start = 0;
       if (node.op_type == "Slice") {
         start = ops::slice_range(graph, node).starts[1];
@@ -160,43 +161,43 @@ Links link_values(const Graph& graph, const std::vector<Layout>& layout, int& in
         if (out < 0) continue;
         links.parent[static_cast<std::size_t>(out)] = in0;
         links.offset[static_cast<std::size_t>(out)] = start;
-        start += graph.values[static_cast<std::size_t>(out)].shape[1];
+        start += graph.value(out).shape[1];
       }
       continue;
     }
-    if (ops::is_alias_op(node) && in0 >= 0 && !is_constant(graph, in0) && L(in0) == Layout::kNchw &&
-        L(node.outputs[0]) == Layout::kNchw) {
+    if (ops::is_alias_op(node) && in0 >= 0 && !is_constant(graph, in0) &&
+        layout_of(in0) == Layout::kNchw && layout_of(node.outputs[0]) == Layout::kNchw) {
       links.parent[static_cast<std::size_t>(node.outputs[0])] = in0;
       continue;
     }
-    if (!(onnx && node.op_type == "Concat") || L(node.outputs[0]) != Layout::kNhwc) continue;
+    if (!(onnx && node.op_type == "Concat") || layout_of(node.outputs[0]) != Layout::kNhwc)
+      continue;
     // Channel ranges of the concat's inputs.
     const int y = node.outputs[0];
-    const auto& ys = graph.values[static_cast<std::size_t>(y)].shape;
+    const auto& ys = graph.value(y).shape;
     std::vector<std::int64_t> start(node.inputs.size());
     std::vector<std::pair<int, std::int64_t>> source(node.inputs.size());
     std::int64_t offset = 0;
     for (std::size_t i = 0; i < node.inputs.size(); ++i) {
       start[i] = offset;
-      offset += graph.values[static_cast<std::size_t>(node.inputs[i])].shape[1];
+      offset += graph.value(node.inputs[i]).shape[1];
       source[i] = view_source(links, node.inputs[i]);
     }
     for (std::size_t i = 0; i < node.inputs.size(); ++i) {
       const auto [x, off] = source[i];
-      const auto& xv = graph.values[static_cast<std::size_t>(x)];
+      const auto& xv = graph.value(x);
       bool ok = !xv.constant && !xv.graph_input && xv.producer >= 0 &&
-                links.parent[static_cast<std::size_t>(x)] < 0 && L(x) == Layout::kNhwc &&
+                links.parent[static_cast<std::size_t>(x)] < 0 && layout_of(x) == Layout::kNhwc &&
                 xv.shape[0] == ys[0] && xv.shape[2] == ys[2] && xv.shape[3] == ys[3];
       if (ok) {
         const Node& producer = graph.nodes[static_cast<std::size_t>(xv.producer)];
-        ok = spec_of(graph, producer).writes_strided(graph, producer);
+        ok = spec_of(graph, producer).writes_strided();
       }
       const std::int64_t base = start[i] - off;
       ok = ok && base >= 0 && base + xv.shape[1] <= ys[1];
       // Every input overlapping x's channels must be the matching part of x.
       for (std::size_t j = 0; ok && j < node.inputs.size(); ++j) {
-        const std::int64_t end_j =
-            start[j] + graph.values[static_cast<std::size_t>(node.inputs[j])].shape[1];
+        const std::int64_t end_j = start[j] + graph.value(node.inputs[j]).shape[1];
         const bool overlaps = start[j] < base + xv.shape[1] && end_j > base;
         if (overlaps && (source[j].first != x || source[j].second != start[j] - base)) ok = false;
       }
@@ -235,8 +236,7 @@ std::pair<int, std::int64_t> resolve(const Links& links, int id) {
 bool strided(const Graph& graph, const Links& links, const std::vector<Layout>& layout, int id) {
   if (layout[static_cast<std::size_t>(id)] != Layout::kNhwc || is_constant(graph, id)) return false;
   const int root = resolve(links, id).first;
-  return root != id && graph.values[static_cast<std::size_t>(root)].shape[1] !=
-                           graph.values[static_cast<std::size_t>(id)].shape[1];
+  return root != id && graph.value(root).shape[1] != graph.value(id).shape[1];
 }
 
 }  // namespace
@@ -253,7 +253,7 @@ MemoryPlan plan_memory(Graph& graph, Layout input_layout) {
   graph.nodes.clear();
   std::map<int, int> dense;
   for (auto& node : source) {
-    if (!spec_of(graph, node).reads_strided(graph, node)) {
+    if (!spec_of(graph, node).reads_strided()) {
       for (auto& id : node.inputs) {
         if (id < 0 || !strided(graph, links, plan.layout, id)) continue;
         auto it = dense.find(id);
@@ -312,10 +312,11 @@ MemoryPlan plan_memory(Graph& graph, Layout input_layout) {
     plan.element_offset[id] = off;
     if (r != static_cast<int>(id) || first[id] == std::numeric_limits<int>::max()) continue;
     if (!v.has_shape) continue;
-    // Rounded to cache lines, plus slack for XNNPACK's reads past the end.
+    // With the bytes XNNPACK may read past the end, rounded up to cache lines.
     const std::int64_t bytes =
-        (element_count(v.shape) * static_cast<std::int64_t>(dtype_size(v.dtype)) + 63) / 64 * 64 +
-        64;
+        (element_count(v.shape) * static_cast<std::int64_t>(dtype_size(v.dtype)) +
+         static_cast<std::int64_t>(xnn::kExtraInputBytes) + 63) /
+        64 * 64;
     buffers.push_back({r, bytes, first[id], last[id]});
     plan.unshared_bytes += bytes;
   }
@@ -349,7 +350,7 @@ MemoryPlan plan_memory(Graph& graph, Layout input_layout) {
 ops::ValueView view_of(const Graph& graph, const MemoryPlan& plan, int id, std::uint8_t* arena) {
   ops::ValueView view;
   if (id < 0) return view;
-  const auto& v = graph.values[static_cast<std::size_t>(id)];
+  const auto& v = graph.value(id);
   view.dtype = v.dtype;
   view.shape = v.shape;
   view.physical = v.shape;
@@ -366,7 +367,7 @@ ops::ValueView view_of(const Graph& graph, const MemoryPlan& plan, int id, std::
   view.layout = plan.layout[static_cast<std::size_t>(id)];
   if (view.layout == ops::Layout::kNhwc) {
     view.physical = {v.shape[0], v.shape[2], v.shape[3], v.shape[1]};
-    view.pixel_stride = graph.values[static_cast<std::size_t>(root)].shape[1];
+    view.pixel_stride = graph.value(root).shape[1];
   }
   return view;
 }

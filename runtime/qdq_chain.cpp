@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "runtime/int8_operators.h"
 #include "runtime/kernels/quantize.h"
 
 namespace yolo::runtime {
@@ -105,9 +106,9 @@ class Finder {
     // others by chain ops behind its QuantizeLinear (the Sigmoid inside a SiLU); take those in.
     while (leaves_.size() > 1) {
       const int leaf = *std::max_element(leaves_.begin(), leaves_.end(), [&](int a, int b) {
-        return value(a).producer < value(b).producer;
+        return g_.value(a).producer < g_.value(b).producer;
       });
-      const int p = value(leaf).producer;
+      const int p = g_.value(leaf).producer;
       const auto q = static_cast<std::size_t>(p);
       if (p < 0 || !quant_[q] || !is_op(g_.nodes[q], "QuantizeLinear")) {
         why = "its inputs come from different int8 tensors";
@@ -134,8 +135,6 @@ class Finder {
   }
 
  private:
-  const Value& value(int id) const { return g_.values[static_cast<std::size_t>(id)]; }
-
   bool add_op(std::size_t n) {
     if (members_.count(n)) return true;
     if (members_.size() >= kMaxChainNodes) {
@@ -159,7 +158,7 @@ class Finder {
       why_ = "an input is omitted";
       return false;
     }
-    const Value& v = value(id);
+    const Value& v = g_.value(id);
     if (v.constant) {
       if (v.constant->dtype() == DType::kFloat32 && v.constant->size() == 1) return true;
       why_ = "input '" + v.name + "' is a constant with more than one value";
@@ -178,15 +177,15 @@ class Finder {
   }
 
   bool same_shapes(const ElementwiseChain& chain, std::string& why) const {
-    const Value& source = value(chain.source);
+    const Value& source = g_.value(chain.source);
     if (!source.has_shape) {
       why = "the shape of '" + source.name + "' is unknown";
       return false;
     }
     for (std::size_t n : chain.nodes) {
       for (int id : g_.nodes[n].outputs) {
-        if (value(id).shape != source.shape) {
-          why = "'" + value(id).name + "' differs in shape from '" + source.name +
+        if (g_.value(id).shape != source.shape) {
+          why = "'" + g_.value(id).name + "' differs in shape from '" + source.name +
                 "' (broadcasting runs in float)";
           return false;
         }
@@ -198,7 +197,7 @@ class Finder {
   // Whether node `n` of the chain reads the source through a DequantizeLinear directly.
   bool reads_source(const ElementwiseChain& chain, const Node& node) const {
     return std::any_of(node.inputs.begin(), node.inputs.end(), [&](int id) {
-      const int p = id < 0 ? -1 : value(id).producer;
+      const int p = id < 0 ? -1 : g_.value(id).producer;
       return p >= 0 && is_op(g_.nodes[static_cast<std::size_t>(p)], "DequantizeLinear") &&
              g_.nodes[static_cast<std::size_t>(p)].inputs[0] == chain.source;
     });
@@ -242,7 +241,7 @@ std::pair<float, float> clip_bounds(const Graph& graph, const Node& node) {
   auto bound = [&](std::size_t i, float fallback) {
     const int id = node.input(i);
     if (id < 0) return fallback;
-    return graph.values[static_cast<std::size_t>(id)].constant->data_as<float>()[0];
+    return graph.value(id).constant->data_as<float>()[0];
   };
   if (node.input_count() > 1 || graph.opset >= 11) {
     return {bound(1, -std::numeric_limits<float>::infinity()),
@@ -254,6 +253,8 @@ std::pair<float, float> clip_bounds(const Graph& graph, const Node& node) {
 }  // namespace
 
 bool is_chain_op(const Node& node) {
+  const Int8Operator* op = node.domain.empty() ? find_int8_operator(node.op_type) : nullptr;
+  if (!op || op->lowering != Int8Lowering::kElementwise) return false;
   return unary_of(node).has_value() || binary_of(node).has_value() || is_clip(node);
 }
 
@@ -274,7 +275,7 @@ std::optional<Int8Table> chain_table(const Graph& graph,
   for (int q = -128; q <= 127; ++q)
     source[static_cast<std::size_t>(q + 128)] = static_cast<float>(q);
   auto input = [&](int id) {
-    const Value& v = graph.values[static_cast<std::size_t>(id)];
+    const Value& v = graph.value(id);
     if (v.constant) {
       Values scalar;
       scalar.fill(v.constant->data_as<float>()[0]);

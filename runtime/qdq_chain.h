@@ -29,9 +29,8 @@ struct TensorQuant {
 // table[uint8_t(q)]: the int8 output for int8 input q (indexed by the input's raw byte).
 using Int8Table = std::array<std::int8_t, 256>;
 
-// The float ops a chain may hold: element-wise functions of their inputs (Sigmoid, HardSigmoid,
-// HardSwish, Relu, LeakyRelu, Clip, Tanh, Softplus, Elu, Neg, Abs, Exp, Identity, and Add, Sub,
-// Mul, Div, Min, Max of two inputs).
+// The float ops a chain may hold: the element-wise ops of runtime/int8_operators.h, the binary
+// ones (Add, Sub, Mul, Div, Min, Max) with two inputs.
 bool is_chain_op(const Node& node);
 
 struct ElementwiseChain {

@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 
+#include "runtime/int8_operators.h"
 #include "runtime/model_error.h"
 #include "runtime/qdq_chain.h"
 
@@ -57,7 +58,7 @@ void add_quant(Node& node, const std::string& prefix, Quant q) {
 }
 
 const Tensor* constant_of(const Graph& graph, int id) {
-  return id < 0 ? nullptr : graph.values[static_cast<std::size_t>(id)].constant.get();
+  return id < 0 ? nullptr : graph.value(id).constant.get();
 }
 
 int zero_point_at(const Tensor& t, std::int64_t i) {
@@ -75,7 +76,7 @@ std::optional<Quant> tensor_quant(const Graph& graph, const Node& node) {
   const Tensor* scale = constant_of(graph, node.input(1));
   if (!scale || scale->size() != 1 || scale->dtype() != DType::kFloat32) return std::nullopt;
   const int q_value = dq ? node.input(0) : node.outputs[0];
-  const DType type = graph.values[static_cast<std::size_t>(q_value)].dtype;
+  const DType type = graph.value(q_value).dtype;
   if (type != DType::kInt8 && type != DType::kUInt8) return std::nullopt;
   Quant q{scale->data_as<float>()[0], type == DType::kUInt8 ? -128 : 0};
   if (node.input(2) >= 0) {
@@ -88,7 +89,7 @@ std::optional<Quant> tensor_quant(const Graph& graph, const Node& node) {
 }
 
 std::shared_ptr<const Tensor> constant_ptr(const Graph& graph, int id) {
-  return id < 0 ? nullptr : graph.values[static_cast<std::size_t>(id)].constant;
+  return id < 0 ? nullptr : graph.value(id).constant;
 }
 
 int add_constant(Graph& graph, const std::string& name, Tensor t) {
@@ -111,6 +112,16 @@ bool explicit_padding(const Node& node) {
   const auto pad = node.attr_string("auto_pad", "NOTSET");
   return pad == "NOTSET";
 }
+
+// A lookup's result: the value found, or why there is none.
+template <typename T>
+struct Found {
+  std::optional<T> value;
+  std::string why;
+  explicit operator bool() const { return value.has_value(); }
+  const T& operator*() const { return *value; }
+  const T* operator->() const { return &*value; }
+};
 
 class Lowering {
  public:
@@ -142,25 +153,13 @@ class Lowering {
     // uint8 activations become int8 (their zero points were shifted by tensor_quant).
     for (std::size_t n = 0; n < g_.nodes.size(); ++n) {
       if (quant_[n] && is_op(g_.nodes[n], "QuantizeLinear"))
-        value(g_.nodes[n].outputs[0]).dtype = DType::kInt8;
+        g_.value(g_.nodes[n].outputs[0]).dtype = DType::kInt8;
     }
     lower_input();
     for (std::size_t n = 0; n < g_.nodes.size(); ++n) {
       if (dead_[n] || !g_.nodes[n].domain.empty()) continue;
-      const std::string op = g_.nodes[n].op_type;
-      if (op == "Conv") {
-        lower_conv(n);
-      } else if (is_chain_op(g_.nodes[n])) {
-        lower_elementwise(n);
-      } else if (op == "MaxPool") {
-        lower_maxpool(n);
-      } else if (op == "Resize") {
-        lower_resize(n);
-      } else if (op == "Concat") {
-        lower_concat(n);
-      } else if (op == "Split") {
-        lower_split(n);
-      }
+      const Int8Operator* op = find_int8_operator(g_.nodes[n].op_type);
+      if (op) lower(n, op->lowering);
     }
     // The Q/DQ nodes left are the borders of FP32 islands.
     for (std::size_t n = 0; n < g_.nodes.size(); ++n) {
@@ -198,7 +197,7 @@ class Lowering {
         stats.quantize += node.op_type == "Quantize";
         stats.dequantize += node.op_type == "Dequantize";
       } else if ((node.op_type == "Concat" || node.op_type == "Split") && node.input(0) >= 0 &&
-                 value(node.inputs[0]).dtype == DType::kInt8) {
+                 g_.value(node.inputs[0]).dtype == DType::kInt8) {
         ++stats.channel_ops;
       }
     }
@@ -206,7 +205,23 @@ class Lowering {
   }
 
  private:
-  Value& value(int id) { return g_.values[static_cast<std::size_t>(id)]; }
+  void lower(std::size_t n, Int8Lowering lowering) {
+    switch (lowering) {
+      case Int8Lowering::kConv:
+        return lower_conv(n);
+      case Int8Lowering::kElementwise:
+        if (is_chain_op(g_.nodes[n])) lower_elementwise(n);
+        return;
+      case Int8Lowering::kMaxPool:
+        return lower_maxpool(n);
+      case Int8Lowering::kUpsample:
+        return lower_resize(n);
+      case Int8Lowering::kConcat:
+        return lower_concat(n);
+      case Int8Lowering::kSplit:
+        return lower_split(n);
+    }
+  }
 
   // Records that node n stays float, and why.
   void keep(std::size_t n, const std::string& why) {
@@ -218,21 +233,19 @@ class Lowering {
     decisions_[n].note = how;
   }
 
-  // The int8 value and its quantization behind a DequantizeLinear producing `id`; when there is
-  // none, why_ says why.
-  std::optional<std::pair<int, Quant>> dq_source(int id) {
-    if (id < 0) {
-      why_ = "an input is omitted";
-      return std::nullopt;
-    }
-    why_ =
-        "input '" + value(id).name + "' is " +
-        (value(id).constant ? "a float constant" : "not dequantized from a per-tensor int8 tensor");
-    const int p = value(id).producer;
-    if (p < 0 || !quant_[static_cast<std::size_t>(p)]) return std::nullopt;
+  // The int8 value and its quantization behind a DequantizeLinear producing `id`.
+  Found<std::pair<int, Quant>> dq_source(int id) const {
+    if (id < 0) return {std::nullopt, "an input is omitted"};
+    const Value& v = g_.value(id);
+    auto none = [&] {
+      return "input '" + v.name + "' is " +
+             (v.constant ? "a float constant" : "not dequantized from a per-tensor int8 tensor");
+    };
+    const int p = v.producer;
+    if (p < 0 || !quant_[static_cast<std::size_t>(p)]) return {std::nullopt, none()};
     const Node& node = g_.nodes[static_cast<std::size_t>(p)];
-    if (!is_op(node, "DequantizeLinear")) return std::nullopt;
-    return std::make_pair(node.inputs[0], *quant_[static_cast<std::size_t>(p)]);
+    if (!is_op(node, "DequantizeLinear")) return {std::nullopt, none()};
+    return {std::pair{node.inputs[0], *quant_[static_cast<std::size_t>(p)]}, {}};
   }
 
   // The QuantizeLinear that is the only reader of float output `id`: its node, output, params.
@@ -241,26 +254,25 @@ class Lowering {
     int output;
     Quant quant;
   };
-  // When there is none, why_ says why.
-  std::optional<Sink> sole_q(int id) {
-    why_ = "no QuantizeLinear on its output";
-    if (id < 0) return std::nullopt;
-    if (value(id).graph_output) {
-      why_ = "its output '" + value(id).name + "' is a model output";
-      return std::nullopt;
+  Found<Sink> sole_q(int id) const {
+    const std::string none = "no QuantizeLinear on its output";
+    if (id < 0) return {std::nullopt, none};
+    if (g_.value(id).graph_output) {
+      return {std::nullopt, "its output '" + g_.value(id).name + "' is a model output"};
     }
     const auto& readers = consumers_[static_cast<std::size_t>(id)];
     if (readers.size() > 1) {
-      why_ =
-          "its output feeds " + std::to_string(readers.size()) + " nodes, not one QuantizeLinear";
+      return {std::nullopt, "its output feeds " + std::to_string(readers.size()) +
+                                " nodes, not one QuantizeLinear"};
     }
-    if (readers.size() != 1) return std::nullopt;
+    if (readers.empty()) return {std::nullopt, none};
     const auto q = static_cast<std::size_t>(readers[0]);
-    if (is_op(g_.nodes[q], "QuantizeLinear") && !quant_[q]) {
-      why_ = "the QuantizeLinear on its output is not per-tensor int8";
+    const bool is_q = is_op(g_.nodes[q], "QuantizeLinear");
+    if (is_q && !quant_[q]) {
+      return {std::nullopt, "the QuantizeLinear on its output is not per-tensor int8"};
     }
-    if (dead_[q] || !quant_[q] || !is_op(g_.nodes[q], "QuantizeLinear")) return std::nullopt;
-    return Sink{q, g_.nodes[q].outputs[0], *quant_[q]};
+    if (dead_[q] || !quant_[q] || !is_q) return {std::nullopt, none};
+    return {Sink{q, g_.nodes[q].outputs[0], *quant_[q]}, {}};
   }
 
   void replace(std::size_t n, const std::string& op, std::vector<int> inputs, const Sink& sink) {
@@ -283,13 +295,13 @@ class Lowering {
     if (!quant_[q] || !is_op(g_.nodes[q], "QuantizeLinear")) return;
     if (std::abs(quant_[q]->scale * 255.0F - 1.0F) > 1e-5F || quant_[q]->zero_point != -128) return;
     const int out = g_.nodes[q].outputs[0];
-    if (value(out).graph_output) return;
+    if (g_.value(out).graph_output) return;
     for (auto& node : g_.nodes) {
       for (auto& id : node.inputs) {
         if (id == out) id = in;
       }
     }
-    value(in).dtype = DType::kInt8;
+    g_.value(in).dtype = DType::kInt8;
     dead_[q] = true;
     uint8_input_ = true;
     input_rewired_ = {out, in};
@@ -298,9 +310,9 @@ class Lowering {
   void lower_conv(std::size_t n) {
     const Node node = g_.nodes[n];
     const auto x = dq_source(node.input(0));
-    if (!x) return keep(n, why_);
+    if (!x) return keep(n, x.why);
     const auto sink = sole_q(node.outputs[0]);
-    if (!sink) return keep(n, why_);
+    if (!sink) return keep(n, sink.why);
     const auto w = weights_.find(node.input(1));
     if (w == weights_.end()) return keep(n, "its weights are not int8 behind a DequantizeLinear");
     if (!explicit_padding(node)) return keep(n, "auto_pad is set");
@@ -369,7 +381,7 @@ class Lowering {
   void lower_elementwise(std::size_t n) {
     const Node node = g_.nodes[n];
     const auto sink = sole_q(node.outputs[0]);
-    if (!sink) return keep(n, why_);
+    if (!sink) return keep(n, sink.why);
     std::string why;
     const auto chain = find_chain(original_, quant_, n, why);
     if (!chain) {
@@ -422,11 +434,11 @@ class Lowering {
   void lower_binary(std::size_t n, const Sink& sink) {
     const Node node = g_.nodes[n];
     const auto a = dq_source(node.input(0));
-    if (!a) return keep(n, why_);
+    if (!a) return keep(n, a.why);
     const auto b = dq_source(node.input(1));
-    if (!b) return keep(n, why_);
-    if (value(a->first).shape != value(b->first).shape ||
-        value(a->first).shape != value(node.outputs[0]).shape) {
+    if (!b) return keep(n, b.why);
+    if (g_.value(a->first).shape != g_.value(b->first).shape ||
+        g_.value(a->first).shape != g_.value(node.outputs[0]).shape) {
       return keep(n, "its inputs and output differ in shape (broadcasting runs in float)");
     }
     replace(n, "QBinary", {a->first, b->first}, sink);
@@ -443,9 +455,13 @@ class Lowering {
   std::optional<std::pair<int, Sink>> same_quant_io(std::size_t n) {
     const Node& node = g_.nodes[n];
     const auto x = dq_source(node.input(0));
-    auto sink = x ? sole_q(node.outputs[0]) : std::nullopt;
-    if (!x || !sink) {
-      keep(n, why_);
+    if (!x) {
+      keep(n, x.why);
+      return std::nullopt;
+    }
+    const auto sink = sole_q(node.outputs[0]);
+    if (!sink) {
+      keep(n, sink.why);
       return std::nullopt;
     }
     if (!(x->second == sink->quant)) {
@@ -479,8 +495,8 @@ class Lowering {
     const Node node = g_.nodes[n];
     const auto io = same_quant_io(n);
     if (!io) return;
-    const Shape& in = value(io->first).shape;
-    const Shape& out = value(node.outputs[0]).shape;
+    const Shape& in = g_.value(io->first).shape;
+    const Shape& out = g_.value(node.outputs[0]).shape;
     if (in.size() != 4 || out.size() != 4 || in[0] != out[0] || in[1] != out[1] ||
         out[2] % in[2] != 0 || out[3] % in[3] != 0) {
       return keep(n, "not a whole-number upscale of height and width");
@@ -512,14 +528,14 @@ class Lowering {
   void lower_concat(std::size_t n) {
     const Node node = g_.nodes[n];
     const auto sink = sole_q(node.outputs[0]);
-    if (!sink) return keep(n, why_);
-    if (!channel_axis(node, 0) || value(node.outputs[0]).shape.size() != 4) {
+    if (!sink) return keep(n, sink.why);
+    if (!channel_axis(node, 0) || g_.value(node.outputs[0]).shape.size() != 4) {
       return keep(n, "not a channel concat of 4-D tensors");
     }
     std::vector<int> inputs;
     for (int id : node.inputs) {
       const auto x = dq_source(id);
-      if (!x) return keep(n, why_);
+      if (!x) return keep(n, x.why);
       inputs.push_back(x->first);
     }
     int requantized = 0;
@@ -528,7 +544,7 @@ class Lowering {
       if (x->second == sink->quant) continue;
       ++requantized;
       // Unequal scales: requantize this input with an identity table first.
-      Value v = value(x->first);
+      Value v = g_.value(x->first);
       v.name += "/requantized";
       const std::string name = v.name;
       v.producer = -1;
@@ -558,16 +574,16 @@ class Lowering {
   void lower_split(std::size_t n) {
     const Node node = g_.nodes[n];
     const auto x = dq_source(node.input(0));
-    if (!x) return keep(n, why_);
-    if (!channel_axis(node, 0) || value(x->first).shape.size() != 4) {
+    if (!x) return keep(n, x.why);
+    if (!channel_axis(node, 0) || g_.value(x->first).shape.size() != 4) {
       return keep(n, "not a channel split of a 4-D tensor");
     }
     std::vector<Sink> sinks;
     for (int id : node.outputs) {
       const auto s = sole_q(id);
-      if (!s) return keep(n, why_);
+      if (!s) return keep(n, s.why);
       if (!(s->quant == x->second)) {
-        return keep(n, "output '" + value(id).name + "' is quantized unlike its input");
+        return keep(n, "output '" + g_.value(id).name + "' is quantized unlike its input");
       }
       sinks.push_back(*s);
     }
@@ -647,8 +663,8 @@ class Lowering {
       const auto function = lut.attr_string("function", "");
       if (function == "identity") continue;
       const int x = lut.inputs[0];
-      const int p = value(x).producer;
-      if (p < 0 || value(x).graph_output || readers[static_cast<std::size_t>(x)].size() != 1) {
+      const int p = g_.value(x).producer;
+      if (p < 0 || g_.value(x).graph_output || readers[static_cast<std::size_t>(x)].size() != 1) {
         continue;
       }
       Node& conv = g_.nodes[static_cast<std::size_t>(p)];
@@ -697,7 +713,6 @@ class Lowering {
   };
   std::vector<Decision> decisions_;
   std::vector<std::string> original_op_;
-  std::string why_;
   std::vector<QdqLayer> layers_;
   std::unordered_map<int, std::size_t> layer_of_output_;
   std::unordered_map<std::size_t, std::size_t> layer_of_node_;

@@ -7,13 +7,13 @@
 // writing the int8 tensors; the Q/DQ nodes left over are the borders of FP32 islands and become
 // float <-> int8 converts. uint8 tensors with zero point z become int8 with zero point z - 128.
 
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "runtime/graph.h"
+#include "runtime/qdq_plan.h"
 
 namespace yolo::runtime {
 
@@ -31,35 +31,6 @@ struct QuantizedWeight {
 // DequantizeLinear nodes into float constants (under the same value ids).
 using QuantizedWeights = std::unordered_map<int, QuantizedWeight>;
 QuantizedWeights collect_quantized_weights(const Graph& graph);
-
-struct QdqLoweringStats {
-  int conv = 0;      // QConv steps
-  int conv_act = 0;  // of which with a fused SiLU / sigmoid table
-  int tables = 0;    // QLut steps (element-wise chains, requantization)
-  int binary = 0;    // QBinary
-  int maxpool = 0;
-  int upsample = 0;
-  int channel_ops = 0;       // Concat / Split / Slice running on int8
-  int quantize = 0;          // float -> int8 converts left (FP32 island exits)
-  int dequantize = 0;        // int8 -> float converts left (FP32 island entries)
-  bool uint8_input = false;  // the model input is quantized from the uint8 image (xor 0x80)
-  // Tables whose chain holds QuantizeLinear nodes of its own, reproduced as the file writes them
-  // (ONNX Runtime's SiLU rounds its Sigmoid output before the Mul).
-  int chains_as_written = 0;
-  int fp32_islands = 0;  // connected groups of layers left in float
-};
-
-// What the lowering made of one node of the folded graph (every node but the Q/DQ it consumed).
-struct QdqLayer {
-  std::string node;
-  std::string op;  // as in the file: "Conv", "Mul", ...
-  bool int8 = false;
-  // How it runs ("int8 QConv + SiLU table") or why it stays float ("kept FP32: no
-  // QuantizeLinear on its output").
-  std::string note;
-  // The node whose int8 step computes this one (a SiLU table fused into a QConv), else empty.
-  std::string fused_into;
-};
 
 // The metadata_props key yolo-edge's quantizer writes into its files (runtime/quantizer.h).
 inline constexpr const char* kOwnQuantizationKey = "yolo_edge_quantization";
@@ -79,15 +50,6 @@ struct QdqLoweringOptions {
 QdqLoweringStats lower_qdq(Graph& graph, const QuantizedWeights& weights,
                            const QdqLoweringOptions& options,
                            std::vector<QdqLayer>* layers = nullptr);
-
-// The per-node plan Engine::load follows for `model` at precision int8 (`imgsz` as in
-// EngineOptions). Defined in engine.cpp, which shares every step before the lowering with
-// Engine::load so the plan cannot drift from what runs. Throws ModelError as Engine::load does.
-struct QdqPlan {
-  std::vector<QdqLayer> layers;
-  QdqLoweringStats stats;
-};
-QdqPlan plan_qdq_model(const std::filesystem::path& model, int imgsz);
 
 // QOperator-format INT8 operators (onnxruntime quantize_static with quant_format=QOperator):
 // QLinearConv, QLinearMatMul, QGemm and the com.microsoft QLinear* ops. The runtime does not run

@@ -20,18 +20,6 @@ constexpr std::size_t kBlock = 64;   // output channels per block: four zmm accu
 // Kernel rows of at most this many bytes (kernel width x channels) are read as one piece.
 constexpr std::size_t kMaxRowPiece = 64;
 
-std::size_t conv_out(std::size_t input, std::uint32_t kernel, std::uint32_t stride,
-                     std::uint32_t dilation, std::uint32_t pad_before, std::uint32_t pad_after) {
-  const std::size_t padded = input + pad_before + pad_after;
-  const std::size_t extent = static_cast<std::size_t>(dilation) * (kernel - 1) + 1;
-  if (padded < extent) {
-    throw std::invalid_argument("int8 convolution: the padded input (" + std::to_string(padded) +
-                                ") is smaller than the dilated kernel (" + std::to_string(extent) +
-                                ")");
-  }
-  return (padded - extent) / stride + 1;
-}
-
 // Everything one run needs, shared read-only by the pthreadpool tasks.
 struct Job {
   const ConvQC8Geometry* g;
@@ -75,10 +63,11 @@ inline void origins(const Job& j, std::size_t first, std::size_t count, Origin* 
   std::size_t oy = first % per_image / j.out_w;
   std::size_t ox = first % j.out_w;
   for (std::size_t m = 0; m < count; ++m) {
-    out[m] = {
-        image,
-        static_cast<std::ptrdiff_t>(oy * g.stride_height) - static_cast<std::ptrdiff_t>(g.pad_top),
-        static_cast<std::ptrdiff_t>(ox * g.stride_width) - static_cast<std::ptrdiff_t>(g.pad_left)};
+    out[m] = {image,
+              static_cast<std::ptrdiff_t>(oy * g.window.stride_height) -
+                  static_cast<std::ptrdiff_t>(g.window.pad_top),
+              static_cast<std::ptrdiff_t>(ox * g.window.stride_width) -
+                  static_cast<std::ptrdiff_t>(g.window.pad_left)};
     if (++ox == j.out_w) {
       ox = 0;
       if (++oy == j.out_h) {
@@ -92,8 +81,8 @@ inline void origins(const Job& j, std::size_t first, std::size_t count, Origin* 
 // The input pixel under kernel tap (ky, kx), or the zero-point pixel in the padding.
 inline const std::int8_t* tap_pixel(const Job& j, const Origin& o, std::size_t ky, std::size_t kx) {
   const ConvQC8Geometry& g = *j.g;
-  const std::ptrdiff_t iy = o.y + static_cast<std::ptrdiff_t>(ky * g.dilation_height);
-  const std::ptrdiff_t ix = o.x + static_cast<std::ptrdiff_t>(kx * g.dilation_width);
+  const std::ptrdiff_t iy = o.y + static_cast<std::ptrdiff_t>(ky * g.window.dilation_height);
+  const std::ptrdiff_t ix = o.x + static_cast<std::ptrdiff_t>(kx * g.window.dilation_width);
   if (iy < 0 || ix < 0 || iy >= static_cast<std::ptrdiff_t>(j.in_h) ||
       ix >= static_cast<std::ptrdiff_t>(j.in_w)) {
     return j.zero_pixel;
@@ -111,16 +100,17 @@ inline const std::int8_t* row_piece(const Job& j, const Origin& o, std::size_t k
                                     std::int8_t* scratch) {
   const ConvQC8Geometry& g = *j.g;
   const std::size_t cin = g.input_channels;
-  const std::ptrdiff_t iy = o.y + static_cast<std::ptrdiff_t>(ky * g.dilation_height);
+  const std::ptrdiff_t iy = o.y + static_cast<std::ptrdiff_t>(ky * g.window.dilation_height);
   const bool row_inside = iy >= 0 && iy < static_cast<std::ptrdiff_t>(j.in_h);
   if (row_inside && o.x >= 0 &&
-      o.x + static_cast<std::ptrdiff_t>(g.kernel_width) <= static_cast<std::ptrdiff_t>(j.in_w)) {
+      o.x + static_cast<std::ptrdiff_t>(g.window.kernel_width) <=
+          static_cast<std::ptrdiff_t>(j.in_w)) {
     const std::size_t offset = ((o.image * j.in_h + static_cast<std::size_t>(iy)) * j.in_w +
                                 static_cast<std::size_t>(o.x)) *
                                cin;
     if (offset + j.groups * 4 <= j.input_bytes) return j.input + offset;
   }
-  for (std::size_t kx = 0; kx < g.kernel_width; ++kx) {
+  for (std::size_t kx = 0; kx < g.window.kernel_width; ++kx) {
     const std::ptrdiff_t ix = o.x + static_cast<std::ptrdiff_t>(kx);
     const bool inside = row_inside && ix >= 0 && ix < static_cast<std::ptrdiff_t>(j.in_w);
     const std::int8_t* src =
@@ -199,7 +189,7 @@ YOLO_VNNI_TARGET void micro_kernel(const Job& j, std::size_t first, std::size_t 
 #pragma GCC unroll 16
       for (int m = 0; m < MR; ++m) a[m] = row_piece(j, origin[m], tap, scratch[m]);
     } else {
-      const std::size_t ky = tap / g.kernel_width, kx = tap % g.kernel_width;
+      const std::size_t ky = tap / g.window.kernel_width, kx = tap % g.window.kernel_width;
 #pragma GCC unroll 16
       for (int m = 0; m < MR; ++m) a[m] = tap_pixel(j, origin[m], ky, kx);
     }
@@ -309,16 +299,17 @@ ConvQC8Vnni::ConvQC8Vnni(const ConvQC8Geometry& geometry, const ConvQC8Quant& qu
         "int8 convolution: this CPU has no AVX-512 VNNI; use the XNNPACK int8 convolution");
   }
   ConvQC8Geometry& g = g_;
-  require(g.kernel_height >= 1 && g.kernel_width >= 1, "kernel size must be >= 1");
-  require(g.stride_height >= 1 && g.stride_width >= 1, "strides must be >= 1");
-  require(g.dilation_height >= 1 && g.dilation_width >= 1, "dilations must be >= 1");
+  require(g.window.kernel_height >= 1 && g.window.kernel_width >= 1, "kernel size must be >= 1");
+  require(g.window.stride_height >= 1 && g.window.stride_width >= 1, "strides must be >= 1");
+  require(g.window.dilation_height >= 1 && g.window.dilation_width >= 1, "dilations must be >= 1");
   require(g.input_channels >= 1 && g.output_channels >= 1, "channel counts must be >= 1");
   if (g.input_pixel_stride == 0) g.input_pixel_stride = g.input_channels;
   if (g.output_pixel_stride == 0) g.output_pixel_stride = g.output_channels;
   require(g.input_pixel_stride >= g.input_channels && g.output_pixel_stride >= g.output_channels,
           "a pixel stride is smaller than its channel count");
   const std::size_t cin = g.input_channels, cout = g.output_channels;
-  const std::size_t kernel = static_cast<std::size_t>(g.kernel_height) * g.kernel_width;
+  const std::size_t kernel =
+      static_cast<std::size_t>(g.window.kernel_height) * g.window.kernel_width;
   require(weights.size() == cout * cin * kernel, "weights hold " + std::to_string(weights.size()) +
                                                      " values, expected " +
                                                      std::to_string(cout * cin * kernel));
@@ -331,10 +322,10 @@ ConvQC8Vnni::ConvQC8Vnni(const ConvQC8Geometry& geometry, const ConvQC8Quant& qu
   require(q_.input_scale > 0.0F && q_.output_scale > 0.0F, "scales must be positive");
   require(q_.output_min < q_.output_max, "int8 clamp min must be below max");
 
-  const std::size_t piece = g.kernel_width * cin;
-  kernel_rows_ = cin % 4 != 0 && g.kernel_width > 1 && piece <= kMaxRowPiece &&
-                 g.dilation_width == 1 && g.input_pixel_stride == cin;
-  taps_ = kernel_rows_ ? g.kernel_height : kernel;
+  const std::size_t piece = g.window.kernel_width * cin;
+  kernel_rows_ = cin % 4 != 0 && g.window.kernel_width > 1 && piece <= kMaxRowPiece &&
+                 g.window.dilation_width == 1 && g.input_pixel_stride == cin;
+  taps_ = kernel_rows_ ? g.window.kernel_height : kernel;
   groups_ = (kernel_rows_ ? piece + 3 : cin + 3) / 4;
   const std::size_t blocks = (cout + kBlock - 1) / kBlock;
   const std::size_t padded_cout = (cout + kVector - 1) / kVector * kVector;
@@ -345,7 +336,7 @@ ConvQC8Vnni::ConvQC8Vnni(const ConvQC8Geometry& geometry, const ConvQC8Quant& qu
     if (o >= cout) return 0;
     if (kernel_rows_) {
       if (k >= piece) return 0;
-      return weights[(o * cin + k % cin) * kernel + tap * g.kernel_width + k / cin];
+      return weights[(o * cin + k % cin) * kernel + tap * g.window.kernel_width + k / cin];
     }
     if (k >= cin) return 0;
     return weights[(o * cin + k) * kernel + tap];
@@ -381,13 +372,11 @@ ConvQC8Vnni::ConvQC8Vnni(const ConvQC8Geometry& geometry, const ConvQC8Quant& qu
 }
 
 std::size_t ConvQC8Vnni::output_height(std::size_t input_height) const {
-  return conv_out(input_height, g_.kernel_height, g_.stride_height, g_.dilation_height, g_.pad_top,
-                  g_.pad_bottom);
+  return window_output_height(g_.window, input_height);
 }
 
 std::size_t ConvQC8Vnni::output_width(std::size_t input_width) const {
-  return conv_out(input_width, g_.kernel_width, g_.stride_width, g_.dilation_width, g_.pad_left,
-                  g_.pad_right);
+  return window_output_width(g_.window, input_width);
 }
 
 void ConvQC8Vnni::run(std::size_t batch, std::size_t height, std::size_t width,

@@ -19,21 +19,14 @@
 #include <span>
 #include <vector>
 
+#include "runtime/kernels/window2d.h"
+
 namespace yolo::runtime::kernels {
 
 // One group (groups == 1) 2-D convolution over NHWC int8 tensors whose pixels may be wider than
 // their channel count (pixel strides in bytes; concat and split write and read channel slices).
 struct ConvQC8Geometry {
-  std::uint32_t kernel_height = 1;
-  std::uint32_t kernel_width = 1;
-  std::uint32_t stride_height = 1;
-  std::uint32_t stride_width = 1;
-  std::uint32_t dilation_height = 1;
-  std::uint32_t dilation_width = 1;
-  std::uint32_t pad_top = 0;
-  std::uint32_t pad_left = 0;
-  std::uint32_t pad_bottom = 0;
-  std::uint32_t pad_right = 0;
+  Window2d window;
   std::size_t input_channels = 0;
   std::size_t output_channels = 0;
   std::size_t input_pixel_stride = 0;   // 0: dense

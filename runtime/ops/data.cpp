@@ -93,6 +93,7 @@ class ConcatChannelsStep : public Step {
 
 class ConcatSpec : public OpSpec {
  public:
+  ConcatSpec() : OpSpec({.reads_strided = true}) {}
   void check(const Graph& graph, const Node& node) const override {
     check_arity(graph, node, 1, 1 << 16, 1);
     check_attributes(graph, node, {"axis"});
@@ -118,7 +119,6 @@ class ConcatSpec : public OpSpec {
     return on_channels(graph, node, node.attr_int("axis", 0)) ? LayoutRule::kChannelAxis
                                                               : LayoutRule::kNchw;
   }
-  bool reads_strided(const Graph&, const Node&) const override { return true; }
   std::unique_ptr<Step> create_step(const StepContext& context) const override {
     if (context.outputs[0].layout == Layout::kNhwc) {
       return std::make_unique<ConcatChannelsStep>(context);
@@ -129,6 +129,7 @@ class ConcatSpec : public OpSpec {
 
 class SplitSpec : public OpSpec {
  public:
+  SplitSpec() : OpSpec({.reads_strided = true}) {}
   void check(const Graph& graph, const Node& node) const override {
     check_arity(graph, node, 1, 2, -1);
     check_attributes(graph, node, {"axis", "split", "num_outputs"});
@@ -163,7 +164,6 @@ class SplitSpec : public OpSpec {
     return on_channels(graph, node, node.attr_int("axis", 0)) ? LayoutRule::kChannelAxis
                                                               : LayoutRule::kNchw;
   }
-  bool reads_strided(const Graph&, const Node&) const override { return true; }
   std::unique_ptr<Step> create_step(const StepContext& context) const override {
     if (context.inputs[0].layout == Layout::kNhwc) return std::make_unique<ViewStep>();
     return make_compute_step(*this, context);
@@ -194,6 +194,7 @@ namespace {
 
 class SliceSpec : public OpSpec {
  public:
+  SliceSpec() : OpSpec({.reads_strided = true}) {}
   void check(const Graph& graph, const Node& node) const override {
     check_arity(graph, node, 1, 5, 1);
     check_attributes(graph, node, {"starts", "ends", "axes"});
@@ -213,7 +214,6 @@ class SliceSpec : public OpSpec {
     }
     return r.steps[1] == 1 ? LayoutRule::kChannelAxis : LayoutRule::kNchw;
   }
-  bool reads_strided(const Graph&, const Node&) const override { return true; }
   std::unique_ptr<Step> create_step(const StepContext& context) const override {
     if (context.inputs[0].layout == Layout::kNhwc) return std::make_unique<ViewStep>();
     return std::make_unique<SliceStep>(slice_range(context.graph, context.node), context);

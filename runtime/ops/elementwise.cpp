@@ -28,7 +28,7 @@ constexpr std::size_t kPixelsPerTask = 256;
 constexpr std::size_t kParallelElements = 32768;
 
 bool is_float4d_same_shape(const Graph& graph, const Node& node) {
-  const auto& out = graph.values[static_cast<std::size_t>(node.outputs[0])];
+  const auto& out = graph.value(node.outputs[0]);
   if (out.dtype != DType::kFloat32 || out.shape.size() != 4) return false;
   for (std::size_t i = 0; i < node.inputs.size(); ++i) {
     const auto& v = input_value(graph, node, i);
@@ -162,7 +162,8 @@ class NhwcBinaryStep : public Step {
 
 class BinarySpec : public OpSpec {
  public:
-  explicit BinarySpec(BinaryOp op) : op_(op) {}
+  explicit BinarySpec(BinaryOp op)
+      : OpSpec({.reads_strided = nhwc_capable(op), .writes_strided = nhwc_capable(op)}), op_(op) {}
 
   void check(const Graph& graph, const Node& node) const override {
     check_arity(graph, node, 2, 2, 1);
@@ -187,11 +188,9 @@ class BinarySpec : public OpSpec {
     kernels::binary(op(node), in[0], in[1], out[0]);
   }
   LayoutRule layout_rule(const Graph& graph, const Node& node) const override {
-    return nhwc_capable() && is_float4d_same_shape(graph, node) ? LayoutRule::kElementwise
-                                                                : LayoutRule::kNchw;
+    return nhwc_capable(op_) && is_float4d_same_shape(graph, node) ? LayoutRule::kElementwise
+                                                                   : LayoutRule::kNchw;
   }
-  bool reads_strided(const Graph&, const Node&) const override { return nhwc_capable(); }
-  bool writes_strided(const Graph&, const Node&) const override { return nhwc_capable(); }
   std::unique_ptr<Step> create_step(const StepContext& context) const override {
     if (context.outputs[0].layout == Layout::kNhwc) {
       return std::make_unique<NhwcBinaryStep>(op_, context);
@@ -200,10 +199,11 @@ class BinarySpec : public OpSpec {
   }
 
  private:
-  bool nhwc_capable() const {
-    return op_ == BinaryOp::kAdd || op_ == BinaryOp::kSub || op_ == BinaryOp::kMul ||
-           op_ == BinaryOp::kDiv || op_ == BinaryOp::kMin || op_ == BinaryOp::kMax ||
-           op_ == BinaryOp::kPow;
+  // The ops with an NHWC step (NhwcBinaryStep).
+  static bool nhwc_capable(BinaryOp op) {
+    return op == BinaryOp::kAdd || op == BinaryOp::kSub || op == BinaryOp::kMul ||
+           op == BinaryOp::kDiv || op == BinaryOp::kMin || op == BinaryOp::kMax ||
+           op == BinaryOp::kPow;
   }
   BinaryOp op(const Node& node) const {
     if (op_ == BinaryOp::kMod && node.attr_int("fmod", 0) != 0) return BinaryOp::kFmod;
@@ -335,7 +335,11 @@ class StridedUnaryStep : public Step {
 
 class UnarySpec : public OpSpec {
  public:
-  UnarySpec(UnaryOp op, StridedKind strided) : op_(op), strided_(strided) {}
+  UnarySpec(UnaryOp op, StridedKind strided)
+      : OpSpec({.reads_strided = strided != StridedKind::kNone,
+                .writes_strided = strided != StridedKind::kNone}),
+        op_(op),
+        strided_(strided) {}
   void check(const Graph& graph, const Node& node) const override {
     check_arity(graph, node, 1, 1, 1);
     check_attributes(graph, node, {});
@@ -356,12 +360,6 @@ class UnarySpec : public OpSpec {
   LayoutRule layout_rule(const Graph& graph, const Node& node) const override {
     return input_value(graph, node, 0).dtype == DType::kFloat32 ? LayoutRule::kFollow
                                                                 : LayoutRule::kNchw;
-  }
-  bool reads_strided(const Graph&, const Node&) const override {
-    return strided_ != StridedKind::kNone;
-  }
-  bool writes_strided(const Graph&, const Node&) const override {
-    return strided_ != StridedKind::kNone;
   }
   std::unique_ptr<Step> create_step(const StepContext& context) const override {
     if (strided_ == StridedKind::kNone || context.inputs[0].dtype != DType::kFloat32) {

@@ -1,5 +1,6 @@
 // The engine's int8 ops (domain "yolo"), made by the QDQ lowering pass (runtime/qdq_lowering.h)
-// from DequantizeLinear -> op -> QuantizeLinear patterns. Activations are signed int8, NHWC, with
+// from DequantizeLinear -> op -> QuantizeLinear patterns around the ONNX ops listed in
+// runtime/int8_operators.h. Activations are signed int8, NHWC, with
 // one (scale, zero point) per tensor held in the node's attributes; every op reads and writes
 // channel slices so concat and split stay free.
 //   QConv(x, w int8 OIHW, w_scale [O], bias int32 [O]?)  conv attributes, x_/y_ params, and an
@@ -57,13 +58,11 @@ std::size_t channels_of(const ValueView& v) {
 // Shared by the int8 specs: the output keeps the first input's shape as int8, unless overridden.
 class Int8Spec : public OpSpec {
  public:
+  explicit Int8Spec(LayoutRule layout = LayoutRule::kNhwc) : OpSpec({layout, true, true}) {}
   void infer(Graph& graph, const Node& node) const override {
     set_output(graph, node, 0, DType::kInt8, input_value(graph, node, 0).shape);
   }
   bool foldable() const override { return false; }
-  LayoutRule layout_rule(const Graph&, const Node&) const override { return LayoutRule::kNhwc; }
-  bool reads_strided(const Graph&, const Node&) const override { return true; }
-  bool writes_strided(const Graph&, const Node&) const override { return true; }
 };
 
 // Group-1 convs run on our AVX-512 VNNI kernel where the CPU has it (with the activation table
@@ -75,20 +74,7 @@ class QConvStep : public Step {
     const auto& w = *c.inputs[1].constant;
     const auto& ws = *c.inputs[2].constant;
     xnn::Conv2dQC8Params p;
-    const auto k = node.attr_ints("kernel_shape");
-    const auto s = node.attr_ints("strides");
-    const auto d = node.attr_ints("dilations");
-    const auto pads = node.attr_ints("pads");
-    p.geometry.kernel_height = u32(k[0]);
-    p.geometry.kernel_width = u32(k[1]);
-    p.geometry.stride_height = u32(s[0]);
-    p.geometry.stride_width = u32(s[1]);
-    p.geometry.dilation_height = u32(d[0]);
-    p.geometry.dilation_width = u32(d[1]);
-    p.geometry.pad_top = u32(pads[0]);
-    p.geometry.pad_left = u32(pads[1]);
-    p.geometry.pad_bottom = u32(pads[2]);
-    p.geometry.pad_right = u32(pads[3]);
+    p.geometry.window = resolve_window(c.graph, node, in_.shape, w.shape()[2], w.shape()[3]).window;
     p.geometry.groups = u32(node.attr_int("group", 1));
     p.geometry.input_channels = static_cast<std::size_t>(in_.shape[1]);
     p.geometry.output_channels = static_cast<std::size_t>(out_.shape[1]);
@@ -110,14 +96,11 @@ class QConvStep : public Step {
       const xnn::Conv2dParams& g = p.geometry;
       std::optional<std::array<std::int8_t, 256>> table;
       if (lut) table = lut->by_byte();
-      vnni_.emplace(
-          kernels::ConvQC8Geometry{g.kernel_height, g.kernel_width, g.stride_height, g.stride_width,
-                                   g.dilation_height, g.dilation_width, g.pad_top, g.pad_left,
-                                   g.pad_bottom, g.pad_right, g.input_channels, g.output_channels,
-                                   g.input_pixel_stride, g.output_pixel_stride},
-          kernels::ConvQC8Quant{p.input.scale, p.input.zero_point, p.output.scale,
-                                p.output.zero_point, p.output_min, p.output_max},
-          weights, scales, bias, table);
+      vnni_.emplace(kernels::ConvQC8Geometry{g.window, g.input_channels, g.output_channels,
+                                             g.input_pixel_stride, g.output_pixel_stride},
+                    kernels::ConvQC8Quant{p.input.scale, p.input.zero_point, p.output.scale,
+                                          p.output.zero_point, p.output_min, p.output_max},
+                    weights, scales, bias, table);
       return;
     }
     conv_.emplace(p, weights, scales, bias, node.name);
@@ -161,11 +144,7 @@ class QConvSpec : public Int8Spec {
                                  input_value(graph, node, 1).shape));
   }
   std::unique_ptr<Step> create_step(const StepContext& context) const override {
-    try {
-      return std::make_unique<QConvStep>(context);
-    } catch (const std::exception& e) {
-      context.graph.fail(context.node, e.what());
-    }
+    return std::make_unique<QConvStep>(context);
   }
 };
 
@@ -185,7 +164,7 @@ class QLutStep : public Step {
 
 class QLutSpec : public Int8Spec {
  public:
-  LayoutRule layout_rule(const Graph&, const Node&) const override { return LayoutRule::kFollow; }
+  QLutSpec() : Int8Spec(LayoutRule::kFollow) {}
   std::unique_ptr<Step> create_step(const StepContext& context) const override {
     return std::make_unique<QLutStep>(context);
   }
@@ -251,15 +230,9 @@ class QBinaryStep : public Step {
 
 class QBinarySpec : public Int8Spec {
  public:
-  LayoutRule layout_rule(const Graph&, const Node&) const override {
-    return LayoutRule::kElementwise;
-  }
+  QBinarySpec() : Int8Spec(LayoutRule::kElementwise) {}
   std::unique_ptr<Step> create_step(const StepContext& context) const override {
-    try {
-      return std::make_unique<QBinaryStep>(context);
-    } catch (const std::exception& e) {
-      context.graph.fail(context.node, e.what());
-    }
+    return std::make_unique<QBinaryStep>(context);
   }
 };
 
@@ -267,21 +240,8 @@ class QMaxPoolStep : public Step {
  public:
   QMaxPoolStep(const StepContext& c) : in_(c.inputs[0]), out_(c.outputs[0]) {
     const Node& node = c.node;
-    const auto k = node.attr_ints("kernel_shape");
-    const auto s = node.attr_ints("strides");
-    const auto d = node.attr_ints("dilations");
-    const auto pads = node.attr_ints("pads");
     xnn::Pool2dParams p;
-    p.kernel_height = u32(k[0]);
-    p.kernel_width = u32(k[1]);
-    p.stride_height = u32(s[0]);
-    p.stride_width = u32(s[1]);
-    p.dilation_height = u32(d[0]);
-    p.dilation_width = u32(d[1]);
-    p.pad_top = u32(pads[0]);
-    p.pad_left = u32(pads[1]);
-    p.pad_bottom = u32(pads[2]);
-    p.pad_right = u32(pads[3]);
+    p.window = resolve_window(c.graph, node, in_.shape, 1, 1).window;
     p.channels = static_cast<std::size_t>(in_.shape[1]);
     p.input_pixel_stride = static_cast<std::size_t>(in_.pixel_stride);
     p.output_pixel_stride = static_cast<std::size_t>(out_.pixel_stride);
@@ -303,11 +263,7 @@ class QMaxPoolStep : public Step {
 class QMaxPoolSpec : public Int8Spec {
  public:
   std::unique_ptr<Step> create_step(const StepContext& context) const override {
-    try {
-      return std::make_unique<QMaxPoolStep>(context);
-    } catch (const std::exception& e) {
-      context.graph.fail(context.node, e.what());
-    }
+    return std::make_unique<QMaxPoolStep>(context);
   }
 };
 
@@ -384,10 +340,10 @@ class QuantizeSpec : public Int8Spec {
 
 class DequantizeSpec : public Int8Spec {
  public:
+  DequantizeSpec() : Int8Spec(LayoutRule::kFollow) {}
   void infer(Graph& graph, const Node& node) const override {
     set_output(graph, node, 0, DType::kFloat32, input_value(graph, node, 0).shape);
   }
-  LayoutRule layout_rule(const Graph&, const Node&) const override { return LayoutRule::kFollow; }
   std::unique_ptr<Step> create_step(const StepContext& context) const override {
     return std::make_unique<ConvertStep<xnn::ConvertQS8ToF32, std::int8_t, float>>(context);
   }

@@ -112,17 +112,16 @@ enum class Kind { kToNchw, kToNhwc, kCopy };
 
 class LayoutSpec : public OpSpec {
  public:
-  explicit LayoutSpec(Kind kind) : kind_(kind) {}
+  explicit LayoutSpec(Kind kind)
+      : OpSpec({.layout = kind == Kind::kToNchw ? LayoutRule::kNchw : LayoutRule::kNhwc,
+                .reads_strided = kind != Kind::kToNhwc,
+                .writes_strided = kind != Kind::kToNchw}),
+        kind_(kind) {}
   void infer(Graph& graph, const Node& node) const override {
     const auto& in = input_value(graph, node, 0);
     set_output(graph, node, 0, in.dtype, in.shape);
   }
   bool foldable() const override { return false; }
-  LayoutRule layout_rule(const Graph&, const Node&) const override {
-    return kind_ == Kind::kToNchw ? LayoutRule::kNchw : LayoutRule::kNhwc;
-  }
-  bool reads_strided(const Graph&, const Node&) const override { return kind_ != Kind::kToNhwc; }
-  bool writes_strided(const Graph&, const Node&) const override { return kind_ != Kind::kToNchw; }
   std::unique_ptr<Step> create_step(const StepContext& context) const override {
     switch (kind_) {
       case Kind::kToNchw:

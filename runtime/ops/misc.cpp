@@ -131,6 +131,7 @@ class TopKSpec : public OpSpec {
 // Resize, nearest only: scales from the scales input, or sizes.
 class ResizeSpec : public OpSpec {
  public:
+  ResizeSpec() : OpSpec({.reads_strided = true, .writes_strided = true}) {}
   void check(const Graph& graph, const Node& node) const override {
     check_arity(graph, node, 1, 4, 1);
     check_attributes(graph, node,
@@ -204,8 +205,6 @@ class ResizeSpec : public OpSpec {
   LayoutRule layout_rule(const Graph& graph, const Node& node) const override {
     return integer_upsample(graph, node) ? LayoutRule::kNhwc : LayoutRule::kNchw;
   }
-  bool reads_strided(const Graph&, const Node&) const override { return true; }
-  bool writes_strided(const Graph&, const Node&) const override { return true; }
   std::unique_ptr<Step> create_step(const StepContext& context) const override {
     const auto& in = context.inputs[0];
     const auto& out = context.outputs[0];

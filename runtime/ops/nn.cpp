@@ -15,13 +15,6 @@ namespace yolo::runtime::ops {
 
 namespace {
 
-// Spatial attributes of a 2-D window op resolved against static shapes.
-struct Window {
-  std::int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
-  std::int64_t top = 0, left = 0, bottom = 0, right = 0;
-  std::int64_t out_h = 0, out_w = 0;
-};
-
 std::int64_t out_size(std::int64_t in, std::int64_t k, std::int64_t s, std::int64_t d,
                       std::int64_t pads, bool ceil_mode) {
   const std::int64_t span = in + pads - d * (k - 1) - 1;
@@ -29,87 +22,8 @@ std::int64_t out_size(std::int64_t in, std::int64_t k, std::int64_t s, std::int6
   return (ceil_mode ? (span + s - 1) / s : span / s) + 1;
 }
 
-// Reads kernel_shape (or the weights' dims), strides, dilations, pads/auto_pad and ceil_mode.
-Window window(const Graph& graph, const Node& node, const Shape& in, std::int64_t kh,
-              std::int64_t kw) {
-  if (in.size() != 4) graph.fail(node, "only 2-D windows (4-D NCHW input) are supported");
-  Window w;
-  const auto kernel = node.attr_ints("kernel_shape");
-  if (!kernel.empty()) {
-    if (kernel.size() != 2) graph.fail(node, "kernel_shape must have 2 values");
-    kh = kernel[0];
-    kw = kernel[1];
-  }
-  w.kh = kh;
-  w.kw = kw;
-  auto pair = [&](const char* key, std::int64_t& a, std::int64_t& b) {
-    const auto v = node.attr_ints(key);
-    if (v.empty()) return;
-    if (v.size() != 2) graph.fail(node, std::string(key) + " must have 2 values");
-    a = v[0];
-    b = v[1];
-  };
-  pair("strides", w.sh, w.sw);
-  pair("dilations", w.dh, w.dw);
-  if (w.kh < 1 || w.kw < 1 || w.sh < 1 || w.sw < 1 || w.dh < 1 || w.dw < 1) {
-    graph.fail(node, "kernel, strides and dilations must be positive");
-  }
-  const auto pads = node.attr_ints("pads");
-  if (!pads.empty()) {
-    if (pads.size() != 4) graph.fail(node, "pads must have 4 values");
-    if (*std::min_element(pads.begin(), pads.end()) < 0) graph.fail(node, "negative pads");
-    w.top = pads[0];
-    w.left = pads[1];
-    w.bottom = pads[2];
-    w.right = pads[3];
-  }
-  const auto auto_pad = node.attr_string("auto_pad", "NOTSET");
-  const bool ceil_mode = node.attr_int("ceil_mode", 0) != 0;
-  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-    auto same = [&](std::int64_t size, std::int64_t k, std::int64_t s, std::int64_t d,
-                    std::int64_t& begin, std::int64_t& end) {
-      const std::int64_t out = (size + s - 1) / s;
-      const std::int64_t total = std::max<std::int64_t>(0, (out - 1) * s + (k - 1) * d + 1 - size);
-      begin = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
-      end = total - begin;
-    };
-    same(in[2], w.kh, w.sh, w.dh, w.top, w.bottom);
-    same(in[3], w.kw, w.sw, w.dw, w.left, w.right);
-  } else if (auto_pad == "VALID") {
-    w.top = w.left = w.bottom = w.right = 0;
-  } else if (auto_pad != "NOTSET") {
-    graph.fail(node, "auto_pad '" + auto_pad + "' is not supported");
-  }
-  w.out_h = out_size(in[2], w.kh, w.sh, w.dh, w.top + w.bottom, ceil_mode);
-  w.out_w = out_size(in[3], w.kw, w.sw, w.dw, w.left + w.right, ceil_mode);
-  if (w.out_h < 1 || w.out_w < 1) {
-    graph.fail(node, "the input " + shape_string(in) + " is smaller than the window");
-  }
-  if (ceil_mode) {
-    // With static shapes ceil_mode is extra bottom/right padding.
-    w.bottom = std::max(w.bottom, (w.out_h - 1) * w.sh + w.dh * (w.kh - 1) + 1 - in[2] - w.top);
-    w.right = std::max(w.right, (w.out_w - 1) * w.sw + w.dw * (w.kw - 1) + 1 - in[3] - w.left);
-  }
-  return w;
-}
-
 std::uint32_t u32(std::int64_t v) {
   return static_cast<std::uint32_t>(v);
-}
-
-// Copies a resolved window into XNNPACK convolution or pooling parameters.
-template <typename Params>
-void set_window(Params& p, const Window& win) {
-  p.kernel_height = u32(win.kh);
-  p.kernel_width = u32(win.kw);
-  p.stride_height = u32(win.sh);
-  p.stride_width = u32(win.sw);
-  p.dilation_height = u32(win.dh);
-  p.dilation_width = u32(win.dw);
-  p.pad_top = u32(win.top);
-  p.pad_left = u32(win.left);
-  p.pad_bottom = u32(win.bottom);
-  p.pad_right = u32(win.right);
 }
 
 // Fused activation attributes the fusion pass adds to a Conv.
@@ -165,6 +79,7 @@ class ConvStep : public Step {
 
 class ConvSpec : public OpSpec {
  public:
+  ConvSpec() : OpSpec(kNhwcStrided) {}
   void check(const Graph& graph, const Node& node) const override {
     check_arity(graph, node, 2, 3, 1);
     check_attributes(graph, node,
@@ -182,9 +97,6 @@ class ConvSpec : public OpSpec {
     set_output(graph, node, 0, DType::kFloat32, conv_output_shape(graph, node, x, w));
   }
   bool foldable() const override { return false; }
-  LayoutRule layout_rule(const Graph&, const Node&) const override { return LayoutRule::kNhwc; }
-  bool reads_strided(const Graph&, const Node&) const override { return true; }
-  bool writes_strided(const Graph&, const Node&) const override { return true; }
   std::unique_ptr<Step> create_step(const StepContext& context) const override {
     const auto& g = context.graph;
     const auto& node = context.node;
@@ -195,10 +107,10 @@ class ConvSpec : public OpSpec {
       g.fail(node, "the planned output shape " + shape_string(out.shape) +
                        " does not match the convolution's");
     }
-    const auto win = window(g, node, in.shape, w.shape()[2], w.shape()[3]);
+    const auto win = resolve_window(g, node, in.shape, w.shape()[2], w.shape()[3]);
     const auto act = activation(node);
     xnn::Conv2dParams p;
-    set_window(p, win);
+    p.window = win.window;
     p.groups = u32(node.attr_int("group", 1));
     p.input_channels = static_cast<std::size_t>(in.shape[1]);
     p.output_channels = static_cast<std::size_t>(out.shape[1]);
@@ -208,12 +120,8 @@ class ConvSpec : public OpSpec {
     p.output_max = act.max;
     std::span<const float> bias;
     if (has_input(node, 2)) bias = constant_input(g, node, 2, "the bias").values<float>();
-    try {
-      return std::make_unique<ConvStep>(xnn::Conv2dF32(p, w.values<float>(), bias, node.name), act,
-                                        in, out);
-    } catch (const std::exception& e) {
-      g.fail(node, e.what());
-    }
+    return std::make_unique<ConvStep>(xnn::Conv2dF32(p, w.values<float>(), bias, node.name), act,
+                                      in, out);
   }
 };
 
@@ -238,6 +146,7 @@ class ConvTransposeStep : public Step {
 
 class ConvTransposeSpec : public OpSpec {
  public:
+  ConvTransposeSpec() : OpSpec(kNhwcStrided) {}
   void check(const Graph& graph, const Node& node) const override {
     check_arity(graph, node, 2, 3, 1);
     check_attributes(graph, node,
@@ -292,16 +201,8 @@ class ConvTransposeSpec : public OpSpec {
     }
     out = {x[0], w[1] * group, out_h, out_w};
     xnn::Deconv2dParams p;
-    p.kernel_height = u32(kh);
-    p.kernel_width = u32(kw);
-    p.stride_height = u32(strides[0]);
-    p.stride_width = u32(strides[1]);
-    p.dilation_height = u32(dil[0]);
-    p.dilation_width = u32(dil[1]);
-    p.pad_top = u32(pads[0]);
-    p.pad_left = u32(pads[1]);
-    p.pad_bottom = u32(pads[2]);
-    p.pad_right = u32(pads[3]);
+    p.window = {u32(kh),     u32(kw),      u32(strides[0]), u32(strides[1]), u32(dil[0]),
+                u32(dil[1]), u32(pads[0]), u32(pads[1]),    u32(pads[2]),    u32(pads[3])};
     p.output_padding_height = u32(opad[0]);
     p.output_padding_width = u32(opad[1]);
     p.groups = u32(group);
@@ -315,9 +216,6 @@ class ConvTransposeSpec : public OpSpec {
     set_output(graph, node, 0, DType::kFloat32, out);
   }
   bool foldable() const override { return false; }
-  LayoutRule layout_rule(const Graph&, const Node&) const override { return LayoutRule::kNhwc; }
-  bool reads_strided(const Graph&, const Node&) const override { return true; }
-  bool writes_strided(const Graph&, const Node&) const override { return true; }
   std::unique_ptr<Step> create_step(const StepContext& context) const override {
     const auto& g = context.graph;
     const auto& node = context.node;
@@ -330,12 +228,8 @@ class ConvTransposeSpec : public OpSpec {
     p.output_pixel_stride = static_cast<std::size_t>(out.pixel_stride);
     std::span<const float> bias;
     if (has_input(node, 2)) bias = constant_input(g, node, 2, "the bias").values<float>();
-    try {
-      return std::make_unique<ConvTransposeStep>(
-          xnn::Deconv2dF32(p, w.values<float>(), bias, node.name), in, out);
-    } catch (const std::exception& e) {
-      g.fail(node, e.what());
-    }
+    return std::make_unique<ConvTransposeStep>(
+        xnn::Deconv2dF32(p, w.values<float>(), bias, node.name), in, out);
   }
 };
 
@@ -361,7 +255,7 @@ class PoolStep : public Step {
 
 class PoolSpec : public OpSpec {
  public:
-  explicit PoolSpec(bool max) : max_(max) {}
+  explicit PoolSpec(bool max) : OpSpec(kNhwcStrided), max_(max) {}
   void check(const Graph& graph, const Node& node) const override {
     check_arity(graph, node, 1, 1, 1);
     check_input_dtype(graph, node, 0, {DType::kFloat32});
@@ -380,33 +274,26 @@ class PoolSpec : public OpSpec {
   }
   void infer(Graph& graph, const Node& node) const override {
     const auto& x = input_value(graph, node, 0);
-    const auto win = window(graph, node, x.shape, 1, 1);
+    const auto win = resolve_window(graph, node, x.shape, 1, 1);
     set_output(graph, node, 0, DType::kFloat32, {x.shape[0], x.shape[1], win.out_h, win.out_w});
   }
   bool foldable() const override { return false; }
-  LayoutRule layout_rule(const Graph&, const Node&) const override { return LayoutRule::kNhwc; }
-  bool reads_strided(const Graph&, const Node&) const override { return true; }
-  bool writes_strided(const Graph&, const Node&) const override { return true; }
   std::unique_ptr<Step> create_step(const StepContext& context) const override {
     const auto& node = context.node;
     const auto& in = context.inputs[0];
     const auto& out = context.outputs[0];
-    const auto win = window(context.graph, node, in.shape, 1, 1);
+    const auto win = resolve_window(context.graph, node, in.shape, 1, 1);
     xnn::Pool2dParams p;
-    set_window(p, win);
+    p.window = win.window;
     p.channels = static_cast<std::size_t>(in.shape[1]);
     p.input_pixel_stride = static_cast<std::size_t>(in.pixel_stride);
     p.output_pixel_stride = static_cast<std::size_t>(out.pixel_stride);
-    try {
-      if (max_) {
-        return std::make_unique<PoolStep<xnn::MaxPool2dF32>>(xnn::MaxPool2dF32(p, node.name), in,
-                                                             out);
-      }
-      return std::make_unique<PoolStep<xnn::AvgPool2dF32>>(
-          xnn::AvgPool2dF32(p, node.attr_int("count_include_pad", 0) != 0, node.name), in, out);
-    } catch (const std::exception& e) {
-      context.graph.fail(node, e.what());
+    if (max_) {
+      return std::make_unique<PoolStep<xnn::MaxPool2dF32>>(xnn::MaxPool2dF32(p, node.name), in,
+                                                           out);
     }
+    return std::make_unique<PoolStep<xnn::AvgPool2dF32>>(
+        xnn::AvgPool2dF32(p, node.attr_int("count_include_pad", 0) != 0, node.name), in, out);
   }
 
  private:
@@ -434,6 +321,7 @@ class GlobalAvgPoolStep : public Step {
 
 class GlobalAvgPoolSpec : public OpSpec {
  public:
+  GlobalAvgPoolSpec() : OpSpec(kNhwcStrided) {}
   void check(const Graph& graph, const Node& node) const override {
     check_arity(graph, node, 1, 1, 1);
     check_attributes(graph, node, {});
@@ -445,20 +333,77 @@ class GlobalAvgPoolSpec : public OpSpec {
     set_output(graph, node, 0, DType::kFloat32, {x.shape[0], x.shape[1], 1, 1});
   }
   bool foldable() const override { return false; }
-  LayoutRule layout_rule(const Graph&, const Node&) const override { return LayoutRule::kNhwc; }
-  bool reads_strided(const Graph&, const Node&) const override { return true; }
-  bool writes_strided(const Graph&, const Node&) const override { return true; }
   std::unique_ptr<Step> create_step(const StepContext& context) const override {
-    try {
-      return std::make_unique<GlobalAvgPoolStep>(context.inputs[0], context.outputs[0],
-                                                 context.node.name);
-    } catch (const std::exception& e) {
-      context.graph.fail(context.node, e.what());
-    }
+    return std::make_unique<GlobalAvgPoolStep>(context.inputs[0], context.outputs[0],
+                                               context.node.name);
   }
 };
 
 }  // namespace
+
+ResolvedWindow resolve_window(const Graph& graph, const Node& node, const Shape& in,
+                              std::int64_t kh, std::int64_t kw) {
+  if (in.size() != 4) graph.fail(node, "only 2-D windows (4-D NCHW input) are supported");
+  const auto kernel = node.attr_ints("kernel_shape");
+  if (!kernel.empty()) {
+    if (kernel.size() != 2) graph.fail(node, "kernel_shape must have 2 values");
+    kh = kernel[0];
+    kw = kernel[1];
+  }
+  std::int64_t sh = 1, sw = 1, dh = 1, dw = 1, top = 0, left = 0, bottom = 0, right = 0;
+  auto pair = [&](const char* key, std::int64_t& a, std::int64_t& b) {
+    const auto v = node.attr_ints(key);
+    if (v.empty()) return;
+    if (v.size() != 2) graph.fail(node, std::string(key) + " must have 2 values");
+    a = v[0];
+    b = v[1];
+  };
+  pair("strides", sh, sw);
+  pair("dilations", dh, dw);
+  if (kh < 1 || kw < 1 || sh < 1 || sw < 1 || dh < 1 || dw < 1) {
+    graph.fail(node, "kernel, strides and dilations must be positive");
+  }
+  const auto pads = node.attr_ints("pads");
+  if (!pads.empty()) {
+    if (pads.size() != 4) graph.fail(node, "pads must have 4 values");
+    if (*std::min_element(pads.begin(), pads.end()) < 0) graph.fail(node, "negative pads");
+    top = pads[0];
+    left = pads[1];
+    bottom = pads[2];
+    right = pads[3];
+  }
+  const auto auto_pad = node.attr_string("auto_pad", "NOTSET");
+  const bool ceil_mode = node.attr_int("ceil_mode", 0) != 0;
+  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    auto same = [&](std::int64_t size, std::int64_t k, std::int64_t s, std::int64_t d,
+                    std::int64_t& begin, std::int64_t& end) {
+      const std::int64_t out = (size + s - 1) / s;
+      const std::int64_t total = std::max<std::int64_t>(0, (out - 1) * s + (k - 1) * d + 1 - size);
+      begin = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      end = total - begin;
+    };
+    same(in[2], kh, sh, dh, top, bottom);
+    same(in[3], kw, sw, dw, left, right);
+  } else if (auto_pad == "VALID") {
+    top = left = bottom = right = 0;
+  } else if (auto_pad != "NOTSET") {
+    graph.fail(node, "auto_pad '" + auto_pad + "' is not supported");
+  }
+  ResolvedWindow w;
+  w.out_h = out_size(in[2], kh, sh, dh, top + bottom, ceil_mode);
+  w.out_w = out_size(in[3], kw, sw, dw, left + right, ceil_mode);
+  if (w.out_h < 1 || w.out_w < 1) {
+    graph.fail(node, "the input " + shape_string(in) + " is smaller than the window");
+  }
+  if (ceil_mode) {
+    // With static shapes ceil_mode is extra bottom/right padding.
+    bottom = std::max(bottom, (w.out_h - 1) * sh + dh * (kh - 1) + 1 - in[2] - top);
+    right = std::max(right, (w.out_w - 1) * sw + dw * (kw - 1) + 1 - in[3] - left);
+  }
+  w.window = {u32(kh), u32(kw),  u32(sh),   u32(sw),     u32(dh),
+              u32(dw), u32(top), u32(left), u32(bottom), u32(right)};
+  return w;
+}
 
 Shape conv_output_shape(const Graph& graph, const Node& node, const Shape& x, const Shape& w) {
   if (x.size() != 4 || w.size() != 4) {
@@ -469,8 +414,10 @@ Shape conv_output_shape(const Graph& graph, const Node& node, const Shape& x, co
     graph.fail(node, "weights " + shape_string(w) + " do not fit input " + shape_string(x) +
                          " with group " + std::to_string(group));
   }
-  const auto win = window(graph, node, x, w[2], w[3]);
-  if (win.kh != w[2] || win.kw != w[3]) graph.fail(node, "kernel_shape differs from weights");
+  const auto win = resolve_window(graph, node, x, w[2], w[3]);
+  if (win.window.kernel_height != w[2] || win.window.kernel_width != w[3]) {
+    graph.fail(node, "kernel_shape differs from weights");
+  }
   return {x[0], w[0], win.out_h, win.out_w};
 }
 

@@ -72,8 +72,23 @@ enum class LayoutRule : std::uint8_t {
   kChannelAxis,  // Concat/Split/Slice along channels of a 4-D tensor: NHWC with channel offsets
 };
 
+// What a spec can do in the memory plan: data set once by its constructor, as ncnn's layers set
+// their flags in theirs.
+struct OpCapabilities {
+  // The layout every node of the op runs in, unless the spec's layout_rule() depends on the node.
+  LayoutRule layout = LayoutRule::kNchw;
+  // In NHWC, the step reads inputs that are channel slices (pixel stride > C).
+  bool reads_strided = false;
+  // In NHWC, the step can write its output into a channel slice of a wider buffer (a concat's).
+  bool writes_strided = false;
+};
+// Convolutions, pooling and the int8 ops: NHWC only, reading and writing channel slices.
+inline constexpr OpCapabilities kNhwcStrided{LayoutRule::kNhwc, true, true};
+
 class OpSpec {
  public:
+  OpSpec() = default;
+  explicit OpSpec(OpCapabilities capabilities) : capabilities_(capabilities) {}
   virtual ~OpSpec() = default;
   // Checks arity, attributes and dtypes at load; throws through graph.fail() naming the node.
   virtual void check(const Graph& graph, const Node& node) const;
@@ -85,14 +100,15 @@ class OpSpec {
   virtual void compute(const Node& node, std::span<const kernels::ConstTensorRef> inputs,
                        std::span<const kernels::TensorRef> outputs) const;
   virtual LayoutRule layout_rule(const Graph& /*graph*/, const Node& /*node*/) const {
-    return LayoutRule::kNchw;
+    return capabilities_.layout;
   }
-  // In NHWC, whether the step reads inputs that are channel slices (pixel stride > C) and can
-  // write its output into a channel slice of a wider buffer (a concat's).
-  virtual bool reads_strided(const Graph& /*graph*/, const Node& /*node*/) const { return false; }
-  virtual bool writes_strided(const Graph& /*graph*/, const Node& /*node*/) const { return false; }
+  bool reads_strided() const { return capabilities_.reads_strided; }
+  bool writes_strided() const { return capabilities_.writes_strided; }
   // The step executing the node; the default runs compute() on the dense views.
   virtual std::unique_ptr<Step> create_step(const StepContext& context) const;
+
+ private:
+  OpCapabilities capabilities_;
 };
 
 // The spec for an op type in a domain ("" for ai.onnx, "yolo" for the engine's internal ops), or

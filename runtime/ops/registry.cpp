@@ -84,11 +84,11 @@ std::vector<std::string> supported_ops() {
 
 const Value& input_value(const Graph& graph, const Node& node, std::size_t i) {
   if (!has_input(node, i)) graph.fail(node, "input " + std::to_string(i) + " is required");
-  return graph.values[static_cast<std::size_t>(node.inputs[i])];
+  return graph.value(node.inputs[i]);
 }
 
 Value& output_value(Graph& graph, const Node& node, std::size_t i) {
-  return graph.values[static_cast<std::size_t>(node.outputs.at(i))];
+  return graph.value(node.outputs.at(i));
 }
 
 void set_output(Graph& graph, const Node& node, std::size_t i, DType dtype, Shape shape) {

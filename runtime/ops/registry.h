@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "runtime/kernels/slice.h"
+#include "runtime/kernels/window2d.h"
 #include "runtime/ops/op.h"
 
 namespace yolo::runtime::ops {
@@ -25,6 +26,17 @@ bool is_alias_op(const Node& node);
 // The Slice of a node resolved against its input's shape (attributes before opset 10, constant
 // inputs after).
 kernels::SliceRange slice_range(const Graph& graph, const Node& node);
+
+// The 2-D window of a Conv, ConvInteger, pool or int8 conv/pool node over NCHW input `in`, from
+// kernel_shape (else kh x kw), strides, dilations, pads/auto_pad and ceil_mode (which become
+// pads with static shapes), and the output size; fails naming the node.
+struct ResolvedWindow {
+  kernels::Window2d window;
+  std::int64_t out_h = 0;
+  std::int64_t out_w = 0;
+};
+ResolvedWindow resolve_window(const Graph& graph, const Node& node, const Shape& in,
+                              std::int64_t kh, std::int64_t kw);
 
 // Conv's (and ConvInteger's) output shape for input x and OIHW weights w, from the node's
 // kernel_shape, strides, dilations, pads/auto_pad and group; fails naming the node.

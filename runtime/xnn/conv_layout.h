@@ -35,16 +35,18 @@ inline size_t resolve_stride(size_t stride, size_t channels, const std::string& 
 template <typename Params>
 void check_conv_params(Params& p, size_t weights_size, size_t bias_size,
                        size_t weights_per_group_io, const std::string& name) {
-  require(p.kernel_height >= 1 && p.kernel_width >= 1, name, "kernel size must be >= 1");
-  require(p.stride_height >= 1 && p.stride_width >= 1, name, "strides must be >= 1");
-  require(p.dilation_height >= 1 && p.dilation_width >= 1, name, "dilations must be >= 1");
+  require(p.window.kernel_height >= 1 && p.window.kernel_width >= 1, name,
+          "kernel size must be >= 1");
+  require(p.window.stride_height >= 1 && p.window.stride_width >= 1, name, "strides must be >= 1");
+  require(p.window.dilation_height >= 1 && p.window.dilation_width >= 1, name,
+          "dilations must be >= 1");
   require(p.groups >= 1, name, "group must be >= 1");
   require(p.input_channels >= 1 && p.output_channels >= 1, name, "channel counts must be >= 1");
   require(p.input_channels % p.groups == 0 && p.output_channels % p.groups == 0, name,
           "group " + std::to_string(p.groups) + " does not divide the input (" +
               std::to_string(p.input_channels) + ") and output (" +
               std::to_string(p.output_channels) + ") channels");
-  const size_t expected = weights_per_group_io * p.kernel_height * p.kernel_width;
+  const size_t expected = weights_per_group_io * p.window.kernel_height * p.window.kernel_width;
   require(weights_size == expected, name,
           "weights hold " + std::to_string(weights_size) + " values, expected " +
               std::to_string(expected));
@@ -65,7 +67,7 @@ inline bool is_depthwise(const Conv2dParams& p) {
 // XNN_FLAG_DEPTHWISE_CONVOLUTION, everything else [groups][out][kH][kW][in].
 template <typename T>
 std::vector<T> pack_conv_weights(const Conv2dParams& p, std::span<const T> weights) {
-  const size_t kernel_size = size_t{p.kernel_height} * p.kernel_width;
+  const size_t kernel_size = size_t{p.window.kernel_height} * p.window.kernel_width;
   const size_t group_in = p.input_channels / p.groups;
   std::vector<T> packed(weights.size());
   if (is_depthwise(p)) {

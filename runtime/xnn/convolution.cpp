@@ -11,19 +11,6 @@ using detail::check_conv_params;
 using detail::require;
 using detail::where;
 
-size_t conv_output_size(size_t input, uint32_t kernel, uint32_t stride, uint32_t dilation,
-                        uint32_t pad_before, uint32_t pad_after) {
-  const size_t padded = input + pad_before + pad_after;
-  const size_t effective_kernel = size_t{dilation} * (kernel - 1) + 1;
-  if (padded < effective_kernel) {
-    throw std::invalid_argument("input of size " + std::to_string(input) + " with padding " +
-                                std::to_string(pad_before) + "+" + std::to_string(pad_after) +
-                                " is smaller than the (dilated) kernel " +
-                                std::to_string(effective_kernel));
-  }
-  return (padded - effective_kernel) / stride + 1;
-}
-
 Conv2dF32::Conv2dF32(const Conv2dParams& params, std::span<const float> weights,
                      std::span<const float> bias, std::string name)
     : params_(params) {
@@ -37,22 +24,21 @@ Conv2dF32::Conv2dF32(const Conv2dParams& params, std::span<const float> weights,
   const std::vector<float> packed = detail::pack_conv_weights(p, weights);
   op_ = create_operator(std::move(name), "convolution create", [&](xnn_operator_t* out) {
     return xnn_create_convolution2d_nhwc_f32(
-        p.pad_top, p.pad_right, p.pad_bottom, p.pad_left, p.kernel_height, p.kernel_width,
-        p.stride_height, p.stride_width, p.dilation_height, p.dilation_width, p.groups, group_in,
-        group_out, p.input_pixel_stride, p.output_pixel_stride, packed.data(),
+        p.window.pad_top, p.window.pad_right, p.window.pad_bottom, p.window.pad_left,
+        p.window.kernel_height, p.window.kernel_width, p.window.stride_height,
+        p.window.stride_width, p.window.dilation_height, p.window.dilation_width, p.groups,
+        group_in, group_out, p.input_pixel_stride, p.output_pixel_stride, packed.data(),
         bias.empty() ? nullptr : bias.data(), p.output_min, p.output_max,
         depthwise ? XNN_FLAG_DEPTHWISE_CONVOLUTION : 0, out);
   });
 }
 
 size_t Conv2dF32::output_height(size_t input_height) const {
-  return conv_output_size(input_height, params_.kernel_height, params_.stride_height,
-                          params_.dilation_height, params_.pad_top, params_.pad_bottom);
+  return kernels::window_output_height(params_.window, input_height);
 }
 
 size_t Conv2dF32::output_width(size_t input_width) const {
-  return conv_output_size(input_width, params_.kernel_width, params_.stride_width,
-                          params_.dilation_width, params_.pad_left, params_.pad_right);
+  return kernels::window_output_width(params_.window, input_width);
 }
 
 void Conv2dF32::setup(size_t batch, size_t height, size_t width, const float* input, float* output,
@@ -74,9 +60,10 @@ Deconv2dF32::Deconv2dF32(const Deconv2dParams& params, std::span<const float> we
   require(p.groups >= 1, name, "group must be >= 1");
   check_conv_params(p, weights.size(), bias.size(),
                     p.input_channels * (p.output_channels / p.groups), name);
-  require(p.output_padding_height < p.stride_height && p.output_padding_width < p.stride_width,
+  require(p.output_padding_height < p.window.stride_height &&
+              p.output_padding_width < p.window.stride_width,
           name, "output_padding must be smaller than the stride");
-  const size_t kernel_size = size_t{p.kernel_height} * p.kernel_width;
+  const size_t kernel_size = size_t{p.window.kernel_height} * p.window.kernel_width;
   const size_t group_in = p.input_channels / p.groups;
   const size_t group_out = p.output_channels / p.groups;
 
@@ -94,9 +81,10 @@ Deconv2dF32::Deconv2dF32(const Deconv2dParams& params, std::span<const float> we
   }
   op_ = create_operator(std::move(name), "deconvolution create", [&](xnn_operator_t* out) {
     return xnn_create_deconvolution2d_nhwc_f32(
-        p.pad_top, p.pad_right, p.pad_bottom, p.pad_left, p.kernel_height, p.kernel_width,
-        p.stride_height, p.stride_width, p.dilation_height, p.dilation_width, p.groups, group_in,
-        group_out, p.input_pixel_stride, p.output_pixel_stride, packed.data(),
+        p.window.pad_top, p.window.pad_right, p.window.pad_bottom, p.window.pad_left,
+        p.window.kernel_height, p.window.kernel_width, p.window.stride_height,
+        p.window.stride_width, p.window.dilation_height, p.window.dilation_width, p.groups,
+        group_in, group_out, p.input_pixel_stride, p.output_pixel_stride, packed.data(),
         bias.empty() ? nullptr : bias.data(), p.output_min, p.output_max, 0, out);
   });
 }
@@ -119,14 +107,16 @@ size_t deconv_output_size(size_t input, uint32_t kernel, uint32_t stride, uint32
 
 size_t Deconv2dF32::output_height(size_t input_height) const {
   const Deconv2dParams& p = params_;
-  return deconv_output_size(input_height, p.kernel_height, p.stride_height, p.dilation_height,
-                            p.pad_top, p.pad_bottom, p.output_padding_height);
+  return deconv_output_size(input_height, p.window.kernel_height, p.window.stride_height,
+                            p.window.dilation_height, p.window.pad_top, p.window.pad_bottom,
+                            p.output_padding_height);
 }
 
 size_t Deconv2dF32::output_width(size_t input_width) const {
   const Deconv2dParams& p = params_;
-  return deconv_output_size(input_width, p.kernel_width, p.stride_width, p.dilation_width,
-                            p.pad_left, p.pad_right, p.output_padding_width);
+  return deconv_output_size(input_width, p.window.kernel_width, p.window.stride_width,
+                            p.window.dilation_width, p.window.pad_left, p.window.pad_right,
+                            p.output_padding_width);
 }
 
 void Deconv2dF32::setup(size_t batch, size_t height, size_t width, const float* input,

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 
+#include "runtime/kernels/window2d.h"
 #include "runtime/xnn/xnn_operator.h"
 
 namespace yolo::runtime::xnn {
@@ -16,16 +17,7 @@ namespace yolo::runtime::xnn {
 // consecutive pixels; 0 means "dense" (= the channel count). A stride wider than the channel count
 // reads from / writes into a channel slice of a wider tensor, which makes Concat and Split free.
 struct Conv2dParams {
-  uint32_t kernel_height = 1;
-  uint32_t kernel_width = 1;
-  uint32_t stride_height = 1;
-  uint32_t stride_width = 1;
-  uint32_t dilation_height = 1;
-  uint32_t dilation_width = 1;
-  uint32_t pad_top = 0;
-  uint32_t pad_left = 0;
-  uint32_t pad_bottom = 0;
-  uint32_t pad_right = 0;
+  kernels::Window2d window;
   uint32_t groups = 1;
   size_t input_channels = 0;   // total, all groups
   size_t output_channels = 0;  // total, all groups
@@ -35,11 +27,6 @@ struct Conv2dParams {
   float output_min = -std::numeric_limits<float>::infinity();
   float output_max = std::numeric_limits<float>::infinity();
 };
-
-// Output size of a convolution along one axis; throws std::invalid_argument when the padded input
-// is smaller than the dilated kernel.
-size_t conv_output_size(size_t input, uint32_t kernel, uint32_t stride, uint32_t dilation,
-                        uint32_t pad_before, uint32_t pad_after);
 
 // 2-D convolution, NHWC float. Weights are packed into XNNPACK's layout once, at construction:
 // groups == input_channels (depthwise, any channel multiplier) takes XNNPACK's depthwise path,
@@ -72,17 +59,9 @@ class Conv2dF32 {
 
 // ONNX ConvTranspose attributes plus the NHWC memory layout (pixel strides as in Conv2dParams).
 struct Deconv2dParams {
-  uint32_t kernel_height = 1;
-  uint32_t kernel_width = 1;
-  uint32_t stride_height = 1;
-  uint32_t stride_width = 1;
-  uint32_t dilation_height = 1;
-  uint32_t dilation_width = 1;
-  // ONNX `pads`: rows/columns cropped from the full transposed-convolution output.
-  uint32_t pad_top = 0;
-  uint32_t pad_left = 0;
-  uint32_t pad_bottom = 0;
-  uint32_t pad_right = 0;
+  // Its pads are ONNX `pads`: rows/columns cropped from the full transposed-convolution output
+  // (whose size is Deconv2dF32's, not window_output_height's).
+  kernels::Window2d window;
   // ONNX `output_padding` (extra rows/columns at the bottom/right); must be < the stride.
   uint32_t output_padding_height = 0;
   uint32_t output_padding_width = 0;

@@ -43,9 +43,10 @@ Conv2dQC8::Conv2dQC8(const Conv2dQC8Params& params, std::span<const int8_t> weig
   const std::vector<int32_t> zero_bias(bias.empty() ? p.output_channels : 0, 0);
   op_ = create_operator(std::move(name), "int8 convolution create", [&](xnn_operator_t* out) {
     return xnn_create_convolution2d_nhwc_qc8(
-        p.pad_top, p.pad_right, p.pad_bottom, p.pad_left, p.kernel_height, p.kernel_width,
-        p.stride_height, p.stride_width, p.dilation_height, p.dilation_width, p.groups, group_in,
-        group_out, p.input_pixel_stride, p.output_pixel_stride, params.input.zero_point,
+        p.window.pad_top, p.window.pad_right, p.window.pad_bottom, p.window.pad_left,
+        p.window.kernel_height, p.window.kernel_width, p.window.stride_height,
+        p.window.stride_width, p.window.dilation_height, p.window.dilation_width, p.groups,
+        group_in, group_out, p.input_pixel_stride, p.output_pixel_stride, params.input.zero_point,
         params.input.scale, weight_scales.data(), packed.data(),
         bias.empty() ? zero_bias.data() : bias.data(), params.output.zero_point,
         params.output.scale, params.output_min, params.output_max,
@@ -54,13 +55,11 @@ Conv2dQC8::Conv2dQC8(const Conv2dQC8Params& params, std::span<const int8_t> weig
 }
 
 size_t Conv2dQC8::output_height(size_t input_height) const {
-  return conv_output_size(input_height, geometry_.kernel_height, geometry_.stride_height,
-                          geometry_.dilation_height, geometry_.pad_top, geometry_.pad_bottom);
+  return kernels::window_output_height(geometry_.window, input_height);
 }
 
 size_t Conv2dQC8::output_width(size_t input_width) const {
-  return conv_output_size(input_width, geometry_.kernel_width, geometry_.stride_width,
-                          geometry_.dilation_width, geometry_.pad_left, geometry_.pad_right);
+  return kernels::window_output_width(geometry_.window, input_width);
 }
 
 void Conv2dQC8::setup(size_t batch, size_t height, size_t width, const int8_t* input,
@@ -120,20 +119,19 @@ MaxPool2dS8::MaxPool2dS8(const Pool2dParams& params, std::string name) : params_
   if (p.output_pixel_stride == 0) p.output_pixel_stride = p.channels;
   op_ = create_operator(std::move(name), "int8 max pooling create", [&](xnn_operator_t* out) {
     return xnn_create_max_pooling2d_nhwc_s8(
-        p.pad_top, p.pad_right, p.pad_bottom, p.pad_left, p.kernel_height, p.kernel_width,
-        p.stride_height, p.stride_width, p.dilation_height, p.dilation_width, p.channels,
+        p.window.pad_top, p.window.pad_right, p.window.pad_bottom, p.window.pad_left,
+        p.window.kernel_height, p.window.kernel_width, p.window.stride_height,
+        p.window.stride_width, p.window.dilation_height, p.window.dilation_width, p.channels,
         p.input_pixel_stride, p.output_pixel_stride, INT8_MIN, INT8_MAX, 0, out);
   });
 }
 
 size_t MaxPool2dS8::output_height(size_t input_height) const {
-  return conv_output_size(input_height, params_.kernel_height, params_.stride_height,
-                          params_.dilation_height, params_.pad_top, params_.pad_bottom);
+  return kernels::window_output_height(params_.window, input_height);
 }
 
 size_t MaxPool2dS8::output_width(size_t input_width) const {
-  return conv_output_size(input_width, params_.kernel_width, params_.stride_width,
-                          params_.dilation_width, params_.pad_left, params_.pad_right);
+  return kernels::window_output_width(params_.window, input_width);
 }
 
 void MaxPool2dS8::setup(size_t batch, size_t height, size_t width, const int8_t* input,

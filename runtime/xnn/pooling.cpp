@@ -13,9 +13,11 @@ void require(bool ok, const std::string& name, const std::string& message) {
 
 // Validates the shared pooling parameters and resolves dense (0) strides.
 void check_pool(Pool2dParams& p, const std::string& name) {
-  require(p.kernel_height >= 1 && p.kernel_width >= 1, name, "kernel size must be >= 1");
-  require(p.stride_height >= 1 && p.stride_width >= 1, name, "strides must be >= 1");
-  require(p.dilation_height >= 1 && p.dilation_width >= 1, name, "dilations must be >= 1");
+  require(p.window.kernel_height >= 1 && p.window.kernel_width >= 1, name,
+          "kernel size must be >= 1");
+  require(p.window.stride_height >= 1 && p.window.stride_width >= 1, name, "strides must be >= 1");
+  require(p.window.dilation_height >= 1 && p.window.dilation_width >= 1, name,
+          "dilations must be >= 1");
   require(p.channels >= 1, name, "channel count must be >= 1");
   require(p.output_min < p.output_max, name, "output clamp min must be below max");
   if (p.input_pixel_stride == 0) p.input_pixel_stride = p.channels;
@@ -26,10 +28,8 @@ void check_pool(Pool2dParams& p, const std::string& name) {
 
 size_t pool_output(const Pool2dParams& p, size_t input, bool vertical, const std::string& name) {
   try {
-    return vertical ? conv_output_size(input, p.kernel_height, p.stride_height, p.dilation_height,
-                                       p.pad_top, p.pad_bottom)
-                    : conv_output_size(input, p.kernel_width, p.stride_width, p.dilation_width,
-                                       p.pad_left, p.pad_right);
+    return vertical ? kernels::window_output_height(p.window, input)
+                    : kernels::window_output_width(p.window, input);
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument("'" + name + "': " + e.what());
   }
@@ -40,17 +40,19 @@ size_t pool_output(const Pool2dParams& p, size_t input, bool vertical, const std
 MaxPool2dF32::MaxPool2dF32(const Pool2dParams& params, std::string name) : params_(params) {
   Pool2dParams& p = params_;
   check_pool(p, name);
-  require(p.kernel_height * p.kernel_width > 1, name,
+  require(p.window.kernel_height * p.window.kernel_width > 1, name,
           "a 1x1 max pooling window is a strided copy; express it as a Slice");
-  const bool dilated = p.dilation_height > 1 || p.dilation_width > 1;
-  const bool padded = (p.pad_top | p.pad_left | p.pad_bottom | p.pad_right) != 0;
+  const bool dilated = p.window.dilation_height > 1 || p.window.dilation_width > 1;
+  const bool padded =
+      (p.window.pad_top | p.window.pad_left | p.window.pad_bottom | p.window.pad_right) != 0;
   require(!(dilated && padded), name,
           "MaxPool with both dilations and pads is not supported (XNNPACK 2022-02 reads pixels "
           "outside the window in that case); pad the input explicitly instead");
   op_ = create_operator(std::move(name), "max pooling create", [&](xnn_operator_t* out) {
     return xnn_create_max_pooling2d_nhwc_f32(
-        p.pad_top, p.pad_right, p.pad_bottom, p.pad_left, p.kernel_height, p.kernel_width,
-        p.stride_height, p.stride_width, p.dilation_height, p.dilation_width, p.channels,
+        p.window.pad_top, p.window.pad_right, p.window.pad_bottom, p.window.pad_left,
+        p.window.kernel_height, p.window.kernel_width, p.window.stride_height,
+        p.window.stride_width, p.window.dilation_height, p.window.dilation_width, p.channels,
         p.input_pixel_stride, p.output_pixel_stride, p.output_min, p.output_max, 0, out);
   });
 }
@@ -75,14 +77,14 @@ namespace {
 
 Conv2dF32 averaging_convolution(const Pool2dParams& p, const std::string& name) {
   Conv2dParams c;
-  c.kernel_height = p.kernel_height;
-  c.kernel_width = p.kernel_width;
-  c.stride_height = p.stride_height;
-  c.stride_width = p.stride_width;
-  c.pad_top = p.pad_top;
-  c.pad_left = p.pad_left;
-  c.pad_bottom = p.pad_bottom;
-  c.pad_right = p.pad_right;
+  c.window.kernel_height = p.window.kernel_height;
+  c.window.kernel_width = p.window.kernel_width;
+  c.window.stride_height = p.window.stride_height;
+  c.window.stride_width = p.window.stride_width;
+  c.window.pad_top = p.window.pad_top;
+  c.window.pad_left = p.window.pad_left;
+  c.window.pad_bottom = p.window.pad_bottom;
+  c.window.pad_right = p.window.pad_right;
   c.groups = static_cast<uint32_t>(p.channels);
   c.input_channels = p.channels;
   c.output_channels = p.channels;
@@ -90,7 +92,7 @@ Conv2dF32 averaging_convolution(const Pool2dParams& p, const std::string& name) 
   c.output_pixel_stride = p.output_pixel_stride;
   c.output_min = p.output_min;
   c.output_max = p.output_max;
-  const size_t window = size_t{p.kernel_height} * p.kernel_width;
+  const size_t window = size_t{p.window.kernel_height} * p.window.kernel_width;
   const std::vector<float> weights(p.channels * window, 1.0f / static_cast<float>(window));
   return Conv2dF32(c, weights, {}, name);
 }
@@ -101,11 +103,12 @@ AvgPool2dF32::AvgPool2dF32(const Pool2dParams& params, bool count_include_pad, s
     : params_(params) {
   Pool2dParams& p = params_;
   check_pool(p, name);
-  require(p.dilation_height == 1 && p.dilation_width == 1, name,
+  require(p.window.dilation_height == 1 && p.window.dilation_width == 1, name,
           "AveragePool with dilations is not supported");
-  require(p.kernel_height * p.kernel_width > 1, name,
+  require(p.window.kernel_height * p.window.kernel_width > 1, name,
           "a 1x1 average pooling window is a strided copy; express it as a Slice");
-  const bool padded = (p.pad_top | p.pad_left | p.pad_bottom | p.pad_right) != 0;
+  const bool padded =
+      (p.window.pad_top | p.window.pad_left | p.window.pad_bottom | p.window.pad_right) != 0;
   if (count_include_pad && padded) {
     conv_.emplace(averaging_convolution(p, name));
     op_ = Operator(nullptr, std::move(name));
@@ -113,8 +116,9 @@ AvgPool2dF32::AvgPool2dF32(const Pool2dParams& params, bool count_include_pad, s
   }
   op_ = create_operator(std::move(name), "average pooling create", [&](xnn_operator_t* out) {
     return xnn_create_average_pooling2d_nhwc_f32(
-        p.pad_top, p.pad_right, p.pad_bottom, p.pad_left, p.kernel_height, p.kernel_width,
-        p.stride_height, p.stride_width, p.channels, p.input_pixel_stride, p.output_pixel_stride,
+        p.window.pad_top, p.window.pad_right, p.window.pad_bottom, p.window.pad_left,
+        p.window.kernel_height, p.window.kernel_width, p.window.stride_height,
+        p.window.stride_width, p.channels, p.input_pixel_stride, p.output_pixel_stride,
         p.output_min, p.output_max, 0, out);
   });
 }

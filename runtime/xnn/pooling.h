@@ -19,16 +19,8 @@ namespace yolo::runtime::xnn {
 // an average with count_include_pad = 0). AveragePool with count_include_pad = 1 would count that
 // extra padding, which ONNX Runtime does not: the engine must reject that combination.
 struct Pool2dParams {
-  uint32_t kernel_height = 1;
-  uint32_t kernel_width = 1;
-  uint32_t stride_height = 1;
-  uint32_t stride_width = 1;
-  uint32_t dilation_height = 1;  // MaxPool only; AveragePool requires 1
-  uint32_t dilation_width = 1;
-  uint32_t pad_top = 0;
-  uint32_t pad_left = 0;
-  uint32_t pad_bottom = 0;
-  uint32_t pad_right = 0;
+  // Dilations are for MaxPool only; AveragePool requires 1.
+  kernels::Window2d window;
   size_t channels = 0;
   size_t input_pixel_stride = 0;
   size_t output_pixel_stride = 0;

@@ -35,8 +35,8 @@ TEST(Graph, BuildsValuesNodesAndTopologicalOrder) {
   EXPECT_EQ(g.nodes[1].name, "second");
   EXPECT_EQ(g.opset, 17);
   ASSERT_EQ(g.inputs.size(), 1U);
-  EXPECT_EQ(g.values[static_cast<std::size_t>(g.find_value("y"))].producer, 0);
-  EXPECT_TRUE(g.values[static_cast<std::size_t>(g.find_value("z"))].graph_output);
+  EXPECT_EQ(g.value(g.find_value("y")).producer, 0);
+  EXPECT_TRUE(g.value(g.find_value("z")).graph_output);
 }
 
 TEST(Graph, CycleIsReportedNamingANode) {

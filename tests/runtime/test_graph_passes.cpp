@@ -18,7 +18,7 @@ int count_ops(const Graph& g, const std::string& op) {
 }
 
 const Value& value(const Graph& g, const std::string& name) {
-  return g.values[static_cast<std::size_t>(g.find_value(name))];
+  return g.value(g.find_value(name));
 }
 
 TEST(GraphPasses, FoldsShapeArithmeticIntoAConstantReshapeTarget) {
@@ -149,7 +149,7 @@ TEST(GraphPasses, FoldsADynamicInt8ConvChainIntoAnFp32Conv) {
   const Node& conv = g.nodes[0];
   EXPECT_EQ(conv.op_type, "Conv");
   EXPECT_EQ(conv.inputs[0], g.find_value("x"));
-  const auto& weights = *g.values[static_cast<std::size_t>(conv.inputs[1])].constant;
+  const auto& weights = *g.value(conv.inputs[1]).constant;
   const std::vector<float> expected{0.5F, 1.0F, -0.25F, 1.0F, 10.0F, -12.0F};
   EXPECT_EQ(std::vector<float>(weights.data_as<float>(), weights.data_as<float>() + 6), expected);
   ASSERT_EQ(conv.inputs.size(), 3U);
@@ -185,7 +185,7 @@ TEST(GraphPasses, FoldsADynamicInt8MatMulChainIntoAnFp32MatMul) {
   ASSERT_EQ(g.nodes.size(), 1U);
   const Node& matmul = g.nodes[0];
   EXPECT_EQ(matmul.op_type, "MatMul");
-  const auto& weights = *g.values[static_cast<std::size_t>(matmul.inputs[1])].constant;
+  const auto& weights = *g.value(matmul.inputs[1]).constant;
   // (q - zp[n]) * scale[n], row-major [2, 3].
   const std::vector<float> expected{0.0F, 0.25F, 0.0F, 8.0F, -32.0F, 256.0F};
   EXPECT_EQ(std::vector<float>(weights.data_as<float>(), weights.data_as<float>() + 6), expected);

@@ -16,24 +16,22 @@
 #include "runtime/kernels/reduce.h"
 #include "runtime/kernels/softmax.h"
 #include "runtime/kernels/topk.h"
+#include "tests/support/random_tensors.h"
 
 namespace yolo::runtime::kernels {
 namespace {
 
-std::mt19937& rng() {
-  static std::mt19937 gen(7);
-  return gen;
-}
+using test::expect_throws_naming;
+using test::unravel;
+using test::value_at;
 
-std::int64_t pick(std::int64_t lo, std::int64_t hi) {
-  return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng());
-}
+test::Random rng(7);
 
 // Small integers (as the dtype) so sums are exact and ties are frequent.
 Tensor random_tensor(DType type, Shape shape) {
   Tensor t(type, std::move(shape));
   for (std::int64_t i = 0; i < t.size(); ++i) {
-    const std::int64_t v = pick(-6, 6);
+    const std::int64_t v = rng.pick(-6, 6);
     if (type == DType::kFloat32) t.data_as<float>()[i] = static_cast<float>(v) * 0.5F;
     if (type == DType::kInt64) t.data_as<std::int64_t>()[i] = v;
     if (type == DType::kInt32) t.data_as<std::int32_t>()[i] = static_cast<std::int32_t>(v);
@@ -41,41 +39,12 @@ Tensor random_tensor(DType type, Shape shape) {
   return t;
 }
 
-double value_at(const Tensor& t, std::int64_t i) {
-  switch (t.dtype()) {
-    case DType::kFloat32:
-      return t.data_as<float>()[i];
-    case DType::kInt64:
-      return static_cast<double>(t.data_as<std::int64_t>()[i]);
-    default:
-      return t.data_as<std::int32_t>()[i];
-  }
-}
-
 Shape random_shape(std::size_t min_rank, std::size_t max_rank) {
   static const std::int64_t kDims[] = {1, 2, 3, 4, 5, 7, 9, 13};
   Shape s(static_cast<std::size_t>(
-      pick(static_cast<std::int64_t>(min_rank), static_cast<std::int64_t>(max_rank))));
-  for (auto& d : s) d = kDims[pick(0, 7)];
+      rng.pick(static_cast<std::int64_t>(min_rank), static_cast<std::int64_t>(max_rank))));
+  for (auto& d : s) d = kDims[rng.pick(0, 7)];
   return s;
-}
-
-std::vector<std::int64_t> unravel(std::int64_t flat, const Shape& shape) {
-  std::vector<std::int64_t> idx(shape.size());
-  for (std::size_t d = shape.size(); d-- > 0;) {
-    idx[d] = flat % shape[d];
-    flat /= shape[d];
-  }
-  return idx;
-}
-
-void expect_throws_naming(const std::function<void()>& f, const std::string& needle) {
-  try {
-    f();
-    ADD_FAILURE() << "expected std::invalid_argument mentioning '" << needle << "'";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
 }
 
 TEST(Reduce, MatchesReferenceOverRandomAxes) {
@@ -87,15 +56,15 @@ TEST(Reduce, MatchesReferenceOverRandomAxes) {
                        : trial % 3 == 1 ? DType::kInt64
                                         : DType::kInt32;
     Shape shape = random_shape(0, 4);
-    if (!shape.empty() && pick(0, 9) == 0)
-      shape[static_cast<std::size_t>(pick(0, shape.size() - 1))] = 0;
+    if (!shape.empty() && rng.pick(0, 9) == 0)
+      shape[static_cast<std::size_t>(rng.pick(0, shape.size() - 1))] = 0;
     const auto rank = static_cast<std::int64_t>(shape.size());
     std::vector<std::int64_t> axes;
     for (std::int64_t d = 0; d < rank; ++d) {
-      if (pick(0, 1)) axes.push_back(pick(0, 1) ? d : d - rank);
+      if (rng.pick(0, 1)) axes.push_back(rng.pick(0, 1) ? d : d - rank);
     }
-    const bool noop = pick(0, 3) == 0;
-    const bool keepdims = pick(0, 1) == 1;
+    const bool noop = rng.pick(0, 3) == 0;
+    const bool keepdims = rng.pick(0, 1) == 1;
     const auto norm = reduce_axes(op, rank, axes, noop);
     const Tensor in = random_tensor(type, shape);
     Tensor out(type, reduce_shape(shape, norm, keepdims));
@@ -163,10 +132,10 @@ TEST(ArgReduce, FirstOrLastExtreme) {
   for (int trial = 0; trial < 150; ++trial) {
     const Shape shape = random_shape(1, 4);
     const auto rank = static_cast<std::int64_t>(shape.size());
-    const std::int64_t axis = pick(-rank, rank - 1);
+    const std::int64_t axis = rng.pick(-rank, rank - 1);
     const auto a = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
-    const bool last = pick(0, 1) == 1;
-    const ArgOp op = pick(0, 1) ? ArgOp::kArgMax : ArgOp::kArgMin;
+    const bool last = rng.pick(0, 1) == 1;
+    const ArgOp op = rng.pick(0, 1) ? ArgOp::kArgMax : ArgOp::kArgMin;
     const Tensor in = random_tensor(DType::kFloat32, shape);
     Tensor out(DType::kInt64, arg_reduce_shape(shape, axis, true));
     arg_reduce(op, in, axis, last, out);
@@ -201,8 +170,8 @@ TEST(Softmax, MatchesReferenceOnEveryAxis) {
   for (int trial = 0; trial < 100; ++trial) {
     const Shape shape = random_shape(1, 4);
     const auto rank = static_cast<std::int64_t>(shape.size());
-    const bool coerced = pick(0, 1) == 1;
-    const std::int64_t axis = coerced ? pick(-rank, rank) : pick(-rank, rank - 1);
+    const bool coerced = rng.pick(0, 1) == 1;
+    const std::int64_t axis = coerced ? rng.pick(-rank, rank) : rng.pick(-rank, rank - 1);
     const auto a = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
     Tensor in = random_tensor(DType::kFloat32, shape);
     for (auto& v : in.values<float>()) v *= 7.0F;  // wide range: stability matters
@@ -269,10 +238,10 @@ TEST(TopK, MatchesStableSortReference) {
   for (int trial = 0; trial < 200; ++trial) {
     const Shape shape = random_shape(1, 3);
     const auto rank = static_cast<std::int64_t>(shape.size());
-    const std::int64_t axis = pick(-rank, rank - 1);
+    const std::int64_t axis = rng.pick(-rank, rank - 1);
     const auto a = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
-    const std::int64_t k = pick(0, shape[a]);
-    const bool largest = pick(0, 1) == 1;
+    const std::int64_t k = rng.pick(0, shape[a]);
+    const bool largest = rng.pick(0, 1) == 1;
     const DType type = trial % 3 == 0   ? DType::kFloat32
                        : trial % 3 == 1 ? DType::kInt64
                                         : DType::kInt32;
@@ -309,7 +278,7 @@ TEST(TopK, EndToEndDetectionSize) {
   // yolo26n end2end: the best 300 of 8400 x 80 class scores (flattened).
   Tensor scores(DType::kFloat32, {1, 8400 * 80});
   std::uniform_real_distribution<float> dist(0.0F, 1.0F);
-  for (auto& v : scores.values<float>()) v = dist(rng());
+  for (auto& v : scores.values<float>()) v = dist(rng.engine());
   Tensor values(DType::kFloat32, {1, 300});
   Tensor indices(DType::kInt64, {1, 300});
   topk(scores, 300, -1, true, values, indices);

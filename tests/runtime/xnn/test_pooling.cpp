@@ -10,18 +10,12 @@
 #include <vector>
 
 #include "runtime/xnn/pooling.h"
+#include "tests/support/random_tensors.h"
 
 namespace yolo::runtime::xnn {
 namespace {
 
-// XNNPACK may read up to kExtraInputBytes past the end of an input: reserve them.
-template <typename T>
-std::vector<T> xnn_input(size_t n, T value = T{}) {
-  std::vector<T> v;
-  v.reserve(n + kExtraInputBytes / sizeof(T));
-  v.resize(n, value);
-  return v;
-}
+using test::xnn_input;
 
 constexpr float kSentinel = -12345.0f;
 
@@ -48,11 +42,13 @@ std::vector<float> reference_pool(const PoolCase& c, const std::vector<float>& i
           double max = -std::numeric_limits<double>::infinity();
           double sum = 0.0;
           size_t count = 0;
-          for (size_t ky = 0; ky < p.kernel_height; ++ky) {
-            const long iy = long(oy * p.stride_height + ky * p.dilation_height) - long(p.pad_top);
+          for (size_t ky = 0; ky < p.window.kernel_height; ++ky) {
+            const long iy = long(oy * p.window.stride_height + ky * p.window.dilation_height) -
+                            long(p.window.pad_top);
             if (iy < 0 || iy >= long(c.height)) continue;
-            for (size_t kx = 0; kx < p.kernel_width; ++kx) {
-              const long ix = long(ox * p.stride_width + kx * p.dilation_width) - long(p.pad_left);
+            for (size_t kx = 0; kx < p.window.kernel_width; ++kx) {
+              const long ix = long(ox * p.window.stride_width + kx * p.window.dilation_width) -
+                              long(p.window.pad_left);
               if (ix < 0 || ix >= long(c.width)) continue;
               const double v = input[((n * c.height + iy) * c.width + ix) * p.input_pixel_stride +
                                      c.input_offset + ch];
@@ -70,7 +66,7 @@ std::vector<float> reference_pool(const PoolCase& c, const std::vector<float>& i
               value = sum / double(count);
               break;
             case Kind::kAverageIncludePad:
-              value = sum / double(p.kernel_height * p.kernel_width);
+              value = sum / double(p.window.kernel_height * p.window.kernel_width);
               break;
           }
           out[((n * out_h + oy) * out_w + ox) * p.channels + ch] =
@@ -87,11 +83,12 @@ void check_pool(PoolCase c, std::mt19937& rng, ThreadPools& pools) {
   if (p.input_pixel_stride == 0) p.input_pixel_stride = p.channels + c.input_offset + 1;
   if (p.output_pixel_stride == 0) p.output_pixel_stride = p.channels + c.output_offset + 2;
   SCOPED_TRACE(testing::Message() << "kind " << int(c.kind) << " N" << c.batch << " " << c.height
-                                  << "x" << c.width << " C" << p.channels << " k" << p.kernel_height
-                                  << "x" << p.kernel_width << " s" << p.stride_height << ","
-                                  << p.stride_width << " d" << p.dilation_height << ","
-                                  << p.dilation_width << " pads " << p.pad_top << " " << p.pad_left
-                                  << " " << p.pad_bottom << " " << p.pad_right);
+                                  << "x" << c.width << " C" << p.channels << " k"
+                                  << p.window.kernel_height << "x" << p.window.kernel_width << " s"
+                                  << p.window.stride_height << "," << p.window.stride_width << " d"
+                                  << p.window.dilation_height << "," << p.window.dilation_width
+                                  << " pads " << p.window.pad_top << " " << p.window.pad_left << " "
+                                  << p.window.pad_bottom << " " << p.window.pad_right);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   std::vector<float> input = xnn_input<float>(c.batch * c.height * c.width * p.input_pixel_stride);
   for (float& v : input) v = dist(rng);
@@ -142,9 +139,10 @@ PoolCase square(Kind kind, size_t channels, uint32_t k, uint32_t s, uint32_t pad
   PoolCase c;
   c.kind = kind;
   c.params.channels = channels;
-  c.params.kernel_height = c.params.kernel_width = k;
-  c.params.stride_height = c.params.stride_width = s;
-  c.params.pad_top = c.params.pad_left = c.params.pad_bottom = c.params.pad_right = pad;
+  c.params.window.kernel_height = c.params.window.kernel_width = k;
+  c.params.window.stride_height = c.params.window.stride_width = s;
+  c.params.window.pad_top = c.params.window.pad_left = c.params.window.pad_bottom =
+      c.params.window.pad_right = pad;
   c.height = c.width = size;
   return c;
 }
@@ -157,18 +155,18 @@ TEST(MaxPool2dF32, NamedCases) {
   check_pool(square(Kind::kMax, 1, 3, 2, 1, 7), rng, pools);    // one channel
   check_pool(square(Kind::kMax, 5, 3, 1, 1, 1), rng, pools);    // 1x1 image
   PoolCase asym = square(Kind::kMax, 6, 3, 1, 0, 8);
-  asym.params.pad_top = 2;
-  asym.params.pad_right = 1;
-  asym.params.stride_width = 2;
+  asym.params.window.pad_top = 2;
+  asym.params.window.pad_right = 1;
+  asym.params.window.stride_width = 2;
   asym.batch = 2;
   asym.input_offset = 3;
   asym.output_offset = 4;
   check_pool(asym, rng, pools);
   PoolCase dilated = square(Kind::kMax, 4, 3, 1, 0, 9);
-  dilated.params.dilation_height = 2;
-  dilated.params.dilation_width = 3;
+  dilated.params.window.dilation_height = 2;
+  dilated.params.window.dilation_width = 3;
   check_pool(dilated, rng, pools);
-  dilated.params.pad_left = 1;
+  dilated.params.window.pad_left = 1;
   EXPECT_THROW(MaxPool2dF32(dilated.params, "dilated_padded"), std::invalid_argument);
   PoolCase clamped = square(Kind::kMax, 9, 2, 1, 0, 5);
   clamped.params.output_min = 0.0f;
@@ -184,15 +182,16 @@ TEST(AvgPool2dF32, BothPaddingConventions) {
     check_pool(square(kind, 1, 3, 2, 1, 5), rng, pools);
     check_pool(square(kind, 3, 3, 1, 1, 1), rng, pools);
     PoolCase asym = square(kind, 10, 3, 2, 0, 7);
-    asym.params.kernel_width = 2;
-    asym.params.pad_top = 1;
-    asym.params.pad_right = 1;
+    asym.params.window.kernel_width = 2;
+    asym.params.window.pad_top = 1;
+    asym.params.window.pad_right = 1;
     asym.batch = 2;
     asym.input_offset = 2;
     asym.output_offset = 1;
     check_pool(asym, rng, pools);
   }
-  Pool2dParams dilated{.kernel_height = 2, .kernel_width = 2, .dilation_height = 2, .channels = 3};
+  Pool2dParams dilated{.window = {.kernel_height = 2, .kernel_width = 2, .dilation_height = 2},
+                       .channels = 3};
   EXPECT_THROW(AvgPool2dF32(dilated, false, "dilated"), std::invalid_argument);
 }
 
@@ -203,25 +202,25 @@ TEST(Pool2dF32, RandomShapes) {
     PoolCase c;
     c.kind = static_cast<Kind>(trial % 3);
     Pool2dParams& p = c.params;
-    p.kernel_height = 1 + rng() % 4;
-    p.kernel_width = 2 + rng() % 3;
-    p.stride_height = 1 + rng() % 3;
-    p.stride_width = 1 + rng() % 3;
+    p.window.kernel_height = 1 + rng() % 4;
+    p.window.kernel_width = 2 + rng() % 3;
+    p.window.stride_height = 1 + rng() % 3;
+    p.window.stride_width = 1 + rng() % 3;
     if (c.kind == Kind::kMax) {
-      p.dilation_height = 1 + rng() % 2;
-      p.dilation_width = 1 + rng() % 2;
+      p.window.dilation_height = 1 + rng() % 2;
+      p.window.dilation_width = 1 + rng() % 2;
     }
     // Dilated max pooling is tested without padding (the combination is rejected).
-    if (p.dilation_height == 1 && p.dilation_width == 1) {
-      p.pad_top = rng() % p.kernel_height;
-      p.pad_bottom = rng() % p.kernel_height;
-      p.pad_left = rng() % p.kernel_width;
-      p.pad_right = rng() % p.kernel_width;
+    if (p.window.dilation_height == 1 && p.window.dilation_width == 1) {
+      p.window.pad_top = rng() % p.window.kernel_height;
+      p.window.pad_bottom = rng() % p.window.kernel_height;
+      p.window.pad_left = rng() % p.window.kernel_width;
+      p.window.pad_right = rng() % p.window.kernel_width;
     }
     p.channels = 1 + rng() % 20;
     c.batch = 1 + rng() % 2;
-    c.height = p.dilation_height * (p.kernel_height - 1) + 1 + rng() % 8;
-    c.width = p.dilation_width * (p.kernel_width - 1) + 1 + rng() % 8;
+    c.height = p.window.dilation_height * (p.window.kernel_height - 1) + 1 + rng() % 8;
+    c.width = p.window.dilation_width * (p.window.kernel_width - 1) + 1 + rng() % 8;
     c.input_offset = rng() % 3;
     c.output_offset = rng() % 3;
     check_pool(c, rng, pools);
@@ -231,7 +230,8 @@ TEST(Pool2dF32, RandomShapes) {
 TEST(Pool2dF32, SetupAgainAfterTheInputSizeChanges) {
   ThreadPools pools;
   MaxPool2dF32 pool(
-      {.kernel_height = 2, .kernel_width = 2, .stride_height = 2, .stride_width = 2, .channels = 2},
+      {.window = {.kernel_height = 2, .kernel_width = 2, .stride_height = 2, .stride_width = 2},
+       .channels = 2},
       "resized");
   for (size_t size : {4u, 6u, 2u}) {
     std::vector<float> input = xnn_input<float>(size * size * 2);
@@ -249,8 +249,9 @@ TEST(Pool2dF32, SetupAgainAfterTheInputSizeChanges) {
       }
     }
   }
-  EXPECT_THROW(MaxPool2dF32({.kernel_height = 1, .kernel_width = 1, .channels = 2}, "one"),
-               std::invalid_argument);
+  EXPECT_THROW(
+      MaxPool2dF32({.window = {.kernel_height = 1, .kernel_width = 1}, .channels = 2}, "one"),
+      std::invalid_argument);
 }
 
 TEST(GlobalAvgPoolF32, MeansEachChannelOfEachImage) {

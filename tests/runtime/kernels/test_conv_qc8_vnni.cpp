@@ -42,10 +42,11 @@ void check(const Case& c, std::mt19937& rng, xnn::ThreadPools& pools) {
                                   << (c.relu ? " relu" : "") << (c.table ? " table" : ""));
   const std::size_t in_offset = 3, out_offset = 5;
   xnn::Conv2dQC8Params p;
-  p.geometry.kernel_height = p.geometry.kernel_width = c.kernel;
-  p.geometry.stride_height = p.geometry.stride_width = c.stride;
-  p.geometry.dilation_height = p.geometry.dilation_width = c.dilation;
-  p.geometry.pad_top = p.geometry.pad_left = p.geometry.pad_bottom = p.geometry.pad_right = c.pad;
+  p.geometry.window.kernel_height = p.geometry.window.kernel_width = c.kernel;
+  p.geometry.window.stride_height = p.geometry.window.stride_width = c.stride;
+  p.geometry.window.dilation_height = p.geometry.window.dilation_width = c.dilation;
+  p.geometry.window.pad_top = p.geometry.window.pad_left = p.geometry.window.pad_bottom =
+      p.geometry.window.pad_right = c.pad;
   p.geometry.input_channels = c.cin;
   p.geometry.output_channels = c.cout;
   p.geometry.input_pixel_stride = c.dense_input ? c.cin : c.cin + in_offset + 2;
@@ -72,20 +73,12 @@ void check(const Case& c, std::mt19937& rng, xnn::ThreadPools& pools) {
     by_byte = lut->by_byte();
   }
 
-  kernels::ConvQC8Geometry g{c.kernel,
-                             c.kernel,
-                             c.stride,
-                             c.stride,
-                             c.dilation,
-                             c.dilation,
-                             c.pad,
-                             c.pad,
-                             c.pad,
-                             c.pad,
-                             c.cin,
-                             c.cout,
-                             p.geometry.input_pixel_stride,
-                             p.geometry.output_pixel_stride};
+  kernels::ConvQC8Geometry g{
+      {c.kernel, c.kernel, c.stride, c.stride, c.dilation, c.dilation, c.pad, c.pad, c.pad, c.pad},
+      c.cin,
+      c.cout,
+      p.geometry.input_pixel_stride,
+      p.geometry.output_pixel_stride};
   kernels::ConvQC8Quant q{p.input.scale,       p.input.zero_point, p.output.scale,
                           p.output.zero_point, p.output_min,       p.output_max};
   const kernels::ConvQC8Vnni ours(g, q, weights, weight_scales, bias, by_byte);
@@ -167,7 +160,7 @@ TEST_F(ConvQC8VnniTest, FusedTableAndClampMatchXnnpackThenTable) {
 
 TEST_F(ConvQC8VnniTest, RejectsInconsistentSizes) {
   kernels::ConvQC8Geometry g;
-  g.kernel_height = g.kernel_width = 3;
+  g.window.kernel_height = g.window.kernel_width = 3;
   g.input_channels = 4;
   g.output_channels = 8;
   const std::vector<std::int8_t> weights(8 * 4 * 9 - 1);

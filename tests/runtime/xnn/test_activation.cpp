@@ -14,18 +14,12 @@
 #include "runtime/xnn/binary.h"
 #include "runtime/xnn/unary.h"
 #include "runtime/xnn/xnn_operator.h"
+#include "tests/support/random_tensors.h"
 
 namespace yolo::runtime::xnn {
 namespace {
 
-// XNNPACK may read up to kExtraInputBytes past the end of an input: reserve them.
-template <typename T>
-std::vector<T> xnn_input(size_t n, T value = T{}) {
-  std::vector<T> v;
-  v.reserve(n + kExtraInputBytes / sizeof(T));
-  v.resize(n, value);
-  return v;
-}
+using test::xnn_input;
 
 double silu_reference(double x) {
   return x / (1.0 + std::exp(-x));

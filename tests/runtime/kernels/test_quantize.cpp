@@ -11,40 +11,24 @@
 #include <string>
 
 #include "runtime/kernels/quantize.h"
+#include "tests/support/random_tensors.h"
 
 namespace yolo::runtime::kernels {
 namespace {
 
-std::mt19937& rng() {
-  static std::mt19937 gen(11);
-  return gen;
-}
+using test::expect_throws_naming;
 
-Tensor random_floats(Shape shape, float lo, float hi) {
-  Tensor t(DType::kFloat32, std::move(shape));
-  std::uniform_real_distribution<float> dist(lo, hi);
-  for (auto& v : t.values<float>()) v = dist(rng());
-  return t;
-}
+test::Random rng(11);
 
 // Round half to even through the FE_TONEAREST default of nearbyint, as ONNX specifies.
 double round_even(double x) {
   return std::nearbyint(x);
 }
 
-void expect_throws_naming(const std::function<void()>& f, const std::string& needle) {
-  try {
-    f();
-    ADD_FAILURE() << "expected std::invalid_argument mentioning '" << needle << "'";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
-}
-
 TEST(DynamicQuantizeLinear, MatchesTheOnnxFormula) {
   for (const auto& [lo, hi] :
        std::vector<std::pair<float, float>>{{-3.0F, 5.0F}, {0.5F, 2.0F}, {-4.0F, -1.0F}}) {
-    const Tensor x = random_floats({3, 37}, lo, hi);
+    const Tensor x = rng.floats({3, 37}, lo, hi);
     Tensor y(DType::kUInt8, {3, 37});
     const DynamicQuantParams q = dynamic_quantize_linear(x, y);
     const auto values = x.values<float>();
@@ -95,7 +79,7 @@ TEST(QuantizeLinear, PerAxisRoundTripsThroughDequantize) {
   for (std::int64_t axis : {0, 1, -1, 3}) {
     const Shape shape = {4, 3, 5, 2};
     const auto a = static_cast<std::size_t>(axis < 0 ? axis + 4 : axis);
-    const Tensor x = random_floats(shape, -2.0F, 2.0F);
+    const Tensor x = rng.floats(shape, -2.0F, 2.0F);
     Tensor scale(DType::kFloat32, {shape[a]});
     Tensor zp(DType::kUInt8, {shape[a]});
     for (std::int64_t c = 0; c < shape[a]; ++c) {
@@ -142,7 +126,7 @@ TEST(DequantizeLinear, Int32AndInt8) {
 }
 
 TEST(Quantize, RejectsBadParameters) {
-  const Tensor x = random_floats({2, 3}, -1.0F, 1.0F);
+  const Tensor x = rng.floats({2, 3}, -1.0F, 1.0F);
   Tensor scale(DType::kFloat32, {4});
   Tensor y(DType::kUInt8, {2, 3});
   expect_throws_naming([&] { quantize_linear(x, scale, std::nullopt, 1, y); },

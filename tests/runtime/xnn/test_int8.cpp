@@ -31,14 +31,14 @@ std::vector<int8_t> random_int8(size_t n, std::mt19937& rng, int lo = -128, int 
 void check_conv_qc8(Conv2dParams g, size_t height, size_t width, bool relu, std::mt19937& rng,
                     ThreadPools& pools) {
   SCOPED_TRACE(testing::Message() << height << "x" << width << " Cin " << g.input_channels
-                                  << " Cout " << g.output_channels << " k" << g.kernel_height
-                                  << " s" << g.stride_height << " g" << g.groups);
+                                  << " Cout " << g.output_channels << " k" << g.window.kernel_height
+                                  << " s" << g.window.stride_height << " g" << g.groups);
   const size_t in_offset = 1, out_offset = 2;
   g.input_pixel_stride = g.input_channels + in_offset + 1;
   g.output_pixel_stride = g.output_channels + out_offset + 3;
   const size_t gi = g.input_channels / g.groups;
   const size_t go = g.output_channels / g.groups;
-  const size_t ks = size_t{g.kernel_height} * g.kernel_width;
+  const size_t ks = size_t{g.window.kernel_height} * g.window.kernel_width;
   Conv2dQC8Params params{.geometry = g,
                          .input = {.scale = 0.02f, .zero_point = -7},
                          // Sums spread over about +-40 output steps.
@@ -65,17 +65,21 @@ void check_conv_qc8(Conv2dParams g, size_t height, size_t width, bool relu, std:
         for (size_t oc = 0; oc < g.output_channels; ++oc) {
           const size_t group = oc / go;
           int64_t acc = bias[oc];
-          for (size_t ky = 0; ky < g.kernel_height; ++ky) {
-            const long iy = long(oy * g.stride_height + ky * g.dilation_height) - long(g.pad_top);
+          for (size_t ky = 0; ky < g.window.kernel_height; ++ky) {
+            const long iy = long(oy * g.window.stride_height + ky * g.window.dilation_height) -
+                            long(g.window.pad_top);
             if (iy < 0 || iy >= long(height)) continue;
-            for (size_t kx = 0; kx < g.kernel_width; ++kx) {
-              const long ix = long(ox * g.stride_width + kx * g.dilation_width) - long(g.pad_left);
+            for (size_t kx = 0; kx < g.window.kernel_width; ++kx) {
+              const long ix = long(ox * g.window.stride_width + kx * g.window.dilation_width) -
+                              long(g.window.pad_left);
               if (ix < 0 || ix >= long(width)) continue;
               for (size_t ic = 0; ic < gi; ++ic) {
                 const int x =
                     input[(iy * width + ix) * g.input_pixel_stride + in_offset + group * gi + ic];
-                acc += int64_t(x - params.input.zero_point) *
-                       weights[((oc * gi + ic) * g.kernel_height + ky) * g.kernel_width + kx];
+                acc +=
+                    int64_t(x - params.input.zero_point) *
+                    weights[((oc * gi + ic) * g.window.kernel_height + ky) * g.window.kernel_width +
+                            kx];
               }
             }
           }
@@ -100,14 +104,14 @@ TEST(Conv2dQC8, MatchesReferenceWithinOneStep) {
   std::mt19937 rng(51);
   ThreadPools pools;
   auto conv = [](size_t cin, size_t cout, uint32_t k, uint32_t s, uint32_t pad, uint32_t groups) {
-    return Conv2dParams{.kernel_height = k,
-                        .kernel_width = k,
-                        .stride_height = s,
-                        .stride_width = s,
-                        .pad_top = pad,
-                        .pad_left = pad,
-                        .pad_bottom = pad,
-                        .pad_right = pad,
+    return Conv2dParams{.window = {.kernel_height = k,
+                                   .kernel_width = k,
+                                   .stride_height = s,
+                                   .stride_width = s,
+                                   .pad_top = pad,
+                                   .pad_left = pad,
+                                   .pad_bottom = pad,
+                                   .pad_right = pad},
                         .groups = groups,
                         .input_channels = cin,
                         .output_channels = cout};
@@ -159,12 +163,12 @@ TEST(BinaryQS8, AddSubtractMultiplyWithBroadcast) {
 TEST(MaxPool2dS8, MatchesReferenceExactly) {
   std::mt19937 rng(53);
   ThreadPools pools;
-  const Pool2dParams p{.kernel_height = 5,
-                       .kernel_width = 5,
-                       .pad_top = 2,
-                       .pad_left = 2,
-                       .pad_bottom = 2,
-                       .pad_right = 2,
+  const Pool2dParams p{.window = {.kernel_height = 5,
+                                  .kernel_width = 5,
+                                  .pad_top = 2,
+                                  .pad_left = 2,
+                                  .pad_bottom = 2,
+                                  .pad_right = 2},
                        .channels = 19,
                        .input_pixel_stride = 24,
                        .output_pixel_stride = 21};

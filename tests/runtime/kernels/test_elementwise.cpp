@@ -13,24 +13,22 @@
 
 #include "runtime/kernels/elementwise.h"
 #include "runtime/kernels/unary.h"
+#include "tests/support/random_tensors.h"
 
 namespace yolo::runtime::kernels {
 namespace {
 
-std::mt19937& rng() {
-  static std::mt19937 gen(1234);
-  return gen;
-}
+using test::expect_throws_naming;
+using test::unravel;
+using test::value_at;
 
-std::int64_t pick(std::int64_t lo, std::int64_t hi) {
-  return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng());
-}
+test::Random rng(1234);
 
 // Random values, kept away from zero so Div/Mod have valid divisors.
 Tensor random_tensor(DType type, Shape shape, bool nonzero = false) {
   Tensor t(type, std::move(shape));
   for (std::int64_t i = 0; i < t.size(); ++i) {
-    std::int64_t v = pick(-9, 9);
+    std::int64_t v = rng.pick(-9, 9);
     if (nonzero && v == 0) v = 3;
     switch (type) {
       case DType::kFloat32:
@@ -52,29 +50,20 @@ Tensor random_tensor(DType type, Shape shape, bool nonzero = false) {
 // An output shape of rank 0..4 with odd sizes, sometimes an empty dim.
 Shape random_shape(bool allow_empty) {
   static const std::int64_t kDims[] = {1, 1, 2, 3, 5, 7, 9, 17};
-  Shape s(static_cast<std::size_t>(pick(0, 4)));
-  for (auto& d : s) d = kDims[pick(0, 7)];
-  if (allow_empty && !s.empty() && pick(0, 9) == 0)
-    s[static_cast<std::size_t>(pick(0, s.size() - 1))] = 0;
+  Shape s(static_cast<std::size_t>(rng.pick(0, 4)));
+  for (auto& d : s) d = kDims[rng.pick(0, 7)];
+  if (allow_empty && !s.empty() && rng.pick(0, 9) == 0)
+    s[static_cast<std::size_t>(rng.pick(0, s.size() - 1))] = 0;
   return s;
 }
 
 // A shape that broadcasts to out: leading dims dropped and some dims set to 1.
 Shape broadcastable_to(const Shape& out) {
-  Shape s(out.begin() + pick(0, static_cast<std::int64_t>(out.size())), out.end());
+  Shape s(out.begin() + rng.pick(0, static_cast<std::int64_t>(out.size())), out.end());
   for (auto& d : s) {
-    if (pick(0, 2) == 0) d = 1;
+    if (rng.pick(0, 2) == 0) d = 1;
   }
   return s;
-}
-
-std::vector<std::int64_t> unravel(std::int64_t flat, const Shape& shape) {
-  std::vector<std::int64_t> idx(shape.size());
-  for (std::size_t d = shape.size(); d-- > 0;) {
-    idx[d] = flat % shape[d];
-    flat /= shape[d];
-  }
-  return idx;
 }
 
 // Flat offset in `in` of the output multi-index idx under numpy broadcasting.
@@ -83,21 +72,6 @@ std::int64_t broadcast_offset(const std::vector<std::int64_t>& idx, const Shape&
   const std::size_t lead = idx.size() - in.size();
   for (std::size_t d = 0; d < in.size(); ++d) off = off * in[d] + (in[d] == 1 ? 0 : idx[lead + d]);
   return off;
-}
-
-double value_at(const Tensor& t, std::int64_t i) {
-  switch (t.dtype()) {
-    case DType::kFloat32:
-      return t.data_as<float>()[i];
-    case DType::kInt64:
-      return static_cast<double>(t.data_as<std::int64_t>()[i]);
-    case DType::kInt32:
-      return t.data_as<std::int32_t>()[i];
-    case DType::kInt8:
-      return t.data_as<std::int8_t>()[i];
-    default:
-      return t.data_as<std::uint8_t>()[i];
-  }
 }
 
 // The reference result of op in double precision (integers: exact, as they are small).
@@ -150,15 +124,6 @@ bool close(double got, double want) {
   return std::fabs(got - want) <= 1e-5 * (1 + std::fabs(want));
 }
 
-void expect_throws_naming(const std::function<void()>& f, const std::string& needle) {
-  try {
-    f();
-    ADD_FAILURE() << "expected std::invalid_argument mentioning '" << needle << "'";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
-}
-
 TEST(BroadcastShape, FollowsNumpyRulesInEveryDirection) {
   EXPECT_EQ(broadcast_shape(Shape{2, 1, 4}, Shape{3, 1}, "Add"), (Shape{2, 3, 4}));
   EXPECT_EQ(broadcast_shape(Shape{}, Shape{5}, "Add"), (Shape{5}));
@@ -190,9 +155,9 @@ TEST(Binary, MatchesReferenceOverRandomBroadcasts) {
         Tensor b = random_tensor(type, broadcastable_to(out_shape), divisor);
         if (op == BinaryOp::kPow && type != DType::kFloat32) {
           for (std::int64_t i = 0; i < b.size(); ++i) {  // small non-negative integer exponents
-            if (type == DType::kInt64) b.data_as<std::int64_t>()[i] = pick(0, 3);
+            if (type == DType::kInt64) b.data_as<std::int64_t>()[i] = rng.pick(0, 3);
             if (type == DType::kInt32)
-              b.data_as<std::int32_t>()[i] = static_cast<std::int32_t>(pick(0, 3));
+              b.data_as<std::int32_t>()[i] = static_cast<std::int32_t>(rng.pick(0, 3));
           }
         }
         const Shape shape = broadcast_shape(a.shape(), b.shape(), "test");

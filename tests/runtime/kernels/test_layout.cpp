@@ -21,21 +21,19 @@
 #include "runtime/kernels/shape_ops.h"
 #include "runtime/kernels/slice.h"
 #include "runtime/kernels/transpose.h"
+#include "tests/support/random_tensors.h"
 
 namespace yolo::runtime::kernels {
 namespace {
 
+using test::expect_throws_naming;
+using test::unravel;
+using test::value_at;
+
 constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
 constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
 
-std::mt19937& rng() {
-  static std::mt19937 gen(99);
-  return gen;
-}
-
-std::int64_t pick(std::int64_t lo, std::int64_t hi) {
-  return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng());
-}
+test::Random rng(99);
 
 // A tensor whose element i holds i (as the dtype allows), so any misplaced element shows.
 Tensor iota_tensor(DType type, Shape shape) {
@@ -58,38 +56,14 @@ Tensor iota_tensor(DType type, Shape shape) {
   return t;
 }
 
-double value_at(const Tensor& t, std::int64_t i) {
-  switch (t.dtype()) {
-    case DType::kFloat32:
-      return t.data_as<float>()[i];
-    case DType::kInt64:
-      return static_cast<double>(t.data_as<std::int64_t>()[i]);
-    case DType::kInt32:
-      return t.data_as<std::int32_t>()[i];
-    case DType::kInt8:
-      return t.data_as<std::int8_t>()[i];
-    default:
-      return t.data_as<std::uint8_t>()[i];
-  }
-}
-
 Shape random_shape(std::size_t min_rank, std::size_t max_rank, bool allow_empty) {
   static const std::int64_t kDims[] = {1, 2, 3, 4, 5, 7, 9, 13};
   Shape s(static_cast<std::size_t>(
-      pick(static_cast<std::int64_t>(min_rank), static_cast<std::int64_t>(max_rank))));
-  for (auto& d : s) d = kDims[pick(0, 7)];
-  if (allow_empty && !s.empty() && pick(0, 7) == 0)
-    s[static_cast<std::size_t>(pick(0, s.size() - 1))] = 0;
+      rng.pick(static_cast<std::int64_t>(min_rank), static_cast<std::int64_t>(max_rank))));
+  for (auto& d : s) d = kDims[rng.pick(0, 7)];
+  if (allow_empty && !s.empty() && rng.pick(0, 7) == 0)
+    s[static_cast<std::size_t>(rng.pick(0, s.size() - 1))] = 0;
   return s;
-}
-
-std::vector<std::int64_t> unravel(std::int64_t flat, std::span<const std::int64_t> shape) {
-  std::vector<std::int64_t> idx(shape.size());
-  for (std::size_t d = shape.size(); d-- > 0;) {
-    idx[d] = flat % shape[d];
-    flat /= shape[d];
-  }
-  return idx;
 }
 
 std::int64_t ravel(const std::vector<std::int64_t>& idx, std::span<const std::int64_t> shape) {
@@ -107,15 +81,6 @@ void expect_mapping(
     const auto src = source(unravel(i, out.shape()));
     ASSERT_EQ(value_at(out, i), value_at(in, ravel(src, in.shape())))
         << what << " at output " << i << " of " << shape_string(out.shape());
-  }
-}
-
-void expect_throws_naming(const std::function<void()>& f, const std::string& needle) {
-  try {
-    f();
-    ADD_FAILURE() << "expected std::invalid_argument mentioning '" << needle << "'";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
   }
 }
 
@@ -203,7 +168,7 @@ TEST(Transpose, MatchesReferenceForRandomPermutations) {
     const Shape shape = random_shape(0, 5, true);
     std::vector<std::int64_t> perm(shape.size());
     std::iota(perm.begin(), perm.end(), 0);
-    std::shuffle(perm.begin(), perm.end(), rng());
+    std::shuffle(perm.begin(), perm.end(), rng.engine());
     const DType type = trial % 3 == 0   ? DType::kFloat32
                        : trial % 3 == 1 ? DType::kInt64
                                         : DType::kUInt8;
@@ -252,14 +217,14 @@ TEST(ConcatSplit, RoundTripOnEveryAxis) {
   for (int trial = 0; trial < 100; ++trial) {
     const Shape base = random_shape(1, 4, false);
     const auto rank = static_cast<std::int64_t>(base.size());
-    const std::int64_t axis = pick(-rank, rank - 1);
+    const std::int64_t axis = rng.pick(-rank, rank - 1);
     const auto a = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
-    const int parts = static_cast<int>(pick(1, 4));
+    const int parts = static_cast<int>(rng.pick(1, 4));
     std::vector<Tensor> inputs;
     std::vector<Shape> shapes;
     for (int p = 0; p < parts; ++p) {
       Shape s = base;
-      s[a] = pick(0, 4);
+      s[a] = rng.pick(0, 4);
       inputs.push_back(iota_tensor(DType::kInt32, s));
       shapes.push_back(s);
     }
@@ -315,13 +280,13 @@ TEST(Slice, MatchesReferenceForRandomArguments) {
     const auto rank = static_cast<std::int64_t>(shape.size());
     std::vector<std::int64_t> axes, starts, ends, steps;
     for (std::int64_t d = 0; d < rank; ++d) {
-      if (pick(0, 2) == 0) continue;
-      axes.push_back(pick(0, 1) ? d : d - rank);
+      if (rng.pick(0, 2) == 0) continue;
+      axes.push_back(rng.pick(0, 1) ? d : d - rank);
       const std::int64_t dim = shape[static_cast<std::size_t>(d)];
-      const std::int64_t choices[] = {pick(-dim - 2, dim + 2), kMax, kMin, 0, -1};
-      starts.push_back(choices[pick(0, 4)]);
-      ends.push_back(choices[pick(0, 4)]);
-      steps.push_back(pick(0, 1) ? pick(1, 3) : -pick(1, 3));
+      const std::int64_t choices[] = {rng.pick(-dim - 2, dim + 2), kMax, kMin, 0, -1};
+      starts.push_back(choices[rng.pick(0, 4)]);
+      ends.push_back(choices[rng.pick(0, 4)]);
+      steps.push_back(rng.pick(0, 1) ? rng.pick(1, 3) : -rng.pick(1, 3));
     }
     const SliceRange r = resolve_slice(shape, starts, ends, axes, steps);
     const Tensor in = iota_tensor(DType::kInt64, shape);
@@ -391,12 +356,12 @@ TEST(Pad, MatchesReferenceInEveryMode) {
   for (int trial = 0; trial < 200; ++trial) {
     const Shape shape = random_shape(1, 3, false);
     const std::size_t r = shape.size();
-    const PadMode mode = static_cast<PadMode>(pick(0, 3));
+    const PadMode mode = static_cast<PadMode>(rng.pick(0, 3));
     std::vector<std::int64_t> pads(2 * r);
     for (std::size_t d = 0; d < r; ++d) {
       // Crop up to half of the dim on each side; pad up to 3 (reflect: less than what is left).
-      pads[d] = pick(-shape[d] / 2, 3);
-      pads[d + r] = pick(-shape[d] / 2, 3);
+      pads[d] = rng.pick(-shape[d] / 2, 3);
+      pads[d + r] = rng.pick(-shape[d] / 2, 3);
       const std::int64_t left =
           shape[d] - std::max<std::int64_t>(0, -pads[d]) - std::max<std::int64_t>(0, -pads[d + r]);
       if (mode == PadMode::kReflect) {
@@ -454,10 +419,10 @@ TEST(Pad, MatchesReferenceInEveryMode) {
 TEST(ExpandTile, MatchReference) {
   for (int trial = 0; trial < 100; ++trial) {
     const Shape target = random_shape(0, 4, true);
-    Shape in_shape(target.begin() + pick(0, static_cast<std::int64_t>(target.size())),
+    Shape in_shape(target.begin() + rng.pick(0, static_cast<std::int64_t>(target.size())),
                    target.end());
     for (auto& d : in_shape) {
-      if (pick(0, 1)) d = 1;
+      if (rng.pick(0, 1)) d = 1;
     }
     const Tensor in = iota_tensor(DType::kUInt8, in_shape);
     Tensor out(DType::kUInt8, expand_shape(in_shape, target));
@@ -474,7 +439,7 @@ TEST(ExpandTile, MatchReference) {
         "Expand");
 
     std::vector<std::int64_t> repeats(in_shape.size());
-    for (auto& rep : repeats) rep = pick(0, 3);
+    for (auto& rep : repeats) rep = rng.pick(0, 3);
     Tensor tiled(DType::kUInt8, tile_shape(in_shape, repeats));
     tile(in, tiled);
     expect_mapping(
@@ -494,14 +459,14 @@ TEST(Gather, MatchesReferenceWithNegativeIndices) {
   for (int trial = 0; trial < 150; ++trial) {
     const Shape data_shape = random_shape(1, 4, false);
     const auto rank = static_cast<std::int64_t>(data_shape.size());
-    const std::int64_t axis = pick(-rank, rank - 1);
+    const std::int64_t axis = rng.pick(-rank, rank - 1);
     const auto a = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
     const std::int64_t dim = data_shape[a];
     const Shape index_shape = random_shape(0, 2, true);
     const DType index_type = trial % 2 ? DType::kInt64 : DType::kInt32;
     Tensor indices(index_type, index_shape);
     for (std::int64_t i = 0; i < indices.size(); ++i) {
-      const std::int64_t v = pick(-dim, dim - 1);
+      const std::int64_t v = rng.pick(-dim, dim - 1);
       if (index_type == DType::kInt64) indices.data_as<std::int64_t>()[i] = v;
       if (index_type == DType::kInt32)
         indices.data_as<std::int32_t>()[i] = static_cast<std::int32_t>(v);
@@ -536,14 +501,14 @@ TEST(GatherElements, MatchesReference) {
   for (int trial = 0; trial < 150; ++trial) {
     const Shape data_shape = random_shape(1, 4, false);
     const auto rank = static_cast<std::int64_t>(data_shape.size());
-    const std::int64_t axis = pick(-rank, rank - 1);
+    const std::int64_t axis = rng.pick(-rank, rank - 1);
     const auto a = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
     Shape index_shape = data_shape;
     for (std::size_t d = 0; d < index_shape.size(); ++d) {
-      index_shape[d] = d == a ? pick(0, 6) : pick(1, data_shape[d]);
+      index_shape[d] = d == a ? rng.pick(0, 6) : rng.pick(1, data_shape[d]);
     }
     Tensor indices(DType::kInt64, index_shape);
-    for (auto& v : indices.values<std::int64_t>()) v = pick(-data_shape[a], data_shape[a] - 1);
+    for (auto& v : indices.values<std::int64_t>()) v = rng.pick(-data_shape[a], data_shape[a] - 1);
     const Tensor data = iota_tensor(DType::kInt64, data_shape);
     Tensor out(DType::kInt64, gather_elements_shape(data_shape, index_shape, axis));
     gather_elements(data, indices, axis, out);

@@ -43,11 +43,12 @@ std::string describe(const ConvCase& c) {
   std::snprintf(text, sizeof(text),
                 "N%zu %zux%zu Cin%zu Cout%zu k%ux%u s%u,%u d%u,%u pads t%u l%u b%u r%u g%u "
                 "strides %zu/%zu offsets %zu/%zu clamp [%g,%g]",
-                c.batch, c.height, c.width, p.input_channels, p.output_channels, p.kernel_height,
-                p.kernel_width, p.stride_height, p.stride_width, p.dilation_height,
-                p.dilation_width, p.pad_top, p.pad_left, p.pad_bottom, p.pad_right, p.groups,
-                p.input_pixel_stride, p.output_pixel_stride, c.input_offset, c.output_offset,
-                p.output_min, p.output_max);
+                c.batch, c.height, c.width, p.input_channels, p.output_channels,
+                p.window.kernel_height, p.window.kernel_width, p.window.stride_height,
+                p.window.stride_width, p.window.dilation_height, p.window.dilation_width,
+                p.window.pad_top, p.window.pad_left, p.window.pad_bottom, p.window.pad_right,
+                p.groups, p.input_pixel_stride, p.output_pixel_stride, c.input_offset,
+                c.output_offset, p.output_min, p.output_max);
   return text;
 }
 
@@ -65,18 +66,22 @@ std::vector<float> reference_conv(const ConvCase& c, const std::vector<float>& i
         for (size_t oc = 0; oc < p.output_channels; ++oc) {
           const size_t g = oc / go;
           double sum = bias.empty() ? 0.0 : bias[oc];
-          for (size_t ky = 0; ky < p.kernel_height; ++ky) {
-            const long iy = long(oy * p.stride_height + ky * p.dilation_height) - long(p.pad_top);
+          for (size_t ky = 0; ky < p.window.kernel_height; ++ky) {
+            const long iy = long(oy * p.window.stride_height + ky * p.window.dilation_height) -
+                            long(p.window.pad_top);
             if (iy < 0 || iy >= long(c.height)) continue;
-            for (size_t kx = 0; kx < p.kernel_width; ++kx) {
-              const long ix = long(ox * p.stride_width + kx * p.dilation_width) - long(p.pad_left);
+            for (size_t kx = 0; kx < p.window.kernel_width; ++kx) {
+              const long ix = long(ox * p.window.stride_width + kx * p.window.dilation_width) -
+                              long(p.window.pad_left);
               if (ix < 0 || ix >= long(c.width)) continue;
               const float* pixel =
                   &input[((n * c.height + iy) * c.width + ix) * p.input_pixel_stride +
                          c.input_offset];
               for (size_t ic = 0; ic < gi; ++ic) {
-                sum += double(pixel[g * gi + ic]) *
-                       weights[((oc * gi + ic) * p.kernel_height + ky) * p.kernel_width + kx];
+                sum +=
+                    double(pixel[g * gi + ic]) *
+                    weights[((oc * gi + ic) * p.window.kernel_height + ky) * p.window.kernel_width +
+                            kx];
               }
             }
           }
@@ -101,7 +106,7 @@ void check_conv(ConvCase c, std::mt19937& rng, ThreadPools& pools) {
   SCOPED_TRACE(describe(c));
   const size_t gi = p.input_channels / p.groups;
   const std::vector<float> weights =
-      random_values(p.output_channels * gi * p.kernel_height * p.kernel_width, rng);
+      random_values(p.output_channels * gi * p.window.kernel_height * p.window.kernel_width, rng);
   const std::vector<float> bias =
       c.bias ? random_values(p.output_channels, rng) : std::vector<float>{};
   const std::vector<float> input =
@@ -148,9 +153,10 @@ TEST(Conv2dF32, NamedYoloShapes) {
     ConvCase c;
     c.params.input_channels = cin;
     c.params.output_channels = cout;
-    c.params.kernel_height = c.params.kernel_width = k;
-    c.params.stride_height = c.params.stride_width = s;
-    c.params.pad_top = c.params.pad_left = c.params.pad_bottom = c.params.pad_right = pad;
+    c.params.window.kernel_height = c.params.window.kernel_width = k;
+    c.params.window.stride_height = c.params.window.stride_width = s;
+    c.params.window.pad_top = c.params.window.pad_left = c.params.window.pad_bottom =
+        c.params.window.pad_right = pad;
     c.params.groups = g;
     c.height = 9;
     c.width = 11;
@@ -176,25 +182,25 @@ TEST(Conv2dF32, OddSizesPaddingDilationClampAndBatch) {
   std::mt19937 rng(2);
   ThreadPools pools;
   ConvCase image1x1;  // 1x1 image, 3x3 kernel, all padding
-  image1x1.params = {.kernel_height = 3,
-                     .kernel_width = 3,
-                     .pad_top = 1,
-                     .pad_left = 1,
-                     .pad_bottom = 1,
-                     .pad_right = 1,
+  image1x1.params = {.window = {.kernel_height = 3,
+                                .kernel_width = 3,
+                                .pad_top = 1,
+                                .pad_left = 1,
+                                .pad_bottom = 1,
+                                .pad_right = 1},
                      .input_channels = 6,
                      .output_channels = 10};
   check_conv(image1x1, rng, pools);
 
   ConvCase asym;  // asymmetric pads, rectangular kernel and strides
-  asym.params = {.kernel_height = 2,
-                 .kernel_width = 3,
-                 .stride_height = 2,
-                 .stride_width = 1,
-                 .pad_top = 0,
-                 .pad_left = 2,
-                 .pad_bottom = 1,
-                 .pad_right = 0,
+  asym.params = {.window = {.kernel_height = 2,
+                            .kernel_width = 3,
+                            .stride_height = 2,
+                            .stride_width = 1,
+                            .pad_top = 0,
+                            .pad_left = 2,
+                            .pad_bottom = 1,
+                            .pad_right = 0},
                  .input_channels = 5,
                  .output_channels = 7};
   asym.height = 7;
@@ -202,14 +208,14 @@ TEST(Conv2dF32, OddSizesPaddingDilationClampAndBatch) {
   check_conv(asym, rng, pools);
 
   ConvCase dilated;
-  dilated.params = {.kernel_height = 3,
-                    .kernel_width = 3,
-                    .dilation_height = 2,
-                    .dilation_width = 3,
-                    .pad_top = 2,
-                    .pad_left = 3,
-                    .pad_bottom = 2,
-                    .pad_right = 3,
+  dilated.params = {.window = {.kernel_height = 3,
+                               .kernel_width = 3,
+                               .dilation_height = 2,
+                               .dilation_width = 3,
+                               .pad_top = 2,
+                               .pad_left = 3,
+                               .pad_bottom = 2,
+                               .pad_right = 3},
                     .input_channels = 4,
                     .output_channels = 6};
   dilated.height = 8;
@@ -217,12 +223,12 @@ TEST(Conv2dF32, OddSizesPaddingDilationClampAndBatch) {
   check_conv(dilated, rng, pools);
 
   ConvCase relu;
-  relu.params = {.kernel_height = 3,
-                 .kernel_width = 3,
-                 .pad_top = 1,
-                 .pad_left = 1,
-                 .pad_bottom = 1,
-                 .pad_right = 1,
+  relu.params = {.window = {.kernel_height = 3,
+                            .kernel_width = 3,
+                            .pad_top = 1,
+                            .pad_left = 1,
+                            .pad_bottom = 1,
+                            .pad_right = 1},
                  .input_channels = 8,
                  .output_channels = 8,
                  .output_min = 0.0f};
@@ -242,12 +248,12 @@ TEST(Conv2dF32, ReadsAndWritesChannelSlices) {
   ThreadPools pools;
   for (uint32_t groups : {1u, 12u}) {
     ConvCase c;
-    c.params = {.kernel_height = 3,
-                .kernel_width = 3,
-                .pad_top = 1,
-                .pad_left = 1,
-                .pad_bottom = 1,
-                .pad_right = 1,
+    c.params = {.window = {.kernel_height = 3,
+                           .kernel_width = 3,
+                           .pad_top = 1,
+                           .pad_left = 1,
+                           .pad_bottom = 1,
+                           .pad_right = 1},
                 .groups = groups,
                 .input_channels = 12,
                 .output_channels = 12};
@@ -268,16 +274,16 @@ TEST(Conv2dF32, RandomShapes) {
   for (int trial = 0; trial < 60; ++trial) {
     ConvCase c;
     Conv2dParams& p = c.params;
-    p.kernel_height = 1 + rng() % 4;
-    p.kernel_width = 1 + rng() % 4;
-    p.stride_height = 1 + small(rng);
-    p.stride_width = 1 + small(rng);
-    p.dilation_height = 1 + rng() % 2;
-    p.dilation_width = 1 + rng() % 2;
-    p.pad_top = small(rng);
-    p.pad_left = small(rng);
-    p.pad_bottom = small(rng);
-    p.pad_right = small(rng);
+    p.window.kernel_height = 1 + rng() % 4;
+    p.window.kernel_width = 1 + rng() % 4;
+    p.window.stride_height = 1 + small(rng);
+    p.window.stride_width = 1 + small(rng);
+    p.window.dilation_height = 1 + rng() % 2;
+    p.window.dilation_width = 1 + rng() % 2;
+    p.window.pad_top = small(rng);
+    p.window.pad_left = small(rng);
+    p.window.pad_bottom = small(rng);
+    p.window.pad_right = small(rng);
     const int kind = rng() % 3;  // dense, grouped, depthwise
     const size_t gi = 1 + rng() % 9;
     const size_t go = 1 + rng() % 9;
@@ -293,12 +299,14 @@ TEST(Conv2dF32, RandomShapes) {
     c.width = 1 + rng() % 10;
     c.input_offset = rng() % 3;
     c.output_offset = rng() % 3;
-    const size_t min_h = size_t{p.dilation_height} * (p.kernel_height - 1) + 1;
-    const size_t min_w = size_t{p.dilation_width} * (p.kernel_width - 1) + 1;
-    c.height =
-        std::max(c.height, min_h > p.pad_top + p.pad_bottom ? min_h - p.pad_top - p.pad_bottom : 1);
-    c.width =
-        std::max(c.width, min_w > p.pad_left + p.pad_right ? min_w - p.pad_left - p.pad_right : 1);
+    const size_t min_h = size_t{p.window.dilation_height} * (p.window.kernel_height - 1) + 1;
+    const size_t min_w = size_t{p.window.dilation_width} * (p.window.kernel_width - 1) + 1;
+    c.height = std::max(c.height, min_h > p.window.pad_top + p.window.pad_bottom
+                                      ? min_h - p.window.pad_top - p.window.pad_bottom
+                                      : 1);
+    c.width = std::max(c.width, min_w > p.window.pad_left + p.window.pad_right
+                                    ? min_w - p.window.pad_left - p.window.pad_right
+                                    : 1);
     check_conv(c, rng, pools);
   }
 }
@@ -306,14 +314,14 @@ TEST(Conv2dF32, RandomShapes) {
 TEST(Conv2dF32, SetupAgainAfterTheInputSizeChanges) {
   std::mt19937 rng(5);
   ThreadPools pools;
-  Conv2dParams p{.kernel_height = 3,
-                 .kernel_width = 3,
-                 .stride_height = 2,
-                 .stride_width = 2,
-                 .pad_top = 1,
-                 .pad_left = 1,
-                 .pad_bottom = 1,
-                 .pad_right = 1,
+  Conv2dParams p{.window = {.kernel_height = 3,
+                            .kernel_width = 3,
+                            .stride_height = 2,
+                            .stride_width = 2,
+                            .pad_top = 1,
+                            .pad_left = 1,
+                            .pad_bottom = 1,
+                            .pad_right = 1},
                  .input_channels = 4,
                  .output_channels = 6};
   const std::vector<float> weights = random_values(6 * 4 * 9, rng);
@@ -338,8 +346,7 @@ TEST(Conv2dF32, SetupAgainAfterTheInputSizeChanges) {
 }
 
 TEST(Conv2dF32, RejectsInconsistentParametersNamingTheNode) {
-  Conv2dParams p{.kernel_height = 3,
-                 .kernel_width = 3,
+  Conv2dParams p{.window = {.kernel_height = 3, .kernel_width = 3},
                  .groups = 2,
                  .input_channels = 4,
                  .output_channels = 6};
@@ -380,14 +387,15 @@ void check_deconv(DeconvCase c, std::mt19937& rng, ThreadPools& pools) {
   char text[256];
   std::snprintf(text, sizeof(text),
                 "N%zu %zux%zu Cin%zu Cout%zu k%ux%u s%u,%u d%u,%u pads %u %u %u %u adj %u,%u g%u",
-                c.batch, c.height, c.width, p.input_channels, p.output_channels, p.kernel_height,
-                p.kernel_width, p.stride_height, p.stride_width, p.dilation_height,
-                p.dilation_width, p.pad_top, p.pad_left, p.pad_bottom, p.pad_right,
+                c.batch, c.height, c.width, p.input_channels, p.output_channels,
+                p.window.kernel_height, p.window.kernel_width, p.window.stride_height,
+                p.window.stride_width, p.window.dilation_height, p.window.dilation_width,
+                p.window.pad_top, p.window.pad_left, p.window.pad_bottom, p.window.pad_right,
                 p.output_padding_height, p.output_padding_width, p.groups);
   SCOPED_TRACE(text);
   const size_t gi = p.input_channels / p.groups;
   const size_t go = p.output_channels / p.groups;
-  const size_t ks = size_t{p.kernel_height} * p.kernel_width;
+  const size_t ks = size_t{p.window.kernel_height} * p.window.kernel_width;
   const std::vector<float> weights = random_values(p.input_channels * go * ks, rng);
   const std::vector<float> bias = random_values(p.output_channels, rng);
   const std::vector<float> input =
@@ -395,8 +403,9 @@ void check_deconv(DeconvCase c, std::mt19937& rng, ThreadPools& pools) {
   Deconv2dF32 deconv(p, weights, bias, "deconv_under_test");
   const size_t out_h = deconv.output_height(c.height);
   const size_t out_w = deconv.output_width(c.width);
-  EXPECT_EQ(out_h, p.stride_height * (c.height - 1) + p.output_padding_height +
-                       p.dilation_height * (p.kernel_height - 1) + 1 - p.pad_top - p.pad_bottom);
+  EXPECT_EQ(out_h, p.window.stride_height * (c.height - 1) + p.output_padding_height +
+                       p.window.dilation_height * (p.window.kernel_height - 1) + 1 -
+                       p.window.pad_top - p.window.pad_bottom);
 
   std::vector<double> want(c.batch * out_h * out_w * p.output_channels);
   for (size_t n = 0; n < c.batch; ++n) {
@@ -414,15 +423,16 @@ void check_deconv(DeconvCase c, std::mt19937& rng, ThreadPools& pools) {
           const double x = input[((n * c.height + iy) * c.width + ix) * p.input_pixel_stride +
                                  c.input_offset + ic];
           for (size_t o = 0; o < go; ++o) {
-            for (size_t ky = 0; ky < p.kernel_height; ++ky) {
-              const long oy = long(iy * p.stride_height + ky * p.dilation_height) - long(p.pad_top);
+            for (size_t ky = 0; ky < p.window.kernel_height; ++ky) {
+              const long oy = long(iy * p.window.stride_height + ky * p.window.dilation_height) -
+                              long(p.window.pad_top);
               if (oy < 0 || oy >= long(out_h)) continue;
-              for (size_t kx = 0; kx < p.kernel_width; ++kx) {
-                const long ox =
-                    long(ix * p.stride_width + kx * p.dilation_width) - long(p.pad_left);
+              for (size_t kx = 0; kx < p.window.kernel_width; ++kx) {
+                const long ox = long(ix * p.window.stride_width + kx * p.window.dilation_width) -
+                                long(p.window.pad_left);
                 if (ox < 0 || ox >= long(out_w)) continue;
                 want[((n * out_h + oy) * out_w + ox) * p.output_channels + g * go + o] +=
-                    x * weights[(ic * go + o) * ks + ky * p.kernel_width + kx];
+                    x * weights[(ic * go + o) * ks + ky * p.window.kernel_width + kx];
               }
             }
           }
@@ -462,24 +472,24 @@ TEST(Deconv2dF32, MatchesReference) {
   std::mt19937 rng(6);
   ThreadPools pools;
   // The YOLO-style 2x upsampling ConvTranspose.
-  check_deconv({.params = {.kernel_height = 2,
-                           .kernel_width = 2,
-                           .stride_height = 2,
-                           .stride_width = 2,
+  check_deconv({.params = {.window = {.kernel_height = 2,
+                                      .kernel_width = 2,
+                                      .stride_height = 2,
+                                      .stride_width = 2},
                            .input_channels = 16,
                            .output_channels = 8},
                 .height = 5,
                 .width = 6},
                rng, pools);
   // Padding, output padding, dilation, groups, batch.
-  check_deconv({.params = {.kernel_height = 3,
-                           .kernel_width = 3,
-                           .stride_height = 2,
-                           .stride_width = 2,
-                           .pad_top = 1,
-                           .pad_left = 1,
-                           .pad_bottom = 1,
-                           .pad_right = 1,
+  check_deconv({.params = {.window = {.kernel_height = 3,
+                                      .kernel_width = 3,
+                                      .stride_height = 2,
+                                      .stride_width = 2,
+                                      .pad_top = 1,
+                                      .pad_left = 1,
+                                      .pad_bottom = 1,
+                                      .pad_right = 1},
                            .output_padding_height = 1,
                            .output_padding_width = 1,
                            .input_channels = 6,
@@ -488,16 +498,16 @@ TEST(Deconv2dF32, MatchesReference) {
                 .height = 4,
                 .width = 3},
                rng, pools);
-  check_deconv({.params = {.kernel_height = 3,
-                           .kernel_width = 2,
-                           .stride_height = 1,
-                           .stride_width = 3,
-                           .dilation_height = 2,
-                           .dilation_width = 1,
-                           .pad_top = 0,
-                           .pad_left = 1,
-                           .pad_bottom = 2,
-                           .pad_right = 0,
+  check_deconv({.params = {.window = {.kernel_height = 3,
+                                      .kernel_width = 2,
+                                      .stride_height = 1,
+                                      .stride_width = 3,
+                                      .dilation_height = 2,
+                                      .dilation_width = 1,
+                                      .pad_top = 0,
+                                      .pad_left = 1,
+                                      .pad_bottom = 2,
+                                      .pad_right = 0},
                            .output_padding_width = 2,
                            .groups = 3,
                            .input_channels = 6,
@@ -508,16 +518,16 @@ TEST(Deconv2dF32, MatchesReference) {
   for (int trial = 0; trial < 20; ++trial) {
     DeconvCase c;
     Deconv2dParams& p = c.params;
-    p.kernel_height = 1 + rng() % 4;
-    p.kernel_width = 1 + rng() % 4;
-    p.stride_height = 1 + rng() % 3;
-    p.stride_width = 1 + rng() % 3;
-    p.output_padding_height = rng() % p.stride_height;
-    p.output_padding_width = rng() % p.stride_width;
-    p.pad_top = rng() % p.kernel_height;
-    p.pad_bottom = rng() % p.kernel_height;
-    p.pad_left = rng() % p.kernel_width;
-    p.pad_right = rng() % p.kernel_width;
+    p.window.kernel_height = 1 + rng() % 4;
+    p.window.kernel_width = 1 + rng() % 4;
+    p.window.stride_height = 1 + rng() % 3;
+    p.window.stride_width = 1 + rng() % 3;
+    p.output_padding_height = rng() % p.window.stride_height;
+    p.output_padding_width = rng() % p.window.stride_width;
+    p.window.pad_top = rng() % p.window.kernel_height;
+    p.window.pad_bottom = rng() % p.window.kernel_height;
+    p.window.pad_left = rng() % p.window.kernel_width;
+    p.window.pad_right = rng() % p.window.kernel_width;
     p.groups = 1 + rng() % 3;
     p.input_channels = p.groups * (1 + rng() % 5);
     p.output_channels = p.groups * (1 + rng() % 5);
@@ -530,13 +540,11 @@ TEST(Deconv2dF32, MatchesReference) {
 }
 
 TEST(Deconv2dF32, RejectsOutputPaddingNotBelowTheStride) {
-  Deconv2dParams p{.kernel_height = 2,
-                   .kernel_width = 2,
-                   .stride_height = 2,
-                   .stride_width = 2,
-                   .output_padding_height = 2,
-                   .input_channels = 1,
-                   .output_channels = 1};
+  Deconv2dParams p{
+      .window = {.kernel_height = 2, .kernel_width = 2, .stride_height = 2, .stride_width = 2},
+      .output_padding_height = 2,
+      .input_channels = 1,
+      .output_channels = 1};
   EXPECT_THROW(Deconv2dF32(p, std::vector<float>(4), {}, "up"), std::invalid_argument);
 }
 

@@ -11,42 +11,18 @@
 #include <vector>
 
 #include "runtime/kernels/matmul.h"
+#include "tests/support/random_tensors.h"
 
 namespace yolo::runtime::kernels {
 namespace {
 
-std::mt19937& rng() {
-  static std::mt19937 gen(5);
-  return gen;
-}
+using test::expect_throws_naming;
+using test::unravel;
 
-std::int64_t pick(std::int64_t lo, std::int64_t hi) {
-  return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng());
-}
+test::Random rng(5);
 
 Tensor random_tensor(Shape shape) {
-  Tensor t(DType::kFloat32, std::move(shape));
-  std::uniform_real_distribution<float> dist(-1.0F, 1.0F);
-  for (auto& v : t.values<float>()) v = dist(rng());
-  return t;
-}
-
-std::vector<std::int64_t> unravel(std::int64_t flat, const Shape& shape) {
-  std::vector<std::int64_t> idx(shape.size());
-  for (std::size_t d = shape.size(); d-- > 0;) {
-    idx[d] = flat % shape[d];
-    flat /= shape[d];
-  }
-  return idx;
-}
-
-void expect_throws_naming(const std::function<void()>& f, const std::string& needle) {
-  try {
-    f();
-    ADD_FAILURE() << "expected std::invalid_argument mentioning '" << needle << "'";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
+  return rng.floats(std::move(shape), -1.0F, 1.0F);
 }
 
 // numpy.matmul by definition: promote 1-D operands, broadcast batch dims, sum over K.
@@ -90,23 +66,23 @@ std::vector<double> reference_matmul(const Tensor& a, const Tensor& b, const Sha
 
 TEST(MatMul, MatchesReferenceWithBatchBroadcasting) {
   for (int trial = 0; trial < 150; ++trial) {
-    const std::int64_t m = pick(1, 9), k = pick(0, 17), n = pick(1, 13);
-    Shape batch(static_cast<std::size_t>(pick(0, 3)));
-    for (auto& d : batch) d = pick(1, 3);
-    Shape sa(batch.begin() + pick(0, static_cast<std::int64_t>(batch.size())), batch.end());
-    Shape sb(batch.begin() + pick(0, static_cast<std::int64_t>(batch.size())), batch.end());
+    const std::int64_t m = rng.pick(1, 9), k = rng.pick(0, 17), n = rng.pick(1, 13);
+    Shape batch(static_cast<std::size_t>(rng.pick(0, 3)));
+    for (auto& d : batch) d = rng.pick(1, 3);
+    Shape sa(batch.begin() + rng.pick(0, static_cast<std::int64_t>(batch.size())), batch.end());
+    Shape sb(batch.begin() + rng.pick(0, static_cast<std::int64_t>(batch.size())), batch.end());
     for (auto& d : sa) {
-      if (pick(0, 2) == 0) d = 1;
+      if (rng.pick(0, 2) == 0) d = 1;
     }
     for (auto& d : sb) {
-      if (pick(0, 2) == 0) d = 1;
+      if (rng.pick(0, 2) == 0) d = 1;
     }
     sa.push_back(m);
     sa.push_back(k);
     sb.push_back(k);
     sb.push_back(n);
-    if (pick(0, 5) == 0) sa = {k};  // 1-D left operand
-    if (pick(0, 5) == 0) sb = {k};  // 1-D right operand
+    if (rng.pick(0, 5) == 0) sa = {k};  // 1-D left operand
+    if (rng.pick(0, 5) == 0) sb = {k};  // 1-D right operand
     const Tensor a = random_tensor(sa);
     const Tensor b = random_tensor(sb);
     Tensor out(DType::kFloat32, matmul_shape(sa, sb));
@@ -140,14 +116,14 @@ TEST(MatMul, ShapesAndErrors) {
 
 TEST(Gemm, MatchesReferenceForEveryTransposeAndBias) {
   for (int trial = 0; trial < 80; ++trial) {
-    const std::int64_t m = pick(1, 9), k = pick(1, 11), n = pick(1, 10);
-    const bool ta = pick(0, 1) == 1, tb = pick(0, 1) == 1;
+    const std::int64_t m = rng.pick(1, 9), k = rng.pick(1, 11), n = rng.pick(1, 10);
+    const bool ta = rng.pick(0, 1) == 1, tb = rng.pick(0, 1) == 1;
     const Tensor a = random_tensor(ta ? Shape{k, m} : Shape{m, k});
     const Tensor b = random_tensor(tb ? Shape{n, k} : Shape{k, n});
     const Shape c_shapes[] = {Shape{m, n}, Shape{n}, Shape{1, n}, Shape{m, 1}, Shape{}};
-    const Shape c_shape = c_shapes[pick(0, 4)];
+    const Shape c_shape = c_shapes[rng.pick(0, 4)];
     const Tensor c = random_tensor(c_shape);
-    const bool with_c = pick(0, 3) != 0;
+    const bool with_c = rng.pick(0, 3) != 0;
     const float alpha = 0.5F, beta = with_c ? 2.0F : 0.0F;
     Tensor out(DType::kFloat32, gemm_shape(a.shape(), b.shape(), ta, tb));
     gemm(a, b, with_c ? std::optional<ConstTensorRef>(c) : std::nullopt, alpha, beta, ta, tb, out);

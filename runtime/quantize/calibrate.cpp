@@ -1,0 +1,149 @@
+#include "runtime/quantize/calibrate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <set>
+
+#include "runtime/quantize/error.h"
+#include "runtime/quantize/graph_index.h"
+#include "runtime/quantize/model_file.h"
+#include "runtime/quantize/text.h"
+
+namespace yolo::runtime {
+
+namespace {
+
+void add_float_output(onnx::GraphProto& graph, const std::string& name) {
+  auto* v = graph.add_output();
+  v->set_name(name);
+  v->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+}
+
+// The largest x below SiLU's minimum (x = -1.278) with |SiLU(x)| <= step / 2: every input below
+// it rounds to the same int8 output as it does (SiLU tends to 0 from below as x -> -inf).
+float silu_floor(float step) {
+  constexpr double kArgMin = -1.2785;
+  auto silu = [](double x) { return x / (1.0 + std::exp(-x)); };
+  if (std::abs(silu(kArgMin)) <= step / 2.0) return static_cast<float>(kArgMin);
+  double inside = kArgMin;  // |silu| above step / 2
+  double outside = -200.0;  // |silu| at most step / 2
+  for (int i = 0; i < 60; ++i) {
+    const double mid = (inside + outside) / 2;
+    (std::abs(silu(mid)) > step / 2.0 ? inside : outside) = mid;
+  }
+  return static_cast<float>(outside);
+}
+
+}  // namespace
+
+ObservingEngine::ObservingEngine(const onnx::ModelProto& model,
+                                 const std::vector<std::string>& observe,
+                                 const std::filesystem::path& beside,
+                                 const EngineOptions& options) {
+  onnx::ModelProto copy = model;
+  std::set<std::string> existing;
+  for (const auto& o : copy.graph().output()) existing.insert(o.name());
+  for (const auto& t : observe) {
+    if (existing.insert(t).second) add_float_output(*copy.mutable_graph(), t);
+  }
+  TempFile file(std::filesystem::temp_directory_path() /
+                unique_sibling(beside, "observe").filename());
+  save_model(copy, file.path());
+  engine_ = Engine::load(file.path(), options);
+  for (std::size_t i = 0; i < engine_->output_count(); ++i) {
+    outputs_[engine_->output_name(i)] = i;
+  }
+}
+
+std::span<float> ObservingEngine::input() {
+  const auto size = static_cast<std::size_t>(3 * engine_->input_width() * engine_->input_height());
+  return {static_cast<float*>(engine_->input_data()), size};
+}
+
+std::vector<std::string> observed_tensors(const onnx::GraphProto& graph) {
+  std::vector<std::string> observe = quantized_tensors(graph, {});
+  const GraphIndex index = index_graph(graph);
+  observe.erase(std::remove(observe.begin(), observe.end(), index.input), observe.end());
+  for (const auto& n : graph.node()) {
+    if (n.op_type() == "Softmax" || n.op_type() == "LogSoftmax" || n.op_type() == "Hardmax") {
+      if (std::find(observe.begin(), observe.end(), n.input(0)) == observe.end()) {
+        observe.push_back(n.input(0));
+      }
+    }
+  }
+  return observe;
+}
+
+Calibration calibrate(ObservingEngine& fp32, const std::vector<std::string>& observed,
+                      int max_frames, const FrameProvider& frames,
+                      const std::function<void(const std::string&)>& log) {
+  Engine& engine = fp32.engine();
+  const std::span<float> input = fp32.input();
+  Calibration calib;
+  // Reservoir sampling with a fixed seed: the held frames spread over the whole source, the same
+  // ones on every run.
+  std::mt19937 sampler(7);
+  int& count = calib.frames;
+  while (count < max_frames &&
+         frames(engine.input_layout(), engine.input_width(), engine.input_height(), input)) {
+    engine.run();
+    for (const auto& t : observed) {
+      const Tensor& v = fp32.value(t);
+      calib.stats[t].add(v.values<float>());
+      calib.ranks[t] = v.shape().size();
+      calib.shapes[t] = v.shape();
+    }
+    auto& held = calib.held_frames;
+    if (static_cast<int>(held.size()) < kSensitivityFrames) {
+      held.emplace_back(input.begin(), input.end());
+    } else if (const auto slot = std::uniform_int_distribution<int>(0, count)(sampler);
+               slot < kSensitivityFrames) {
+      held[static_cast<std::size_t>(slot)].assign(input.begin(), input.end());
+    }
+    ++count;
+    if (count % 16 == 0 || count == max_frames) {
+      log("calibrated " + std::to_string(count) + " frame(s)");
+    }
+  }
+  if (count == 0) {
+    throw QuantizeError(
+        "the calibration source gave no frames; give --calib a folder of images, "
+        "a video or a camera that delivers frames");
+  }
+  log("calibrated " + std::to_string(count) + " frame(s) in total");
+  return calib;
+}
+
+std::map<std::string, std::string> refine_ranges(const onnx::GraphProto& graph,
+                                                 std::map<std::string, ActivationRange>& ranges) {
+  const GraphIndex index = index_graph(graph);
+  std::map<std::string, std::string> why;
+  for (const auto& node : graph.node()) {
+    if (node.op_type() == "Sigmoid" && ranges.count(node.output(0))) {
+      ranges[node.output(0)] = {0.0F, 1.0F};
+      why[node.output(0)] = "sigmoid output: [0, 1]";
+    }
+  }
+  for (const auto& node : graph.node()) {
+    if (!is_silu_mul(graph, index, node)) continue;
+    const onnx::NodeProto* s0 = producer_of(graph, index, node.input(0));
+    const std::string& x = s0 && s0->op_type() == "Sigmoid" ? node.input(1) : node.input(0);
+    const auto& readers = index.consumers.at(x);
+    const bool only_silu = readers.size() == 2 && !index.outputs.count(x);
+    auto rx = ranges.find(x);
+    auto ry = ranges.find(node.output(0));
+    if (!only_silu || rx == ranges.end() || ry == ranges.end()) continue;
+    const float step = activation_quant(ry->second).scale;
+    const float floor = silu_floor(step);
+    if (rx->second.lo >= floor) continue;
+    why[x] = format_text(
+        "read only by a SiLU: inputs below %.2f (calibrated min %.2f) give the same int8 output "
+        "(step %.4f)",
+        floor, rx->second.lo, step);
+    rx->second.lo = floor;
+  }
+  return why;
+}
+
+}  // namespace yolo::runtime
