@@ -8,6 +8,9 @@ set(CMAKE_SYSTEM_PROCESSOR aarch64)
 set(CMAKE_LIBRARY_ARCHITECTURE aarch64-linux-gnu)
 set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)
 set(CMAKE_CXX_COMPILER aarch64-linux-gnu-g++)
+# GCC notes on aarch64 that passing std::pair<float, float> changed ABI in GCC 10.1 (-Wpsabi):
+# it concerns linking with objects from GCC 9 or older, which no Debian bookworm package is.
+set(CMAKE_CXX_FLAGS_INIT -Wno-psabi)
 
 set(YOLO_EDGE_SYSROOT "" CACHE PATH "Root of the Debian arm64 packages to build against")
 if(NOT IS_DIRECTORY "${YOLO_EDGE_SYSROOT}/usr/include")

@@ -4,6 +4,8 @@
 #
 #   scripts/cross-arm64.sh [--build-only] [--cpu cortex-a76|cortex-a72]...
 #
+# Then it makes the arm64 Debian package (scripts/package.sh) and checks it. With --build-only
+# it only builds.
 # The sysroot (Debian bookworm arm64 packages, the same -dev packages scripts/setup.sh installs)
 # and the build are cached in $YOLO_EDGE_ARM64_CACHE (default ~/.cache/yolo-edge/arm64), so a
 # second run only rebuilds what changed. Without the host tools or without network to the Debian
@@ -35,7 +37,7 @@ while [ $# -gt 0 ]; do
       shift
       ;;
     -h | --help)
-      sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
+      sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     *)
@@ -104,10 +106,9 @@ describe_packages() {
   : >"$admin/status"
   control=$(mktemp -d)
   for deb in "$debs"/*.deb; do
+    # Without an info/format file dpkg reads the database's first format: files named after
+    # the package alone.
     name=$(dpkg-deb --field "$deb" Package)
-    if [ "$(dpkg-deb --field "$deb" Multi-Arch)" = same ]; then
-      name=$name:arm64
-    fi
     { dpkg-deb --field "$deb" && printf 'Status: install ok installed\n\n'; } >>"$admin/status"
     dpkg-deb --fsys-tarfile "$deb" | tar -t | sed -e "s|^\./|$sysroot/|" -e 's|/$||' \
       >"$admin/info/$name.list"
@@ -137,7 +138,7 @@ assemble_sysroot() {
   local start=$SECONDS
   echo "cross-arm64.sh: assembling the arm64 sysroot in $sysroot (${#sysroot_packages[@]} packages and their dependencies)"
   rm -rf "$sysroot.new" "$sysroot"
-  mmdebstrap --quiet --variant=extract --architectures=arm64 --skip=download/empty \
+  mmdebstrap --quiet --variant=extract --architectures=arm64 --skip=cleanup/apt/cache \
     --include="$(IFS=,; echo "${sysroot_packages[*]}")" "$suite" "$sysroot.new" "$sources"
   repair_sysroot "$sysroot.new"
   mv "$sysroot.new" "$sysroot"
@@ -209,13 +210,29 @@ for cpu in "${cpus[@]}"; do
     if ! QEMU_CPU=$cpu ASAN_OPTIONS=detect_leaks=0 nice -n 5 \
       ctest --test-dir "$build_dir" --output-on-failure --parallel "$jobs" "${selection[@]}" \
       </dev/null; then
-      failed+=("$cpu (${selection[*]})")
+      failed+=("tests as $cpu (ctest ${selection[*]})")
     fi
   done < <(selections_for "$cpu")
   echo "cross-arm64.sh: tests as $cpu took $(elapsed "$start")"
 done
+unwrap_programs
+
+# The arm64 Debian package, checked by lintian (in package.sh) and by the native build's package
+# test, which unpacks it into a scratch root.
+start=$SECONDS
+deb=$("$here/scripts/package.sh" --arch arm64 | tail -n 1)
+native_test=${YOLO_EDGE_BUILD_DIR:-$here/build}/bin/test_package
+if [ -x "$native_test" ]; then
+  YOLO_EDGE_ARM64_DEB=$deb "$native_test" --gtest_filter='Package.Arm64*' --gtest_brief=1 ||
+    failed+=("the package test of $deb")
+else
+  echo "cross-arm64.sh: $native_test is not built, so $deb was not unpacked and checked" >&2
+  [ "${CI:-}" != true ] || failed+=("the package test (not built)")
+fi
+echo "cross-arm64.sh: packaging took $(elapsed "$start"): $deb"
+
 echo "cross-arm64.sh: everything took $(elapsed "$total_start")"
 if [ ${#failed[@]} -gt 0 ]; then
-  printf 'cross-arm64.sh: arm64 tests failed as %s\n' "${failed[@]}" >&2
+  printf 'cross-arm64.sh: failed: %s\n' "${failed[@]}" >&2
   exit 1
 fi

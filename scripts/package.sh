@@ -73,7 +73,8 @@ done
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-root=$work/root
+# dpkg-shlibdeps expects the files where debhelper stages them: debian/PACKAGE.
+root=$work/debian/yolo-edge
 
 # The files: CMake's install rules (cmake/Install.cmake) under /usr, then moved where Debian
 # wants them. dpkg lists the files, so the uninstall manifest is not shipped.

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "tests/packaging/scratch_root.h"
+#include "tests/support/fixtures.h"
 
 namespace yolo::test {
 namespace {
@@ -58,12 +59,12 @@ fs::path make_package(const fs::path& out) {
   return last.substr(last.find_last_of('\n') + 1);
 }
 
-// Unpacks `deb` into a scratch root and checks what a Debian system would get from it.
-void expect_package_contents(const fs::path& deb, const std::string& arch) {
+// Unpacks `deb` into `scratch` and checks what a Debian system would get from it.
+void expect_package_contents(const ScratchRoot& scratch, const fs::path& deb,
+                             const std::string& arch) {
   ASSERT_TRUE(fs::is_regular_file(deb)) << deb;
   EXPECT_EQ(deb.filename().string().rfind("yolo-edge_", 0), 0u) << deb;
   EXPECT_TRUE(deb.filename().string().ends_with("_" + arch + ".deb")) << deb;
-  ScratchRoot scratch;
   const fs::path control_dir = scratch.folder().path() / "DEBIAN";
   auto r = run_process({"dpkg-deb", "--extract", deb.string(), scratch.root().string()});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -111,10 +112,10 @@ void expect_package_contents(const fs::path& deb, const std::string& arch) {
 }
 
 TEST(Package, NativePackageHoldsTheServiceAndInstallsWithDpkg) {
-  TempFolder out;
-  const fs::path deb = make_package(out.path());
-  const std::string arch = dpkg_architecture();
-  expect_package_contents(deb, arch);
+  ScratchRoot scratch;
+  const fs::path deb = make_package(scratch.folder().path() / "packages");
+  expect_package_contents(scratch, deb, dpkg_architecture());
+  if (HasFatalFailure()) return;
 
   const char* ci = std::getenv("CI");
   const char* wanted = std::getenv("YOLO_EDGE_DPKG_TEST");
@@ -130,7 +131,7 @@ TEST(Package, NativePackageHoldsTheServiceAndInstallsWithDpkg) {
   const bool had_gpio = run_process({"getent", "group", "gpio"}).status == 0;
 
   auto r = run_process({"dpkg", "--install", deb.string()});
-  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
   r = run_process({"dpkg-query", "--show", "--showformat=${Version}", "yolo-edge"});
   const std::string version = r.out;
   r = run_process({"/usr/bin/yolo-edge", "--version"});
@@ -139,16 +140,27 @@ TEST(Package, NativePackageHoldsTheServiceAndInstallsWithDpkg) {
   r = run_process({"/usr/bin/yolo-edged", "--version"});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(contains(r.out, version)) << r.out;
+  // The default config leaves model.path empty on purpose: --check names that and nothing else.
   r = run_process({"/usr/bin/yolo-edge", "config", "--check", kConfig});
-  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_TRUE(contains(r.err, kConfig + ":32:9: model.path: is not set")) << r.err;
   EXPECT_EQ(run_process({"getent", "passwd", "yolo-edge"}).status, 0) << "no yolo-edge user";
   EXPECT_EQ(mode_of(kConfig), 0640u);
   EXPECT_TRUE(fs::is_symlink("/etc/systemd/system/multi-user.target.wants/yolo-edged.service"))
       << "the unit was not enabled";
 
-  // Installing again (dpkg's upgrade path) keeps an edited config.
-  const std::string edited = source_config() + "# edited on the device\n";
+  // The administrator sets model.path; then the installed config is valid, and installing again
+  // (dpkg's upgrade path) keeps the edit.
+  std::string edited = source_config();
+  const std::string unset = "\n  path: \"\"\n";
+  const std::string model = (fixtures_dir() / "models" / "yolo11n_320_fp32.onnx").string();
+  ASSERT_NE(edited.find(unset), std::string::npos) << "the default config has no empty model.path";
+  edited.replace(edited.find(unset), unset.size(), "\n  path: \"" + model + "\"\n");
   std::ofstream(kConfig, std::ios::binary) << edited;
+  if (have_fixtures()) {
+    r = run_process({"/usr/bin/yolo-edge", "config", "--check", kConfig});
+    EXPECT_EQ(r.status, 0) << r.out << r.err;
+  }
   r = run_process({"dpkg", "--install", "--force-confold", deb.string()});
   EXPECT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_EQ(read_text(kConfig), edited);
@@ -173,7 +185,8 @@ TEST(Package, Arm64PackageHoldsTheService) {
     GTEST_SKIP() << "set YOLO_EDGE_ARM64_DEB to the package scripts/package.sh --arch arm64 made "
                     "(scripts/cross-arm64.sh does)";
   }
-  expect_package_contents(deb, "arm64");
+  ScratchRoot scratch;
+  expect_package_contents(scratch, deb, "arm64");
 }
 
 }  // namespace
