@@ -49,11 +49,10 @@ std::string dpkg_architecture() {
   return r.out.substr(0, r.out.find('\n'));
 }
 
-// Builds the package of this build into `out` (without lintian: CI runs it in package.sh).
+// Builds the package of this build into `out`; package.sh fails when lintian reports errors.
 fs::path make_package(const fs::path& out) {
-  const auto r =
-      run_process({"bash", (source_dir() / "scripts" / "package.sh").string(), "--build-dir",
-                   binary_dir().string(), "--out", out.string(), "--no-lintian"});
+  const auto r = run_process({"bash", (source_dir() / "scripts" / "package.sh").string(),
+                              "--build-dir", binary_dir().string(), "--out", out.string()});
   EXPECT_EQ(r.status, 0) << r.out << r.err;
   const std::string last = r.out.substr(0, r.out.find_last_not_of('\n') + 1);
   return last.substr(last.find_last_of('\n') + 1);
