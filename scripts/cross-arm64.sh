@@ -13,7 +13,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-# shellcheck source=lib/arm64-cache.sh
+# shellcheck source=scripts/lib/arm64-cache.sh
 source "$here/scripts/lib/arm64-cache.sh"
 cache=$arm64_cache
 sysroot=$arm64_sysroot
@@ -22,7 +22,7 @@ jobs=${YOLO_EDGE_JOBS:-2}
 suite=bookworm
 # Changing how the sysroot is made changes this, so a cached one is made again.
 sysroot_recipe=2
-# shellcheck source=lib/packages.sh
+# shellcheck source=scripts/lib/packages.sh
 source "$here/scripts/lib/packages.sh"
 sysroot_packages=(libc6-dev libstdc++-12-dev "${library_packages[@]}")
 

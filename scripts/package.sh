@@ -37,11 +37,11 @@ done
 
 # How to run and inspect the programs of the package's architecture on this machine.
 run=()
-strip_tool=strip
+strip_tool="strip"
 if [ "$arch" = "$host_arch" ]; then
   build_dir=${build_dir:-${YOLO_EDGE_BUILD_DIR:-$here/build}}
 elif [ "$arch" = arm64 ] && [ "$host_arch" = amd64 ]; then
-  # shellcheck source=lib/arm64-cache.sh
+  # shellcheck source=scripts/lib/arm64-cache.sh
   source "$here/scripts/lib/arm64-cache.sh"
   build_dir=${build_dir:-$arm64_build_dir}
   [ -f "$arm64_admindir/status" ] ||
@@ -62,8 +62,9 @@ version=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build_dir/CMakeCache.tx
 [ -n "$version" ] || die "$build_dir/CMakeCache.txt has no CMAKE_PROJECT_VERSION"
 maintainer_name=${DEBFULLNAME:-$(git -C "$here" config user.name || true)}
 maintainer_email=${DEBEMAIL:-$(git -C "$here" config user.email || true)}
-[ -n "$maintainer_name" ] && [ -n "$maintainer_email" ] ||
+if [ -z "$maintainer_name" ] || [ -z "$maintainer_email" ]; then
   die "no maintainer: set DEBFULLNAME and DEBEMAIL (or git's user.name and user.email)"
+fi
 
 cmake --build "$build_dir" --target yolo-edged yolo-edge >/dev/null
 for program in yolo-edged yolo-edge; do

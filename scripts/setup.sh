@@ -8,7 +8,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=${YOLO_EDGE_BUILD_DIR:-$here/build}
 build_type=${YOLO_EDGE_BUILD_TYPE:-Release}
 
-# shellcheck source=lib/packages.sh
+# shellcheck source=scripts/lib/packages.sh
 source "$here/scripts/lib/packages.sh"
 packages=("${library_packages[@]}" "${host_packages[@]}" "${package_tools[@]}")
 if [ "$(dpkg --print-architecture)" = amd64 ]; then
