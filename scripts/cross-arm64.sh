@@ -148,36 +148,11 @@ assemble_sysroot() {
   echo "cross-arm64.sh: sysroot took $(elapsed "$start") ($(du -sh "$sysroot" | cut -f1))"
 }
 
-# Tests exec the CLI and the daemon; without binfmt_misc an arm64 program started that way must
-# be a host script that runs it under QEMU. The real binaries move to bin/arm64/ while tests run
-# and come back after (or before the next build, had a run been killed), so the build tool and
-# scripts/package.sh see them unchanged.
-programs=(yolo-edge yolo-edged)
-unwrap_programs() {
-  local p
-  for p in "${programs[@]}"; do
-    if [ -f "$build_dir/bin/arm64/$p" ]; then
-      mv -f "$build_dir/bin/arm64/$p" "$build_dir/bin/$p"
-    fi
-  done
-}
-wrap_programs() {
-  local p
-  mkdir -p "$build_dir/bin/arm64"
-  for p in "${programs[@]}"; do
-    mv -f "$build_dir/bin/$p" "$build_dir/bin/arm64/$p"
-    printf '#!/bin/sh\nexec qemu-aarch64-static -L "%s" "%s" "$@"\n' \
-      "$sysroot" "$build_dir/bin/arm64/$p" >"$build_dir/bin/$p"
-    chmod +x "$build_dir/bin/$p"
-  done
-}
-
 mkdir -p "$cache"
 total_start=$SECONDS
 assemble_sysroot
 
 start=$SECONDS
-unwrap_programs
 nice -n 5 cmake -S "$here" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_TOOLCHAIN_FILE="$here/cmake/aarch64-linux-gnu.cmake" -DYOLO_EDGE_SYSROOT="$sysroot" \
   >"$cache/configure.log" || { cat "$cache/configure.log" >&2; exit 1; }
@@ -187,14 +162,13 @@ if $build_only; then
   echo "cross-arm64.sh: built $build_dir (tests not run: --build-only)"
   exit 0
 fi
-trap unwrap_programs EXIT
-wrap_programs
 
 # Each CPU runs the tests where it matters (labels: tests/CMakeLists.txt). The Pi 5's cortex-a76
 # has the dot-product instructions XNNPACK's fastest int8 kernels use; it runs the runtime, vision
 # and config suites but for what is labelled emulation_slow. The Pi 4's cortex-a72 runs what
 # changes with the CPU: XNNPACK's int8 operators and our NEON kernels (label arm_cpu), and the
-# golden INT8 detections.
+# golden INT8 detections. None of these start the CLI or the daemon (the cli and daemon suites
+# do; they are not run here), so no arm64 program needs a host wrapper that runs it under QEMU.
 selections_for() {
   case $1 in
     cortex-a72) printf '%s\n' "-L arm_cpu" "-R ^GoldenEngine.DynamicInt8" ;;
@@ -215,8 +189,6 @@ for cpu in "${cpus[@]}"; do
   done < <(selections_for "$cpu")
   echo "cross-arm64.sh: tests as $cpu took $(elapsed "$start")"
 done
-unwrap_programs
-
 # The arm64 Debian package, checked by lintian (in package.sh) and by the native build's package
 # test, which unpacks it into a scratch root.
 start=$SECONDS

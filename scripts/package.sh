@@ -69,7 +69,7 @@ fi
 cmake --build "$build_dir" --target yolo-edged yolo-edge >/dev/null
 for program in yolo-edged yolo-edge; do
   [ "$(head -c 4 "$build_dir/bin/$program" | od -An -c | tr -d ' ')" = '177ELF' ] ||
-    die "$build_dir/bin/$program is not a program (is scripts/cross-arm64.sh running tests on it?)"
+    die "$build_dir/bin/$program is not a program: build it again"
 done
 
 work=$(mktemp -d)
