@@ -8,21 +8,12 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=${YOLO_EDGE_BUILD_DIR:-$here/build}
 build_type=${YOLO_EDGE_BUILD_TYPE:-Release}
 
-packages=(
-  build-essential cmake ninja-build pkg-config git clang-format
-  libopencv-dev
-  libonnx-dev libprotobuf-dev protobuf-compiler
-  libxnnpack-dev libpthreadpool-dev libcpuinfo-dev
-  libeigen3-dev libyaml-cpp-dev libgpiod-dev libsystemd-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
-  libcpp-httplib-dev nlohmann-json3-dev libcli11-dev
-  libmosquitto-dev mosquitto
-  prometheus-cpp-dev
-  chromium fonts-dejavu-core
-  gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-libav
-  python3 python3-matplotlib
-  systemd procps openssl
-)
+# shellcheck source=scripts/lib/packages.sh
+source "$here/scripts/lib/packages.sh"
+packages=("${library_packages[@]}" "${host_packages[@]}" "${package_tools[@]}")
+if [ "$(dpkg --print-architecture)" = amd64 ]; then
+  packages+=("${cross_packages[@]}")
+fi
 
 if [ "$(id -u)" -eq 0 ]; then
   as_root=()

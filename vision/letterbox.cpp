@@ -1,12 +1,13 @@
 #include "vision/letterbox.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
 #include <opencv2/imgproc.hpp>
+
+#include "vision/pixel_rows.h"
 
 namespace yolo::vision {
 namespace {
@@ -16,17 +17,6 @@ constexpr std::uint8_t kPad = 114;
 // Python's round(): half to even, which std::nearbyint gives under the default rounding mode.
 int py_round(double v) {
   return static_cast<int>(std::nearbyint(v));
-}
-
-// v / 255 exactly as numpy computes it in float32, so tensors match the golden inputs bit for bit
-// (multiplying by 1/255 differs in the last bit for some values).
-const std::array<float, 256>& unit_table() {
-  static const std::array<float, 256> table = [] {
-    std::array<float, 256> t{};
-    for (int v = 0; v < 256; ++v) t[v] = static_cast<float>(v) / 255.0f;
-    return t;
-  }();
-  return table;
 }
 
 std::string size_string(cv::Size s) {
@@ -129,8 +119,8 @@ LetterboxTransform Letterboxer::run(const cv::Mat& bgr, std::span<float> dst) {
     cv::resize(bgr, resized_, t.resized, 0, 0, cv::INTER_LINEAR);
     src = &resized_;
   }
-  const auto& unit = unit_table();
-  const float pad = unit[kPad];
+  // kPad / 255 in float32, as vision/pixel_rows.h computes every value.
+  const float pad = static_cast<float>(kPad) / 255.0f;
   const int w = input_.width;
   const int h = input_.height;
   const int x0 = t.pad_left;
@@ -152,11 +142,7 @@ LetterboxTransform Letterboxer::run(const cv::Mat& bgr, std::span<float> dst) {
       }
       const std::uint8_t* px = src->ptr<std::uint8_t>(y - y0);
       for (int x = 0; x < x0; ++x) r[x] = g[x] = b[x] = pad;
-      for (int x = x0; x < x1; ++x, px += 3) {
-        b[x] = unit[px[0]];
-        g[x] = unit[px[1]];
-        r[x] = unit[px[2]];
-      }
+      bgr_to_planar_unit(px, r + x0, g + x0, b + x0, static_cast<std::size_t>(x1 - x0));
       for (int x = x1; x < w; ++x) r[x] = g[x] = b[x] = pad;
     }
   } else {
@@ -168,12 +154,8 @@ LetterboxTransform Letterboxer::run(const cv::Mat& bgr, std::span<float> dst) {
       }
       const std::uint8_t* px = src->ptr<std::uint8_t>(y - y0);
       std::fill(row, row + static_cast<std::size_t>(x0) * 3, pad);
-      for (int x = x0; x < x1; ++x, px += 3) {
-        float* o = row + static_cast<std::size_t>(x) * 3;
-        o[0] = unit[px[2]];
-        o[1] = unit[px[1]];
-        o[2] = unit[px[0]];
-      }
+      bgr_to_rgb_unit(px, row + static_cast<std::size_t>(x0) * 3,
+                      static_cast<std::size_t>(x1 - x0));
       std::fill(row + static_cast<std::size_t>(x1) * 3, row + static_cast<std::size_t>(w) * 3, pad);
     }
   }

@@ -5,6 +5,9 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#endif
 
 namespace yolo::runtime::kernels {
 
@@ -50,6 +53,35 @@ bool has_vbmi() {
 
 #endif
 
+#if defined(__aarch64__)
+
+// NEON is in every aarch64 CPU: the table sits in four sets of four registers, 64 bytes each.
+// tbl gives 0 for an index past its 64 bytes and tbx leaves such a lane alone, so each quarter
+// answers only for its own indices (index - 64k wraps past 63 for the others). Returns how many
+// values it did: whole blocks of 16, the rest is left to the plain loop.
+std::size_t lookup_neon(const std::int8_t* table, const std::int8_t* in, std::int8_t* out,
+                        std::size_t n) {
+  const int8x16x4_t t0 = vld1q_s8_x4(table);
+  const int8x16x4_t t1 = vld1q_s8_x4(table + 64);
+  const int8x16x4_t t2 = vld1q_s8_x4(table + 128);
+  const int8x16x4_t t3 = vld1q_s8_x4(table + 192);
+  const uint8x16_t quarter = vdupq_n_u8(64);
+  std::size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    uint8x16_t idx = vreinterpretq_u8_s8(vld1q_s8(in + i));
+    int8x16_t r = vqtbl4q_s8(t0, idx);
+    idx = vsubq_u8(idx, quarter);
+    r = vqtbx4q_s8(r, t1, idx);
+    idx = vsubq_u8(idx, quarter);
+    r = vqtbx4q_s8(r, t2, idx);
+    idx = vsubq_u8(idx, quarter);
+    vst1q_s8(out + i, vqtbx4q_s8(r, t3, idx));
+  }
+  return i;
+}
+
+#endif
+
 }  // namespace
 
 void lookup_s8(const std::array<std::int8_t, 256>& table, const std::int8_t* in, std::int8_t* out,
@@ -59,6 +91,12 @@ void lookup_s8(const std::array<std::int8_t, 256>& table, const std::int8_t* in,
     lookup_vbmi(table.data(), in, out, n);
     return;
   }
+#endif
+#if defined(__aarch64__)
+  const std::size_t done = lookup_neon(table.data(), in, out, n);
+  in += done;
+  out += done;
+  n -= done;
 #endif
   lookup_plain(table.data(), in, out, n);
 }

@@ -2,7 +2,8 @@
 
 // A 256-entry byte table applied to a run of int8 values: the form every int8 activation function
 // (SiLU, sigmoid, requantization) takes. AVX-512 VBMI does 64 values with two vpermi2b lookups
-// and a blend where the CPU has it; elsewhere a plain loop.
+// and a blend where the CPU has it; aarch64 (the Pi) 16 values with four NEON tbl/tbx lookups;
+// elsewhere, and for a tail shorter than the vector, a plain loop.
 
 #include <array>
 #include <cstddef>

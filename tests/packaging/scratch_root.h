@@ -41,6 +41,23 @@ inline unsigned mode_of(const std::filesystem::path& path) {
   return st.st_mode & 07777;
 }
 
+inline std::string source_config() {
+  return read_text(source_dir() / "config" / "yolo-edge.yaml");
+}
+inline std::string source_unit() {
+  return read_text(source_dir() / "systemd" / "yolo-edged.service");
+}
+
+// The unit as the source has it, with ExecStart= pointing at `daemon`.
+inline std::string unit_starting(const std::string& daemon) {
+  std::string unit = source_unit();
+  const std::string from = "ExecStart=/usr/local/bin/yolo-edged ";
+  const auto at = unit.find(from);
+  EXPECT_NE(at, std::string::npos) << "the source unit no longer starts /usr/local/bin/yolo-edged";
+  if (at != std::string::npos) unit.replace(at, from.size(), "ExecStart=" + daemon + " ");
+  return unit;
+}
+
 class ScratchRoot {
  public:
   ScratchRoot() {

@@ -17,23 +17,6 @@ const std::string kDefaultConfig = "/usr/local/share/yolo-edge/yolo-edge.yaml";
 const std::string kManifest = "/usr/local/share/yolo-edge/installed-files.txt";
 const std::string kUnit = "/usr/local/lib/systemd/system/yolo-edged.service";
 
-std::string source_config() {
-  return read_text(source_dir() / "config" / "yolo-edge.yaml");
-}
-std::string source_unit() {
-  return read_text(source_dir() / "systemd" / "yolo-edged.service");
-}
-
-// The unit as the source has it, with ExecStart= pointing at `daemon`.
-std::string unit_starting(const std::string& daemon) {
-  std::string unit = source_unit();
-  const std::string from = "ExecStart=/usr/local/bin/yolo-edged ";
-  const auto at = unit.find(from);
-  EXPECT_NE(at, std::string::npos) << "the source unit no longer starts /usr/local/bin/yolo-edged";
-  if (at != std::string::npos) unit.replace(at, from.size(), "ExecStart=" + daemon + " ");
-  return unit;
-}
-
 void expect_installed(const ProcessResult& r, const ScratchRoot& scratch) {
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_EQ(scratch.tripwire_calls(), "") << "install.sh touched the system in DESTDIR mode";

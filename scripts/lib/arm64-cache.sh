@@ -1,0 +1,10 @@
+# shellcheck shell=bash disable=SC2034  # the variables are used by the scripts that source it
+# Where scripts/cross-arm64.sh keeps what it makes between runs, shared with scripts/package.sh.
+# Override the place with $YOLO_EDGE_ARM64_CACHE.
+arm64_cache=${YOLO_EDGE_ARM64_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/yolo-edge/arm64}
+# Debian bookworm arm64 packages, extracted: the headers and libraries the build links against.
+arm64_sysroot=$arm64_cache/sysroot
+# A dpkg database of the sysroot's packages (extracting registers none), for dpkg-shlibdeps.
+arm64_admindir=$arm64_cache/dpkg
+# The CMake build (cmake/aarch64-linux-gnu.cmake).
+arm64_build_dir=$arm64_cache/build
