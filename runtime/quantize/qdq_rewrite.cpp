@@ -82,12 +82,15 @@ std::string unused_prefix(const onnx::GraphProto& source) {
   }
   for (const auto& t : source.initializer()) existing.insert(t.name());
   for (const auto& v : source.input()) existing.insert(v.name());
-  std::string prefix = "qdq:";
-  while (std::any_of(existing.begin(), existing.end(),
+  // "qdq:", "_qdq:", "__qdq:", ...: the first no existing name starts with. Built whole each time
+  // rather than by insert(0, ...), which GCC 12 flags with a false -Wrestrict at -O2.
+  for (std::size_t underscores = 0;; ++underscores) {
+    std::string prefix = std::string(underscores, '_') + "qdq:";
+    if (std::none_of(existing.begin(), existing.end(),
                      [&](const std::string& e) { return e.rfind(prefix, 0) == 0; })) {
-    prefix.insert(0, "_");
+      return prefix;
+    }
   }
-  return prefix;
 }
 
 // Rewrites one graph: the nodes in order, each quantized activation followed by its Q/DQ pair,
