@@ -32,10 +32,7 @@ ChooseResult run_choose(const ChooseOptions& options, const std::vector<cv::Mat>
   auto int8 = load(options, options.int8, runtime::Precision::kInt8);
   int8->set_decode(detector::prediction_decode(options.decode));
 
-  // As the daemon plans it: at least 32 timed frames in all, 8 per count at the least.
-  detector::TrialPlan plan;
-  plan.thread_counts = options.thread_counts;
-  plan.frames_per_count = std::max(8, 32 / static_cast<int>(plan.thread_counts.size()));
+  const detector::TrialPlan plan = detector::trial_plan(options.thread_counts);
   detector::PrecisionTrial trial(plan, options.decode.conf);
   const int total = trial.frames_left();
   std::size_t next = 0;

@@ -239,12 +239,9 @@ void Inference::apply_pending() {
   for (const auto& d : decisions) record(d);
   if (trial) {
     const ThreadPolicy& policy = controller_->policy();
-    detector::TrialPlan plan;
-    plan.thread_counts = policy.mode == config::ThreadMode::kFixed
-                             ? std::vector<int>{policy.fixed}
-                             : detector::thread_counts_to_try(policy.max);
-    // At least 32 timed frames in all, so agreement is measured on more than a glance.
-    plan.frames_per_count = std::max(8, 32 / static_cast<int>(plan.thread_counts.size()));
+    const detector::TrialPlan plan = detector::trial_plan(
+        policy.mode == config::ThreadMode::kFixed ? std::vector<int>{policy.fixed}
+                                                  : detector::thread_counts_to_try(policy.max));
     trial->candidate.detector->set_decode(detector::prediction_decode(decode_));
     trial_.emplace(Trial{detector::PrecisionTrial(plan, decode_.conf), std::move(trial->candidate),
                          std::move(trial->done)});

@@ -56,12 +56,6 @@ double median(std::vector<double> v) {
   return (v[mid] + *std::max_element(v.begin(), v.begin() + mid)) / 2;
 }
 
-// The count with the lowest median, the fewer threads on a tie.
-std::pair<int, double> fastest(const std::map<int, double>& medians) {
-  return *std::min_element(medians.begin(), medians.end(),
-                           [](const auto& a, const auto& b) { return a.second < b.second; });
-}
-
 std::string format(const char* spec, double value) {
   char text[32];
   std::snprintf(text, sizeof text, spec, value);
@@ -174,7 +168,7 @@ std::optional<ThreadDecision> ThreadController::observe(double inference_ms) {
 std::optional<ThreadDecision> ThreadController::explore(double inference_ms) {
   Exploration& e = *exploration_;
   e.frames.push_back(inference_ms);
-  if (!e.medians.empty() && inference_ms > kFarSlower * fastest(e.medians).second) {
+  if (!e.medians.empty() && inference_ms > kFarSlower * detector::fastest(e.medians).second) {
     ++e.far_slower_run;
   } else {
     e.far_slower_run = 0;
@@ -200,7 +194,7 @@ std::optional<ThreadDecision> ThreadController::explore(double inference_ms) {
 ThreadDecision ThreadController::settle() {
   const Exploration e = std::move(*exploration_);
   exploration_.reset();
-  const auto [best, best_ms] = fastest(e.medians);
+  const auto [best, best_ms] = detector::fastest(e.medians);
   int choice = best;
   if (policy_.mode == config::ThreadMode::kEfficiency) {
     // std::map iterates from the fewest threads.
@@ -220,7 +214,7 @@ ThreadDecision ThreadController::settle() {
   } else if (e.medians.size() > 1) {
     std::map<int, double> others = e.medians;
     others.erase(best);
-    const auto [runner_up, runner_up_ms] = fastest(others);
+    const auto [runner_up, runner_up_ms] = detector::fastest(others);
     reason += " vs " + ms(runner_up_ms) + " at " + std::to_string(runner_up);
   }
   reason += " (" + mode_name(policy_.mode);

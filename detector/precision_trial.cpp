@@ -15,15 +15,6 @@ namespace {
 // Counts tried one by one before doubling: every count matters on a 4-core Pi.
 constexpr int kEveryCountUpTo = 4;
 
-// The count with the lowest latency, the fewer threads on a tie.
-std::pair<int, double> fastest(const std::map<int, double>& ms) {
-  auto best = ms.begin();
-  for (auto it = ms.begin(); it != ms.end(); ++it) {
-    if (it->second < best->second) best = it;
-  }
-  return *best;
-}
-
 // `value` with `digits` decimals.
 std::string fixed(double value, int digits) {
   char text[32];
@@ -46,6 +37,18 @@ std::string figures_text(const PrecisionChoice& c) {
 }
 
 }  // namespace
+
+std::pair<int, double> fastest(const std::map<int, double>& ms) {
+  return *std::min_element(ms.begin(), ms.end(),
+                           [](const auto& a, const auto& b) { return a.second < b.second; });
+}
+
+TrialPlan trial_plan(std::vector<int> thread_counts) {
+  TrialPlan plan;
+  plan.frames_per_count = std::max(8, 32 / std::max(1, static_cast<int>(thread_counts.size())));
+  plan.thread_counts = std::move(thread_counts);
+  return plan;
+}
 
 std::vector<int> thread_counts_to_try(int max) {
   if (max < 1) throw std::invalid_argument("thread count maximum must be at least 1");

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -25,6 +26,9 @@ std::vector<int> thread_counts_to_try(int max);
 // (down to vision::kPredictionConf, every class), so its agreement is compare's measure.
 vision::DecodeOptions prediction_decode(vision::DecodeOptions decode);
 
+// The count with the lowest latency, the fewer threads on a tie. `ms` must not be empty.
+std::pair<int, double> fastest(const std::map<int, double>& ms);
+
 // What a trial runs: each count in turn, its first `warmup` frames untimed (pools set up again),
 // then `frames_per_count` timed frames.
 struct TrialPlan {
@@ -32,6 +36,10 @@ struct TrialPlan {
   int warmup = 1;
   int frames_per_count = 8;
 };
+
+// The plan the daemon and `bench --choose` both run: `thread_counts` in turn, a warm-up frame
+// each, and at least 32 timed frames in all (8 per count at the least).
+TrialPlan trial_plan(std::vector<int> thread_counts);
 
 // What a trial measured.
 struct TrialFigures {
