@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/model_lint.h"
 #include "tests/runtime/test_model_builder.h"
 
 namespace yolo::test {
@@ -46,6 +47,13 @@ inline void finish(Head& h, bool qdq_on_output, float scale = 0) {
   if (qdq_on_output) qdq(h.b, "cat", scale, 0, "cat_out");
   h.b.node("Reshape", {"cat_out", "shape"}, {"output0"}, "reshape");
   h.b.output("output0");
+}
+
+// Every finding as text, one per line, for failure messages.
+inline std::string findings_text(const std::vector<runtime::LintFinding>& findings) {
+  std::string text;
+  for (const auto& f : findings) text += to_string(f) + "\n";
+  return text;
 }
 
 }  // namespace yolo::test

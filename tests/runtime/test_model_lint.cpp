@@ -1,27 +1,21 @@
-// The lint of model files (runtime/model_lint.h): each broken pattern built as a small model, the
-// real fixtures (the dynamic INT8 ones flagged, the FP32 ones clean), and yolo11n quantized by
-// `quantize`: clean as written, and flagged once its output is re-quantized with one scale shared
-// by box coordinates and scores (which then never detects anything).
+// The lint of model files (runtime/model_lint.h): each broken pattern built as a small model, and
+// the real fixtures (the dynamic INT8 ones flagged, the FP32 ones clean). The lint of a file our
+// quantizer made is in test_model_lint_quantized.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <string>
 #include <vector>
 
-#include "runtime/engine.h"
 #include "runtime/model_error.h"
 #include "runtime/model_lint.h"
 #include "runtime/onnx_model.h"
-#include "runtime/quantizer.h"
 #include "tests/runtime/lint_models.h"
 #include "tests/runtime/test_model_builder.h"
-#include "tests/support/engine_input.h"
 #include "tests/support/fixtures.h"
-#include "tests/support/golden_image.h"
 
 namespace yolo::runtime {
 namespace {
@@ -40,16 +34,10 @@ std::vector<LintFinding> of_check(const std::vector<LintFinding>& all, const std
   return found;
 }
 
-std::string all_text(const std::vector<LintFinding>& findings) {
-  std::string text;
-  for (const auto& f : findings) text += to_string(f) + "\n";
-  return text;
-}
-
 TEST(ModelLint, FloatModelIsClean) {
   Head h = head();
   finish(h, false);
-  EXPECT_TRUE(lint_model(h.b.proto()).empty()) << all_text(lint_model(h.b.proto()));
+  EXPECT_TRUE(lint_model(h.b.proto()).empty()) << test::findings_text(lint_model(h.b.proto()));
 }
 
 TEST(ModelLint, OneScaleOnBoxesAndScoresLeavesOneLevel) {
@@ -57,7 +45,7 @@ TEST(ModelLint, OneScaleOnBoxesAndScoresLeavesOneLevel) {
   // Boxes 0..640 px and scores 0..1 through one uint8 scale: every score rounds to 0.
   finish(h, true, 640.0F / 255.0F);
   const auto findings = of_check(lint_model(h.b.proto()), "score-levels");
-  ASSERT_EQ(findings.size(), 1U) << all_text(lint_model(h.b.proto()));
+  ASSERT_EQ(findings.size(), 1U) << test::findings_text(lint_model(h.b.proto()));
   const LintFinding& f = findings[0];
   EXPECT_EQ(f.node, "cat_QuantizeLinear");
   EXPECT_EQ(f.details["levels"], 1);
@@ -76,7 +64,7 @@ TEST(ModelLint, CoarseScaleOnTheSigmoidScoresIsFlaggedWithItsBestScore) {
   h.boxes = qdq(h.b, "boxes", 2.5F, 0);
   finish(h, false);
   const auto findings = of_check(lint_model(h.b.proto()), "score-levels");
-  ASSERT_EQ(findings.size(), 1U) << all_text(lint_model(h.b.proto()));
+  ASSERT_EQ(findings.size(), 1U) << test::findings_text(lint_model(h.b.proto()));
   EXPECT_EQ(findings[0].node, "scores_QuantizeLinear");
   EXPECT_EQ(findings[0].details["levels"], 21);
   EXPECT_NEAR(findings[0].details["best_score"].get<double>(), 1.0, 1e-6);
@@ -86,7 +74,8 @@ TEST(ModelLint, CoarseScaleOnTheSigmoidScoresIsFlaggedWithItsBestScore) {
   Head fine = head();
   fine.scores = qdq(fine.b, "scores", 1.0F / 255.0F, 0);
   finish(fine, false);
-  EXPECT_TRUE(lint_model(fine.b.proto()).empty()) << all_text(lint_model(fine.b.proto()));
+  EXPECT_TRUE(lint_model(fine.b.proto()).empty())
+      << test::findings_text(lint_model(fine.b.proto()));
 }
 
 TEST(ModelLint, BadScalesAreNamedWithTheirKind) {
@@ -102,7 +91,7 @@ TEST(ModelLint, BadScalesAreNamedWithTheirKind) {
   b.output("out");
   const auto findings = of_check(lint_model(b.proto()), "bad-scale");
   // One finding per scale tensor, naming the first node that reads it.
-  ASSERT_EQ(findings.size(), 4U) << all_text(lint_model(b.proto()));
+  ASSERT_EQ(findings.size(), 4U) << test::findings_text(lint_model(b.proto()));
   EXPECT_EQ(findings[0].node, "r0_QuantizeLinear");
   EXPECT_NE(findings[0].message.find("scale 'r0_scale' with 1 zero value"), std::string::npos)
       << findings[0].message;
@@ -125,7 +114,7 @@ TEST(ModelLint, ZeroPointOutsideItsTypeOrOfAnotherType) {
   b.node("QuantizeLinear", {"d", "s", "z16"}, {"q16"}, "q_int16");
   b.output("q16");
   const auto findings = of_check(lint_model(b.proto()), "zero-point-range");
-  ASSERT_EQ(findings.size(), 2U) << all_text(lint_model(b.proto()));
+  ASSERT_EQ(findings.size(), 2U) << test::findings_text(lint_model(b.proto()));
   EXPECT_EQ(findings[0].node, "q_wrapped");
   EXPECT_NE(findings[0].message.find("zero point 200"), std::string::npos) << findings[0].message;
   EXPECT_NE(findings[0].message.find("int8 [-128, 127]"), std::string::npos);
@@ -149,7 +138,7 @@ TEST(ModelLint, PerChannelScalesSpreadOver1e4) {
     b.output("out");
     const auto findings = of_check(lint_model(b.proto()), "channel-scale-ratio");
     if (!spread) {
-      EXPECT_TRUE(findings.empty()) << all_text(findings);
+      EXPECT_TRUE(findings.empty()) << test::findings_text(findings);
       continue;
     }
     ASSERT_EQ(findings.size(), 1U);
@@ -169,7 +158,7 @@ TEST(ModelLint, DynamicQuantizationExplainsTheCost) {
   ModelBuilder::attr(cast, "to", std::int64_t{onnx::TensorProto::FLOAT});
   b.output("out");
   const auto findings = lint_model(b.proto());
-  ASSERT_EQ(findings.size(), 1U) << all_text(findings);
+  ASSERT_EQ(findings.size(), 1U) << test::findings_text(findings);
   EXPECT_EQ(findings[0].check, "dynamic-quantization");
   EXPECT_EQ(findings[0].node, "dql");
   EXPECT_NE(findings[0].message.find("slower than FP32"), std::string::npos);
@@ -183,7 +172,7 @@ TEST(ModelLint, QOperatorNodesSayHowToMakeAQdqFile) {
   b.node("QLinearConv", {"y"}, {"out"}, "conv_q2");
   b.output("out");
   const auto findings = lint_model(b.proto());
-  ASSERT_EQ(findings.size(), 1U) << all_text(findings);
+  ASSERT_EQ(findings.size(), 1U) << test::findings_text(findings);
   EXPECT_EQ(findings[0].check, "qoperator");
   EXPECT_EQ(findings[0].details["qoperator_nodes"], 2);
   EXPECT_NE(findings[0].message.find("QLinearConv 'conv_q'"), std::string::npos);
@@ -238,94 +227,14 @@ TEST(ModelLint, FixturesDynamicInt8IsFlaggedAndFp32IsClean) {
   const fs::path models = test::fixtures_dir() / "models";
   for (const char* name : {"yolov8n_640_int8dyn", "yolo11n_320_int8dyn", "yolo26n_640_int8dyn"}) {
     const auto findings = lint_model_file(models / (std::string(name) + ".onnx"));
-    ASSERT_EQ(findings.size(), 1U) << name << "\n" << all_text(findings);
+    ASSERT_EQ(findings.size(), 1U) << name << "\n" << test::findings_text(findings);
     EXPECT_EQ(findings[0].check, "dynamic-quantization") << name;
   }
   EXPECT_EQ(lint_model_file(models / "yolov8n_640_int8dyn.onnx")[0].details["integer_ops"], 64);
   for (const char* name : {"yolov8n_640_fp32", "yolo11n_320_fp32", "yolo26n_640_fp32"}) {
     const auto findings = lint_model_file(models / (std::string(name) + ".onnx"));
-    EXPECT_TRUE(findings.empty()) << name << "\n" << all_text(findings);
+    EXPECT_TRUE(findings.empty()) << name << "\n" << test::findings_text(findings);
   }
-}
-
-// The file `quantize` makes from yolo11n (once for the tests below).
-class QuantizedYolo11n : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    if (!test::have_fixtures()) return;
-    auto golden = [](const char* image) {
-      return test::read_golden_input("yolo11n_320_fp32", image, 320);
-    };
-    path_ = fs::temp_directory_path() / "yolo_edge_lint_yolo11n.int8.onnx";
-    QuantizeOptions options;
-    quantize_model(test::fixtures_dir() / "models" / "yolo11n_320_fp32.onnx", path_, options,
-                   test::frames_of({golden("dog"), golden("horses")}));
-  }
-  static void TearDownTestSuite() {
-    if (!path_.empty()) fs::remove(path_);
-  }
-  void SetUp() override { YOLO_REQUIRE_FIXTURES(); }
-  static fs::path path_;
-};
-fs::path QuantizedYolo11n::path_;
-
-TEST_F(QuantizedYolo11n, OwnQuantizeOutputIsClean) {
-  const auto findings = lint_model_file(path_);
-  EXPECT_TRUE(findings.empty()) << all_text(findings);
-  EngineOptions options;
-  options.precision = Precision::kInt8;
-  EXPECT_TRUE(Engine::load(path_, options)->lint_findings().empty());
-}
-
-// The output re-quantized with one scale for boxes (0..320 px) and scores, int8 symmetric as
-// ONNX Runtime writes with ActivationSymmetric: flagged, and the model indeed detects nothing.
-TEST_F(QuantizedYolo11n, OutputRequantizedWithOneSharedScaleIsFlagged) {
-  OnnxModel model = OnnxModel::load(path_);
-  auto& graph = *model.proto().mutable_graph();
-  for (auto& node : *graph.mutable_node()) {
-    for (auto& out : *node.mutable_output()) {
-      if (out == "output0") out = "output0_float";
-    }
-  }
-  auto* scale = graph.add_initializer();
-  scale->set_name("output0_scale");
-  scale->set_data_type(onnx::TensorProto::FLOAT);
-  scale->add_float_data(320.0F / 127.0F);
-  auto* zero = graph.add_initializer();
-  zero->set_name("output0_zero_point");
-  zero->set_data_type(onnx::TensorProto::INT8);
-  zero->add_int32_data(0);
-  auto add = [&](const char* op, std::vector<std::string> in, const std::string& out) {
-    auto* n = graph.add_node();
-    n->set_op_type(op);
-    n->set_name(out + "_" + op);
-    for (auto& i : in) n->add_input(i);
-    n->add_output(out);
-  };
-  add("QuantizeLinear", {"output0_float", "output0_scale", "output0_zero_point"}, "output0_q");
-  add("DequantizeLinear", {"output0_q", "output0_scale", "output0_zero_point"}, "output0");
-  const auto shared = fs::temp_directory_path() / "yolo_edge_lint_yolo11n_shared.onnx";
-  {
-    std::ofstream out(shared, std::ios::binary);
-    model.proto().SerializeToOstream(&out);
-  }
-  EngineOptions options;
-  options.precision = Precision::kInt8;
-  auto engine = Engine::load(shared, options);
-  const auto& findings = engine->lint_findings();
-  ASSERT_EQ(findings.size(), 1U) << all_text(findings);
-  EXPECT_EQ(findings[0].check, "score-levels");
-  EXPECT_EQ(findings[0].node, "output0_q_QuantizeLinear");
-  EXPECT_EQ(findings[0].details["levels"], 1);
-  EXPECT_EQ(findings[0].details["best_score"], 0.0);
-  test::write_rgb_input(*engine, test::read_golden_input("yolo11n_320_fp32", "dog", 320));
-  engine->run();
-  const auto out = engine->output(0).values<float>();
-  const std::size_t anchors = static_cast<std::size_t>(engine->output(0).shape()[2]);
-  const float best =
-      *std::max_element(out.begin() + 4 * static_cast<std::ptrdiff_t>(anchors), out.end());
-  EXPECT_EQ(best, 0.0F);
-  fs::remove(shared);
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "tests/support/engine_input.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/golden_image.h"
+#include "tests/support/temp_folder.h"
 
 namespace yolo::runtime {
 namespace {
@@ -70,7 +71,9 @@ TEST(QdqLoweringFixture, Yolo11nInt8AgreesWithFakeQuantAndWithFp32) {
     return test::read_golden_input("yolo11n_320_fp32", image, 320);
   };
   const auto frames = test::frames_of({golden("dog"), golden("horses")});
-  const fs::path path = fs::temp_directory_path() / "yolo_qdq_lowering_fixture.int8.onnx";
+  // Its own folder: the arm64 build runs this test as two CPUs at once.
+  const test::TempFolder folder;
+  const fs::path path = folder.path() / "yolo11n.int8.onnx";
   QuantizeOptions options;
   options.method = CalibrationMethod::kMinMax;
   const QuantizeResult quantized = quantize_model(model, path, options, frames);
@@ -96,8 +99,7 @@ TEST(QdqLoweringFixture, Yolo11nInt8AgreesWithFakeQuantAndWithFp32) {
   props->erase(std::remove_if(props->begin(), props->end(),
                               [](const auto& p) { return p.key() == kOwnQuantizationKey; }),
                props->end());
-  const fs::path foreign_path =
-      fs::temp_directory_path() / "yolo_qdq_lowering_fixture_foreign.onnx";
+  const fs::path foreign_path = folder.path() / "foreign.onnx";
   {
     std::ofstream out(foreign_path, std::ios::binary);
     foreign.proto().SerializeToOstream(&out);
@@ -134,7 +136,6 @@ TEST(QdqLoweringFixture, Yolo11nInt8AgreesWithFakeQuantAndWithFp32) {
             << " confident classes: one table " << total / confident << ", as written "
             << total_as_written / confident << "\n";
   EXPECT_LT(total_as_written / confident, 0.07);
-  fs::remove(foreign_path);
   // Against the original FP32 model: the dog is found, in the same place.
   const auto rgb = golden("dog");
   for (Engine* e : {fp32.get(), int8.get()}) {
@@ -146,7 +147,6 @@ TEST(QdqLoweringFixture, Yolo11nInt8AgreesWithFakeQuantAndWithFp32) {
   EXPECT_GT(want.score, 0.5F);
   EXPECT_GT(got.score, 0.5F);
   EXPECT_GT(iou(want, got), 0.8F);
-  fs::remove(path);
 }
 
 }  // namespace
