@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds every target for 64-bit Arm (Raspberry Pi 4/5 with a 64-bit OS) on an x86-64 Debian
-# machine and runs the tests under user-mode QEMU, as a Pi 5 (cortex-a76) and a Pi 4 (cortex-a72).
+# machine (but the sanitized copy of the runtime, which only natively run tests use) and runs the
+# tests under user-mode QEMU, as a Pi 5 (cortex-a76) and a Pi 4 (cortex-a72).
 #
 #   scripts/cross-arm64.sh [--build-only] [--cpu cortex-a76|cortex-a72]
 #
@@ -39,7 +40,7 @@ while [ $# -gt 0 ]; do
       shift
       ;;
     -h | --help)
-      sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+      sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     *)
