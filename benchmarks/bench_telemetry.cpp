@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Times Sampler::sample() on this machine's /sys and /proc (and the Pi firmware where there is
 // one) and prints microseconds; not a test. The telemetry thread calls it once a second.
 // Usage: bench_telemetry [SYSFS_ROOT]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Times the vision pipeline's per-frame work and prints milliseconds; not a test. Letterbox of a
 // 720p frame into each tensor layout, then decode + NMS for [1, 84, 8400] outputs: a real one (the
 // golden yolov8n dog output) and a worst case where every candidate clears the threshold.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Micro-benchmarks of the XNNPACK layer and our own kernels on typical YOLO shapes (Google
 // Benchmark; not a test, timings are not tests). Run: build/bin/bench_xnn [--benchmark_filter=Conv]
 #include <benchmark/benchmark.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // yolo-edge bench --choose: the daemon's precision: auto decision on the command line. FP32 and

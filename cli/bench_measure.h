@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The timing loops behind `yolo-edge bench`'s scenarios. They know nothing of the command line

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // What `yolo-edge bench`'s scenario run writes: report.md (the tables and how they were measured),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The scenarios `yolo-edge bench` times: the two of the INT8-paradox study (controlled: one

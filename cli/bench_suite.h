@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // `yolo-edge bench`'s scenario run: every scenario for every precision, in rounds that alternate

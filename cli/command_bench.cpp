@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // yolo-edge bench: latency of a model per thread count (the thread sweep), or the scenarios of
 // the INT8-paradox study and MLPerf edge per precision; optionally beside ONNX Runtime.
 #include <unistd.h>

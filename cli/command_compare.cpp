@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // yolo-edge compare: how closely model B's detections agree with model A's on the same frames
 // (an INT8 model against its FP32 original, say), as COCO mAP with A's detections as the truth.
 #include <nlohmann/json.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // yolo-edge config: check a config file, describe every setting, or print the default file.
 #include <cstdio>
 #include <filesystem>

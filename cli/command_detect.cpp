@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // yolo-edge detect: run a model on an image or a video and print (or draw) what it finds.
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // yolo-edge inspect MODEL [--json] [--imgsz N]: what an ONNX file is, before running it; for a
 // static INT8 (QDQ) model also what each layer runs as in our engine (int8 or an FP32 island).
 // With --lint: only the checks of runtime/model_lint.h, for scripts and CI before deploying.

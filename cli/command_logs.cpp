@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // yolo-edge logs export: the daemon's field logs (JSON lines) as CSV, one row per interval line
 // or, with --events, per event line.
 #include <cerrno>

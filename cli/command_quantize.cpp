@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // yolo-edge quantize: static INT8 (QDQ) from an FP32 model, calibrated on frames from a source.
 #include <nlohmann/json.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // yolo-edge report: the daemon's field logs as report.md and PNG plots (FPS, latency, threads,
 // temperature, clock, throttling, power and energy over time, and a table comparing precisions).
 #include <spawn.h>

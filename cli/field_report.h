@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // What `yolo-edge report` makes of the daemon's field logs (docs/field-log.md): per precision

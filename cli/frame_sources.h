@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The frames a command measures on, from --images (a folder of stills, or one) and --video (a

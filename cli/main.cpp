@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // yolo-edge: detect, bench, inspect, quantize and report from the command line.
 #include <CLI/CLI.hpp>
 

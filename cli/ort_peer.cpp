@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "cli/ort_peer.h"
 
 #include <nlohmann/json.hpp>

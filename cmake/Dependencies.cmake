@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Every dependency the build needs. A missing one stops configuration with the Debian package
 # that provides it, so a newcomer knows what to install (scripts/setup.sh installs them all).
 find_package(PkgConfig REQUIRED)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Writes a C++ source defining `std::string_view NAMESPACE::FUNCTION()` that returns the bytes of
 # INPUT, so the daemon's page is inside the binary (a Pi may be offline: no CDN, no files to
 # install beside it). Run as `cmake -DINPUT=... -DOUTPUT=... -DNAMESPACE=... -DFUNCTION=... -P`.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # What `cmake --install` (and scripts/install.sh) puts where, under the prefix given at install
 # time (`cmake --install BUILD --prefix DIR`, default /usr/local) and $DESTDIR:
 #   bin/yolo-edged, bin/yolo-edge             the daemon and the CLI it runs to quantize

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Install-time script, run last (see cmake/Install.cmake): lists every installed file, as the
 # target system sees it (without $DESTDIR), in share/yolo-edge/installed-files.txt, the list
 # scripts/uninstall.sh removes.

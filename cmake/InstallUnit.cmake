@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Install-time script (see cmake/Install.cmake): writes $YOLO_EDGE_UNIT_SOURCE with ExecStart=
 # pointing at the daemon under the install prefix, into a directory systemd loads units from.
 if(IS_ABSOLUTE "${YOLO_EDGE_BINDIR}")

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Cross-compiling for 64-bit Arm (Raspberry Pi OS / Debian arm64) with Debian's
 # crossbuild-essential-arm64, against a sysroot of extracted Debian arm64 packages:
 #   cmake -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake -DYOLO_EDGE_SYSROOT=DIR ...

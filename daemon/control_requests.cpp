@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "daemon/control_requests.h"
 
 #include <sys/eventfd.h>

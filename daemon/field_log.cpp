@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "daemon/field_log.h"
 
 #include "daemon/host_name.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "daemon/http_server.h"
 
 #include <openssl/crypto.h>

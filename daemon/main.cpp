@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // yolo-edged: the detection daemon. Reads its config, then runs until SIGTERM (see Service).
 #include <signal.h>
 #include <unistd.h>

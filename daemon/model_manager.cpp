@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "daemon/model_manager.h"
 
 #include "runtime/model_lint.h"

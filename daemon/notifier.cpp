@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "daemon/notifier.h"
 
 #include <systemd/sd-daemon.h>

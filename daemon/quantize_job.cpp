@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "daemon/quantize_job.h"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Precision chosen by measurement (model.precision: auto, `yolo-edge bench --choose`): FP32 and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The planner's graph rewrites, run in this order at load: infer shapes and fold constants, fold

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The ONNX operators the int8 engine runs (as the "yolo" ops of runtime/ops/int8.cpp), the one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Layout and memory planning for a graph whose shapes are known and whose rewrites are done:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Checks of a model file for the mistakes that make an INT8 model useless or slow before it is

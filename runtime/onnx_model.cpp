@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "runtime/onnx_model.h"
 
 #include <google/protobuf/io/coded_stream.h>

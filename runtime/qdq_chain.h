@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Element-wise chains of a QDQ graph as 256-entry int8 tables. A chain is every float op (and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // What the QDQ lowering (runtime/qdq_lowering.h) makes of an INT8 model, as data: what

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Static post-training quantization of an FP32 YOLO ONNX model into a QDQ ONNX file.

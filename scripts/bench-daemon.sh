@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The daemon's goals (issue 10), measured side by side in one run on the fixture video:
 #   1. pipeline overhead: the daemon's FPS on the unpaced video / the throughput `yolo-edge bench`
 #      measures for the same model and precision, both at 1 inference thread (goal >= 0.90);

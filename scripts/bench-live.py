@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The live view's goals, measured side by side in one run (issue 11; docs/benchmarks.md).
 
 Runs yolo-edged on the fixture video as fast as inference goes (fixed threads), then alternates

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds every target for 64-bit Arm (Raspberry Pi 4/5 with a 64-bit OS) on an x86-64 Debian
 # machine (but the sanitized copy of the runtime, which only natively run tests use) and runs the
 # tests under user-mode QEMU, as a Pi 5 (cortex-a76) and a Pi 4 (cortex-a72).

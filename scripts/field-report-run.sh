@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A real field log and its report (issue 13): yolo-edged on the fixture video, switched between
 # FP32 and INT8 and between thread modes with SIGHUP, then `yolo-edge report` on its log.
 #   scripts/field-report-run.sh [--minutes M] [--interval S] [--int8 FILE] [--paced] [--out DIR]

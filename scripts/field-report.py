@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Plots of a yolo-edge field report.
 
     field-report.py TIMELINE_JSON OUT_DIR

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A bounded hostile-client run against yolo-edged's HTTP server (issue 11).
 
 Opens many connections that never read, sends headers a byte at a time, oversized bodies and

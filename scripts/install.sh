@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs yolo-edge as a systemd service: builds yolo-edged and yolo-edge (in scripts/setup.sh's
 # build folder), installs them, the unit and the default config through CMake's install rules
 # (cmake/Install.cmake), puts the config in /etc/yolo-edge without ever overwriting an edited

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Makes the Debian package yolo-edge_VERSION_ARCH.deb from a build: the two programs, the systemd
 # unit, the default config as a conffile in /etc/yolo-edge, the plot script, man pages made from
 # --help, dependencies from dpkg-shlibdeps and the maintainer scripts in packaging/deb/. Then runs

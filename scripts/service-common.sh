@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash disable=SC2034  # the variables are used by the scripts that source it
 # Sourced by scripts/install.sh and scripts/uninstall.sh: where the service keeps its files, and
 # the option handling both scripts share. Not a program of its own.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # One command from a fresh Debian bookworm / Raspberry Pi OS machine to a built yolo-edge:
 # installs every Debian package needed to build, test and run, then configures and builds into
 # build/. Safe to run again: installed packages are skipped and the build is incremental.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs yolo-edged for MINUTES on the fixture video, looping and unpaced (as fast as it goes), and
 # prints what a long run shows: resident memory after warm-up and at the end, FPS, dropped frames.
 #   scripts/soak.sh MINUTES [--model NAME] [--paced]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Undoes scripts/install.sh: stops and disables yolo-edged, removes the files the install listed
 # in PREFIX/share/yolo-edge/installed-files.txt (programs, unit, default config). The config in
 # /etc/yolo-edge, the field logs and the state (models, calibration frames) stay unless --purge,

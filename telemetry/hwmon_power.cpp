@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "telemetry/hwmon_power.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "telemetry/pi_health.h"
 
 #include "telemetry/firmware_replies.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "telemetry/power_meter.h"
 
 #include "telemetry/hwmon.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "telemetry/process_rss.h"
 
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "vision/capture.h"
 
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // How well detector B agrees with detector A, with A's detections taken as the ground truth: the

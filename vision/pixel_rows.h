@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The per-pixel step of letterboxing into a float tensor: a row of BGR bytes to RGB floats in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "daemon/gpio/debouncer.h"
 
 namespace yolo::daemon::gpio {

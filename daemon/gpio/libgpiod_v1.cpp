@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The libgpiod v1 API (1.x: Debian bookworm, Raspberry Pi OS bookworm).
 #include <gpiod.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The libgpiod v2 API (2.x: Debian trixie, Raspberry Pi OS trixie).
 #include <gpiod.h>
 

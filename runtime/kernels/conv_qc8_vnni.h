@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Per-channel int8 convolution (the QC8 scheme of runtime/xnn/int8.h) on x86 AVX-512 VNNI, with the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // A 256-entry byte table applied to a run of int8 values: the form every int8 activation function

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Ops that only compute a shape (the data is unchanged or aliased: Reshape, Flatten, Squeeze,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Non-owning tensor views the kernels read and write. The engine points them into its arena (or at

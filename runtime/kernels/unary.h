@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Elementwise single-input ops and Cast. Input and output have the same shape; out may alias in.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The 2-D window of a convolution or pooling: one type for the float and int8 convolutions, the

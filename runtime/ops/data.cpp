@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Concat, Split, Slice, Transpose, Gather, GatherElements, Pad. Along the channels of NHWC
 // activations, Split and Slice are views the planner resolves (no step work) and Concat only
 // copies the inputs whose producers could not write into its buffer directly.

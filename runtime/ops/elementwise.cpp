@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Broadcasting binary ops (Add, Sub, Mul, Div, Pow, Min, Max, Mod, comparisons, logic), Where,
 // and the unary activations. In NHWC, float binary ops run a strided loop so that they read
 // channel slices and write into a concat's buffer; unary activations run on XNNPACK or our SiLU

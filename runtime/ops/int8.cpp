@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The engine's int8 ops (domain "yolo"), made by the QDQ lowering pass (runtime/qdq_lowering.h)
 // from DequantizeLinear -> op -> QuantizeLinear patterns around the ONNX ops listed in
 // runtime/int8_operators.h. Activations are signed int8, NHWC, with

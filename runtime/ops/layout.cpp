@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The engine's internal layout ops (domain "yolo"), inserted by the planner: ToNchw and ToNhwc
 // convert 4-D float activations between layouts, Copy makes a dense copy of a channel slice for a
 // consumer that cannot read pixel strides.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Softmax, MatMul, Gemm, TopK, Resize (nearest; NHWC integer upsample with pixel strides) and the
 // quantization ops. ConvInteger and MatMulInteger only load as part of the dynamic-INT8 chains the
 // planner folds into FP32 Conv/MatMul.

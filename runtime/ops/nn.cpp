@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conv (with a fused SiLU or clamp), ConvTranspose, MaxPool, AveragePool, GlobalAveragePool: all
 // on XNNPACK in NHWC, reading and writing with pixel strides so Concat and Split cost nothing.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The operator registry (after ncnn's layer registry): one OpSpec per ONNX op type, saying how the

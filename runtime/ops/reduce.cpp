@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ReduceMax/Min/Sum/Mean/Prod and ArgMax/ArgMin (row-major kernels).
 #include <stdexcept>
 

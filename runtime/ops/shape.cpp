@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Ops that only change a shape (Reshape, Flatten, Squeeze, Unsqueeze, Identity: the planner lets
 // their output share the input's memory), Shape (always known at load, so always a constant),
 // and the generators and broadcasts Expand, Tile, ConstantOfShape, Range.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Calibration: the FP32 model run on the caller's frames with the tensors a rewrite may quantize

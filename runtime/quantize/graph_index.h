@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // What the quantizer knows about a float ONNX graph: who produces and reads each tensor, which

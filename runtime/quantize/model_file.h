@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Writing model files: the output checks made before any time is spent, and the atomic write.

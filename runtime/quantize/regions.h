@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The structural analysis of a YOLO graph that `auto` starts from, and the nodes kept FP32.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The parts of `yolo-edge quantize --report` read back from the written model.

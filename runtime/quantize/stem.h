@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // `auto`'s measured choice of the first convs kept FP32 (the stem).

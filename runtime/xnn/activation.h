@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Our own activation kernels: SiLU (x * sigmoid(x)), which follows most convolutions in YOLO,

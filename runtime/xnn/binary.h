@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Elementwise binary ops with numpy broadcasting on XNNPACK (up to 6 dimensions), float.

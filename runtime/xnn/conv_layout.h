@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Internal to runtime/xnn: parameter checks and the ONNX -> XNNPACK weight layout shared by the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "runtime/xnn/convolution.h"
 
 #include "runtime/xnn/conv_layout.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Conv and ConvTranspose on XNNPACK, NHWC, built from ONNX attributes and ONNX weight layouts.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "runtime/xnn/int8.h"
 
 #include <algorithm>

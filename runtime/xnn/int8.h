@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // INT8 operators for the quantised models: per-channel int8 convolution, int8 add / subtract /

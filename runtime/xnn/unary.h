@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Elementwise and row-wise ops over [rows][channels] with row strides, on XNNPACK. A row is a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "runtime/xnn/xnn_operator.h"
 
 #include <stdexcept>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The base of the XNNPACK layer: library initialisation, the thread pools and the owner of one

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash disable=SC2034  # the variables are used by the scripts that source it
 # Where scripts/cross-arm64.sh keeps what it makes between runs, shared with scripts/package.sh.
 # Override the place with $YOLO_EDGE_ARM64_CACHE.

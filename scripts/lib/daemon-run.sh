@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Shared by scripts/soak.sh and scripts/bench-daemon.sh: run yolo-edged on a config in a scratch
 # folder and read what it logged. Source it; it defines functions only.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash disable=SC2034  # the lists are used by the scripts that source it
 # The Debian packages yolo-edge needs, listed once. Sourced by scripts/setup.sh (installs them all
 # on the host) and scripts/cross-arm64.sh (extracts the libraries into an arm64 sysroot).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `yolo-edge bench` as a user runs it: the thread sweep (the INT8-vs-FP32 baseline timed in the
 // same run, the peer on another file), the scenarios (report.md, results.json, results.csv, the
 // statistics, the INT8 speedup, the sensors, the progress shown on a pipe and on a terminal), and

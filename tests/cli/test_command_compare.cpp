@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // yolo-edge compare on the fixture models, photos and video, and on bad input
 // (cli/command_compare.cpp).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `yolo-edge report` as a user runs it, on field logs written line by line as docs/field-log.md
 // describes them: two precisions with every sensor, rotated and damaged files with a gap, one
 // precision on a machine without power or throttle readings, and logs it cannot use.

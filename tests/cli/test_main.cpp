@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The command-line frame: help, version, and usage errors (cli/main.cpp, cli/commands.cpp).
 #include <gtest/gtest.h>
 

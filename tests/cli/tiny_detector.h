@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // A detector small enough to run in microseconds, for CLI tests that need a model (and its INT8

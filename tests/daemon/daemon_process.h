@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The real yolo-edged started the way systemd starts it: its own NOTIFY_SOCKET (a datagram

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // A viewer of the daemon's MJPEG stream for tests: a real HTTP client on its own thread that

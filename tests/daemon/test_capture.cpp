@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Capture: the capture thread reads a real source into the slot, numbers frames across
 // reopenings, and reopens a source that stops after reconnect_s (daemon/capture.cpp).
 #include "daemon/capture.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ConfigWatch: a config replaced by rename (as editors save) or rewritten in place is noticed;
 // other files in its folder are not (daemon/config_watch.cpp).
 #include "daemon/config_watch.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FieldLog with its real thread and files: interval and event lines, swaps, a disk that fails
 // and comes back, and stop() (daemon/field_log.cpp).
 #include "daemon/field_log.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FrameSlot: the newest frame wins for live sources, files wait for room, and pixel buffers
 // circulate instead of being allocated per frame (daemon/frame_slot.cpp).
 #include "daemon/frame_slot.h"

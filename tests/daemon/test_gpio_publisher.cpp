@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GpioPublisher with its real thread on a fake chip (tests/daemon/gpio/fake_chip.h): frames set
 // an alert line off, the daemon's status drives the LED, a press calls the precision callback
 // once, a line that cannot be had is a warning, and lines go at reload and stop.

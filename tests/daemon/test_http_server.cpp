@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The HTTP server on a real socket with a real client (cpp-httplib's), fed frames the way the
 // inference thread feeds it; the daemon's other parts are replaced by what the server asks of
 // them (HttpBackend). The whole daemon behind it is tested in test_live_view.cpp.

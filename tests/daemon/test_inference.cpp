@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Inference: the inference thread on a real model: results with their stage times, thresholds
 // applied at the next frame, and a model swapped in between two frames with no frame lost
 // and a precision trial run beside the model (daemon/inference.cpp).

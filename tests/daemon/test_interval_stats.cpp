@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // IntervalStats: the figures of one interval line from results and samples
 // (daemon/interval_stats.cpp).
 #include "daemon/interval_stats.h"

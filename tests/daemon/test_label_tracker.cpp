@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LabelTracker: the debounce of what is seen, on a clock the test sets (daemon/label_tracker.cpp).
 #include "daemon/label_tracker.h"
 

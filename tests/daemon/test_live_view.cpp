@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The live view end to end: the real yolo-edged on the fixture video, its HTTP server on a real
 // socket, talked to by a real HTTP client and by headless Chromium.
 #include <gtest/gtest.h>

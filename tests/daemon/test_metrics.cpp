@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Metrics: what the publishers receive becomes yolo_edge_* series in the Prometheus text format
 // 0.0.4 (daemon/metrics.cpp), read back with a strict parser (tests/support/prometheus_text.h)
 // and, where Prometheus's own promtool is installed, checked by it; and the fleet dashboard

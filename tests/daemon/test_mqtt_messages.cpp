@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The MQTT topics and payloads (daemon/mqtt_messages.cpp): what a subscriber and Home Assistant
 // read.
 #include "daemon/mqtt_messages.h"

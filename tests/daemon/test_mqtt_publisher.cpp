@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MqttPublisher against a real broker (daemon/mqtt_publisher.cpp): the test starts
 // /usr/sbin/mosquitto on 127.0.0.1 with a free port and reads what arrives with a subscriber of
 // its own (libmosquitto with its thread). Last, the real yolo-edged publishes on the fixture video

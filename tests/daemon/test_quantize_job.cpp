@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // QuantizeJob: the real `yolo-edge quantize` in a child process at idle priority, its progress,
 // its failures and its cancellation (daemon/quantize_job.cpp).
 #include "daemon/quantize_job.h"

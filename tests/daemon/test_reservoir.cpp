@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CalibrationReservoir: a uniform sample of the camera's frames kept as JPEG files, across
 // restarts (daemon/reservoir.cpp). Real files in a scratch folder.
 #include "daemon/reservoir.h"

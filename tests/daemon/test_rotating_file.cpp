@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RotatingFile: whole lines, rotation by size and count, and write errors
 // (daemon/rotating_file.cpp).
 #include "daemon/rotating_file.h"

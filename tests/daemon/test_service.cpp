@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // yolo-edged end to end: the real binary on the fixture video, talked to as systemd would (its
 // notify socket, signals) and read through its field log.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // yolo-edged for 60 s on the unpaced fixture video: after warm-up its resident memory stops
 // growing (scripts/soak.sh runs longer ones).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // iso8601_utc: the time stamps of field-log lines (daemon/utc_time.cpp).
 #include "daemon/utc_time.h"
 

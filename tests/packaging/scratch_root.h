@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // A scratch root for scripts/install.sh and scripts/uninstall.sh in DESTDIR mode, with a tripwire:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // scripts/install.sh into a scratch root (DESTDIR mode): what lands where, that an edited config
 // survives a second install, --model, --prefix, and that nothing outside the root is touched.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // scripts/package.sh: the Debian package of this build, unpacked into a scratch root (files,
 // control fields, conffiles, maintainer scripts), and installed for real with dpkg -i where that
 // is allowed: as root under CI (CI=true) or with YOLO_EDGE_DPKG_TEST=1, never over an installed
@@ -90,6 +91,8 @@ void expect_package_contents(const ScratchRoot& scratch, const fs::path& deb,
   EXPECT_EQ(read_text(scratch.at(kConfig)), source_config());
   EXPECT_EQ(read_text(scratch.at("/usr/share/yolo-edge/field-report.py")),
             read_text(source_dir() / "scripts" / "field-report.py"));
+  EXPECT_EQ(read_text(scratch.at("/usr/share/doc/yolo-edge/copyright")),
+            read_text(source_dir() / "packaging" / "deb" / "copyright"));
   EXPECT_EQ(read_text(scratch.at("/usr/lib/sysusers.d/yolo-edge.conf")),
             read_text(source_dir() / "packaging" / "deb" / "sysusers.conf"));
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // scripts/uninstall.sh in a scratch root (DESTDIR mode): removes what install.sh installed, keeps
 // config, field logs and state unless --purge.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // systemd/yolo-edged.service as systemd reads it: `systemd-analyze verify` finds nothing to say,
 // `systemd-analyze security` exposure is at most 2.5, and the hardening still lets the daemon
 // reach cameras, GPIO and /dev/vcio.

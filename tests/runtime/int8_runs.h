@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Runs small QDQ models in tests the two ways the engine can: precision int8 (the int8 steps) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Small models with the patterns runtime/model_lint.h flags, shared by its tests and the CLI's.

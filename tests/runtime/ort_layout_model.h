@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Small networks in the layout ONNX Runtime's quantize_static (QuantFormat.QDQ, MinMax) writes:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Engine API on the fixtures: dynamic input axes with imgsz, thread switching, profiling and
 // the input/output contract.
 #include "runtime/engine.h"

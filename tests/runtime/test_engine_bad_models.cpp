@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Broken model files must give a ModelError with a clear message: never a crash, a hang, or
 // std::bad_alloc from absurd dims. Built from the real fixtures.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The engine against ONNX Runtime's golden outputs: every golden case of the FP32 fixtures, and the
 // dynamic-INT8 fixtures (folded into FP32 at load) against their FP32 rebuilds' goldens.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The graph IR's load-time checks: cycles, undefined inputs, initializer sizes, dtypes, and the
 // registry's unsupported-op message.
 #include "runtime/graph.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Constant folding with shape inference, dynamic-INT8 chain folding, and activation fusion.
 #include "runtime/graph_passes.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "runtime/int8_operators.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Layout and arena planning: NHWC for activations with conversions only where needed, channel
 // Concat/Split without copies, and memory shared between tensors whose lifetimes do not overlap.
 #include "runtime/memory_plan.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Builds small ONNX models in tests with the protobuf classes, and saves them for Engine::load.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lint of model files (runtime/model_lint.h): each broken pattern built as a small model, and
 // the real fixtures (the dynamic INT8 ones flagged, the FP32 ones clean). The lint of a file our
 // quantizer made is in test_model_lint_quantized.cpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lint of a file our own quantizer made from yolo11n: clean as written, and flagged once its
 // output is re-quantized with one scale shared by box coordinates and scores (which then never
 // detects anything). Its own executable because each test quantizes yolo11n first, which takes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Element-wise chains as int8 tables (runtime/qdq_chain.h): the table composes a chain exactly as
 // the file writes it. On synthetic QDQ graphs in ONNX Runtime's layout the int8 engine must equal
 // the fake-quant reference (the engine's FP32 path on the same file) and ONNX Runtime run node by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The INT8 lowering of QDQ models on small graphs built here: each model runs once with precision
 // int8 (the int8 steps) and once with precision fp32 (the Q/DQ pairs executed as fake-quant), and
 // the two must agree within about one quantization step of the output.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The INT8 engine on a real model: yolo11n 320 quantized on two golden inputs, run with precision
 // int8 against the same file run as fake-quant FP32, and against the original FP32 model.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Quantizes a real fixture model on two golden letterboxed inputs and checks the file on two
 // others.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // RGB bytes (row-major, 3 per pixel, e.g. from golden_image.h) turned into the network input the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Where tests find ../shared/fixtures. Tests that need it call YOLO_REQUIRE_FIXTURES() first: in a

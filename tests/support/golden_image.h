@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Reads the golden letterboxed inputs (lossless BGR PNGs in ../shared/fixtures/golden) as RGB

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // ONNX Runtime as a reference in tests: ../shared/bench/ort_peer.js run under node, when it was

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // A strict reader of the Prometheus text exposition format 0.0.4, for tests of what GET /metrics

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The small helpers the runtime's kernel and XNNPACK tests share: a seeded generator, random

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Runs a program as a user would (no shell) and captures its exit status, stdout and stderr.

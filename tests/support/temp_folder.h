@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // A fresh folder per test (named after the process and the test, so parallel CTest runs do not

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // A Raspberry Pi firmware that answers from a table, for tests: the real one needs /dev/vcio.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Makes permission bits count for this thread even when tests run as root: root reads any file

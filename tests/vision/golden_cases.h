@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The golden cases of ../shared/fixtures/golden/index.json, read for the letterbox and decode

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The BGR-bytes-to-RGB-floats rows against their plain loops, bit for bit: every length around the
 // 16-pixel vector (so every tail), every byte value in every channel, and that nothing is written
 // past the row. On x86 both sides are the plain loop; under QEMU the NEON path runs.

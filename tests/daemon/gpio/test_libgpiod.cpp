@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The libgpiod backend against the kernel. Built twice: test_libgpiod on the installed libgpiod
 // (v1 on bookworm) and test_libgpiod_v2 on the libgpiod 2 sources in ../shared/third_party.
 // Without a GPIO chip only the failures can be checked; with the kernel's gpio-sim (configfs,

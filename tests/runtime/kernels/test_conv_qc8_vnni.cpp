@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The AVX-512 VNNI int8 convolution against XNNPACK's QC8 convolution, byte for byte: every
 // geometry the YOLO models use (1x1, 3x3 stride 1 and 2, the 3-channel first conv, channel counts
 // that are not multiples of 16 or 64, channel slices of wider pixels, Relu clamps, a fused table)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Elementwise kernels (runtime/kernels/elementwise.h, unary.h) against naive references written
 // here: every output element is recomputed from its multi-index.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shape and data-movement kernels (shape_ops.h, transpose.h, concat_split.h, slice.h, pad.h,
 // expand.h, gather.h, resize.h) against naive per-element references written here.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The int8 table lookup (vectorised where the CPU has AVX-512 VBMI) against a plain loop: every
 // length around the 64-value vector, every byte value, in place and out of place.
 

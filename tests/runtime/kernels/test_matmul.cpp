@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MatMul and Gemm (runtime/kernels/matmul.h) against a triple-loop reference in double.
 #include <gtest/gtest.h>
 

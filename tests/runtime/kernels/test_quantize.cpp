@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The quantization chain (runtime/kernels/quantize.h) against the ONNX formulas written out here.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reductions, ArgMax/ArgMin, Softmax and TopK (reduce.h, softmax.h, topk.h) against naive
 // references written here.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conv (with fused SiLU / Relu) and ConvTranspose through the engine (NHWC, XNNPACK) against naive
 // NCHW references over random shapes, padding, strides, dilation and groups, including 1x1
 // images, one channel and channel counts that are not multiples of 8.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The NHWC paths of the engine against a naive NCHW computation: channel Split views read with
 // pixel strides, Concat inputs written in place or copied, elementwise ops with per-channel and
 // general broadcast constants, MaxPool, nearest upsample, GlobalAveragePool, and the conversion

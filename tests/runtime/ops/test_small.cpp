@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The small ops through the engine, checked against values worked out by hand or by a loop: how
 // each op reads its attributes or constant inputs for the opset, and that 4-D inputs (stored
 // NHWC) reach row-major ops converted.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The small models and file helpers the quantizer tests share (tests/runtime/quantize/ and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "runtime/quantize/opset13.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // silu_f32 and sigmoid_f32: accuracy against a double-precision reference, extreme inputs,
 // strided and in-place layouts, thread agreement, and speed against XNNPACK.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BinaryF32 against a naive numpy-broadcasting reference, for every op, ranks 0 to 6.
 
 #include <gtest/gtest.h>

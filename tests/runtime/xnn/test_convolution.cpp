@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conv2dF32 and Deconv2dF32 against naive NHWC references with ONNX weight layouts.
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The INT8 wrappers against naive references computed in double: per-channel int8 convolution
 // (within one quantisation step), int8 add/subtract/multiply with broadcasting, int8 max pooling
 // (exact) and the 256-entry lookup table.

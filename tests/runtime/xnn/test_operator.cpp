@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // initialize(), ThreadPools, Operator ownership and the error messages every wrapper shares.
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MaxPool2dF32, AvgPool2dF32 (both count_include_pad modes) and GlobalAvgPoolF32 against naive
 // NHWC references, with channel slices, 1 and 2 threads and re-setup.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // UnaryF32, CopyX32 and the int8 converts against naive references, over strided rows.
 
 #include <gtest/gtest.h>
