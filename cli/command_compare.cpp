@@ -44,6 +44,7 @@ struct CompareArgs {
   float iou = 0.45f;
   int threads = 1;
   int imgsz = 0;
+  long min_boxes = vision::kMinJudgedBoxes;
   bool json = false;
 };
 
@@ -117,6 +118,17 @@ void check_same_classes(const Side& a, const Side& b) {
   }
 }
 
+// "sink 2, clock 1": the classes A detected fewer than r.min_boxes times, with their counts.
+std::string too_few_boxes(const vision::Agreement& r, const detector::Detector& names) {
+  std::string out;
+  for (const auto& c : r.classes) {
+    if (!c.has_truth() || c.a_count >= r.min_boxes) continue;
+    out += (out.empty() ? "" : ", ") + names.names().name(c.class_id) + " " +
+           std::to_string(c.a_count);
+  }
+  return out;
+}
+
 void print_text(const CompareArgs& args, const Side& a, const Side& b, long frames,
                 const std::string& source, const vision::Agreement& r) {
   const double n = static_cast<double>(frames);
@@ -126,8 +138,16 @@ void print_text(const CompareArgs& args, const Side& a, const Side& b, long fram
               b.precision.c_str(), static_cast<double>(b.conf));
   std::printf("            (%s)\n", kPredictionConfWhy);
   std::printf("frames      %ld from %s\n", frames, source.c_str());
-  std::printf("mAP50       %s\n", fixed(r.map50, 4).c_str());
-  std::printf("mAP50-95    %s\n", fixed(r.map50_95, 4).c_str());
+  std::printf("mAP50       %s over the %d class(es) with >= %ld of A's boxes (--min-boxes)\n",
+              fixed(r.map50_judged, 4).c_str(), r.judged_classes, r.min_boxes);
+  std::printf("box AP50    %s weighted by A's %ld boxes\n", fixed(r.box_ap50, 4).c_str(),
+              r.truth_boxes);
+  std::printf("class mean  %s mAP50 over every class A detected\n", fixed(r.map50, 4).c_str());
+  std::printf(
+      "mAP50-95    %s over the classes with >= %ld boxes, %s weighted by boxes, %s class "
+      "mean\n",
+      fixed(r.map50_95_judged, 4).c_str(), r.min_boxes, fixed(r.box_ap50_95, 4).c_str(),
+      fixed(r.map50_95, 4).c_str());
   std::printf("score MAD   %s over %ld matched pairs (same class, IoU >= 0.5)\n",
               fixed(r.score_mad, 6).c_str(), r.matched_pairs);
   std::printf(
@@ -136,6 +156,14 @@ void print_text(const CompareArgs& args, const Side& a, const Side& b, long fram
       a.total_ms / n, a.inference_ms / n, b.total_ms / n, b.inference_ms / n, args.threads);
   if (!r.map50) std::printf("            A detected nothing, so there is no mAP to report\n");
   if (r.classes.empty()) return;
+  const std::string few = too_few_boxes(r, *a.detector);
+  if (!few.empty()) {
+    std::printf(
+        "warning     too few of A's boxes to judge (fewer than %ld): %s; one borderline "
+        "call moves such a class's AP by 0.1-1, so read the figures over the classes with "
+        "more\n",
+        r.min_boxes, few.c_str());
+  }
 
   char b_header[32];
   std::snprintf(b_header, sizeof b_header, "B>%g", static_cast<double>(args.conf));
@@ -189,6 +217,14 @@ void print_json(const CompareArgs& args, const Side& a, const Side& b, long fram
                               {"count_conf", round_to(args.conf, 6)},
                               {"map50", optional_number(r.map50)},
                               {"map50_95", optional_number(r.map50_95)},
+                              {"min_boxes", r.min_boxes},
+                              {"judged_classes", r.judged_classes},
+                              {"map50_judged", optional_number(r.map50_judged)},
+                              {"map50_95_judged", optional_number(r.map50_95_judged)},
+                              {"box_ap50", optional_number(r.box_ap50)},
+                              {"box_ap50_95", optional_number(r.box_ap50_95)},
+                              {"truth_boxes", r.truth_boxes},
+                              {"too_few_boxes", too_few_boxes(r, *a.detector)},
                               {"score_mad", optional_number(r.score_mad)},
                               {"matched_pairs", r.matched_pairs},
                               {"classes", classes},
@@ -244,7 +280,7 @@ int run_compare(const CompareArgs& args) {
                  count, args.frames);
   }
 
-  const vision::Agreement result = agreement.result();
+  const vision::Agreement result = agreement.result(args.min_boxes);
   if (args.json) {
     print_json(args, a, b, count, described, result);
   } else {
@@ -297,11 +333,18 @@ void register_compare(CLI::App& app) {
   sub->add_option("--precision-b", args->precision_b, "Run model B in fp32 or int8")
       ->check(CLI::IsMember({"fp32", "int8"}))
       ->capture_default_str();
+  sub->add_option("--min-boxes", args->min_boxes,
+                  "Classes with fewer of A's boxes are too few to judge: left out of the mAP50 "
+                  "over judged classes, and warned about")
+      ->check(CLI::Range(1L, 1000000000L))
+      ->capture_default_str();
   add_imgsz_option(*sub, args->imgsz,
                    "Input size for models exported with dynamic axes (both models)");
   sub->add_flag("--json", args->json, "Print one JSON object instead of the table");
-  sub->footer(std::string("AP is COCO's: per class, IoU 0.50:0.05:0.95, 101 recall points, "
-                          "averaged over the classes A detected. ") +
+  sub->footer(std::string("AP is COCO's: per class, IoU 0.50:0.05:0.95, 101 recall points; "
+                          "mAP averages it over the classes with at least --min-boxes of A's "
+                          "boxes, box AP weighs each class by its boxes, and the class mean "
+                          "averages over every class A detected. ") +
               kPredictionConfWhy + ".\n");
   add_command(app, sub, [args, images, video] {
     if (images->count() == 0 && video->count() == 0) {

@@ -18,6 +18,7 @@
 #include "vision/capture.h"
 #include "vision/decode.h"
 #include "vision/letterbox.h"
+#include "vision/spread_source.h"
 
 namespace yolo::cli {
 
@@ -27,6 +28,7 @@ struct QuantizeArgs {
   std::string model;
   std::string calib;
   int frames = 256;
+  long from_first = 0;
   std::string method = "minmax";
   std::string keep = "auto";
   int imgsz = 0;
@@ -73,7 +75,8 @@ int run_quantize(const QuantizeArgs& args) {
 
   vision::SourceSpec spec;
   spec.uri = args.calib;
-  auto source = vision::open_source(spec);
+  const auto source = std::make_unique<vision::SpreadSource>(vision::open_source(spec), args.frames,
+                                                             args.from_first);
   std::fprintf(stderr, "calibrating on %s\n", source->describe().c_str());
   std::unique_ptr<vision::Letterboxer> letterboxer;
   vision::Frame frame;
@@ -118,8 +121,15 @@ void register_quantize(CLI::App& app) {
   sub->add_option("--calib", args->calib,
                   "Calibration frames: a folder of images, a video file, a stream or a camera")
       ->required();
-  sub->add_option("--frames", args->frames, "Calibrate on at most this many frames")
+  sub->add_option("--frames", args->frames,
+                  "Calibrate on at most this many frames, spread evenly over the source where "
+                  "its length is known (a video file, a folder), else its first ones")
       ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  sub->add_option("--from-first", args->from_first,
+                  "Draw the calibration frames from the first N frames of --calib only (0: all "
+                  "of it); compare --skip N then judges on frames the calibration never saw")
+      ->check(CLI::Range(0L, 1000000000L))
       ->capture_default_str();
   sub->add_option("--method", args->method, "Activation ranges: minmax, percentile, entropy or mse")
       ->check(CLI::IsMember({"minmax", "percentile", "entropy", "mse"}))

@@ -130,6 +130,10 @@ class VideoCaptureSource : public FrameSource {
   }
 
   double fps() const override { return fps_ > 0 ? fps_ : 0; }
+  std::int64_t frame_count() const override {
+    return kind_ == SourceKind::kVideoFile && !spec_.loop ? std::max<std::int64_t>(frame_count_, 0)
+                                                          : 0;
+  }
   bool is_live() const override { return kind_ != SourceKind::kVideoFile || spec_.realtime; }
 
  private:
@@ -266,6 +270,9 @@ class ImageSequenceSource : public FrameSource {
   }
 
   double fps() const override { return spec_.realtime ? spec_.fps : 0; }
+  std::int64_t frame_count() const override {
+    return spec_.loop ? 0 : static_cast<std::int64_t>(files_.size());
+  }
   bool is_live() const override { return spec_.realtime; }
 
  private:

@@ -84,6 +84,9 @@ class FrameSource {
   virtual std::string describe() const = 0;
   // Frames per second, 0 when unknown.
   virtual double fps() const = 0;
+  // How many frames read() delivers before it ends: the images of a folder, the frames a video
+  // file's container states; 0 when unknown or endless (a camera, a stream, a looping file).
+  virtual std::int64_t frame_count() const = 0;
   // Frames arrive on their own clock (a camera, a stream, a file paced in real time): a consumer
   // that falls behind should drop frames rather than queue them.
   virtual bool is_live() const = 0;

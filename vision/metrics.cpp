@@ -126,9 +126,10 @@ void AgreementAccumulator::add(const Detections& a, const Detections& b) {
   predictions_.insert(predictions_.end(), added.begin(), added.end());
 }
 
-Agreement AgreementAccumulator::result() const {
+Agreement AgreementAccumulator::result(long min_boxes) const {
   Agreement out;
   out.images = images_;
+  out.min_boxes = min_boxes;
   out.matched_pairs = matched_pairs_;
   if (matched_pairs_ > 0)
     out.score_mad = score_difference_sum_ / static_cast<double>(matched_pairs_);
@@ -144,6 +145,10 @@ Agreement AgreementAccumulator::result() const {
   double sum50 = 0;
   double sum50_95 = 0;
   int with_truth = 0;
+  double judged50 = 0;
+  double judged50_95 = 0;
+  double boxes50 = 0;
+  double boxes50_95 = 0;
   for (const auto& [class_id, counts] : counts_) {
     ClassAgreement c = counts;
     if (c.has_truth()) {
@@ -156,12 +161,27 @@ Agreement AgreementAccumulator::result() const {
       sum50 += c.ap50();
       sum50_95 += c.ap50_95();
       ++with_truth;
+      const auto boxes = static_cast<double>(c.a_count);
+      boxes50 += boxes * c.ap50();
+      boxes50_95 += boxes * c.ap50_95();
+      out.truth_boxes += c.a_count;
+      if (c.a_count >= min_boxes) {
+        judged50 += c.ap50();
+        judged50_95 += c.ap50_95();
+        ++out.judged_classes;
+      }
     }
     out.classes.push_back(c);
   }
   if (with_truth > 0) {
     out.map50 = sum50 / with_truth;
     out.map50_95 = sum50_95 / with_truth;
+    out.box_ap50 = boxes50 / static_cast<double>(out.truth_boxes);
+    out.box_ap50_95 = boxes50_95 / static_cast<double>(out.truth_boxes);
+  }
+  if (out.judged_classes > 0) {
+    out.map50_judged = judged50 / out.judged_classes;
+    out.map50_95_judged = judged50_95 / out.judged_classes;
   }
   return out;
 }

@@ -12,6 +12,9 @@
 //   precision at that recall or beyond) at the first rank reaching that recall; 0 where the
 //   recall is never reached.
 // - mAP averages over the classes A detected; B's boxes of other classes count in no AP.
+//   Beside it: the mean over the classes with at least `min_boxes` of A's boxes (a class seen once
+//   or twice moves a class mean by 0.05-0.3 with one borderline call), and the AP50 weighted by
+//   each class's box count (what share of the boxes a user sees agree).
 // Ultralytics' val differs in two details: it matches by descending IoU rather than by score,
 // and integrates a linearly interpolated envelope with the trapezoid rule, which gives 0.995
 // instead of 1.0 for a perfect result; its numbers can therefore differ slightly from these.
@@ -28,6 +31,10 @@ namespace yolo::vision {
 // The score down to which B's detections are kept (with every class above it, not only each
 // box's best), as Ultralytics val does, so that AP integrates B's whole precision-recall curve.
 inline constexpr float kPredictionConf = 0.001f;
+
+// Classes with fewer of A's boxes than this are too few to judge: the class mean over the
+// others (Agreement::map50_judged) leaves them out, and compare warns about them.
+inline constexpr long kMinJudgedBoxes = 10;
 
 // COCO's IoU thresholds 0.50, 0.55, ..., 0.95.
 inline constexpr int kIouThresholdCount = 10;
@@ -62,6 +69,17 @@ struct Agreement {
   // Means over the classes A detected; empty when A detected nothing at all.
   std::optional<double> map50;
   std::optional<double> map50_95;
+  // The classes A detected at least this often, and the means over those only (empty when no
+  // class has that many boxes).
+  long min_boxes = kMinJudgedBoxes;
+  int judged_classes = 0;
+  std::optional<double> map50_judged;
+  std::optional<double> map50_95_judged;
+  // AP weighted by each class's share of A's boxes (empty when A detected nothing).
+  std::optional<double> box_ap50;
+  std::optional<double> box_ap50_95;
+  // A's boxes over all classes.
+  long truth_boxes = 0;
   // Pairs matched at IoU 0.5 (B's boxes of any score) and the mean |score_B - score_A| over them;
   // empty when nothing matched.
   long matched_pairs = 0;
@@ -78,7 +96,8 @@ class AgreementAccumulator {
   // One image: A's detections (the truth) and B's (the predictions), in the same pixels.
   void add(const Detections& a, const Detections& b);
 
-  Agreement result() const;
+  // `min_boxes`: the fewest of A's boxes a class needs to enter map50_judged.
+  Agreement result(long min_boxes = kMinJudgedBoxes) const;
 
  private:
   struct Prediction {

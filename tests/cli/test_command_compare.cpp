@@ -116,6 +116,51 @@ TEST(CliCompare, TextOutputShowsMetricsLatencyAndTheClassTable) {
   }
 }
 
+TEST(CliCompare, ClassesWithFewBoxesAreWarnedAboutAndLeftOutOfTheJudgedMean) {
+  YOLO_REQUIRE_FIXTURES();
+  // The photos hold a few boxes per class: with --min-boxes 3 some classes are judged and some
+  // are not.
+  const std::vector<std::string> args{"compare",
+                                      "--a",
+                                      model("yolo11n_320_fp32"),
+                                      "--b",
+                                      model("yolo11n_320_int8dyn"),
+                                      "--images",
+                                      images(),
+                                      "--min-boxes",
+                                      "3"};
+  const auto text = run_cli(args);
+  ASSERT_EQ(text.status, 0) << text.err;
+  for (const char* part : {"with >= 3 of A's boxes (--min-boxes)", "box AP50", "class mean",
+                           "warning     too few of A's boxes to judge (fewer than 3)"}) {
+    EXPECT_TRUE(contains(text.out, part)) << part << " missing from:\n" << text.out;
+  }
+  auto json_args = args;
+  json_args.push_back("--json");
+  const auto json = run_cli(json_args);
+  ASSERT_EQ(json.status, 0) << json.err;
+  const auto j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["min_boxes"], 3);
+  long boxes = 0;
+  int judged = 0;
+  for (const auto& c : j["classes"]) {
+    boxes += c["a"].get<long>();
+    judged += c["a"].get<long>() >= 3 ? 1 : 0;
+  }
+  EXPECT_EQ(j["truth_boxes"], boxes);
+  EXPECT_EQ(j["judged_classes"], judged);
+  EXPECT_GT(judged, 0);
+  EXPECT_FALSE(j["too_few_boxes"].get<std::string>().empty());
+  EXPECT_GT(j["box_ap50"].get<double>(), 0.5);
+  EXPECT_GT(j["map50_judged"].get<double>(), 0.5);
+
+  auto zero = args;
+  zero.back() = "0";
+  const auto refused = run_cli(zero);
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_TRUE(contains(refused.err, "--min-boxes")) << refused.err;
+}
+
 TEST(CliCompare, NoTruthMeansNoMapRatherThanAMadeUpNumber) {
   YOLO_REQUIRE_FIXTURES();
   // No score is above 1, so A detects nothing.

@@ -80,6 +80,7 @@ TEST(Capture, ReadsTheWholeVideoFile) {
   // FFmpeg reports the average rate: frames over duration, 10.06 for this file.
   EXPECT_NEAR(source->fps(), 10.0, 0.1);
   EXPECT_FALSE(source->is_live());
+  EXPECT_EQ(source->frame_count(), 671);
   EXPECT_NE(source->describe().find("video file"), std::string::npos);
   EXPECT_NE(source->describe().find("1280x720"), std::string::npos);
   Frame frame;
@@ -96,6 +97,8 @@ TEST(Capture, ReadsTheWholeVideoFile) {
 TEST(Capture, LoopsAVideoFile) {
   YOLO_REQUIRE_FIXTURES();
   const auto source = open_source({video(), true});
+  // A looping file never ends.
+  EXPECT_EQ(source->frame_count(), 0);
   Frame frame;
   cv::Mat first;
   for (int i = 0; i < 680; ++i) {
@@ -126,6 +129,7 @@ TEST(Capture, ReadsAFolderOfImagesInNameOrderAndLoops) {
   YOLO_REQUIRE_FIXTURES();
   const auto once = open_source({images()});
   EXPECT_NE(once->describe().find("6 images"), std::string::npos);
+  EXPECT_EQ(once->frame_count(), 6);
   Frame frame;
   std::vector<cv::Size> sizes;
   while (once->read(frame)) sizes.push_back(frame.bgr.size());
@@ -135,6 +139,7 @@ TEST(Capture, ReadsAFolderOfImagesInNameOrderAndLoops) {
   EXPECT_EQ(sizes[5], cv::imread(images() + "/person.jpg").size());
 
   const auto looping = open_source({images(), true});
+  EXPECT_EQ(looping->frame_count(), 0);
   for (int i = 0; i < 13; ++i) ASSERT_TRUE(looping->read(frame));
   EXPECT_EQ(frame.index, 12);
   EXPECT_EQ(frame.bgr.size(), sizes[0]);
@@ -144,6 +149,7 @@ TEST(Capture, ReadsAStillImageOnceOrForever) {
   YOLO_REQUIRE_FIXTURES();
   const std::string dog = images() + "/dog.jpg";
   const auto once = open_source({dog});
+  EXPECT_EQ(once->frame_count(), 1);
   Frame frame;
   ASSERT_TRUE(once->read(frame));
   EXPECT_EQ(frame.bgr.size(), cv::Size(768, 576));

@@ -213,6 +213,33 @@ TEST(Agreement, LowScoredPredictionsCountInApButNotInTheCounts) {
   EXPECT_NEAR(*r.score_mad, 0.1, 1e-6);
 }
 
+TEST(Agreement, ClassesWithFewBoxesLeaveTheJudgedMeanAndWeighByTheirBoxes) {
+  // Class 0: 12 boxes, all found; class 5: one box, missed (B calls it class 6).
+  AgreementAccumulator acc;
+  for (int i = 0; i < 12; ++i) {
+    const Detections a{det(0, 0.9f, 0, 0, 100, 100)};
+    acc.add(a, a);
+  }
+  acc.add({det(5, 0.4f, 0, 0, 50, 50)}, {det(6, 0.4f, 0, 0, 50, 50)});
+  const Agreement r = acc.result(10);
+  EXPECT_DOUBLE_EQ(*r.map50, 0.5);
+  EXPECT_EQ(r.min_boxes, 10);
+  EXPECT_EQ(r.judged_classes, 1);
+  EXPECT_DOUBLE_EQ(*r.map50_judged, 1.0);
+  EXPECT_DOUBLE_EQ(*r.map50_95_judged, 1.0);
+  EXPECT_EQ(r.truth_boxes, 13);
+  EXPECT_NEAR(*r.box_ap50, 12.0 / 13.0, 1e-12);
+  EXPECT_NEAR(*r.box_ap50_95, 12.0 / 13.0, 1e-12);
+
+  // No class reaches 20 boxes: nothing to judge, the other figures stay.
+  const Agreement strict = acc.result(20);
+  EXPECT_EQ(strict.judged_classes, 0);
+  EXPECT_FALSE(strict.map50_judged);
+  EXPECT_NEAR(*strict.box_ap50, 12.0 / 13.0, 1e-12);
+  // Nothing detected by A: no weighted AP either.
+  EXPECT_FALSE(one_image({}, {det(1, 0.9f, 0, 0, 9, 9)}).box_ap50);
+}
+
 // Random images of non-overlapping boxes on a grid (some images empty), several classes.
 std::vector<Detections> random_images(std::mt19937& rng, int count) {
   std::uniform_int_distribution<int> boxes_per_image(0, 12);
