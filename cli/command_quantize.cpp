@@ -18,6 +18,7 @@
 #include "vision/capture.h"
 #include "vision/decode.h"
 #include "vision/letterbox.h"
+#include "vision/metrics.h"
 #include "vision/spread_source.h"
 
 namespace yolo::cli {
@@ -29,17 +30,60 @@ struct QuantizeArgs {
   std::string calib;
   int frames = 256;
   long from_first = 0;
-  std::string method = "minmax";
+  std::string method = "mse";
+  std::string rounding = "nearest";
+  std::string bias_correction = "on";
   std::string keep = "auto";
   int imgsz = 0;
   std::string out;
   std::string report;
 };
 
+// The quantizer's judge of detections (runtime/ knows no boxes): on the held frames, the
+// candidate's boxes against FP32's as compare takes them (FP32 above 0.25 as the truth, the
+// candidate's down to 0.001 and multi-label), as AP50 weighted by FP32's boxes.
+class BoxApJudge : public runtime::OutputJudge {
+ public:
+  explicit BoxApJudge(bool end2end) : end2end_(end2end) {}
+
+  void set_truth(std::size_t frame, const runtime::Tensor& output) override {
+    if (truth_.size() <= frame) truth_.resize(frame + 1);
+    truth_[frame] = decode(output, 0.25f, false);
+  }
+  void add(std::size_t frame, const runtime::Tensor& output) override {
+    agreement_.add(truth_.at(frame), decode(output, vision::kPredictionConf, true));
+  }
+  std::optional<double> finish() override {
+    const std::optional<double> ap = agreement_.result().box_ap50;
+    agreement_ = vision::AgreementAccumulator();
+    return ap;
+  }
+  std::string what() const override { return "box AP50"; }
+
+ private:
+  vision::Detections decode(const runtime::Tensor& output, float conf, bool multi_label) const {
+    vision::DecodeOptions options;
+    options.end2end = end2end_;
+    options.conf = conf;
+    options.multi_label = multi_label;
+    // Boxes stay in network-input pixels (scale 1, no padding, a frame too large to clip
+    // anything): both sides are judged in the same ones.
+    vision::LetterboxTransform identity;
+    identity.frame = cv::Size(1 << 16, 1 << 16);
+    return vision::postprocess(output.values<float>(), output.shape(), options, identity);
+  }
+
+  bool end2end_;
+  std::vector<vision::Detections> truth_;
+  vision::AgreementAccumulator agreement_;
+};
+
 runtime::QuantizeOptions parse_options(const QuantizeArgs& args) {
   runtime::QuantizeOptions options;
   options.method = runtime::parse_calibration_method(args.method);
   options.frames = args.frames;
+  options.rounding = runtime::parse_weight_rounding(args.rounding);
+  options.bias_correction = args.bias_correction == "on";
   options.imgsz = args.imgsz;
   if (args.keep == "auto") {
     options.keep = runtime::KeepFp32Mode::kAuto;
@@ -54,8 +98,11 @@ runtime::QuantizeOptions parse_options(const QuantizeArgs& args) {
   }
   options.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   // The decoders live in vision/: a model none of them reads is not a detector we can serve.
-  options.check_output = [model = args.model](const runtime::Shape& shape,
-                                              const runtime::ModelMetadata& metadata) {
+  auto end2end = std::make_shared<bool>(false);
+  options.judge = [end2end] { return std::make_unique<BoxApJudge>(*end2end); };
+  options.check_output = [model = args.model, end2end](const runtime::Shape& shape,
+                                                       const runtime::ModelMetadata& metadata) {
+    *end2end = metadata.end2end;
     try {
       vision::choose_decoder(shape, vision::DecoderKind::kAuto, metadata.end2end);
     } catch (const vision::DecodeError& e) {
@@ -131,8 +178,20 @@ void register_quantize(CLI::App& app) {
                   "of it); compare --skip N then judges on frames the calibration never saw")
       ->check(CLI::Range(0L, 1000000000L))
       ->capture_default_str();
-  sub->add_option("--method", args->method, "Activation ranges: minmax, percentile, entropy or mse")
+  sub->add_option("--method", args->method,
+                  "Activation ranges: mse (per tensor, the range of least expected int8 error, "
+                  "min/max included), minmax, percentile or entropy")
       ->check(CLI::IsMember({"minmax", "percentile", "entropy", "mse"}))
+      ->capture_default_str();
+  sub->add_option("--rounding", args->rounding,
+                  "Weight rounding: nearest, or adaptive (per layer, each weight up or down as "
+                  "minimises the layer's output error on the calibration frames)")
+      ->check(CLI::IsMember({"nearest", "adaptive"}))
+      ->capture_default_str();
+  sub->add_option("--bias-correction", args->bias_correction,
+                  "Correct each conv's bias for the mean output shift its int8 weights cause on "
+                  "the calibration frames: on or off")
+      ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
   sub->add_option("--keep-fp32", args->keep,
                   "Layers kept in FP32: auto (detection tail + sensitive final convs), none, or "

@@ -9,6 +9,7 @@
 
 #include "runtime/model_info.h"
 #include "runtime/qdq_lowering.h"
+#include "runtime/quantize/fp32_trade.h"
 #include "runtime/quantize/graph_index.h"
 #include "runtime/quantize/model_file.h"
 #include "runtime/quantize/noise_meter.h"
@@ -17,7 +18,6 @@
 #include "runtime/quantize/regions.h"
 #include "runtime/quantize/report.h"
 #include "runtime/quantize/sensitivity.h"
-#include "runtime/quantize/stem.h"
 #include "runtime/quantize/text.h"
 
 namespace yolo::runtime {
@@ -103,11 +103,58 @@ void add_quantization_tag(onnx::ModelProto& quantized, const QuantizeOptions& op
                           const std::set<std::string>& keep) {
   const nlohmann::json tag = {{"format", "qdq-int8-v1"},
                               {"method", to_string(options.method)},
+                              {"rounding", to_string(options.rounding)},
+                              {"bias_correction", options.bias_correction},
                               {"frames", frames},
                               {"keep_fp32", std::vector<std::string>(keep.begin(), keep.end())}};
   auto* prop = quantized.add_metadata_props();
   prop->set_key(kOwnQuantizationKey);
   prop->set_value(tag.dump());
+}
+
+nlohmann::json trades_report(const TradeReport& trades, const std::string& agreement_name) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& t : trades.trades) {
+    rows.push_back(
+        {{"node", t.conv},
+         {"gain_db", round_to(t.gain_db, 0.01)},
+         {"mac_share", round_to(t.mac_share, 0.0001)},
+         {"cost_ms", round_to(t.cost_ms, 0.01)},
+         {"agreement", agreement_name},
+         {"agreement_gain", t.agreement_gain ? nlohmann::json(round_to(*t.agreement_gain, 0.0001))
+                                             : nlohmann::json(nullptr)},
+         {"kept_fp32", t.kept}});
+  }
+  return rows;
+}
+
+// The int8 frame as chosen, on the fastest held frame at 1 thread: its time, the detection
+// tail's (FP32: DFL softmax and conv, box decode, score sigmoid, end-to-end selection) and the
+// DFL softmax's, and the judge's figure.
+nlohmann::json frame_report(const Measurement& m, const std::set<std::string>& tail,
+                            const onnx::GraphProto& graph) {
+  double tail_ms = 0;
+  double softmax_ms = 0;
+  for (const auto& node : graph.node()) {
+    if (!tail.count(node.name())) continue;
+    const auto it = m.node_ms.find(node.name());
+    if (it == m.node_ms.end()) continue;
+    tail_ms += it->second;
+    if (node.op_type() == "Softmax") softmax_ms += it->second;
+  }
+  return {{"frame_ms", round_to(m.frame_ms, 0.01)},
+          {"tail_ms", round_to(tail_ms, 0.01)},
+          {"softmax_ms", round_to(softmax_ms, 0.01)},
+          {"agreement",
+           m.agreement ? nlohmann::json(round_to(*m.agreement, 0.0001)) : nlohmann::json(nullptr)}};
+}
+
+std::string tail_text(const nlohmann::json& frame) {
+  return format_text(
+      "int8 frame on the held frames, 1 thread: %.2f ms, of which the FP32 detection tail %.2f ms "
+      "(DFL softmax %.2f ms)",
+      frame.at("frame_ms").get<double>(), frame.at("tail_ms").get<double>(),
+      frame.at("softmax_ms").get<double>());
 }
 
 }  // namespace
@@ -136,7 +183,7 @@ QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
   nlohmann::json report = {
       {"model", fp32_model.string()},           {"out", out.string()},
       {"method", to_string(options.method)},    {"keep_mode", to_string(options.keep)},
-      {"sensitivity", nlohmann::json::array()}, {"layer_sensitivity", nlohmann::json::array()},
+      {"sensitivity", nlohmann::json::array()}, {"fp32_trades", nlohmann::json::array()},
       {"noise", nlohmann::json::object()}};
 
   check_writable(out);
@@ -151,6 +198,7 @@ QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
   EngineOptions engine_options;
   engine_options.imgsz = options.imgsz;
   const std::vector<std::string> observed = observed_tensors(graph);
+  const std::vector<ConvTap> taps = conv_taps(graph);
   ObservingEngine fp32 = timed(times, "load_s", [&] {
     ObservingEngine engine(model, observed, out, engine_options);
     if (options.check_output) {
@@ -160,22 +208,34 @@ QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
   });
   report["input_size"] = {fp32.engine().input_height(), fp32.engine().input_width()};
 
-  const Calibration calib = timed(
-      times, "calibrate_s", [&] { return calibrate(fp32, observed, options.frames, frames, log); });
+  const Calibration calib = timed(times, "calibrate_s", [&] {
+    return calibrate(fp32, observed, taps, options.frames, frames, log);
+  });
   std::map<std::string, ActivationRange> ranges;
   for (const auto& [t, s] : calib.stats) ranges[t] = s.range(options.method, options.percentile);
   const std::map<std::string, std::string> refined = refine_ranges(graph, ranges);
   onnx::ModelProto raised = model;
   raise_to_opset13(raised, calib.ranks);
 
+  const WeightPhase weights = timed(times, "weights_s", [&] {
+    return plan_weights(graph, taps, fp32, calib, options.rounding, options.bias_correction, log);
+  });
+  report["weight_rounding"] = weights.report;
+
   const std::vector<ConvUnit> units = conv_units(graph, calib.shapes);
   timed(times, "sensitivity_s", [&] {
     if (options.keep != KeepFp32Mode::kAuto || regions.final_convs.empty()) return;
-    const NoiseMeter meter(raised, ranges, regions.final_convs, fp32, calib, out, engine_options);
-    report["sensitivity"] = judge_final_convs(regions.final_convs, meter, calib, keep, log);
-    StemReport stem = search_stem(units, regions.final_convs, meter, keep, log);
-    report["layer_sensitivity"] = std::move(stem.prefixes);
-    report["noise"] = std::move(stem.noise);
+    const std::unique_ptr<OutputJudge> judge = options.judge ? options.judge() : nullptr;
+    const NoiseMeter meter(raised, ranges, weights.plan, regions.final_convs, fp32, calib, out,
+                           engine_options, judge.get());
+    report["sensitivity"] = judge_final_convs(regions.final_convs, units, meter, calib, keep, log);
+    const TradeReport trades = search_fp32_trades(units, regions.final_convs, meter, keep, log);
+    report["fp32_trades"] = trades_report(trades, meter.agreement_name());
+    report["noise"] = {
+        {"final_conv_sqnr_db_before_trades", round_to(trades.before.noise_db(), 0.01)},
+        {"final_conv_sqnr_db_chosen", round_to(trades.chosen.noise_db(), 0.01)}};
+    report["held_frame_int8"] = frame_report(trades.chosen, regions.tail, graph);
+    log(tail_text(report["held_frame_int8"]));
   });
 
   const std::set<std::string> kept = kept_nodes(keep);
@@ -187,7 +247,7 @@ QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
                         "--keep-fp32 none or a shorter list of nodes");
   }
   const onnx::ModelProto quantized = timed(times, "quantize_write_s", [&] {
-    onnx::ModelProto q = build_qdq_model(raised, ranges, kept);
+    onnx::ModelProto q = build_qdq_model(raised, ranges, kept, weights.plan);
     add_quantization_tag(q, options, calib.frames, kept);
     write_model_atomically(q, out);
     return q;
@@ -202,6 +262,11 @@ QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
   log("kept FP32: " + std::to_string(kept.size()) + " node(s) (" +
       std::to_string(regions.tail.size()) + " in the detection tail), " +
       format_text("%.1f%%", 100.0 * macs.fp32_share()) + " of conv MACs");
+  for (const auto& unit : units) {
+    if (auto why = keep.find(unit.conv); why != keep.end()) {
+      log("kept FP32: " + unit.conv + ": " + why->second);
+    }
+  }
 
   report["frames"] = calib.frames;
   report["kept_fp32"] = kept_report(graph, keep);

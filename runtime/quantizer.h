@@ -58,6 +58,8 @@
 #include "runtime/onnx_model.h"
 #include "runtime/quantize/calibrate.h"
 #include "runtime/quantize/error.h"
+#include "runtime/quantize/noise_meter.h"
+#include "runtime/quantize/weight_plan.h"
 
 namespace yolo::runtime {
 
@@ -68,16 +70,22 @@ enum class KeepFp32Mode {
 };
 
 struct QuantizeOptions {
-  CalibrationMethod method = CalibrationMethod::kMinMax;
+  CalibrationMethod method = CalibrationMethod::kMse;
   double percentile = 99.99;
   // At most this many frames are calibrated.
   int frames = 256;
+  // How weights round to int8, and whether biases correct the mean shift the rounding leaves.
+  WeightRounding rounding = WeightRounding::kNearest;
+  bool bias_correction = true;
   KeepFp32Mode keep = KeepFp32Mode::kAuto;
   std::vector<std::string> keep_nodes;
   // Input size for models with dynamic axes (0: the model's own).
   int imgsz = 0;
   // Progress lines (frames calibrated, layers kept).
   std::function<void(const std::string&)> log;
+  // Makes the judge of detections `auto` reports each FP32 choice's agreement with (the caller
+  // decodes); unset: noise and time only.
+  std::function<std::unique_ptr<OutputJudge>()> judge;
   // Called with the FP32 model's first output shape before calibration; throws to refuse a model
   // whose output no decoder reads (the caller knows the decoders, runtime/ does not).
   std::function<void(const Shape& output_shape, const ModelMetadata& metadata)> check_output;
@@ -93,7 +101,8 @@ struct QuantizeResult {
 };
 
 // The whole job, one phase per file of runtime/quantize/: checks, calibration (calibrate.h),
-// sensitivity of the final convs (sensitivity.h) and the stem (stem.h), the QDQ rewrite
+// weights (weight_plan.h), sensitivity of the final convs (sensitivity.h) and the FP32 trades of
+// the first convs (fp32_trade.h), the QDQ rewrite
 // (qdq_rewrite.h), atomic write to `out` (model_file.h), report (report.h).
 // Throws QuantizeError or ModelError.
 QuantizeResult quantize_model(const std::filesystem::path& fp32_model,

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -76,12 +77,48 @@ std::vector<std::string> observed_tensors(const onnx::GraphProto& graph) {
   return observe;
 }
 
+std::vector<ConvTap> conv_taps(const onnx::GraphProto& graph) {
+  const GraphIndex index = index_graph(graph);
+  std::vector<ConvTap> taps;
+  for (const auto& node : graph.node()) {
+    if (!is_real_conv(graph, index, node)) continue;
+    const onnx::TensorProto& w = *index.initializers.at(node.input(1));
+    if (w.dims_size() != 4) continue;
+    taps.push_back({node.name(), node.input(0), node.input(1), conv_geometry(node, w),
+                    node.input(0) == index.input});
+  }
+  return taps;
+}
+
+ConvInput tap_input(ObservingEngine& fp32, const ConvTap& tap, std::vector<float>& scratch) {
+  Engine& engine = fp32.engine();
+  if (!tap.reads_model_input) {
+    const Tensor& t = fp32.value(tap.input);
+    if (t.shape().size() != 4 || t.shape()[0] != 1) {
+      throw QuantizeError("conv " + tap.conv + ": its input " + tap.input + " has shape " +
+                          shape_string(t.shape()) + ", not [1, C, H, W]");
+    }
+    return {t.values<float>(), t.shape()[1], t.shape()[2], t.shape()[3]};
+  }
+  const std::int64_t h = engine.input_height(), w = engine.input_width();
+  const std::span<float> in = fp32.input();
+  if (engine.input_layout() == InputLayout::kNchwFloat) return {in, 3, h, w};
+  scratch.resize(in.size());
+  const auto pixels = static_cast<std::size_t>(h * w);
+  for (std::size_t p = 0; p < pixels; ++p) {
+    for (std::size_t c = 0; c < 3; ++c) scratch[c * pixels + p] = in[p * 3 + c];
+  }
+  return {scratch, 3, h, w};
+}
+
 Calibration calibrate(ObservingEngine& fp32, const std::vector<std::string>& observed,
-                      int max_frames, const FrameProvider& frames,
+                      const std::vector<ConvTap>& taps, int max_frames, const FrameProvider& frames,
                       const std::function<void(const std::string&)>& log) {
   Engine& engine = fp32.engine();
   const std::span<float> input = fp32.input();
   Calibration calib;
+  for (const auto& tap : taps) calib.patch_means.emplace(tap.conv, PatchMeans(tap.geometry));
+  std::vector<float> scratch;
   // Reservoir sampling with a fixed seed: the held frames spread over the whole source, the same
   // ones on every run.
   std::mt19937 sampler(7);
@@ -95,6 +132,7 @@ Calibration calibrate(ObservingEngine& fp32, const std::vector<std::string>& obs
       calib.ranks[t] = v.shape().size();
       calib.shapes[t] = v.shape();
     }
+    for (const auto& tap : taps) calib.patch_means.at(tap.conv).add(tap_input(fp32, tap, scratch));
     auto& held = calib.held_frames;
     if (static_cast<int>(held.size()) < kSensitivityFrames) {
       held.emplace_back(input.begin(), input.end());
@@ -116,6 +154,21 @@ Calibration calibrate(ObservingEngine& fp32, const std::vector<std::string>& obs
   return calib;
 }
 
+namespace {
+
+// The SiLU input x of a SiLU's Mul node, when x is read by that SiLU only.
+std::optional<std::string> silu_only_input(const onnx::GraphProto& graph, const GraphIndex& index,
+                                           const onnx::NodeProto& node) {
+  if (!is_silu_mul(graph, index, node)) return std::nullopt;
+  const onnx::NodeProto* s0 = producer_of(graph, index, node.input(0));
+  const std::string& x = s0 && s0->op_type() == "Sigmoid" ? node.input(1) : node.input(0);
+  const auto& readers = index.consumers.at(x);
+  if (readers.size() != 2 || index.outputs.count(x)) return std::nullopt;
+  return x;
+}
+
+}  // namespace
+
 std::map<std::string, std::string> refine_ranges(const onnx::GraphProto& graph,
                                                  std::map<std::string, ActivationRange>& ranges) {
   const GraphIndex index = index_graph(graph);
@@ -127,18 +180,15 @@ std::map<std::string, std::string> refine_ranges(const onnx::GraphProto& graph,
     }
   }
   for (const auto& node : graph.node()) {
-    if (!is_silu_mul(graph, index, node)) continue;
-    const onnx::NodeProto* s0 = producer_of(graph, index, node.input(0));
-    const std::string& x = s0 && s0->op_type() == "Sigmoid" ? node.input(1) : node.input(0);
-    const auto& readers = index.consumers.at(x);
-    const bool only_silu = readers.size() == 2 && !index.outputs.count(x);
-    auto rx = ranges.find(x);
+    const auto x = silu_only_input(graph, index, node);
+    if (!x) continue;
+    auto rx = ranges.find(*x);
     auto ry = ranges.find(node.output(0));
-    if (!only_silu || rx == ranges.end() || ry == ranges.end()) continue;
+    if (rx == ranges.end() || ry == ranges.end()) continue;
     const float step = activation_quant(ry->second).scale;
     const float floor = silu_floor(step);
     if (rx->second.lo >= floor) continue;
-    why[x] = format_text(
+    why[*x] = format_text(
         "read only by a SiLU: inputs below %.2f (calibrated min %.2f) give the same int8 output "
         "(step %.4f)",
         floor, rx->second.lo, step);

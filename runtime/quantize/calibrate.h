@@ -16,6 +16,7 @@
 
 #include "runtime/calibration.h"
 #include "runtime/engine.h"
+#include "runtime/quantize/conv_patches.h"
 
 namespace yolo::runtime {
 
@@ -46,12 +47,30 @@ std::vector<std::string> observed_tensors(const onnx::GraphProto& graph);
 using FrameProvider =
     std::function<bool(InputLayout layout, int width, int height, std::span<float> dst)>;
 
+// A real conv whose input patches calibration gathers: its input is observed (or is the model
+// input).
+struct ConvTap {
+  std::string conv;
+  std::string input;
+  std::string weight;
+  ConvGeometry geometry;
+  bool reads_model_input = false;
+};
+// Every real conv of the graph (not the DFL's) with a 4-D weight, in graph order.
+std::vector<ConvTap> conv_taps(const onnx::GraphProto& graph);
+
+// The input `tap` reads after `fp32` ran: an observed tensor, or the model input (converted to
+// NCHW in `scratch` when the engine takes NHWC).
+ConvInput tap_input(ObservingEngine& fp32, const ConvTap& tap, std::vector<float>& scratch);
+
 // What the calibration frames showed, per observed tensor.
 struct Calibration {
   int frames = 0;
   std::map<std::string, TensorStatistics> stats;
   std::map<std::string, std::size_t> ranks;
   std::map<std::string, Shape> shapes;
+  // Per conv node: the means of its input patches over all frames (bias correction).
+  std::map<std::string, PatchMeans> patch_means;
   // A uniform sample of the frames (at most kSensitivityFrames), to measure sensitivities on.
   std::vector<std::vector<float>> held_frames;
 };
@@ -63,10 +82,10 @@ struct Calibration {
 // gave the same choices as 32 there.
 inline constexpr int kSensitivityFrames = 24;
 
-// Runs `fp32` on at most `max_frames` frames; `log` gets progress lines. Throws QuantizeError
-// when the source gives no frame.
+// Runs `fp32` on at most `max_frames` frames, gathering the patch means of every tap; `log` gets
+// progress lines. Throws QuantizeError when the source gives no frame.
 Calibration calibrate(ObservingEngine& fp32, const std::vector<std::string>& observed,
-                      int max_frames, const FrameProvider& frames,
+                      const std::vector<ConvTap>& taps, int max_frames, const FrameProvider& frames,
                       const std::function<void(const std::string&)>& log);
 
 // Narrows calibrated ranges where the consumers make part of a range irrelevant, and returns

@@ -3,7 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ctime>
+#include <limits>
 
+#include "runtime/quantize/model_file.h"
 #include "runtime/quantize/qdq_rewrite.h"
 
 namespace yolo::runtime {
@@ -33,18 +36,50 @@ void copy_input(std::span<const float> src, InputLayout from, std::span<float> d
   }
 }
 
+// The held frame (floats in `from`) as `engine` takes it, uint8 included (x * 255 is a whole
+// pixel value again: held frames are letterboxed uint8 images / 255).
+void write_input(std::span<const float> src, InputLayout from, Engine& engine) {
+  const int width = engine.input_width(), height = engine.input_height();
+  const auto size = static_cast<std::size_t>(3 * width * height);
+  if (engine.input_layout() != InputLayout::kNhwcUint8) {
+    copy_input(src, from, {static_cast<float*>(engine.input_data()), size}, engine.input_layout(),
+               width, height);
+    return;
+  }
+  std::vector<float> nhwc(size);
+  copy_input(src, from, nhwc, InputLayout::kNhwcFloat, width, height);
+  auto* dst = static_cast<std::uint8_t*>(engine.input_data());
+  for (std::size_t i = 0; i < size; ++i) {
+    dst[i] = static_cast<std::uint8_t>(std::clamp(std::nearbyint(nhwc[i] * 255.0F), 0.0F, 255.0F));
+  }
+}
+
+// CPU time of the calling thread, ms: one-thread runs execute on it, and unlike wall time it does
+// not count the time other processes of a shared machine hold the core.
+double thread_cpu_ms() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
 }  // namespace
 
+double Measurement::noise_db() const {
+  return -10.0 * std::log10(std::max(noise, 1e-30));
+}
+
 NoiseMeter::NoiseMeter(const onnx::ModelProto& raised,
-                       const std::map<std::string, ActivationRange>& ranges,
+                       const std::map<std::string, ActivationRange>& ranges, const WeightPlan& plan,
                        const std::vector<std::string>& final_convs, ObservingEngine& fp32,
                        const Calibration& calib, const std::filesystem::path& beside,
-                       const EngineOptions& engine_options)
+                       const EngineOptions& engine_options, OutputJudge* judge)
     : raised_(raised),
       ranges_(ranges),
+      plan_(plan),
       calib_(calib),
       beside_(beside),
       engine_options_(engine_options),
+      judge_(judge),
       final_conv_count_(final_convs.size()) {
   Engine& engine = fp32.engine();
   fp32_layout_ = engine.input_layout();
@@ -66,6 +101,7 @@ NoiseMeter::NoiseMeter(const onnx::ModelProto& raised,
   for (std::size_t f = 0; f < calib.held_frames.size(); ++f) {
     std::copy(calib.held_frames[f].begin(), calib.held_frames[f].end(), input.begin());
     engine.run();
+    if (judge_) judge_->set_truth(f, engine.output(0));
     for (const auto& t : outputs_) {
       auto v = fp32.value(t).values<float>();
       reference_[f].emplace_back(v.begin(), v.end());
@@ -73,11 +109,13 @@ NoiseMeter::NoiseMeter(const onnx::ModelProto& raised,
   }
 }
 
-std::vector<double> NoiseMeter::sqnr_db(const std::set<std::string>& keep) const {
-  const onnx::ModelProto q = build_qdq_model(raised_, ranges_, keep);
-  // A quantized conv output's name is that of its DequantizeLinear: what consumers see.
+Measurement NoiseMeter::measure(const std::set<std::string>& keep) const {
+  const onnx::ModelProto q = build_qdq_model(raised_, ranges_, keep, plan_);
+  // The noise: the file's arithmetic in float (fake quantization), with the final convs' outputs
+  // observed; a quantized conv output's name is that of its DequantizeLinear: what consumers see.
   ObservingEngine e(q, outputs_, beside_, engine_options_);
   std::vector<double> signal(outputs_.size()), noise(outputs_.size());
+  Measurement m;
   for (std::size_t f = 0; f < calib_.held_frames.size(); ++f) {
     copy_input(calib_.held_frames[f], fp32_layout_, e.input(), e.engine().input_layout(), width_,
                height_);
@@ -93,17 +131,51 @@ std::vector<double> NoiseMeter::sqnr_db(const std::set<std::string>& keep) const
       }
     }
   }
-  std::vector<double> db(outputs_.size());
-  for (std::size_t k = 0; k < outputs_.size(); ++k) {
-    db[k] = noise[k] <= 0 ? 200.0 : 10.0 * std::log10(std::max(signal[k], 1e-30) / noise[k]);
+  // The speed and the detections: the int8 engine as it will run the file.
+  const TempFile file(std::filesystem::temp_directory_path() /
+                      unique_sibling(beside_, "candidate").filename());
+  save_model(q, file.path());
+  EngineOptions options = engine_options_;
+  options.precision = Precision::kInt8;
+  options.profile = true;
+  const auto int8 = Engine::load(file.path(), options);
+  m.frame_ms = std::numeric_limits<double>::infinity();
+  std::vector<OpProfile> before;
+  for (std::size_t f = 0; f < calib_.held_frames.size(); ++f) {
+    write_input(calib_.held_frames[f], fp32_layout_, *int8);
+    const double start = thread_cpu_ms();
+    int8->run();
+    m.frame_ms = std::min(m.frame_ms, thread_cpu_ms() - start);
+    // The profile accumulates over runs: this run's time of each step is the difference. Per
+    // node, the fastest of the frames.
+    std::vector<OpProfile> after = int8->profile();
+    std::map<std::string, double> run_ms;
+    for (std::size_t i = 0; i < after.size(); ++i) {
+      run_ms[after[i].node] += after[i].total_ms - (i < before.size() ? before[i].total_ms : 0.0);
+    }
+    for (const auto& [node, ms] : run_ms) {
+      auto [it, first] = m.node_ms.emplace(node, ms);
+      if (!first) it->second = std::min(it->second, ms);
+    }
+    before = std::move(after);
+    if (judge_) judge_->add(f, int8->output(0));
   }
-  return db;
+  if (judge_) m.agreement = judge_->finish();
+  for (std::size_t k = 0; k < outputs_.size(); ++k) {
+    m.sqnr_db.push_back(noise[k] <= 0 ? 200.0
+                                      : 10.0 * std::log10(std::max(signal[k], 1e-30) / noise[k]));
+    m.noise += std::pow(10.0, -m.sqnr_db.back() / 10.0);
+  }
+  m.noise /= static_cast<double>(std::max<std::size_t>(final_conv_count_, 1));
+  return m;
+}
+
+std::vector<double> NoiseMeter::sqnr_db(const std::set<std::string>& keep) const {
+  return measure(keep).sqnr_db;
 }
 
 double NoiseMeter::noise_ratio(const std::set<std::string>& keep) const {
-  double sum = 0;
-  for (const double db : sqnr_db(keep)) sum += std::pow(10.0, -db / 10.0);
-  return sum / static_cast<double>(final_conv_count_);
+  return measure(keep).noise;
 }
 
 }  // namespace yolo::runtime

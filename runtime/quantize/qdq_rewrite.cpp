@@ -99,9 +99,10 @@ std::string unused_prefix(const onnx::GraphProto& source) {
 class QdqRewrite {
  public:
   QdqRewrite(const onnx::GraphProto& source, const std::map<std::string, ActivationRange>& ranges,
-             const std::set<std::string>& keep_fp32)
+             const std::set<std::string>& keep_fp32, const WeightPlan& plan)
       : source_(source),
         keep_fp32_(keep_fp32),
+        plan_(plan),
         index_(index_graph(source)),
         tensors_(quantized_tensors(source, keep_fp32)),
         quantized_(tensors_.begin(), tensors_.end()),
@@ -175,26 +176,21 @@ class QdqRewrite {
     if (node.input_size() < 3 || node.input(2).empty() || !quantized_.count(original_input)) {
       return;
     }
-    quantize_bias(node, w, params_.at(original_input).scale);
+    const auto shift = plan_.bias_shift.find(node.name());
+    quantize_bias(node, w, params_.at(original_input).scale,
+                  shift == plan_.bias_shift.end() ? nullptr : &shift->second);
   }
 
-  // Symmetric per-output-channel int8 weights, scale max|w_o| / 127 (1 for an all-zero channel).
+  // Symmetric per-output-channel int8 weights: the plan's, or rounded to nearest.
   void quantize_weights(const std::string& w) {
     const onnx::TensorProto& wt = *index_.initializers.at(w);
     const std::int64_t channels = wt.dims(0);
-    const std::vector<float> values = read_floats(wt);
-    const std::size_t per = values.size() / static_cast<std::size_t>(channels);
-    std::vector<float> scales(static_cast<std::size_t>(channels));
-    std::vector<std::int8_t> q(values.size());
-    for (std::size_t c = 0; c < scales.size(); ++c) {
-      float amax = 0;
-      for (std::size_t i = 0; i < per; ++i) amax = std::max(amax, std::abs(values[c * per + i]));
-      scales[c] = amax > 0 ? amax / 127.0F : 1.0F;
-      for (std::size_t i = 0; i < per; ++i) {
-        const float v = std::nearbyint(values[c * per + i] / scales[c]);
-        q[c * per + i] = static_cast<std::int8_t>(std::clamp(v, -127.0F, 127.0F));
-      }
-    }
+    const auto planned = plan_.weights.find(w);
+    const Int8Weights int8 = planned != plan_.weights.end()
+                                 ? planned->second
+                                 : round_to_nearest(read_floats(wt), channels);
+    const std::vector<std::int8_t>& q = int8.values;
+    const std::vector<float>& scales = int8.scales;
     const std::string id = std::to_string(weights_.size());
     const std::vector<std::int64_t> dims(wt.dims().begin(), wt.dims().end());
     initializers_.push_back(make_tensor(prefix_ + "w" + id, onnx::TensorProto::INT8, dims, q));
@@ -207,13 +203,18 @@ class QdqRewrite {
     replaced_.insert(w);
   }
 
-  // An int32 bias at scale s_x * s_w[o]; it stays float when it is not a float initializer of one
-  // value per channel, or when a value is beyond int32 at that scale (rather than saturating).
-  void quantize_bias(onnx::NodeProto& node, const std::string& w, float input_scale) {
+  // An int32 bias at scale s_x * s_w[o], after `shift` (bias correction) when given; it stays
+  // float when it is not a float initializer of one value per channel, or when a value is beyond
+  // int32 at that scale (rather than saturating).
+  void quantize_bias(onnx::NodeProto& node, const std::string& w, float input_scale,
+                     const std::vector<float>* shift) {
     const std::string b = node.input(2);
     auto bit = index_.initializers.find(b);
     if (bit == index_.initializers.end() || !is_float_type(bit->second->data_type())) return;
-    const std::vector<float> bias = read_floats(*bit->second);
+    std::vector<float> bias = read_floats(*bit->second);
+    if (shift && shift->size() == bias.size()) {
+      for (std::size_t c = 0; c < bias.size(); ++c) bias[c] += (*shift)[c];
+    }
     const std::vector<float>& ws = weights_.at(w).second;
     if (bias.size() != ws.size()) return;
     std::vector<float> scales(bias.size());
@@ -258,6 +259,7 @@ class QdqRewrite {
 
   const onnx::GraphProto& source_;
   const std::set<std::string>& keep_fp32_;
+  const WeightPlan& plan_;
   const GraphIndex index_;
   // The quantized tensors in quantized_tensors() order (their numbers in derived names).
   const std::vector<std::string> tensors_;
@@ -281,13 +283,13 @@ class QdqRewrite {
 
 onnx::ModelProto build_qdq_model(const onnx::ModelProto& fp32,
                                  const std::map<std::string, ActivationRange>& ranges,
-                                 const std::set<std::string>& keep_fp32) {
+                                 const std::set<std::string>& keep_fp32, const WeightPlan& plan) {
   if (default_opset(fp32) < 13) {
     throw QuantizeError("the model's opset is " + std::to_string(default_opset(fp32)) +
                         "; per-channel DequantizeLinear needs 13 (raise it first)");
   }
   onnx::ModelProto model = fp32;
-  QdqRewrite(fp32.graph(), ranges, keep_fp32).run(*model.mutable_graph());
+  QdqRewrite(fp32.graph(), ranges, keep_fp32, plan).run(*model.mutable_graph());
   return model;
 }
 

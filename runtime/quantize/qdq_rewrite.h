@@ -8,8 +8,17 @@
 #include <string>
 
 #include "runtime/calibration.h"
+#include "runtime/quantize/weights.h"
 
 namespace yolo::runtime {
+
+// How the weights are quantized where round-to-nearest is not the choice.
+struct WeightPlan {
+  // Per weight initializer: its int8 values and channel scales (round to nearest when absent).
+  std::map<std::string, Int8Weights> weights;
+  // Per conv node: added to its float bias before the bias becomes int32 (bias correction).
+  std::map<std::string, std::vector<float>> bias_shift;
+};
 
 // The QDQ rewrite that writes the file format of runtime/quantizer.h, of a model at opset >= 13
 // with named nodes. `ranges` must hold every tensor of quantized_tensors() except the model
@@ -17,6 +26,7 @@ namespace yolo::runtime {
 // the opset is below 13.
 onnx::ModelProto build_qdq_model(const onnx::ModelProto& fp32,
                                  const std::map<std::string, ActivationRange>& ranges,
-                                 const std::set<std::string>& keep_fp32);
+                                 const std::set<std::string>& keep_fp32,
+                                 const WeightPlan& plan = {});
 
 }  // namespace yolo::runtime

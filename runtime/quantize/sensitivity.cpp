@@ -3,24 +3,43 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 
 #include "runtime/quantize/text.h"
 
 namespace yolo::runtime {
 
 nlohmann::json judge_final_convs(const std::vector<std::string>& final_convs,
-                                 const NoiseMeter& meter, const Calibration& calib,
-                                 KeepReasons& keep,
+                                 const std::vector<ConvUnit>& units, const NoiseMeter& meter,
+                                 const Calibration& calib, KeepReasons& keep,
                                  const std::function<void(const std::string&)>& log) {
   nlohmann::json rows = nlohmann::json::array();
+  double total_macs = 0;
+  std::map<std::string, double> macs;
+  for (const auto& u : units) {
+    total_macs += u.macs;
+    macs[u.conv] = u.macs;
+  }
   const std::set<std::string> base = kept_nodes(keep);
-  const std::vector<double> all_int8 = meter.sqnr_db(base);
+  const Measurement before = meter.measure(base);
+  const std::vector<double>& all_int8 = before.sqnr_db;
   for (std::size_t k = 0; k < final_convs.size(); ++k) {
     const std::string& conv = final_convs[k];
     std::set<std::string> with_conv = base;
     with_conv.insert(conv);
-    const double kept_db = meter.sqnr_db(with_conv)[k];
+    const Measurement with = meter.measure(with_conv);
+    const double kept_db = with.sqnr_db[k];
     const double gain = kept_db - all_int8[k];
+    Fp32Trade trade{conv,
+                    with.noise_db() - before.noise_db(),
+                    (macs.count(conv) ? macs.at(conv) : 0.0) / std::max(total_macs, 1.0),
+                    with.frame_ms - before.frame_ms,
+                    std::nullopt,
+                    false};
+    if (with.agreement && before.agreement) {
+      trade.agreement_gain = *with.agreement - *before.agreement;
+    }
+    const std::string cost = trade_text(trade, meter.agreement_name());
     const TensorStatistics& seen = calib.stats.at(meter.outputs()[k]);
     const double positive_share =
         std::max(0.0F, seen.max()) /
@@ -31,23 +50,29 @@ nlohmann::json judge_final_convs(const std::vector<std::string>& final_convs,
                     {"sqnr_int8_db", round_to(all_int8[k], 0.01)},
                     {"sqnr_kept_fp32_db", round_to(kept_db, 0.01)},
                     {"gain_db", round_to(gain, 0.01)},
+                    {"cost_ms", round_to(trade.cost_ms, 0.01)},
+                    {"final_convs_gain_db", round_to(trade.gain_db, 0.01)},
+                    {"agreement_gain", trade.agreement_gain
+                                           ? nlohmann::json(round_to(*trade.agreement_gain, 0.0001))
+                                           : nlohmann::json(nullptr)},
                     {"calibrated_min", seen.min()},
                     {"calibrated_max", seen.max()},
                     {"kept_fp32", keep_it}});
     if (gain >= kKeepGainDb) {
       keep[conv] = format_text(
           "final conv: keeping it FP32 raises its output SQNR from %.1f to %.1f dB (>= %.0f dB "
-          "gain)",
-          all_int8[k], kept_db, kKeepGainDb);
+          "gain); FP32 measured %s",
+          all_int8[k], kept_db, kKeepGainDb, cost.c_str());
     } else if (unseen_positive) {
       keep[conv] = format_text(
           "final conv: calibration saw its output in [%.2f, %.2f], above 0 over %.1f%% of that "
-          "range only; int8 would clip scores above those of the calibration frames",
-          seen.min(), seen.max(), 100.0 * positive_share);
+          "range only; int8 would clip scores above those of the calibration frames; FP32 "
+          "measured %s",
+          seen.min(), seen.max(), 100.0 * positive_share, cost.c_str());
     }
     log("final conv " + conv +
-        format_text(": SQNR %.1f dB int8, %.1f dB kept FP32, range [%.2f, %.2f]", all_int8[k],
-                    kept_db, seen.min(), seen.max()) +
+        format_text(": SQNR %.1f dB int8, %.1f dB kept FP32 (%s), range [%.2f, %.2f]", all_int8[k],
+                    kept_db, cost.c_str(), seen.min(), seen.max()) +
         (keep_it ? " -> kept FP32" : " -> int8"));
   }
   return rows;

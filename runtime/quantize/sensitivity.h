@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/quantize/calibrate.h"
+#include "runtime/quantize/fp32_trade.h"
 #include "runtime/quantize/noise_meter.h"
 #include "runtime/quantize/regions.h"
 
@@ -28,8 +29,8 @@ inline constexpr double kMinPositiveShare = 0.10;
 // everything before it quantized, then with that conv alone kept FP32. Adds the convs kept to
 // `keep`; returns the report's "sensitivity" rows and logs one line per conv.
 nlohmann::json judge_final_convs(const std::vector<std::string>& final_convs,
-                                 const NoiseMeter& meter, const Calibration& calib,
-                                 KeepReasons& keep,
+                                 const std::vector<ConvUnit>& units, const NoiseMeter& meter,
+                                 const Calibration& calib, KeepReasons& keep,
                                  const std::function<void(const std::string&)>& log);
 
 }  // namespace yolo::runtime

@@ -153,6 +153,52 @@ TEST(CliQuantize, UnwritableOutputIsRefusedBeforeCalibrating) {
                  dir.path());
 }
 
+TEST(CliQuantize, UnknownMethodsAreRefusedNamingTheChoices) {
+  TempFolder dir;
+  const fs::path frames = one_image_folder(dir.path());
+  const fs::path model = tiny_detector_model(dir.path());
+  const std::vector<std::string> base = {"--model", model.string(),
+                                         "--calib", frames.string(),
+                                         "--out",   (dir.path() / "out.int8.onnx").string()};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  expect_refused({"--rounding", with({"--rounding", "stochastic"}), {"--rounding", "adaptive"}},
+                 dir.path());
+  expect_refused(
+      {"--bias-correction", with({"--bias-correction", "maybe"}), {"--bias-correction", "on"}},
+      dir.path());
+  expect_refused({"--method", with({"--method", "kl"}), {"--method", "mse"}}, dir.path());
+  expect_refused({"--from-first", with({"--from-first", "-3"}), {"--from-first"}}, dir.path());
+}
+
+// The end-to-end check on a real camera: calibrated on frames from the first half of the
+// motorway clip only, the INT8 file agrees with FP32 on the second half, which it never saw. As
+// cheap as it honestly can be: 48 frames spread over the first half (the quantizer's held frames
+// and its measurements need a few dozen), judged on all 168 unseen frames.
+TEST(CliQuantize, Yolo11nCalibratedOnTheFirstHalfOfATrafficClipAgreesOnTheSecond) {
+  YOLO_REQUIRE_FIXTURES();
+  TempFolder dir;
+  const fs::path fp32 = fixtures_dir() / "models" / "yolo11n_320_fp32.onnx";
+  const fs::path clip = fixtures_dir() / "video" / "traffic_720p_30fps.mp4";
+  const fs::path out = dir.path() / "yolo11n_320.int8.onnx";
+  const auto q = run_cli({"quantize", "--model", fp32.string(), "--calib", clip.string(),
+                          "--from-first", "167", "--frames", "48", "--out", out.string()});
+  ASSERT_EQ(q.status, 0) << q.err;
+  EXPECT_TRUE(contains(q.err, "48 frame(s) spread evenly over the first 167")) << q.err;
+  const auto c = run_cli({"compare", "--a", fp32.string(), "--b", out.string(), "--precision-b",
+                          "int8", "--video", clip.string(), "--skip", "167", "--json"});
+  ASSERT_EQ(c.status, 0) << c.err;
+  const auto j = nlohmann::json::parse(c.out);
+  EXPECT_EQ(j.at("frames"), 168);
+  // Cars, trucks and the trucks FP32 calls trains: at least 10 boxes each.
+  EXPECT_GE(j.at("judged_classes").get<int>(), 3) << c.out;
+  EXPECT_GE(j.at("map50_judged").get<double>(), 0.95) << c.out;
+  EXPECT_GE(j.at("box_ap50").get<double>(), 0.95) << c.out;
+}
+
 // `auto` keeps the detection tail FP32; when that is every conv, the file would not be INT8.
 TEST(CliQuantize, KeepingEveryConvFp32IsRefused) {
   TempFolder dir;
@@ -209,7 +255,10 @@ TEST(CliQuantize, Yolo11nOnFourPhotosLoadsAsStaticInt8WithItsReport) {
   const auto j = nlohmann::json::parse(file);
   EXPECT_EQ(j.at("model"), fp32.string());
   EXPECT_EQ(j.at("out"), out.string());
-  EXPECT_EQ(j.at("method"), "minmax");
+  EXPECT_EQ(j.at("method"), "mse");
+  // Every conv's weights planned, with the bias correction on by default.
+  EXPECT_GT(j.at("weight_rounding").size(), 70U);
+  EXPECT_TRUE(j.at("weight_rounding")[0].contains("bias_shift_max"));
   EXPECT_EQ(j.at("frames"), 4);
   EXPECT_EQ(j.at("input_size"), (std::vector<int>{320, 320}));
   EXPECT_EQ(j.at("keep_mode"), "auto");

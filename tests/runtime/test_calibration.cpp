@@ -156,6 +156,25 @@ TEST(TensorStatistics, MseChoosesEachSideOnItsOwn) {
   EXPECT_GT(r.hi, 0.5F * s.max());
 }
 
+// A million values of a unit Gaussian and one at 100 (a glint, one hot pixel): min/max spends
+// its 255 steps on a range the bulk never uses.
+std::vector<float> bulk_and_a_glint(std::uint32_t seed) {
+  std::vector<float> v = gaussian(1000000, seed);
+  v[static_cast<std::size_t>(seed) * 7919] = 100.0F;
+  return v;
+}
+
+TEST(TensorStatistics, MseChoosesARangeThatBeatsMinMaxOnValuesItNeverSaw) {
+  TensorStatistics s;
+  s.add(bulk_and_a_glint(1));
+  const ActivationRange chosen = s.range(CalibrationMethod::kMse);
+  const ActivationRange minmax = s.range(CalibrationMethod::kMinMax);
+  EXPECT_LT(chosen.hi, 0.7F * minmax.hi);
+  // On values from the same distribution it never saw, it wins by far.
+  const std::vector<float> unseen = bulk_and_a_glint(2);
+  EXPECT_LT(int8_error(unseen, chosen), 0.6 * int8_error(unseen, minmax));
+}
+
 TEST(TensorStatistics, GrowingRangesRebinWithoutLosingCounts) {
   TensorStatistics s;
   // Half the mass in [0, 1), then the range grows tenfold with the other half near 9.

@@ -33,7 +33,7 @@ TEST(QuantizeModel, WritesAQdqFileWithMetadataAndAReport) {
   EXPECT_EQ(info.metadata.raw.at("imgsz"), "[8, 8]");
   const auto tag = nlohmann::json::parse(info.metadata.raw.at("yolo_edge_quantization"));
   EXPECT_EQ(tag.at("frames"), 5);
-  EXPECT_EQ(tag.at("method"), "minmax");
+  EXPECT_EQ(tag.at("method"), "mse");
   EXPECT_EQ(result.int8_bytes, fs::file_size(out));
   EXPECT_EQ(result.report.at("size").at("int8_bytes"), result.int8_bytes);
   EXPECT_EQ(result.report.at("frames"), 5);
@@ -55,8 +55,17 @@ TEST(QuantizeModel, WritesAQdqFileWithMetadataAndAReport) {
   const double mac_share = result.report.at("fp32_conv_mac_share");
   EXPECT_GE(mac_share, 0.0);
   EXPECT_LE(mac_share, 1.0);
-  EXPECT_TRUE(result.report.at("noise").contains("final_conv_sqnr_db_all_int8"));
-  for (const char* phase : {"load_s", "calibrate_s", "sensitivity_s", "total_s"}) {
+  EXPECT_TRUE(result.report.at("noise").contains("final_conv_sqnr_db_before_trades"));
+  EXPECT_TRUE(result.report.at("noise").contains("final_conv_sqnr_db_chosen"));
+  // The int8 frame on the held frames: its time and the FP32 tail's.
+  EXPECT_GE(result.report.at("held_frame_int8").at("frame_ms").get<double>(), 0.0);
+  EXPECT_TRUE(result.report.at("held_frame_int8").contains("tail_ms"));
+  // Every conv's weights were planned (bias correction is on by default) and the file says how.
+  EXPECT_EQ(result.report.at("weight_rounding").size(), 3U);
+  EXPECT_TRUE(result.report.at("weight_rounding")[0].contains("bias_shift_max"));
+  EXPECT_EQ(tag.at("rounding"), "nearest");
+  EXPECT_EQ(tag.at("bias_correction"), true);
+  for (const char* phase : {"load_s", "calibrate_s", "weights_s", "sensitivity_s", "total_s"}) {
     EXPECT_TRUE(result.report.at("time").contains(phase)) << phase;
   }
   EXPECT_NE(std::find(log.begin(), log.end(), "calibrated 5 frame(s) in total"), log.end());

@@ -16,12 +16,12 @@
 
 #include "runtime/engine.h"
 #include "runtime/model_info.h"
+#include "runtime/quantize/fp32_trade.h"
 #include "runtime/quantize/graph_index.h"
 #include "runtime/quantize/model_file.h"
 #include "runtime/quantize/opset13.h"
 #include "runtime/quantize/qdq_rewrite.h"
 #include "runtime/quantize/regions.h"
-#include "runtime/quantize/stem.h"
 #include "runtime/quantizer.h"
 #include "tests/runtime/test_model_builder.h"
 

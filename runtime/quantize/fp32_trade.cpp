@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "runtime/quantize/fp32_trade.h"
+
+#include <algorithm>
+#include <set>
+
+#include "runtime/quantize/text.h"
+
+namespace yolo::runtime {
+
+bool worth_fp32(double gain_db, double mac_share) {
+  return gain_db >= kTradeGainDb && mac_share <= kMaxTradeMacShare;
+}
+
+std::string trade_text(const Fp32Trade& t, const std::string& agreement_name) {
+  std::string text = format_text("%+.2f ms (%.1f%% of conv MACs), %+.1f dB at the final convs",
+                                 t.cost_ms, 100.0 * t.mac_share, t.gain_db);
+  if (t.agreement_gain)
+    text += format_text(", %s %+.3f", agreement_name.c_str(), *t.agreement_gain);
+  return text;
+}
+
+TradeReport search_fp32_trades(const std::vector<ConvUnit>& units,
+                               const std::vector<std::string>& final_convs, const NoiseMeter& meter,
+                               KeepReasons& keep,
+                               const std::function<void(const std::string&)>& log) {
+  TradeReport report;
+  double total_macs = 0;
+  for (const auto& u : units) total_macs += u.macs;
+  const std::set<std::string> base = kept_nodes(keep);
+  report.before = meter.measure(base);
+  const std::set<std::string> finals(final_convs.begin(), final_convs.end());
+  double share = 0;
+  std::set<std::string> chosen = base;
+  for (const ConvUnit& unit : units) {
+    share += unit.macs / std::max(total_macs, 1.0);
+    if (finals.count(unit.conv) || share > kMaxLayerMacShare) break;
+    std::set<std::string> with = base;
+    with.insert(unit.nodes.begin(), unit.nodes.end());
+    const Measurement m = meter.measure(with);
+    Fp32Trade t;
+    t.conv = unit.conv;
+    t.gain_db = m.noise_db() - report.before.noise_db();
+    t.mac_share = unit.macs / std::max(total_macs, 1.0);
+    t.cost_ms = m.frame_ms - report.before.frame_ms;
+    if (m.agreement && report.before.agreement) {
+      t.agreement_gain = *m.agreement - *report.before.agreement;
+    }
+    t.kept = worth_fp32(t.gain_db, t.mac_share);
+    const std::string text = trade_text(t, meter.agreement_name());
+    log("FP32 " + unit.conv + " would cost " + text +
+        (t.kept ? " -> kept FP32"
+                : format_text(" -> int8 (FP32 only for >= %.0f dB within %.0f%% of the MACs)",
+                              kTradeGainDb, 100.0 * kMaxTradeMacShare)));
+    if (t.kept) {
+      for (const auto& n : unit.nodes) {
+        keep[n] = "worth its time: keeping it FP32 alone measured " + text;
+      }
+      chosen.insert(unit.nodes.begin(), unit.nodes.end());
+    }
+    report.trades.push_back(std::move(t));
+  }
+  report.chosen = chosen == base ? report.before : meter.measure(chosen);
+  return report;
+}
+
+}  // namespace yolo::runtime
