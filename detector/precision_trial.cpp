@@ -135,6 +135,15 @@ TrialFigures PrecisionTrial::figures() const {
   return f;
 }
 
+std::optional<double> judged_map50(const vision::Agreement& a, std::string* what) {
+  if (a.map50_judged) {
+    if (what) *what = "mAP50 over the classes with >= " + std::to_string(a.min_boxes) + " boxes";
+    return a.map50_judged;
+  }
+  if (what) *what = "box-weighted AP50 (no class with " + std::to_string(a.min_boxes) + " boxes)";
+  return a.box_ap50;
+}
+
 PrecisionChoice choose_precision(const TrialFigures& figures, double min_map50) {
   if (figures.fp32_ms.empty() || figures.int8_ms.empty()) {
     throw std::invalid_argument("choosing a precision needs latencies of both FP32 and INT8");
@@ -143,7 +152,8 @@ PrecisionChoice choose_precision(const TrialFigures& figures, double min_map50) 
   std::tie(c.fp32_threads, c.fp32_ms) = fastest(figures.fp32_ms);
   std::tie(c.int8_threads, c.int8_ms) = fastest(figures.int8_ms);
   c.speedup = c.int8_ms > 0 ? c.fp32_ms / c.int8_ms : 0;
-  c.map50 = figures.agreement.map50;
+  std::string measure;
+  c.map50 = judged_map50(figures.agreement, &measure);
   c.min_map50 = min_map50;
   c.frames = figures.agreement.images;
   for (const auto& k : figures.agreement.classes) c.fp32_boxes += k.a_count;
@@ -160,13 +170,14 @@ PrecisionChoice choose_precision(const TrialFigures& figures, double min_map50) 
     return c;
   }
   if (*c.map50 < min_map50) {
-    c.reason = "FP32: INT8 is faster (" + figures_text(c) + ") but disagrees with FP32: mAP50 " +
-               fixed(*c.map50, 3) + " < " + fixed(min_map50, 3) + frames;
+    c.reason = "FP32: INT8 is faster (" + figures_text(c) +
+               ") but disagrees with FP32: " + measure + " " + fixed(*c.map50, 3) + " < " +
+               fixed(min_map50, 3) + frames;
     return c;
   }
   c.precision = "int8";
-  c.reason = "INT8: " + figures_text(c) + ", and it agrees with FP32: mAP50 " + fixed(*c.map50, 3) +
-             " >= " + fixed(min_map50, 3) + frames;
+  c.reason = "INT8: " + figures_text(c) + ", and it agrees with FP32: " + measure + " " +
+             fixed(*c.map50, 3) + " >= " + fixed(min_map50, 3) + frames;
   return c;
 }
 

@@ -101,6 +101,7 @@ struct PrecisionChoice {
   double int8_ms = 0;
   // fp32_ms / int8_ms.
   double speedup = 0;
+  // judged_map50() of the trial's agreement.
   std::optional<double> map50;
   double min_map50 = 0;
   long frames = 0;
@@ -111,9 +112,15 @@ struct PrecisionChoice {
 // INT8 must be this much faster than FP32, so timing noise does not pick it.
 inline constexpr double kMinInt8Speedup = 1.05;
 
+// The agreement a decision reads: the mAP50 over the classes with at least a.min_boxes FP32 boxes
+// (a class seen once or twice moves a class mean by 0.05-0.3 with one borderline call, and would
+// refuse INT8 on most cameras), or, when no class has that many, the AP50 weighted by boxes;
+// empty when FP32 found nothing. `what`, when given, gets which one it is, for messages.
+std::optional<double> judged_map50(const vision::Agreement& a, std::string* what = nullptr);
+
 // INT8 when its fastest count is at least kMinInt8Speedup times faster than FP32's fastest and
-// its mAP50 against FP32 is at least `min_map50`; FP32 otherwise. Throws std::invalid_argument
-// when either precision has no latency.
+// its judged_map50() against FP32 is at least `min_map50`; FP32 otherwise. Throws
+// std::invalid_argument when either precision has no latency.
 PrecisionChoice choose_precision(const TrialFigures& figures, double min_map50);
 
 // The choice as the field log, the status and `bench --choose --json` show it.
