@@ -2,6 +2,7 @@
 #pragma once
 
 #include <mutex>
+#include <source_location>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,9 +26,10 @@ class Events {
 
   // Logs `message` at `level` and publishes {"event": name, "time", "level", "message",
   // ...fields} (the field log writes it as an event line). Scalar fields also become journal fields
-  // YOLO_<NAME>.
+  // YOLO_<NAME>; the journal's CODE_FILE and CODE_LINE are the caller's.
   void emit(config::LogLevel level, std::string_view name, const std::string& message,
-            nlohmann::json fields = nlohmann::json::object());
+            nlohmann::json fields = nlohmann::json::object(),
+            std::source_location where = std::source_location::current());
 
   Logger& log() { return log_; }
 

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "daemon/service.h"
+#include "daemon/signal_pipe.h"
 #include "daemon/version.h"
 
 namespace fs = std::filesystem;
@@ -43,6 +44,9 @@ fs::path cli_beside_me() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before anything else can fail: from here on SIGHUP and SIGTERM wait in the pipe until the
+  // control loop serves them, whichever thread the kernel hands them to.
+  yolo::daemon::SignalPipe signals{SIGHUP, SIGTERM, SIGINT};
   CLI::App app{
       "yolo-edged: watches a camera with a YOLO model (FP32 or INT8) and logs what it sees and "
       "what that costs the device.\nSIGHUP (systemctl reload yolo-edged) reloads the config; "
@@ -73,8 +77,10 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  // Blocked in every thread (they inherit the mask), so they arrive only through the service's
-  // signalfd. A client that hangs up must not kill the daemon with SIGPIPE.
+  // Also blocked in every thread the service starts (they inherit the mask), so their reads and
+  // waits are never interrupted; the control loop unblocks them only while it waits. Threads
+  // that libraries started earlier may still take them: the handler forwards those too.
+  // A client that hangs up must not kill the daemon with SIGPIPE.
   sigset_t handled;
   sigemptyset(&handled);
   for (int s : {SIGHUP, SIGTERM, SIGINT}) sigaddset(&handled, s);
@@ -85,7 +91,7 @@ int main(int argc, char** argv) {
       yolo::daemon::ServiceOptions{fs::absolute(config), state_dir(state), cli_beside_me()});
   int status = yolo::daemon::kExitFailure;
   try {
-    status = service->run();
+    status = service->run(signals);
   } catch (const std::exception& e) {
     // Destructors would wait for threads the failure may have left running.
     std::fprintf(stderr, "yolo-edged: internal error: %s\n", e.what());
