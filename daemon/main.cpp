@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "config/credential.h"
 #include "daemon/service.h"
 #include "daemon/signal_pipe.h"
 #include "daemon/version.h"
@@ -18,21 +19,6 @@
 namespace fs = std::filesystem;
 
 namespace {
-
-// --state-dir, else systemd's StateDirectory (STATE_DIRECTORY, the first of a ':' list), else
-// /var/lib/yolo-edge for root and the XDG state folder for anyone else.
-fs::path state_dir(const std::string& given) {
-  if (!given.empty()) return fs::absolute(given);
-  if (const char* env = std::getenv("STATE_DIRECTORY"); env && *env) {
-    const std::string dirs = env;
-    return dirs.substr(0, dirs.find(':'));
-  }
-  if (geteuid() == 0) return "/var/lib/yolo-edge";
-  if (const char* xdg = std::getenv("XDG_STATE_HOME"); xdg && *xdg)
-    return fs::path(xdg) / "yolo-edge";
-  const char* home = std::getenv("HOME");
-  return fs::path(home && *home ? home : "/tmp") / ".local" / "state" / "yolo-edge";
-}
 
 // The yolo-edge CLI installed beside this binary.
 fs::path cli_beside_me() {
@@ -87,8 +73,8 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &handled, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
-  auto service = std::make_unique<yolo::daemon::Service>(
-      yolo::daemon::ServiceOptions{fs::absolute(config), state_dir(state), cli_beside_me()});
+  auto service = std::make_unique<yolo::daemon::Service>(yolo::daemon::ServiceOptions{
+      fs::absolute(config), yolo::config::state_dir(state), cli_beside_me()});
   int status = yolo::daemon::kExitFailure;
   try {
     status = service->run(signals);

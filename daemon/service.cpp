@@ -146,12 +146,14 @@ int Service::start() {
   metrics_ = metrics.get();
   publishers_.push_back(std::move(metrics));
   publishers_.push_back(std::make_unique<HttpServer>(
-      events_, HttpBackend{.status = [this] { return status(); },
-                           .metrics = [this] { return metrics_->render(); },
-                           .control =
-                               [this](ControlRequest r, std::chrono::milliseconds t) {
-                                 return control_.call(std::move(r), t);
-                               }}));
+      events_,
+      HttpBackend{.status = [this] { return status(); },
+                  .metrics = [this] { return metrics_->render(); },
+                  .control =
+                      [this](ControlRequest r, std::chrono::milliseconds t) {
+                        return control_.call(std::move(r), t);
+                      }},
+      options_.state_dir));
   publishers_.push_back(std::make_unique<MqttPublisher>(events_));
   // A press switches precision through the same path as a reload (never waiting: it runs on
   // the GPIO thread).
