@@ -47,6 +47,8 @@ constexpr auto kSnapshotFresh = std::chrono::seconds(1);
 constexpr int kEncoderNice = 10;
 // The timer thread also cuts overdue requests this often.
 constexpr auto kSweep = std::chrono::milliseconds(250);
+// The kernel's send buffer of a stream's socket.
+constexpr int kStreamSocketBuffer = 128 * 1024;
 // Bytes handed to the socket per call of a stream's body.
 constexpr std::size_t kStreamBlock = 32 * 1024;
 
@@ -911,9 +913,15 @@ int HttpServer::serve_stream(const std::shared_ptr<Exchange>& ex, bool events) {
   } else {
     MHD_add_response_header(response, "Pragma", "no-cache");
   }
-  // A client that stops reading is dropped after this, and its place is free again.
+  // A client that stops reading is dropped after this, and its place is free again. Its socket
+  // holds a few frames, not the megabytes the kernel would grow it to: a slow viewer gets fresh
+  // frames instead of old ones queued, and one that stopped reading is found within seconds.
   MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT,
                             static_cast<unsigned>(limits_.stream_write_timeout.count()));
+  if (const auto* info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD)) {
+    const int bytes = kStreamSocketBuffer;
+    setsockopt(info->connect_fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes);
+  }
   const MHD_Result result = MHD_queue_response(c, MHD_HTTP_OK, response);
   MHD_destroy_response(response);
   return result;
