@@ -15,6 +15,10 @@
 
 namespace yolo::daemon {
 
+// The events the daemon emits at level error, by name (Metrics counts them from 0).
+inline constexpr std::string_view kErrorEvents[] = {
+    "config_rejected", "frame_failed", "model_error", "model_failed", "quantize_failed"};
+
 // Where everything worth remembering goes: one call logs the message (to the journal with the
 // event's fields) and hands the event to every publisher (the field log writes it as an event
 // line). Thread-safe; publishers are added before the threads start.

@@ -432,6 +432,18 @@ void Service::tick() {
                         {{"kind", "stream"}}, http.value("viewers", 0));
     metrics_->set_gauge("yolo_edge_http_clients", "Clients of the live view's endless responses.",
                         {{"kind", "events"}}, http.value("event_clients", 0));
+    metrics_->set_gauge("yolo_edge_http_connections", "Open connections to the live view.", {},
+                        http.value("connections", 0));
+    metrics_->follow_counter("yolo_edge_http_login_failures_total",
+                             "Failed logins to the live view (wrong password).", {},
+                             http.value("failed_logins", 0));
+    metrics_->follow_counter("yolo_edge_http_refused_connections_total",
+                             "Connections refused for http.max_clients or "
+                             "http.max_clients_per_address.",
+                             {}, http.value("refused_connections", 0));
+    metrics_->follow_counter("yolo_edge_http_requests_cut_off_total",
+                             "Requests cut off for not arriving whole in time (slow clients).", {},
+                             http.value("requests_cut_off", 0));
     if (const nlohmann::json& mqtt = (*status)["outputs"]["mqtt"]; mqtt.value("enabled", false)) {
       metrics_->set_gauge("yolo_edge_mqtt_connected", "1 while the MQTT broker is connected.", {},
                           mqtt.value("connected", false) ? 1 : 0);
