@@ -647,8 +647,10 @@ std::vector<FieldSpec> build_fields() {
        .default_value = whole(1024),
        .min = 16,
        .max = 65536,
-       .description = "Most connections at once from everyone; beyond it new ones are refused. "
-                      "A connection costs a few KiB, not a thread."},
+       .description = "Most connections at once from everyone. When all are taken, the one "
+                      "slowest to send its request (a slow client) makes room for a new one; "
+                      "when all are being answered, new ones are refused. A connection costs a "
+                      "few KiB, not a thread."},
       &C::http, &HttpConfig::max_clients);
   add({.section = "http",
        .name = "max_clients_per_address",

@@ -583,8 +583,9 @@ void HttpServer::listen_loop() {
     std::vector<MHD_OptionItem> options = {
         {MHD_OPTION_EXTERNAL_LOGGER, reinterpret_cast<intptr_t>(&HttpCallbacks::log), this},
         {MHD_OPTION_LISTEN_SOCKET, d.listen_fd, nullptr},
-        // The backstop behind accept_from()'s own count.
-        {MHD_OPTION_CONNECTION_LIMIT, s.max_clients + 8, nullptr},
+        // The backstop behind accept_from()'s own count, with room for the connections it has
+        // cut that the loop has not closed yet.
+        {MHD_OPTION_CONNECTION_LIMIT, s.max_clients + 16, nullptr},
         {MHD_OPTION_CONNECTION_TIMEOUT, static_cast<intptr_t>(limits_.idle_timeout.count()),
          nullptr},
         {MHD_OPTION_CONNECTION_MEMORY_LIMIT, static_cast<intptr_t>(limits_.connection_memory),
@@ -646,14 +647,26 @@ void HttpServer::listen_loop() {
 
 bool HttpServer::accept_from(const HttpAccess::Address& address) {
   std::lock_guard lock(connections_mutex_);
-  if (static_cast<int>(connections_.size()) >= max_clients_) {
-    ++refused_connections_;
-    return false;
-  }
   const auto it = per_address_.find(address);
   if (it != per_address_.end() && it->second >= max_per_address_) {
     ++refused_connections_;
     return false;
+  }
+  if (static_cast<int>(connections_.size()) >= max_clients_) {
+    // Full: the connection that has taken longest to send its request makes room (a slow
+    // client holding a place), so the page and the API stay reachable while many hosts trickle.
+    // Connections that are being answered (streams, waits) are never cut for it.
+    Connection* oldest = nullptr;
+    for (auto& [connection, c] : connections_) {
+      if (c.receiving && c.fd >= 0 && (!oldest || c.since < oldest->since)) oldest = &c;
+    }
+    if (!oldest) {
+      ++refused_connections_;
+      return false;
+    }
+    shutdown(oldest->fd, SHUT_RDWR);
+    oldest->fd = -1;
+    ++cut_off_;
   }
   return true;
 }
