@@ -47,6 +47,8 @@ constexpr auto kSnapshotFresh = std::chrono::seconds(1);
 constexpr int kEncoderNice = 10;
 // The timer thread also cuts overdue requests this often.
 constexpr auto kSweep = std::chrono::milliseconds(250);
+// Open files the daemon keeps besides the connections (camera, models, logs, sockets, pipes).
+constexpr long kOtherFiles = 128;
 // The kernel's send buffer of a stream's socket.
 constexpr int kStreamSocketBuffer = 128 * 1024;
 // Bytes handed to the socket per call of a stream's body.
@@ -512,6 +514,7 @@ void HttpServer::start() {
     files.rlim_cur = files.rlim_max;
     setrlimit(RLIMIT_NOFILE, &files);
   }
+  open_files_ = getrlimit(RLIMIT_NOFILE, &files) == 0 ? static_cast<long>(files.rlim_cur) : 1024;
   listener_.start("http-listen", [this] { listen_loop(); });
   encoder_.start("http-encode", [this] { encode_loop(); });
   timer_.start("http-timer", [this] { timer_loop(); });
@@ -567,6 +570,19 @@ void HttpServer::listen_loop() {
                   "http.listen, retrying every " +
                   std::to_string(limits_.bind_retry.count() / 1000) + " s");
       continue;
+    }
+    // Descriptors for everything else the daemon holds (camera, model files, logs, MQTT) stay
+    // free: the connections get what is left of the process's limit, at most.
+    const int usable = static_cast<int>(std::max(16L, open_files_ - kOtherFiles));
+    if (s.max_clients > usable) {
+      events_.log().warning("http: http.max_clients " + std::to_string(s.max_clients) +
+                            " is more than the " + std::to_string(usable) +
+                            " descriptors this process may use for connections (its limit of "
+                            "open files is " +
+                            std::to_string(open_files_) + "); serving at most " +
+                            std::to_string(usable) +
+                            " (raise LimitNOFILE= in the unit, or lower http.max_clients)");
+      s.max_clients = usable;
     }
     {
       std::lock_guard lock(connections_mutex_);

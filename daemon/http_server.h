@@ -57,9 +57,9 @@ struct HttpLimits {
   std::chrono::milliseconds viewer_check{5000};
   // Largest request body accepted (the API's JSON and the login form are a few bytes).
   std::size_t max_body = 16 * 1024;
-  // Memory for one connection's request line and headers: a longer request line gets 414,
-  // larger headers 431.
-  std::size_t connection_memory = 16 * 1024;
+  // Memory for one connection's request line and headers: a request line over about 8 KiB gets
+  // 414, larger headers 431. It is most of what an idle connection costs (about 8 KiB each).
+  std::size_t connection_memory = 8 * 1024;
   // How long an unanswered bind is retried after (the port in use by another program).
   std::chrono::milliseconds bind_retry{5000};
   // How long GET /snapshot.jpg waits for a frame when it has none fresh.
@@ -223,6 +223,8 @@ class HttpServer : public Publisher {
   std::map<HttpAccess::Address, int> per_address_;
   int max_clients_ = 0;
   int max_per_address_ = 0;
+  // The process's limit of open files (after start() raised it to the hard limit).
+  long open_files_ = 1024;
 
   // JPEG frames and server-sent events, each made once and sent to every client.
   Broadcast<std::shared_ptr<const std::string>> jpegs_{1};
