@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The system tests (tests/system): the Debian package of this build installed with
+# `apt install ./yolo-edge_*.deb` into a fresh Debian bookworm system that has no network (its
+# dependencies come from a local repository inside the image), then the user stories, each with
+# its own verdict:
+#   --container  systemd stories in a systemd-nspawn container (systemd as PID 1, native speed)
+#   --vm         kernel-device stories in a QEMU amd64 VM (TCG): vivid camera, unplug, gpio-sim
+#   --arm64      the arm64 smoke test in a QEMU arm64 VM (TCG, cortex-a76); needs the arm64
+#                package (scripts/cross-arm64.sh --build-only makes its build)
+# Without a part named, --container and --vm run. The image is made with mmdebstrap and cached
+# (scripts/lib/system-image.sh); it is made again only when the package's dependencies change.
+#
+#   scripts/system-test.sh [--container] [--vm] [--arm64] [--out DIR] [--build-dir DIR]
+#                          [--only STORY[,STORY...]]
+#
+# Needs root (mounts, nspawn, modules for the image) and, on the first run, network to the Debian
+# archive. Where systemd-nspawn, QEMU or root are missing it says so in one line and skips.
+# Logs, screenshots and the report land in DIR (default BUILD/system-tests); the last line is
+# "system: N passed, N failed, N skipped".
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build_dir=${YOLO_EDGE_BUILD_DIR:-$here/build}
+parts=()
+only=""
+system_out=""
+
+while [ $# -gt 0 ]; do
+  case $1 in
+    --container | --vm | --arm64) parts+=("${1#--}") ;;
+    --out) system_out=${2:?--out needs a directory}; shift ;;
+    --build-dir) build_dir=${2:?--build-dir needs a directory}; shift ;;
+    --only) only=${2:?--only needs story names}; shift ;;
+    -h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "system-test.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+[ ${#parts[@]} -gt 0 ] || parts=(container vm)
+system_out=${system_out:-$build_dir/system-tests}
+
+# shellcheck source=scripts/lib/system-image.sh
+source "$here/scripts/lib/system-image.sh"
+# shellcheck source=tests/system/lib.sh
+source "$here/tests/system/lib.sh"
+# With --only, story (tests/system/lib.sh) runs only the stories named.
+story_filter=$only
+
+# One line and exit 0: the tests cannot run on this machine.
+skip_all() {
+  echo "system tests skipped: $*"
+  exit 0
+}
+
+[ "$(id -u)" -eq 0 ] || skip_all "they need root (mounts, systemd-nspawn, QEMU's image); run as root"
+[ "$(dpkg --print-architecture 2>/dev/null)" = amd64 ] ||
+  skip_all "they run on an amd64 Debian host (dpkg says $(dpkg --print-architecture 2>/dev/null || echo none))"
+for tool in mmdebstrap dpkg-scanpackages mkfs.ext4 jq curl; do
+  command -v "$tool" >/dev/null || skip_all "$tool is not installed"
+done
+
+system_fixtures=${YOLO_EDGE_FIXTURES:-$here/../shared/fixtures}
+[ -d "$system_fixtures/models" ] || skip_all "no fixtures at $system_fixtures (models and videos)"
+system_fixtures=$(cd "$system_fixtures" && pwd)
+
+rm -rf "$system_out"
+mkdir -p "$system_out"
+system_deb_dir=$system_out/packages
+
+# The package, as scripts/package.sh makes it (lintian is package.sh's own test's business).
+timed() {
+  local what=$1 start
+  shift
+  start=$(date +%s)
+  "$@"
+  echo "system: $what took $(($(date +%s) - start)) s"
+}
+
+make_package() {
+  local arch=$1 args=(--no-lintian --out "$system_deb_dir")
+  [ "$arch" = amd64 ] && args+=(--build-dir "$build_dir") || args+=(--arch arm64)
+  "$here/scripts/package.sh" "${args[@]}" | tail -n1
+}
+
+# The image for ARCH with the package's dependencies, made or taken from the cache.
+ensure_image() {
+  local arch=$1 deb=$2
+  if system_image_ready "$arch" "$deb"; then
+    echo "system: image ($arch) from the cache, $(system_image_dir "$arch")"
+  else
+    timed "making the image ($arch)" system_image_build "$arch" "$deb" >"$system_out/image-$arch.log" 2>&1 || {
+      tail -n 30 "$system_out/image-$arch.log"
+      echo "system: making the image failed (above; all of it in $system_out/image-$arch.log)"
+      return 1
+    }
+  fi
+  system_image=$(system_image_dir "$arch")
+}
+
+run_part() {
+  local part=$1 start
+  start=$(date +%s)
+  case $part in
+    container)
+      command -v systemd-nspawn >/dev/null ||
+        { echo "system (container): skipped: systemd-nspawn is not installed (apt-get install systemd-container)"; return 0; }
+      # shellcheck source=tests/system/container.sh
+      source "$here/tests/system/container.sh"
+      # shellcheck source=tests/system/stories-container.sh
+      source "$here/tests/system/stories-container.sh"
+      container_start || { echo "system (container): the container did not boot"; stories_failed=$((stories_failed + 1)); return 0; }
+      trap container_stop EXIT
+      container_stories
+      container_stop
+      trap - EXIT
+      ;;
+    vm)
+      command -v qemu-system-x86_64 >/dev/null ||
+        { echo "system (vm): skipped: qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)"; return 0; }
+      # shellcheck source=tests/system/vm.sh
+      source "$here/tests/system/vm.sh"
+      # shellcheck source=tests/system/stories-vm.sh
+      source "$here/tests/system/stories-vm.sh"
+      vm_start amd64 || { echo "system (vm): the VM did not boot (console: $system_out/vm-console.log)"; stories_failed=$((stories_failed + 1)); return 0; }
+      trap vm_stop EXIT
+      vm_stories
+      vm_stop
+      trap - EXIT
+      ;;
+  esac
+  echo "system: the $part stories took $(($(date +%s) - start)) s"
+}
+
+package_start=$(date +%s)
+deb=$(make_package amd64)
+[ -f "$deb" ] || { echo "system: scripts/package.sh made no package"; exit 1; }
+echo "system: scripts/package.sh made $(basename "$deb") in $(($(date +%s) - package_start)) s"
+ensure_image amd64 "$deb"
+for part in "${parts[@]}"; do
+  [ "$part" = arm64 ] || run_part "$part"
+done
+stories_summary
