@@ -106,6 +106,21 @@ system_image_build() {
   mv "$tmp" "$dir"
 }
 
+# system_chroot ROOT COMMAND...: runs COMMAND in ROOT with /dev, /proc and /sys mounted, as
+# mmdebstrap's hooks have them (maintainer scripts need /dev/null).
+system_chroot() {
+  local root=$1 status=0 fs
+  shift
+  for fs in dev proc sys; do
+    mount --bind "/$fs" "$root/$fs"
+  done
+  chroot "$root" "$@" || status=$?
+  for fs in sys proc dev; do
+    umount --lazy "$root/$fs"
+  done
+  return "$status"
+}
+
 # The guest as the stories expect it: the local repository as apt's only source, one static
 # address and no default route (QEMU forwards only the host's loopback ports to it), root's ssh
 # key, a serial console, no waiting for a network that is not there.
@@ -148,10 +163,19 @@ system_image_gpio_sim() {
   fi
   src=$(mktemp -d)
   tar -xaf /usr/src/linux-source-6.1.tar.xz -C "$src" --strip-components=1 \
-    linux-source-6.1/drivers/gpio/gpio-sim.c linux-source-6.1/kernel/irq/irq_sim.c
+    linux-source-6.1/drivers/gpio/gpio-sim.c linux-source-6.1/drivers/gpio/gpiolib.h \
+    linux-source-6.1/kernel/irq/irq_sim.c
   # The module is named gpio-sim, as the kernel's own would be: `modprobe gpio-sim` loads it.
   cp "$src/drivers/gpio/gpio-sim.c" "$src/gpio-sim-main.c"
-  cp "$src/kernel/irq/irq_sim.c" "$src/irq_sim.c"
+  cp "$src/drivers/gpio/gpiolib.h" "$src/gpiolib.h"
+  # irq_to_desc() is not exported to modules in 6.1: deliver the interrupt through the exported
+  # generic_handle_irq(), which runs the same handle_simple_irq the domain set for it.
+  sed 's/handle_simple_irq(irq_to_desc(irqnum));/generic_handle_irq(irqnum);/' \
+    "$src/kernel/irq/irq_sim.c" >"$src/irq_sim.c"
+  grep -q 'generic_handle_irq(irqnum)' "$src/irq_sim.c" || {
+    echo "irq_sim.c of $version changed: the irq_to_desc() call to replace is not there" >&2
+    return 1
+  }
   printf 'obj-m := gpio-sim.o\ngpio-sim-y := gpio-sim-main.o irq_sim.o\n' >"$src/Kbuild"
   make -s -C "/usr/src/linux-headers-$kver" M="$src" modules >"$src/build.log" 2>&1 || {
     cat "$src/build.log" >&2

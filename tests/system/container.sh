@@ -110,3 +110,8 @@ guest_curl() {
   args[last]=$(guest_url "${args[last]}")
   guest_net curl "${args[@]}"
 }
+
+# guest_copy_in HOST-FILE GUEST-FILE
+guest_copy_in() {
+  guest_run sh -c "cat >'$2'" <"$1"
+}

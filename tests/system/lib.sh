@@ -135,9 +135,9 @@ api_status() {
   guest_curl -fsS --max-time 20 "/api/status"
 }
 
-# status_field JQ: one value of the status JSON.
+# status_field [JQ-OPTIONS] FILTER: one value of the status JSON.
 status_field() {
-  api_status | jq -r "$1"
+  api_status | jq -r "$@"
 }
 
 # Field-log events named $1 (one JSON object a line), from /var/log/yolo-edge.
