@@ -11,8 +11,8 @@
 # The image holds the package's dependencies (Depends, Recommends, and libopenblas0-pthread for
 # the BLAS stories) as a local apt repository, /var/local/yolo-edge-repo, and apt knows no other
 # source: `apt install ./yolo-edge_*.deb` resolves them as a user's apt would, with no network.
-# The dependencies are installed too in disk.img only (not in root/, where the install story
-# resolves them): apt under emulation takes many minutes for what it does in one natively.
+# They are installed in the image already (system_image_customize says why); the install stories
+# resolve the package against the system as it was before them too.
 # Override the place with $YOLO_EDGE_SYSTEM_CACHE.
 system_cache=${YOLO_EDGE_SYSTEM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/yolo-edge/system}
 
@@ -88,22 +88,38 @@ system_image_build() {
       IFS=,
       echo "${system_image_packages[*]},$kernel"
     )" \
-    --customize-hook='cp "'"$tmp"'/package.deb" "$1/tmp/yolo-edge.deb"' \
-    --customize-hook='chroot "$1" apt-get install --download-only -y -q --install-recommends \
-        /tmp/yolo-edge.deb libopenblas0-pthread libblas3 >/dev/null' \
-    --customize-hook='mkdir -p "$1/var/local/yolo-edge-repo" &&
-        mv "$1"/var/cache/apt/archives/*.deb "$1/var/local/yolo-edge-repo/" &&
-        rm -f "$1/tmp/yolo-edge.deb"' \
+    --customize-hook="bash '${BASH_SOURCE[0]}' --customize \"\$1\" '$tmp/package.deb'" \
     bookworm "$tmp/root" "$(system_apt_sources)"
-  (cd "$tmp/root/var/local/yolo-edge-repo" && dpkg-scanpackages --multiversion . /dev/null >Packages 2>/dev/null)
   echo "system image ($arch): $(grep -c '^Package:' "$tmp/root/var/local/yolo-edge-repo/Packages") packages in the local repository"
   system_image_configure "$tmp" "$arch"
   [ "$arch" != amd64 ] || system_image_gpio_sim "$tmp/root"
-  system_image_disk "$tmp" "$arch"
+  system_image_disk "$tmp"
   system_image_key "$arch" "$deb" >"$tmp/key"
   rm -f "$tmp/package.deb"
   rm -rf "$dir"
   mv "$tmp" "$dir"
+}
+
+# mmdebstrap's customize hook (this file run with --customize ROOT DEB): what `apt install DEB`
+# needs, with Recommends as apt installs them by default and libopenblas0-pthread for the BLAS
+# stories, downloaded into the local repository /var/local/yolo-edge-repo; then the same
+# dependencies installed, but not DEB itself: apt and dpkg under emulation take many minutes for
+# what they do here in one, and each story run would pay it. The install stories still resolve
+# DEB against the system as it was before (its dpkg status is kept beside the repository).
+system_image_customize() {
+  local root=$1 deb=$2 repo=$1/var/local/yolo-edge-repo
+  mkdir -p "$repo"
+  cp "$root/var/lib/dpkg/status" "$repo/dpkg-status-before"
+  cp "$deb" "$root/tmp/yolo-edge.deb"
+  chroot "$root" apt-get install --download-only -y -q --install-recommends \
+    /tmp/yolo-edge.deb libopenblas0-pthread libblas3 >/dev/null
+  cp -l "$root"/var/cache/apt/archives/*.deb "$repo/"
+  (cd "$repo" && dpkg-scanpackages --multiversion . /dev/null >Packages 2>/dev/null)
+  # --force-unsafe-io: no fsync per file (the image is written once, then copied).
+  DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get satisfy -y -q \
+    -o Dpkg::Options::=--force-unsafe-io \
+    "$(dpkg-deb -f "$deb" Depends), $(dpkg-deb -f "$deb" Recommends)" >/dev/null
+  rm -f "$root/tmp/yolo-edge.deb" "$root"/var/cache/apt/archives/*.deb
 }
 
 # system_chroot ROOT COMMAND...: runs COMMAND in ROOT with /dev, /proc and /sys mounted, as
@@ -161,6 +177,13 @@ system_image_gpio_sim() {
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
       "linux-headers-$kver" "linux-source-6.1=$version" >/dev/null
   fi
+  # Built once per kernel: an image made again for new dependencies reuses it.
+  local built=$system_cache/gpio-sim-$kver-$version.ko
+  if [ -f "$built" ]; then
+    install -D -m 0644 "$built" "$root/lib/modules/$kver/updates/gpio-sim.ko"
+    system_chroot "$root" depmod "$kver"
+    return 0
+  fi
   src=$(mktemp -d)
   tar -xaf /usr/src/linux-source-6.1.tar.xz -C "$src" --strip-components=1 \
     linux-source-6.1/drivers/gpio/gpio-sim.c linux-source-6.1/drivers/gpio/gpiolib.h \
@@ -182,22 +205,21 @@ system_image_gpio_sim() {
     return 1
   }
   install -D -m 0644 "$src/gpio-sim.ko" "$root/lib/modules/$kver/updates/gpio-sim.ko"
+  cp "$src/gpio-sim.ko" "$built"
   system_chroot "$root" depmod "$kver"
   rm -rf "$src"
 }
 
-# disk.img for QEMU: root/ with the dependencies installed from the local repository (the
-# package itself is installed by the stories), as ext4; the kernel and initramfs beside it.
+# disk.img for QEMU: root/ as ext4, the kernel and initramfs beside it.
 system_image_disk() {
-  local tmp=$1 arch=$2 vm=$1/vm-root
-  cp -a "$tmp/root" "$vm"
-  # What `apt install ./yolo-edge_*.deb` would install, without the package itself.
-  DEBIAN_FRONTEND=noninteractive system_chroot "$vm" apt-get satisfy -y -q "$(dpkg-deb -f "$tmp/package.deb" Depends),
-    $(dpkg-deb -f "$tmp/package.deb" Recommends)" >/dev/null
-  cp -L "$vm/vmlinuz" "$tmp/vmlinuz"
-  cp -L "$vm/initrd.img" "$tmp/initrd.img"
-  local size_mb
-  size_mb=$(($(du -sm "$vm" | cut -f1) * 13 / 10 + 1024))
-  mkfs.ext4 -q -L yolo-edge-test -d "$vm" "$tmp/disk.img" "${size_mb}M"
-  rm -rf "$vm"
+  local tmp=$1 size_mb
+  cp -L "$tmp/root/vmlinuz" "$tmp/vmlinuz"
+  cp -L "$tmp/root/initrd.img" "$tmp/initrd.img"
+  size_mb=$(($(du -sm "$tmp/root" | cut -f1) * 13 / 10 + 1024))
+  mkfs.ext4 -q -L yolo-edge-test -d "$tmp/root" "$tmp/disk.img" "${size_mb}M"
 }
+
+if [ "${BASH_SOURCE[0]}" = "$0" ] && [ "${1:-}" = --customize ]; then
+  set -euo pipefail
+  system_image_customize "$2" "$3"
+fi

@@ -27,6 +27,7 @@ container_start() {
 container_boot() {
   systemd-nspawn -D "$container_dir/merged" --boot --register=no --keep-unit \
     --private-network --machine=yolo-edge-test --console=passive \
+    --timezone=off --resolv-conf=off \
     --bind-ro="$system_deb_dir:/mnt/packages" --bind-ro="$system_fixtures:/mnt/fixtures" \
     >>"$system_out/container-console.log" 2>&1 &
   container_pid=$!

@@ -130,6 +130,20 @@ unit_is_running() {
   [ "$(guest_run systemctl show -P SubState yolo-edged)" = running ]
 }
 
+# Type=notify as systemd saw it: the unit became active no earlier after its start than the
+# daemon took to say READY=1 (the ready event's startup_s, measured by the daemon from its start).
+expect_ready_before_active() {
+  local startup_s exec_at active_at
+  startup_s=$(guest_run journalctl -u yolo-edged -o json --no-pager |
+    jq -r 'select(.YOLO_EVENT? == "ready") | .YOLO_STARTUP_S' | tail -n1)
+  [ -n "$startup_s" ] || fail "no ready event in the journal"
+  exec_at=$(unit_prop ExecMainStartTimestampMonotonic)
+  active_at=$(unit_prop ActiveEnterTimestampMonotonic)
+  awk -v s="$startup_s" -v e="$exec_at" -v a="$active_at" 'BEGIN { exit !((a - e) / 1e6 >= s - 0.005) }' ||
+    fail "active $(((active_at - exec_at) / 1000)) ms after the start, before READY ($startup_s s)"
+  note "READY after ${startup_s} s; active $(((active_at - exec_at) / 1000)) ms after the start"
+}
+
 # The daemon's status JSON, from the guest's HTTP port.
 api_status() {
   guest_curl -fsS --max-time 20 "/api/status"
