@@ -9,8 +9,6 @@
 # Needs: $system_image (the image folder), $system_out, $system_deb_dir, $system_fixtures.
 
 container_dir=""
-container_pid=""
-container_leader=""
 
 # Mounts the overlay and boots the container; waits for systemd to finish starting.
 container_start() {
@@ -30,10 +28,11 @@ container_boot() {
     --timezone=off --resolv-conf=off \
     --bind-ro="$system_deb_dir:/mnt/packages" --bind-ro="$system_fixtures:/mnt/fixtures" \
     >>"$system_out/container-console.log" 2>&1 &
-  container_pid=$!
+  # Kept in files: a story that reboots the container runs in a subshell of its own.
+  echo $! >"$container_dir/nspawn.pid"
   # systemd in the container is the child of systemd-nspawn that runs /sbin/init.
-  local i
-  container_leader=""
+  local i container_pid container_leader=""
+  container_pid=$(cat "$container_dir/nspawn.pid")
   for i in $(seq 1 100); do
     local child
     for child in $(pgrep -P "$container_pid" 2>/dev/null); do
@@ -50,6 +49,7 @@ container_boot() {
     echo "systemd-nspawn did not start systemd (above)" >&2
     return 1
   }
+  echo "$container_leader" >"$container_dir/leader.pid"
   local state=""
   for i in $(seq 1 120); do
     state=$(guest_run systemctl is-system-running 2>/dev/null || true)
@@ -67,38 +67,36 @@ container_boot() {
 
 # Waits for systemd-nspawn to exit (after poweroff or reboot inside), at most $1 seconds.
 container_wait_exit() {
-  local i
+  local i pid
+  pid=$(cat "$container_dir/nspawn.pid")
   for i in $(seq 1 $(($1 * 5))); do
-    kill -0 "$container_pid" 2>/dev/null || {
-      wait "$container_pid" 2>/dev/null || true
-      return 0
-    }
+    kill -0 "$pid" 2>/dev/null || return 0
     sleep 0.2
   done
   return 1
 }
 
 container_stop() {
-  [ -n "$container_pid" ] || return 0
-  if kill -0 "$container_pid" 2>/dev/null; then
-    kill -RTMIN+4 "$container_leader" 2>/dev/null || true
-    container_wait_exit 60 || kill "$container_pid" 2>/dev/null || true
+  [ -f "$container_dir/nspawn.pid" ] || return 0
+  if kill -0 "$(cat "$container_dir/nspawn.pid")" 2>/dev/null; then
+    kill -RTMIN+4 "$(cat "$container_dir/leader.pid")" 2>/dev/null || true
+    container_wait_exit 60 || kill "$(cat "$container_dir/nspawn.pid")" 2>/dev/null || true
     container_wait_exit 10 || true
   fi
-  container_pid=""
+  rm -f "$container_dir/nspawn.pid"
   umount "$container_dir/merged" 2>/dev/null || umount --lazy "$container_dir/merged" || true
 }
 
 # guest_run COMMAND...: runs COMMAND inside the container (all its namespaces and its root), as
 # root, with a plain environment.
 guest_run() {
-  nsenter --target "$container_leader" --mount --uts --ipc --net --pid --root --wd=/ -- \
+  nsenter --target "$(cat "$container_dir/leader.pid")" --mount --uts --ipc --net --pid --root --wd -- \
     /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"
 }
 
 # guest_net COMMAND...: runs a host program in the container's network namespace only.
 guest_net() {
-  nsenter --target "$container_leader" --net -- "$@"
+  nsenter --target "$(cat "$container_dir/leader.pid")" --net -- "$@"
 }
 
 guest_url() {

@@ -24,8 +24,7 @@ story() {
     set -eEuo pipefail
     trap 'fail "command failed (status $?): $BASH_COMMAND (line $LINENO)"' ERR
     "story_$name"
-  ) >"$log" 2>&1
-  status=$?
+  ) >"$log" 2>&1 && status=0 || status=$?
   local took=$(($(date +%s) - start))
   case $status in
     0)
@@ -96,11 +95,11 @@ expect_le() {
   note "$1: $2 (at most $3)"
 }
 
-# wait_until SECONDS WHAT CONDITION: evaluates the shell text CONDITION (it may call the functions
-# here) every half second until it succeeds; fails the story naming WHAT when SECONDS pass.
-# Prints how long it took.
+# wait_until SECONDS WHAT CONDITION [EXPLAIN]: evaluates the shell text CONDITION (it may call the
+# functions here) every half second until it succeeds; fails the story naming WHAT when SECONDS
+# pass, with what the shell text EXPLAIN prints. Prints how long it took.
 wait_until() {
-  local limit=$1 what=$2 condition=$3 start now
+  local limit=$1 what=$2 condition=$3 explain=${4:-} start now
   start=$(date +%s.%N)
   while true; do
     if eval "$condition" >/dev/null 2>&1; then
@@ -110,7 +109,7 @@ wait_until() {
     fi
     now=$(date +%s.%N)
     if awk -v a="$start" -v b="$now" -v l="$limit" 'BEGIN { exit !(b - a > l) }'; then
-      fail "$what: not within $limit s"
+      fail "$what: not within $limit s${explain:+; $(eval "$explain" 2>&1 | tr '\n' ' ')}"
     fi
     sleep 0.5
   done
