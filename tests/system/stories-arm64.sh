@@ -6,17 +6,15 @@
 # than the amd64 VM's: one story, few frames.
 
 story_arm64_smoke() {
-  local deb out int8=$system_out/yolo11n.int8.onnx
-  deb=$(ls "$system_deb_dir"/yolo-edge_*_arm64.deb)
-  guest_copy_in "$deb" "/root/$(basename "$deb")"
-  out=$(guest_sh "cd /root && DEBIAN_FRONTEND=noninteractive apt install -y ./$(basename "$deb") 2>&1") ||
+  local out int8=$system_out/yolo11n.int8.onnx
+  out=$(guest_sh "cd /mnt/packages && DEBIAN_FRONTEND=noninteractive apt install -y ./yolo-edge_*_arm64.deb 2>&1") ||
     fail "apt install failed: $(tail -n 20 <<<"$out")"
   expect_eq "the architecture" "$(guest_run dpkg --print-architecture)" arm64
   expect_contains "the journal" "$(guest_run journalctl -u yolo-edged -o cat --no-pager)" \
     "model.path: is not set"
 
-  guest_copy_in "$system_fixtures/models/yolo11n_320_fp32.onnx" /root/yolo11n.onnx
-  guest_run install -D -m 0640 -g yolo-edge /root/yolo11n.onnx /var/lib/yolo-edge/models/yolo11n.onnx
+  guest_run install -D -m 0640 -g yolo-edge /mnt/fixtures/models/yolo11n_320_fp32.onnx \
+    /var/lib/yolo-edge/models/yolo11n.onnx
   # The INT8 file made natively from the clip (quantizing under emulation takes too long); the
   # file is the same QDQ ONNX on any CPU.
   if [ ! -s "$int8" ]; then
@@ -25,13 +23,14 @@ story_arm64_smoke() {
   fi
   guest_copy_in "$int8" /root/yolo11n.int8.onnx
   guest_run install -m 0640 -g yolo-edge /root/yolo11n.int8.onnx /var/lib/yolo-edge/models/yolo11n.int8.onnx
-  guest_copy_in "$system_fixtures/video/traffic_720p_30fps.mp4" /root/traffic.mp4
-  guest_run install -D -m 0640 -g yolo-edge /root/traffic.mp4 /var/lib/yolo-edge/videos/traffic.mp4
+  guest_run install -D -m 0640 -g yolo-edge /mnt/fixtures/video/traffic_720p_30fps.mp4 \
+    /var/lib/yolo-edge/videos/traffic.mp4
   set_config model.path '"/var/lib/yolo-edge/models/yolo11n.onnx"' \
     model.int8_path '"/var/lib/yolo-edge/models/yolo11n.int8.onnx"' \
     source.uri '"/var/lib/yolo-edge/videos/traffic.mp4"' source.loop true source.realtime false \
     threads.mode fixed threads.count 2 http.max_fps 1.0
   guest_run runuser -u yolo-edge -- yolo-edge config --check /etc/yolo-edge/yolo-edge.yaml
+  vm_emulation_dropin
   guest_run systemctl restart yolo-edged
   expect_eq "after restart" "$(unit_prop ActiveState)/$(unit_prop SubState)" active/running
   expect_ready_before_active

@@ -11,10 +11,8 @@ readonly vm_model=/var/lib/yolo-edge/models/yolo11n.onnx
 # apt install ./yolo-edge_*.deb (the dependencies are in the image already: apt under emulation
 # takes minutes per hundred packages; the container's install story resolves them).
 story_vm_install() {
-  local deb out
-  deb=$(ls "$system_deb_dir"/yolo-edge_*_amd64.deb)
-  guest_copy_in "$deb" "/root/$(basename "$deb")"
-  out=$(guest_sh "cd /root && DEBIAN_FRONTEND=noninteractive apt install -y ./$(basename "$deb") 2>&1") ||
+  local out
+  out=$(guest_sh "cd /mnt/packages && DEBIAN_FRONTEND=noninteractive apt install -y ./yolo-edge_*_amd64.deb 2>&1") ||
     fail "apt install failed: $(tail -n 20 <<<"$out")"
   printf '%s\n' "$out"
   expect_lacks "apt install" "$out" "Could not execute systemctl"
@@ -30,12 +28,12 @@ story_vm_camera() {
   guest_run modprobe vivid
   wait_until 20 "/dev/video0" 'guest_run test -c /dev/video0'
   note "$(guest_run v4l2-ctl -d /dev/video0 --info | head -n 6)"
-  local model=$system_fixtures/models/yolo11n_320_fp32.onnx
-  guest_copy_in "$model" /root/yolo11n.onnx
-  guest_run install -D -m 0640 -g yolo-edge /root/yolo11n.onnx "$vm_model"
+  guest_run install -D -m 0640 -g yolo-edge /mnt/fixtures/models/yolo11n_320_fp32.onnx "$vm_model"
   expect_eq "source.uri (the default)" "$(guest_run grep -m1 '^  uri:' "$vm_config")" '  uri: "/dev/video0"'
+  # A small camera mode: vivid draws each frame on the emulated CPU.
   set_config model.path "\"$vm_model\"" threads.mode fixed threads.count 1 logging.interval_s 5.0 \
-    http.max_fps 1.0
+    http.max_fps 1.0 source.width 320 source.height 240 source.fps 5.0
+  vm_emulation_dropin
   guest_run runuser -u yolo-edge -- yolo-edge config --check "$vm_config"
   guest_run systemctl restart yolo-edged
   expect_eq "after restart" "$(unit_prop ActiveState)/$(unit_prop SubState)" active/running
@@ -84,8 +82,8 @@ story_vm_unplug() {
   wait_until 60 "camera lost (status)" '[ "$(status_field .source.state)" = lost ]'
   wait_until 30 "rmmod vivid (the daemon closed the unplugged camera)" 'guest_run rmmod vivid'
   expect_contains "the STATUS= line" "$(unit_prop StatusText)" "lost"
-  # Longer than WatchdogSec (30 s): a daemon waiting for its camera is not stuck.
-  sleep 40
+  # Longer than WatchdogSec: a daemon waiting for its camera is not stuck.
+  sleep $((vm_watchdog_s + 10))
   expect_eq "MainPID while the camera is away" "$(unit_prop MainPID)" "$pid"
   expect_eq "NRestarts" "$(unit_prop NRestarts)" "$restarts"
   [ "$(field_event_count source_lost)" -gt "$lost_before" ] || fail "no source_lost event"
@@ -121,8 +119,8 @@ story_vm_gpio() {
   fi
   guest_copy_in "$int8" /root/yolo11n.int8.onnx
   guest_run install -m 0640 -g yolo-edge /root/yolo11n.int8.onnx /var/lib/yolo-edge/models/yolo11n.int8.onnx
-  guest_copy_in "$system_fixtures/video/traffic_720p_30fps.mp4" /root/traffic.mp4
-  guest_run install -D -m 0640 -g yolo-edge /root/traffic.mp4 /var/lib/yolo-edge/videos/traffic.mp4
+  guest_run install -D -m 0640 -g yolo-edge /mnt/fixtures/video/traffic_720p_30fps.mp4 \
+    /var/lib/yolo-edge/videos/traffic.mp4
   set_config source.uri '"/var/lib/yolo-edge/videos/traffic.mp4"' source.loop true source.realtime false \
     model.int8_path '"/var/lib/yolo-edge/models/yolo11n.int8.onnx"' \
     gpio.chip '"yolo-edge-sim"' \

@@ -5,15 +5,28 @@
 # guest kernels, so QEMU emulates (TCG): boot in about 20 s, inference a few hundred times slower
 # than native (../shared/docs/FACTS-vm.md). The disk is a copy-on-write overlay of the cached
 # image, so the image stays unchanged and the overlay outlives a reboot of the guest.
-# Networking: QEMU's user network with restrict=on (the guest has no route off the machine) and
+# Files: 9p shares, read-only for the guest. Networking: QEMU's user network with restrict=on (the guest has no route off the machine) and
 # two forwards bound to the host's loopback only: ssh (how the host drives the guest) and the
 # daemon's port 8080.
 # Needs: $system_image, $system_out, $system_deb_dir, $system_fixtures.
 
 vm_pid=""
+vm_share=""
 vm_ssh_port=""
 vm_http_port=""
 vm_arch=""
+
+# The unit's timings are a Raspberry Pi's. Emulated on a shared machine, loading yolo11n takes over
+# a minute and the first inference tens of seconds: the daemon rightly stops feeding the watchdog
+# while no inference finishes (10 s + 5 frame times), and 30 s later systemd kills it. This
+# drop-in, the emulated guest's only change to the unit, gives the engine time: start timeout
+# 600 s, watchdog 90 s. The container's watchdog story checks the shipped WatchdogSec=30s.
+readonly vm_watchdog_s=90
+vm_emulation_dropin() {
+  guest_sh "mkdir -p /etc/systemd/system/yolo-edged.service.d &&
+    printf '[Service]\nTimeoutStartSec=600s\nWatchdogSec=${vm_watchdog_s}s\n' \
+      >/etc/systemd/system/yolo-edged.service.d/emulation.conf && systemctl daemon-reload"
+}
 
 # A free TCP port on the host's loopback.
 free_port() {
@@ -24,7 +37,9 @@ free_port() {
 # systemd finished booting.
 vm_start() {
   vm_arch=$1
-  local disk=$system_out/vm-disk.qcow2 qemu accel
+  local disk=$system_out/vm-disk.qcow2 qemu
+  vm_share=$system_out/vm-share
+  mkdir -p "$vm_share"
   qemu-img create -q -f qcow2 -b "$system_image/disk.img" -F raw "$disk"
   vm_ssh_port=$(free_port)
   vm_http_port=$(free_port)
@@ -43,10 +58,23 @@ vm_start() {
     -kernel "$system_image/vmlinuz" -initrd "$system_image/initrd.img" \
     -drive "file=$disk,if=virtio,format=qcow2,cache=unsafe" \
     -netdev "$net" -device virtio-net-pci,netdev=net0 \
+    -virtfs "local,path=$system_fixtures,mount_tag=fixtures,security_model=none,readonly=on" \
+    -virtfs "local,path=$system_deb_dir,mount_tag=packages,security_model=none,readonly=on" \
+    -virtfs "local,path=$vm_share,mount_tag=share,security_model=none,readonly=on" \
     -serial "file:$system_out/vm-console.log" -monitor none -display none \
     </dev/null >"$system_out/vm-qemu.log" 2>&1 &
   vm_pid=$!
-  vm_wait_boot 300
+  vm_wait_boot 300 || return 1
+  vm_mount_shares
+}
+
+# The host's files reach the guest through 9p shares, at the paths the container has them:
+# /mnt/fixtures, /mnt/packages, and /mnt/share for what a story puts there (guest_copy_in).
+# Copying through ssh would cost the emulated CPU its encryption.
+vm_mount_shares() {
+  guest_sh 'for tag in fixtures packages share; do
+    mkdir -p /mnt/$tag && mount -t 9p -o trans=virtio,version=9p2000.L,ro $tag /mnt/$tag || exit 1
+  done'
 }
 
 # Waits until ssh answers and systemd finished booting, at most $1 seconds.
@@ -94,9 +122,10 @@ guest_run() {
   ssh $(vm_ssh_options) root@127.0.0.1 "$quoted"
 }
 
-# guest_copy_in HOST-FILE GUEST-FILE
+# guest_copy_in HOST-FILE GUEST-FILE: through the share.
 guest_copy_in() {
-  guest_run sh -c "cat >'$2'" <"$1"
+  cp "$1" "$vm_share/$(basename "$2")"
+  guest_run cp "/mnt/share/$(basename "$2")" "$2"
 }
 
 # Host programs reach the guest's port through the forward: no namespace to enter.
