@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2016,SC2154
+# (SC2016: conditions are shell text evaluated later, by wait_until; SC2154: the variables come
+# from scripts/system-test.sh, which sources this file.)
 # The guest as a systemd-nspawn container: the image's root under an overlay of this run's own
 # (the image stays unchanged; the overlay outlives a reboot of the container), booted with systemd
 # as PID 1 on the host kernel at native speed. No D-Bus or machined on the host: --register=no

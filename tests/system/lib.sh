@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2016,SC2154
+# (SC2016: conditions are shell text evaluated later, by wait_until; SC2154: the variables come
+# from scripts/system-test.sh, which sources this file.)
 # What every system story uses: the story runner (one verdict per story), checks that say what
 # was wrong, waiting with a deadline, and the guest, whichever it is (tests/system/container.sh,
 # vm.sh and arm64.sh each define guest_run, guest_copy_in, guest_curl and guest_boot). Sourced by

@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2016,SC2154
+# (SC2016: conditions are shell text evaluated later, by wait_until; SC2154: the variables come
+# from scripts/system-test.sh, which sources this file.)
 # The arm64 smoke test, in an emulated arm64 VM (tests/system/vm.sh with qemu-system-aarch64,
 # -cpu cortex-a76: a Pi 5's cores): the arm64 package installed, READY with yolo11n at 320 on a
 # file source, a reload to INT8, detections read from the status API. Emulation is slower still

@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2016,SC2154
+# (SC2016: conditions are shell text evaluated later, by wait_until; SC2154: the variables come
+# from scripts/system-test.sh, which sources this file.)
 # The systemd stories, in the nspawn container at native speed (tests/system/container.sh): the
 # package installed as a user installs it and driven as the README says, on the fixture traffic
 # clip as its camera (no kernel camera on the host kernel; the VM stories have one). Each story

@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2016,SC2154
+# (SC2016: conditions are shell text evaluated later, by wait_until; SC2154: the variables come
+# from scripts/system-test.sh, which sources this file.)
 # The kernel-device stories, in the emulated VM (tests/system/vm.sh): the vivid V4L2 camera at the
 # default source.uri, its unplug, and GPIO on gpio-sim lines. Emulation makes inference seconds
 # per frame: the stories use yolo11n at 320, one thread, and wait generously. Each builds on the
@@ -56,14 +58,16 @@ story_vm_http() {
   expect_contains "the page" "$(guest_curl -fsS --max-time 30 /)" "<title>"
   expect_eq "status .source.uri" "$(status_field .source.uri)" /dev/video0
   expect_contains "/metrics" "$(guest_curl -fsS --max-time 30 /metrics)" "yolo_edge_frames"
-  guest_curl -fsS --max-time 30 -o "$tmp/snapshot.jpg" /snapshot.jpg
+  # A snapshot waits 5 s for a fresh frame and answers 503 (Retry-After: 5) without one; emulated,
+  # frames are further apart than that: retry as its Retry-After says.
+  guest_curl -fsS --max-time 120 --retry 10 -o "$tmp/snapshot.jpg" /snapshot.jpg
   expect_eq "/snapshot.jpg starts with" "$(head -c 3 "$tmp/snapshot.jpg" | od -An -tx1 | tr -d ' ')" ffd8ff
   mkdir -p "$system_out/screenshots"
   cp "$tmp/snapshot.jpg" "$system_out/screenshots/vm-vivid-snapshot.jpg"
-  guest_curl -sS --max-time 20 -o "$tmp/stream" /stream.mjpg || true
-  grep -aq 'Content-Type: image/jpeg' "$tmp/stream" || fail "/stream.mjpg sent no JPEG in 20 s"
-  guest_curl -sS -N --max-time 20 -o "$tmp/sse" /api/detections || true
-  grep -q '^data: {' "$tmp/sse" || fail "/api/detections sent no event in 20 s"
+  guest_curl -sS --max-time 40 -o "$tmp/stream" /stream.mjpg || true
+  grep -aq 'Content-Type: image/jpeg' "$tmp/stream" || fail "/stream.mjpg sent no JPEG in 40 s"
+  guest_curl -sS -N --max-time 40 -o "$tmp/sse" /api/detections || true
+  grep -q '^data: {' "$tmp/sse" || fail "/api/detections sent no event in 40 s"
   screenshot "$(guest_url /)" vm-page.png
   rm -rf "$tmp"
 }

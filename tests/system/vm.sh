@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2016,SC2154
+# (SC2016: conditions are shell text evaluated later, by wait_until; SC2154: the variables come
+# from scripts/system-test.sh, which sources this file.)
 # The guest as a QEMU virtual machine with Debian's own kernel, for what the host kernel cannot
 # give a container: the vivid camera and gpio-sim lines. /dev/kvm here boots only paravirtual
 # guest kernels, so QEMU emulates (TCG): boot in about 20 s, inference a few hundred times slower
