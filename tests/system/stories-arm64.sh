@@ -8,7 +8,7 @@
 # than the amd64 VM's: one story, few frames.
 
 story_arm64_smoke() {
-  local out int8=$system_out/yolo11n.int8.onnx
+  local out int8
   out=$(guest_sh "cd /mnt/packages && DEBIAN_FRONTEND=noninteractive apt install -y ./yolo-edge_*_arm64.deb 2>&1") ||
     fail "apt install failed: $(tail -n 20 <<<"$out")"
   expect_eq "the architecture" "$(guest_run dpkg --print-architecture)" arm64
@@ -19,10 +19,7 @@ story_arm64_smoke() {
     /var/lib/yolo-edge/models/yolo11n.onnx
   # The INT8 file made natively from the clip (quantizing under emulation takes too long); the
   # file is the same QDQ ONNX on any CPU.
-  if [ ! -s "$int8" ]; then
-    "$build_dir/bin/yolo-edge" quantize --model "$system_fixtures/models/yolo11n_320_fp32.onnx" \
-      --calib "$system_fixtures/video/traffic_720p_30fps.mp4" --frames 8 --out "$int8" >/dev/null
-  fi
+  int8=$(int8_model)
   guest_copy_in "$int8" /root/yolo11n.int8.onnx
   guest_run install -m 0640 -g yolo-edge /root/yolo11n.int8.onnx /var/lib/yolo-edge/models/yolo11n.int8.onnx
   guest_run install -D -m 0640 -g yolo-edge /mnt/fixtures/video/traffic_720p_30fps.mp4 \
