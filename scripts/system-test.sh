@@ -98,39 +98,50 @@ ensure_image() {
   system_image=$(system_image_dir "$arch")
 }
 
+# in_guest PART START STOP STORIES: boots the guest (START is shell text), runs its stories and
+# stops it, also when the run is interrupted.
+in_guest() {
+  local part=$1 start=$2 stop=$3 stories=$4
+  eval "$start" || {
+    echo "system ($part): the guest did not boot (its console and logs: $system_out)"
+    stories_failed=$((stories_failed + 1))
+    return 0
+  }
+  trap "$stop" EXIT
+  "$stories"
+  "$stop"
+  trap - EXIT
+}
+
+# needs PART PROGRAM PACKAGE: whether PROGRAM is here; says in one line what to install if not.
+needs() {
+  command -v "$2" >/dev/null && return 0
+  echo "system ($1): skipped: $2 is not installed (apt-get install $3)"
+  return 1
+}
+
 run_part() {
   local part=$1 start
   start=$(date +%s)
   case $part in
     container)
-      command -v systemd-nspawn >/dev/null ||
-        { echo "system (container): skipped: systemd-nspawn is not installed (apt-get install systemd-container)"; return 0; }
+      needs container systemd-nspawn systemd-container || return 0
       # shellcheck source=tests/system/container.sh
       source "$here/tests/system/container.sh"
       # shellcheck source=tests/system/stories-container.sh
       source "$here/tests/system/stories-container.sh"
-      container_start || { echo "system (container): the container did not boot"; stories_failed=$((stories_failed + 1)); return 0; }
-      trap container_stop EXIT
-      container_stories
-      container_stop
-      trap - EXIT
+      in_guest container container_start container_stop container_stories
       ;;
     vm)
-      command -v qemu-system-x86_64 >/dev/null ||
-        { echo "system (vm): skipped: qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)"; return 0; }
+      needs vm qemu-system-x86_64 qemu-system-x86 || return 0
       # shellcheck source=tests/system/vm.sh
       source "$here/tests/system/vm.sh"
       # shellcheck source=tests/system/stories-vm.sh
       source "$here/tests/system/stories-vm.sh"
-      vm_start amd64 || { echo "system (vm): the VM did not boot (console: $system_out/vm-console.log)"; stories_failed=$((stories_failed + 1)); return 0; }
-      trap vm_stop EXIT
-      vm_stories
-      vm_stop
-      trap - EXIT
+      in_guest vm "vm_start amd64" vm_stop vm_stories
       ;;
     arm64)
-      command -v qemu-system-aarch64 >/dev/null ||
-        { echo "system (arm64): skipped: qemu-system-aarch64 is not installed (apt-get install qemu-system-arm)"; return 0; }
+      needs arm64 qemu-system-aarch64 qemu-system-arm || return 0
       local deb_arm64
       deb_arm64=$(make_package arm64 2>"$system_out/package-arm64.log") || {
         echo "system (arm64): skipped: no arm64 package ($(tail -n1 "$system_out/package-arm64.log"))"
@@ -142,11 +153,7 @@ run_part() {
       source "$here/tests/system/vm.sh"
       # shellcheck source=tests/system/stories-arm64.sh
       source "$here/tests/system/stories-arm64.sh"
-      vm_start arm64 || { echo "system (arm64): the VM did not boot (console: $system_out/vm-console.log)"; stories_failed=$((stories_failed + 1)); return 0; }
-      trap vm_stop EXIT
-      arm64_stories
-      vm_stop
-      trap - EXIT
+      in_guest arm64 "vm_start arm64" vm_stop arm64_stories
       ;;
   esac
   echo "system: the $part stories took $(($(date +%s) - start)) s"
