@@ -69,14 +69,6 @@ mkdir -p "$system_out"
 system_deb_dir=$system_out/packages
 
 # The package, as scripts/package.sh makes it (lintian is package.sh's own test's business).
-timed() {
-  local what=$1 start
-  shift
-  start=$(date +%s)
-  "$@"
-  echo "system: $what took $(($(date +%s) - start)) s"
-}
-
 make_package() {
   local arch=$1 args=(--no-lintian --out "$system_deb_dir")
   [ "$arch" = amd64 ] && args+=(--build-dir "$build_dir") || args+=(--arch arm64)
@@ -89,11 +81,14 @@ ensure_image() {
   if system_image_ready "$arch" "$deb"; then
     echo "system: image ($arch) from the cache, $(system_image_dir "$arch")"
   else
-    timed "making the image ($arch)" system_image_build "$arch" "$deb" >"$system_out/image-$arch.log" 2>&1 || {
+    local start
+    start=$(date +%s)
+    system_image_build "$arch" "$deb" >"$system_out/image-$arch.log" 2>&1 || {
       tail -n 30 "$system_out/image-$arch.log"
       echo "system: making the image failed (above; all of it in $system_out/image-$arch.log)"
       return 1
     }
+    echo "system: made the image ($arch) in $(($(date +%s) - start)) s"
   fi
   system_image=$(system_image_dir "$arch")
 }
