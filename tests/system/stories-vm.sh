@@ -129,7 +129,12 @@ story_vm_gpio() {
   guest_run install -m 0640 -g yolo-edge /root/yolo11n.int8.onnx /var/lib/yolo-edge/models/yolo11n.int8.onnx
   guest_run install -D -m 0640 -g yolo-edge /mnt/fixtures/video/traffic_720p_30fps.mp4 \
     /var/lib/yolo-edge/videos/traffic.mp4
-  set_config source.uri '"/var/lib/yolo-edge/videos/traffic.mp4"' source.loop true source.realtime false \
+  # On its own too (--only vm_install,vm_gpio): the model as vm_camera installs it.
+  guest_run install -D -m 0640 -g yolo-edge /mnt/fixtures/models/yolo11n_320_fp32.onnx "$vm_model"
+  vm_emulation_dropin
+  set_config model.path "\"$vm_model\"" threads.mode fixed threads.count 1 http.max_fps 1.0 \
+    source.uri '"/var/lib/yolo-edge/videos/traffic.mp4"' source.loop true source.realtime false \
+    source.width 0 source.height 0 source.fps 0.0 \
     model.int8_path '"/var/lib/yolo-edge/models/yolo11n.int8.onnx"' \
     gpio.chip '"yolo-edge-sim"' \
     gpio.alerts '[{line: 0, classes: [2], consecutive_frames: 1, hold_ms: 60000}]' \
