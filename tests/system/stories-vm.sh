@@ -146,7 +146,8 @@ story_vm_gpio() {
     'status_field -e ".outputs.gpio | objects | (has(\"warning\") | not)"' \
     'status_field -c .outputs.gpio'
   note "gpio status: $(status_field -c .outputs.gpio)"
-  wait_until 240 "alert line 0 active (cars seen)" "[ \"\$(guest_run cat $sim/sim_gpio0/value)\" = 1 ]"
+  wait_until 300 "alert line 0 active (cars seen)" "[ \"\$(guest_run cat $sim/sim_gpio0/value)\" = 1 ]" \
+    'echo "NRestarts $(unit_prop NRestarts); status: $(status_field -c "{frames, source: .source.state, gpio: .outputs.gpio.lines[0]}"); last detections: $(last_interval | jq -c .detections)"'
   local values
   values=$(guest_sh "for i in \$(seq 1 40); do cat $sim/sim_gpio1/value; sleep 0.1; done" | tr -d '\n')
   note "status LED line 1 every 0.1 s for 4 s: $values"
