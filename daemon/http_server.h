@@ -233,6 +233,12 @@ class HttpServer : public Publisher {
   std::atomic<int> event_clients_{0};
   std::atomic<int> snapshot_waiters_{0};
   std::atomic<int> port_{0};
+  // The newest result's frame number and when results come (for the snapshot's wait), and the
+  // frame number of the newest JPEG.
+  std::atomic<std::int64_t> latest_index_{-1};
+  std::atomic<std::int64_t> encoded_index_{-2};
+  std::atomic<std::int64_t> last_result_ns_{0};
+  std::atomic<double> result_interval_ms_{0};
   std::atomic<std::uint64_t> frames_encoded_{0};
   std::atomic<std::uint64_t> requests_{0};
   std::atomic<std::uint64_t> refused_{0};
