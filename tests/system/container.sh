@@ -105,13 +105,6 @@ guest_url() {
   echo "http://127.0.0.1:8080$1"
 }
 
-# guest_curl CURL-OPTIONS... PATH: curl on the daemon's port, from the host.
-guest_curl() {
-  local args=("$@") last=$(($# - 1))
-  args[last]=$(guest_url "${args[last]}")
-  guest_net curl "${args[@]}"
-}
-
 # guest_copy_in HOST-FILE GUEST-FILE
 guest_copy_in() {
   guest_run sh -c "cat >'$2'" <"$1"

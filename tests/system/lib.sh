@@ -145,6 +145,36 @@ expect_ready_before_active() {
   note "READY after ${startup_s} s; active $(((active_at - exec_at) / 1000)) ms after the start"
 }
 
+# The live view's password, as the README says to get it (`sudo yolo-edge config
+# --show-credential`), kept for the run once read; empty before the daemon has made it.
+guest_credential() {
+  local cache=$system_out/.http-password
+  if [ ! -s "$cache" ]; then
+    guest_run yolo-edge config --show-credential 2>/dev/null >"$cache" || rm -f "$cache"
+  fi
+  cat "$cache" 2>/dev/null || true
+}
+
+# guest_curl_anonymous CURL-OPTIONS... PATH: curl on the daemon's port from the host (guest_net,
+# guest_url: the transport's), with no credential.
+guest_curl_anonymous() {
+  local args=("$@") last=$(($# - 1))
+  args[last]=$(guest_url "${args[last]}")
+  guest_net curl "${args[@]}"
+}
+
+# guest_curl CURL-OPTIONS... PATH: the same, logged in as a script is (the password as a bearer
+# token; the page's login is the http story's).
+guest_curl() {
+  local password
+  password=$(guest_credential)
+  if [ -n "$password" ]; then
+    guest_curl_anonymous -H "Authorization: Bearer $password" "$@"
+  else
+    guest_curl_anonymous "$@"
+  fi
+}
+
 # The daemon's status JSON, from the guest's HTTP port.
 api_status() {
   guest_curl -fsS --max-time 20 "/api/status"
@@ -196,20 +226,29 @@ print("\n".join(lines), end="")
   printf '%s\n' "$text" | guest_run sh -c 'cat >/etc/yolo-edge/yolo-edge.yaml'
 }
 
-# screenshot URL FILE: headless Chromium (Debian's chromium, flags as in the machine notes) renders
-# URL into FILE under $system_out/screenshots, in the network namespace guest_net runs in.
+# screenshot URL FILE [WIDTH,HEIGHT] [login]: headless Chromium (Debian's chromium, flags as in
+# the machine notes) renders URL into FILE under $system_out/screenshots, in the network namespace
+# guest_net runs in. With "login", it first logs in at URL's /login with the password, as a person
+# typing it into the form would (a page of the test's own submits it), and URL is the page it is
+# sent to afterwards.
 screenshot() {
-  local url=$1 file=$system_out/screenshots/$2 profile
+  local url=$1 file=$system_out/screenshots/$2 size=${3:-1280,900} login=${4:-} profile target
   mkdir -p "$system_out/screenshots"
   command -v chromium >/dev/null || {
     note "no chromium here: no screenshot of $url"
     return 0
   }
   profile=$(mktemp -d)
+  target=$url
+  if [ "$login" = login ]; then
+    printf '<!doctype html><form id=f method=post action="%s"><input name=password value="%s"></form><script>document.getElementById("f").submit()</script>\n' \
+      "${url%/}/login" "$(guest_credential)" >"$profile/login.html"
+    target=file://$profile/login.html
+  fi
   guest_net timeout 90 chromium --headless --no-sandbox --disable-gpu --disable-quic \
     --no-first-run --disable-background-networking --disable-component-update --disable-sync \
-    --user-data-dir="$profile" --hide-scrollbars --window-size=1280,900 \
-    --virtual-time-budget=8000 --screenshot="$file" "$url" >/dev/null 2>&1 || true
+    --user-data-dir="$profile" --hide-scrollbars --window-size="$size" \
+    --virtual-time-budget=8000 --screenshot="$file" "$target" >/dev/null 2>&1 || true
   rm -rf "$profile"
   [ -s "$file" ] || fail "chromium made no screenshot of $url"
   note "screenshot of $url: $file"

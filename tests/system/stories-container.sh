@@ -78,6 +78,17 @@ story_journal_fields() {
 story_http() {
   local page status metrics tmp
   tmp=$(mktemp -d)
+  # Without the password: the login, nothing else (http.auth: password is the default).
+  expect_eq "the page without a login" \
+    "$(guest_curl_anonymous -sS -o "$tmp/login.html" -w '%{http_code}' --max-time 10 /)" 401
+  expect_contains "the page without a login" "$(cat "$tmp/login.html")" 'type="password"'
+  for path in /api/status /stream.mjpg /snapshot.jpg /api/detections; do
+    expect_eq "$path without a login" \
+      "$(guest_curl_anonymous -sS -o /dev/null -w '%{http_code}' --max-time 10 "$path")" 401
+  done
+  expect_contains "the journal" "$(guest_run journalctl -u yolo-edged -o cat --no-pager)" \
+    "yolo-edge config --show-credential"
+  screenshot "$(guest_url /)" container-login-phone.png 390,844
   page=$(guest_curl -fsS --max-time 10 /)
   expect_contains "the page" "$page" "<title>"
   status=$(api_status)
@@ -97,7 +108,8 @@ story_http() {
   guest_curl -sS -N --max-time 6 -o "$tmp/sse" /api/detections || true
   grep -q '^data: {' "$tmp/sse" || fail "/api/detections sent no event in 6 s: $(head -c 300 "$tmp/sse")"
   note "/api/detections: $(grep -c '^data: ' "$tmp/sse") events in 6 s"
-  screenshot "$(guest_url /)" container-page.png
+  screenshot "$(guest_url /)" container-page.png 1280,900 login
+  screenshot "$(guest_url /)" container-page-phone.png 390,1200 login
   rm -rf "$tmp"
 }
 

@@ -69,7 +69,7 @@ story_vm_http() {
   grep -aq 'Content-Type: image/jpeg' "$tmp/stream" || fail "/stream.mjpg sent no JPEG in 40 s"
   guest_curl -sS -N --max-time 40 -o "$tmp/sse" /api/detections || true
   grep -q '^data: {' "$tmp/sse" || fail "/api/detections sent no event in 40 s"
-  screenshot "$(guest_url /)" vm-page.png
+  screenshot "$(guest_url /)" vm-page.png 1280,900 login
   rm -rf "$tmp"
 }
 

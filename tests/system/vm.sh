@@ -155,8 +155,3 @@ guest_url() {
   echo "http://127.0.0.1:$vm_http_port$1"
 }
 
-guest_curl() {
-  local args=("$@") last=$(($# - 1))
-  args[last]=$(guest_url "${args[last]}")
-  curl "${args[@]}"
-}
