@@ -14,12 +14,26 @@ namespace yolo::config {
 // load_config() (config/config_loader.h) fills it from a validated YAML file. Enum members follow
 // the order of the allowed values in that table.
 
-enum class Precision { kFp32, kInt8, kAuto };
+enum class Precision { kFile, kFp32, kInt8, kAuto };
 enum class Quantize { kOff, kAuto };
 enum class Decoder { kAuto, kYolov8, kEnd2end, kYolov5 };
 enum class ThreadMode { kFixed, kAdaptive, kEfficiency };
 enum class LogLevel { kDebug, kInfo, kWarning, kError };
 enum class GpioBias { kPullUp, kPullDown, kDisabled, kAsIs };
+
+// model.imgsz: the network input size asked for.
+struct ImageSize {
+  enum class Mode {
+    kModel,  // 0: the model's own
+    kFixed,  // [height, width] (a single number is a square)
+    kAuto,   // the source's aspect, the long side as exported
+  };
+  Mode mode{};
+  int height{};
+  int width{};
+
+  bool operator==(const ImageSize&) const = default;
+};
 
 // Where frames come from.
 struct SourceConfig {
@@ -41,7 +55,7 @@ struct ModelConfig {
   Precision precision{};
   Quantize quantize{};
   int calibration_frames{};
-  int imgsz{};
+  ImageSize imgsz;
   std::filesystem::path labels;
   Decoder decoder{};
   double auto_min_map50{};
