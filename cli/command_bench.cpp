@@ -322,7 +322,7 @@ std::vector<PrecisionModel> precisions_to_run(const BenchArgs& args, bool precis
     std::error_code ec;
     const auto sibling = runtime::int8_sibling(args.model.model);
     if (args.int8.empty() &&
-        runtime::file_precision(args.model.model) == runtime::Precision::kInt8) {
+        runtime::read_model_file(args.model.model).precision == runtime::Precision::kInt8) {
       // A static INT8 file is what it is: it runs int8, and there is no FP32 file to time.
       asked = {"int8"};
     } else if (!args.int8.empty() || std::filesystem::is_regular_file(sibling, ec)) {

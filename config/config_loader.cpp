@@ -559,7 +559,7 @@ class Validator {
 
   // model.path names a static INT8 file itself (then model.int8_path is not needed).
   bool static_int8_model(const Config& c) const {
-    if (!options_.check_files || !options_.static_int8 || c.model.path.empty()) return false;
+    if (!options_.static_int8 || c.model.path.empty()) return false;
     const fs::path path = resolve(c.model.path);
     std::error_code ec;
     return fs::is_regular_file(path, ec) && options_.static_int8(path);

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstring>
 #include <new>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -136,6 +137,8 @@ struct PreparedGraph {
   Graph graph;
   // The image input's shape as the file declares it (-1 for dynamic dims).
   Shape file_input;
+  // What the file is and what runs.
+  bool qdq_file = false;
   Precision precision = Precision::kFp32;
   int folded_nodes = 0;
   Float16Conversion float16;
@@ -177,6 +180,7 @@ PreparedGraph prepare_graph(const std::filesystem::path& model_path, const Engin
   reject_qoperator(graph);
   if (graph.inputs.size() == 1) prepared.file_input = graph.value(graph.inputs[0]).shape;
   resolve_input_shape(graph, prepared.metadata, options);
+  prepared.qdq_file = qdq;
   prepared.precision = options.precision == Precision::kFile
                            ? (qdq ? Precision::kInt8 : Precision::kFp32)
                            : options.precision;
@@ -246,8 +250,8 @@ QdqPlan plan_qdq_model(const std::filesystem::path& model, const InputSize& imgs
 
 struct Engine::Impl {
   ModelMetadata metadata;
-  std::string where;
-  Shape file_input;
+  // The file as loaded (the INT8 sibling when precision int8 chose it), for input_for().
+  ModelFile file;
   std::string imgsz_key;
   Precision precision = Precision::kFp32;
   Float16Conversion float16;
@@ -321,9 +325,9 @@ std::unique_ptr<Engine> Engine::load_model(const std::filesystem::path& model_pa
   auto impl = std::make_unique<Impl>();
   PreparedGraph prepared = prepare_graph(model_path, options, nullptr);
   const std::filesystem::path& loaded = prepared.path;
+  impl->file = {loaded, prepared.qdq_file ? Precision::kInt8 : Precision::kFp32,
+                prepared.file_input, prepared.metadata};
   impl->metadata = std::move(prepared.metadata);
-  impl->where = loaded.string();
-  impl->file_input = prepared.file_input;
   impl->imgsz_key = options.imgsz_key;
   impl->precision = prepared.precision;
   impl->float16 = prepared.float16;
@@ -450,15 +454,41 @@ const Float16Conversion& Engine::float16() const {
 }
 
 InputSize Engine::input_for(const InputSize& request) const {
-  Shape file = impl_->file_input;
-  if (file.size() != 4) return InputSize::fixed(input_height(), input_width());
-  return resolve_input(file, impl_->metadata, request, impl_->imgsz_key, impl_->where);
+  return impl_->file.input_for(request, impl_->imgsz_key);
 }
 
-Precision file_precision(const std::filesystem::path& model) {
+ModelFile read_model_file(const std::filesystem::path& model) {
   const OnnxModel file = OnnxModel::load(model);
-  return has_op(file.proto(), {"QuantizeLinear", "DequantizeLinear"}) ? Precision::kInt8
-                                                                      : Precision::kFp32;
+  ModelFile facts;
+  facts.path = model;
+  facts.precision = has_op(file.proto(), {"QuantizeLinear", "DequantizeLinear"})
+                        ? Precision::kInt8
+                        : Precision::kFp32;
+  facts.metadata = read_metadata(file.proto());
+  std::set<std::string> constants;
+  for (const auto& init : file.proto().graph().initializer()) constants.insert(init.name());
+  for (const auto& in : file.proto().graph().input()) {
+    if (constants.contains(in.name())) continue;
+    if (!facts.input.empty()) return facts;  // more than one input: Engine::load refuses it
+    for (const auto& d : in.type().tensor_type().shape().dim()) {
+      facts.input.push_back(d.has_dim_value() && d.dim_value() > 0 ? d.dim_value() : -1);
+    }
+  }
+  if (facts.input.size() != 4) facts.input.clear();
+  return facts;
+}
+
+bool is_static_int8_file(const std::filesystem::path& model) {
+  try {
+    return read_model_file(model).precision == Precision::kInt8;
+  } catch (const ModelError&) {
+    return false;
+  }
+}
+
+InputSize ModelFile::input_for(const InputSize& request, const std::string& key) const {
+  if (input.size() != 4) return request;
+  return resolve_input(input, metadata, request, key, path.string());
 }
 
 const char* precision_name(Precision precision) {

@@ -32,9 +32,29 @@ SharedThreadPools make_thread_pools();
 enum class Precision { kFile, kFp32, kInt8 };
 // "file", "fp32", "int8".
 const char* precision_name(Precision precision);
-// What kFile runs `model` at: kInt8 for a static (QDQ) INT8 file, else kFp32. Throws ModelError
-// when the file cannot be read.
-Precision file_precision(const std::filesystem::path& model);
+
+// What a model file says about how it runs, read without planning it: for callers deciding what
+// to load (the daemon's model manager, bench) and for Engine::input_for.
+struct ModelFile {
+  std::filesystem::path path;
+  // What kFile runs it at: kInt8 for a static (QDQ) INT8 file, else kFp32.
+  Precision precision = Precision::kFp32;
+  // The image input's shape as declared, -1 for dynamic dims (empty when the file has no single
+  // 4-D input: Engine::load says what is wrong).
+  Shape input;
+  ModelMetadata metadata;
+
+  // The input `request` gives this model, as Engine::load plans it: a fixed-shape file its shape
+  // (kAuto included), a dynamic one the size asked for, checked against its stride. Throws
+  // ModelError naming the file and `key` (how the user wrote the setting: "--imgsz",
+  // "model.imgsz") for a size it cannot take.
+  InputSize input_for(const InputSize& request, const std::string& key) const;
+};
+// Throws ModelError when the file cannot be read as ONNX.
+ModelFile read_model_file(const std::filesystem::path& model);
+// Whether `model` is a static (QDQ) INT8 file; false when it cannot be read (loading it says why):
+// for config checks, where model.path may name one instead of needing model.int8_path.
+bool is_static_int8_file(const std::filesystem::path& model);
 // RGB; float = value / 255.
 enum class InputLayout { kNchwFloat, kNhwcFloat, kNhwcUint8 };
 

@@ -141,20 +141,20 @@ QuantizeSource quantize_source(const OnnxModel& model) {
       break;
     }
   }
-  const std::string node = first ? " (node '" + (first->name().empty() && first->output_size()
-                                                     ? first->output(0)
-                                                     : first->name()) +
-                                       "', " + first->op_type() + ")"
+  const std::string node = first ? "node '" + (first->name().empty() && first->output_size()
+                                                    ? first->output(0)
+                                                    : first->name()) +
+                                       "', " + first->op_type()
                                  : std::string();
   if (info.quantization == QuantizationKind::kQOperator) {
-    throw QuantizeError(file + ": QOperator INT8" + node +
-                        ": its quantized operators keep no FP32 graph to start from, so "
+    throw QuantizeError(file + ": QOperator INT8 (" + node +
+                        "): its quantized operators keep no FP32 graph to start from, so "
                         "yolo-edge quantize cannot take it; give it the FP32 (or FP16) model "
                         "this file was made from, or its dynamic-INT8 export");
   }
   if (info.quantization == QuantizationKind::kStaticQdq) {
-    throw QuantizeError(file + ": already static INT8 (QDQ)" + node +
-                        ": it runs int8 as it is (precision comes from the file); to quantize "
+    throw QuantizeError(file + ": already quantized (static QDQ; " + node +
+                        "): it runs int8 as it is, precision comes from the file; to quantize it "
                         "again, give yolo-edge quantize the FP32 model it was made from");
   }
   if (!info.metadata.task.empty() && info.metadata.task != "detect") {

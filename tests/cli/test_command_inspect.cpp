@@ -412,7 +412,10 @@ TEST_P(InspectFixture, LintFlagsDynamicInt8AndPassesFp32) {
   if (dynamic) {
     EXPECT_TRUE(contains(r.out, "1 finding(s)")) << r.out;
     EXPECT_TRUE(contains(r.out, "dynamic-quantization  node '")) << r.out;
-    EXPECT_TRUE(contains(r.out, "Fix: quantize the FP32 model")) << r.out;
+    EXPECT_TRUE(contains(r.out, "Fix: make a static INT8 model from this file: `yolo-edge quantize "
+                                "--model " +
+                                    model().string()))
+        << r.out;
   } else {
     EXPECT_TRUE(contains(r.out, "no findings (checked score-levels, bad-scale")) << r.out;
   }
