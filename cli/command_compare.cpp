@@ -45,6 +45,8 @@ struct CompareArgs {
   float iou = 0.45f;
   int threads = 1;
   runtime::InputSize imgsz;
+  // Model B's, when it differs from A's (--imgsz-b; empty: --imgsz for both).
+  std::optional<runtime::InputSize> imgsz_b;
   bool json = false;
 };
 
@@ -237,12 +239,14 @@ int run_compare(const CompareArgs& args) {
     described += (described.empty() ? "" : " + ") + source->describe();
     while ((args.frames <= 0 || count < args.frames) && source->read(frame)) {
       if (!side_a) {
-        runtime::InputSize imgsz = args.imgsz;
-        if (imgsz.mode == runtime::InputSize::Mode::kAuto) {
-          imgsz = runtime::InputSize::automatic(frame.bgr.rows, frame.bgr.cols);
-        }
-        side_a = load_side("--a", args.a, args.precision_a, args.conf, false, args, imgsz);
-        side_b = load_side("--b", args.b, args.precision_b, args.pred_conf, true, args, imgsz);
+        const auto for_frame = [&](runtime::InputSize imgsz) {
+          if (imgsz.mode != runtime::InputSize::Mode::kAuto) return imgsz;
+          return runtime::InputSize::automatic(frame.bgr.rows, frame.bgr.cols);
+        };
+        side_a =
+            load_side("--a", args.a, args.precision_a, args.conf, false, args, for_frame(args.imgsz));
+        side_b = load_side("--b", args.b, args.precision_b, args.pred_conf, true, args,
+                           for_frame(args.imgsz_b.value_or(args.imgsz)));
         check_same_classes(*side_a, *side_b);
       }
       Side& a = *side_a;
@@ -328,16 +332,22 @@ void register_compare(CLI::App& app) {
   add_imgsz_option(*sub, args->imgsz,
                    "Input size for models exported with dynamic axes (both models): 640, "
                    "HEIGHT,WIDTH or auto (each frame's aspect)");
+  auto* imgsz_b = add_imgsz_option(
+      *sub, args->imgsz_b.emplace(),
+      "Model B's input size when it differs from --imgsz: one dynamic-axes model at auto (B) "
+      "against 640 (A), say; boxes are compared in frame pixels",
+      "--imgsz-b");
   sub->add_flag("--json", args->json, "Print one JSON object instead of the table");
   sub->footer(std::string("AP is COCO's: per class, IoU 0.50:0.05:0.95, 101 recall points, "
                           "averaged over the classes A detected. ") +
               kPredictionConfWhy +
               ". Each file is judged as it computes: a static INT8 file at int8, a dynamic-INT8 "
               "file with its activations rounded on every run as written.\n");
-  add_command(app, sub, [args, images, video] {
+  add_command(app, sub, [args, images, video, imgsz_b] {
     if (images->count() == 0 && video->count() == 0) {
       throw std::runtime_error("give --images or --video");
     }
+    if (imgsz_b->count() == 0) args->imgsz_b.reset();
     return run_compare(*args);
   });
 }

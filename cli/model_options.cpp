@@ -20,10 +20,10 @@ runtime::InputSize to_input_size(const config::ImageSize& size) {
 }
 
 CLI::Option* add_imgsz_option(CLI::App& sub, runtime::InputSize& imgsz,
-                              const std::string& description) {
+                              const std::string& description, const std::string& name) {
   const config::FieldSpec& field = *config::find_field("model.imgsz");
   auto* option = sub.add_option_function<std::string>(
-      "--imgsz",
+      name,
       [&imgsz](const std::string& text) {
         imgsz = to_input_size(config::to_image_size(*config::parse_image_size(text)));
       },

@@ -35,7 +35,8 @@ CLI::Option* add_imgsz_option(CLI::App& sub, runtime::InputSize& imgsz,
                               const std::string& description =
                                   "Input size for models exported with dynamic axes: 640, "
                                   "HEIGHT,WIDTH (384,640) or auto (the source's aspect, the long "
-                                  "side as exported)");
+                                  "side as exported)",
+                              const std::string& name = "--imgsz");
 
 // The runtime's input size for a model.imgsz setting (kAuto without a frame size yet).
 runtime::InputSize to_input_size(const config::ImageSize& size);

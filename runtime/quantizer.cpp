@@ -153,8 +153,8 @@ QuantizeSource quantize_source(const OnnxModel& model) {
                         "this file was made from, or its dynamic-INT8 export");
   }
   if (info.quantization == QuantizationKind::kStaticQdq) {
-    throw QuantizeError(file + ": already quantized (static QDQ; " + node +
-                        "): it runs int8 as it is, precision comes from the file; to quantize it "
+    throw QuantizeError(file + ": already quantized (static QDQ), first at " + node +
+                        ": it runs int8 as it is, precision comes from the file; to quantize it "
                         "again, give yolo-edge quantize the FP32 model it was made from");
   }
   if (!info.metadata.task.empty() && info.metadata.task != "detect") {
