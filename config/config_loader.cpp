@@ -621,9 +621,9 @@ class Validator {
     if (usable("model.path")) {
       if (c.model.path.empty()) {
         add("model.path", written_at("model.path"),
-            "is not set: set it to the FP32 ONNX model to run, e.g. /opt/models/yolov8n.onnx");
+            "is not set: set it to the ONNX model to run, e.g. /opt/models/yolov8n.onnx");
       } else {
-        require_file("model.path", c.model.path, "the FP32 ONNX model");
+        require_file("model.path", c.model.path, "the ONNX model");
       }
     }
     if (!c.model.int8_path.empty() && usable("model.int8_path")) {

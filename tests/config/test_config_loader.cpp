@@ -443,7 +443,7 @@ TEST(ConfigLoader, ModelPathThatIsAFolderIsRejected) {
   fs::create_directories(folder.path() / "models");
   const fs::path file =
       folder.write("c.yaml", "source: {uri: rtsp://cam/s}\nmodel:\n  path: models\n");
-  expect_problem(load_error(file), "model.path", 3, 9, "is a folder: point to the FP32 ONNX model");
+  expect_problem(load_error(file), "model.path", 3, 9, "is a folder: point to the ONNX model");
 }
 
 TEST(ConfigLoader, MissingInt8ModelAndLabelsAreRejected) {

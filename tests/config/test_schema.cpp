@@ -291,7 +291,7 @@ TEST(ShippedConfig, SaysToSetModelPathWhenFilesAreChecked) {
     const auto it = std::find_if(problems.begin(), problems.end(),
                                  [](const ConfigProblem& p) { return p.key == "model.path"; });
     ASSERT_NE(it, problems.end()) << e.what();
-    EXPECT_NE(it->message.find("is not set: set it to the FP32 ONNX model"), std::string::npos);
+    EXPECT_NE(it->message.find("is not set: set it to the ONNX model"), std::string::npos);
   }
 }
 
