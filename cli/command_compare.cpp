@@ -91,7 +91,7 @@ Side load_side(const std::string& option, const std::string& model, const std::s
   Side side{option, model, precision, conf, nullptr, 0, 0};
   detector::DetectorOptions options;
   options.model = model;
-  options.precision = precision.empty()      ? runtime::Precision::kFile
+  options.precision = precision.empty()     ? runtime::Precision::kFile
                       : precision == "int8" ? runtime::Precision::kInt8
                                             : runtime::Precision::kFp32;
   options.threads = args.threads;
@@ -243,8 +243,8 @@ int run_compare(const CompareArgs& args) {
           if (imgsz.mode != runtime::InputSize::Mode::kAuto) return imgsz;
           return runtime::InputSize::automatic(frame.bgr.rows, frame.bgr.cols);
         };
-        side_a =
-            load_side("--a", args.a, args.precision_a, args.conf, false, args, for_frame(args.imgsz));
+        side_a = load_side("--a", args.a, args.precision_a, args.conf, false, args,
+                           for_frame(args.imgsz));
         side_b = load_side("--b", args.b, args.precision_b, args.pred_conf, true, args,
                            for_frame(args.imgsz_b.value_or(args.imgsz)));
         check_same_classes(*side_a, *side_b);

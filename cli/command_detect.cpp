@@ -114,8 +114,8 @@ int run_detect(const DetectArgs& args) {
   }
   detector::Detector detector(options);
   print_lint_warnings(args.model.model, detector.engine().lint_findings());
-  std::fprintf(stderr, "running %s at %s, input %dx%d (width x height)\n",
-               args.model.model.c_str(), runtime::precision_name(detector.engine().precision()),
+  std::fprintf(stderr, "running %s at %s, input %dx%d (width x height)\n", args.model.model.c_str(),
+               runtime::precision_name(detector.engine().precision()),
                detector.engine().input_width(), detector.engine().input_height());
 
   const bool single_image =

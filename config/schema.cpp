@@ -223,7 +223,8 @@ std::string image_size_rule(const Value& v) {
   }
   if (const auto* list = std::get_if<std::vector<std::int64_t>>(&v)) {
     for (const std::int64_t n : *list) {
-      if (n == 0) return "[height, width] needs two sizes: 0 alone (not in a list) is the model's own";
+      if (n == 0)
+        return "[height, width] needs two sizes: 0 alone (not in a list) is the model's own";
       if (std::string problem = side(n); !problem.empty()) return problem;
     }
   }
@@ -1076,7 +1077,8 @@ ImageSize to_image_size(const Value& value) {
     if (*n == 0) return {};
     return {ImageSize::Mode::kFixed, static_cast<int>(*n), static_cast<int>(*n)};
   }
-  if (const auto* list = std::get_if<std::vector<std::int64_t>>(&value); list && list->size() == 2) {
+  if (const auto* list = std::get_if<std::vector<std::int64_t>>(&value);
+      list && list->size() == 2) {
     return {ImageSize::Mode::kFixed, static_cast<int>((*list)[0]), static_cast<int>((*list)[1])};
   }
   if (const auto* name = std::get_if<std::string>(&value); name && *name == "auto") {

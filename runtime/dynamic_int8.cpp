@@ -162,10 +162,9 @@ class Folder {
     const int cast_index = sole_reader(node.output(0));
     if (cast_index < 0 || !is_op(graph_.node(cast_index), "Cast")) return;
     const onnx::NodeProto& cast = graph_.node(cast_index);
-    const bool to_float =
-        std::any_of(cast.attribute().begin(), cast.attribute().end(), [](const auto& a) {
-          return a.name() == "to" && a.i() == onnx::TensorProto::FLOAT;
-        });
+    const bool to_float = std::any_of(
+        cast.attribute().begin(), cast.attribute().end(),
+        [](const auto& a) { return a.name() == "to" && a.i() == onnx::TensorProto::FLOAT; });
     if (!to_float) return;
     const int mul_index = sole_reader(cast.output(0));
     if (mul_index < 0 || !is_op(graph_.node(mul_index), "Mul")) return;
@@ -212,7 +211,8 @@ class Folder {
     if (add_index >= 0 && is_op(graph_.node(add_index), "Add") &&
         graph_.node(add_index).input_size() == 2) {
       const onnx::NodeProto& add = graph_.node(add_index);
-      const std::optional<Tensor> b = constant(add.input(0) == result ? add.input(1) : add.input(0));
+      const std::optional<Tensor> b =
+          constant(add.input(0) == result ? add.input(1) : add.input(0));
       const Shape bs = b ? b->shape() : Shape{};
       const bool per_channel_bias =
           b && b->dtype() == DType::kFloat32 && b->size() == channels &&

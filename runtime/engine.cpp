@@ -42,9 +42,8 @@ std::string dims_text(std::int64_t height, std::int64_t width) {
 // The height and width the image input takes for `request`: `file` is the input's shape as the
 // file declares it (-1 for dynamic dims). `where` is the file, `key` the option or config key
 // that asked (for messages).
-InputSize resolve_input(const Shape& file, const ModelMetadata& metadata,
-                        const InputSize& request, const std::string& key,
-                        const std::string& where) {
+InputSize resolve_input(const Shape& file, const ModelMetadata& metadata, const InputSize& request,
+                        const std::string& key, const std::string& where) {
   const bool dynamic = file[2] < 0 || file[3] < 0;
   if (!dynamic) {
     const auto h = static_cast<int>(file[2]), w = static_cast<int>(file[3]);
@@ -73,8 +72,11 @@ InputSize resolve_input(const Shape& file, const ModelMetadata& metadata,
     return request;
   }
   if (!exported) {
-    throw ModelError(where + ": the input has dynamic height/width and the model's metadata "
-                     "gives no imgsz; set " + key + " to the size to run, e.g. 640 or 384,640 "
+    throw ModelError(where +
+                     ": the input has dynamic height/width and the model's metadata "
+                     "gives no imgsz; set " +
+                     key +
+                     " to the size to run, e.g. 640 or 384,640 "
                      "(height, width, multiples of 32)");
   }
   if (request.has_frame()) {
@@ -85,7 +87,8 @@ InputSize resolve_input(const Shape& file, const ModelMetadata& metadata,
 }
 
 // Fixes the input's dynamic dims: batch 1, channels 3, height and width as resolve_input says.
-void resolve_input_shape(Graph& graph, const ModelMetadata& metadata, const EngineOptions& options) {
+void resolve_input_shape(Graph& graph, const ModelMetadata& metadata,
+                         const EngineOptions& options) {
   if (graph.inputs.size() != 1) {
     throw ModelError(graph.where + ": the model has " + std::to_string(graph.inputs.size()) +
                      " inputs; a detection model has exactly one image input");
@@ -358,8 +361,8 @@ std::unique_ptr<Engine> Engine::load_model(const std::filesystem::path& model_pa
              ? " and " + std::to_string(dynamic.matmul) + " MatMulInteger chains into MatMul"
              : std::string()) +
         " with dequantized weights: dynamic INT8 quantizes every activation at run time and is "
-        "slower than FP32 on CPUs; `yolo-edge quantize --model " + loaded.string() +
-        "` makes a real static INT8 model from it");
+        "slower than FP32 on CPUs; `yolo-edge quantize --model " +
+        loaded.string() + "` makes a real static INT8 model from it");
   }
   if (prepared.precision == Precision::kInt8) {
     const auto& q = prepared.qdq;
@@ -461,9 +464,8 @@ ModelFile read_model_file(const std::filesystem::path& model) {
   const OnnxModel file = OnnxModel::load(model);
   ModelFile facts;
   facts.path = model;
-  facts.precision = has_op(file.proto(), {"QuantizeLinear", "DequantizeLinear"})
-                        ? Precision::kInt8
-                        : Precision::kFp32;
+  facts.precision = has_op(file.proto(), {"QuantizeLinear", "DequantizeLinear"}) ? Precision::kInt8
+                                                                                 : Precision::kFp32;
   facts.metadata = read_metadata(file.proto());
   std::set<std::string> constants;
   for (const auto& init : file.proto().graph().initializer()) constants.insert(init.name());

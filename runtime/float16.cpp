@@ -23,10 +23,24 @@ constexpr int kFloat = TensorProto::FLOAT;
 
 // Ops whose outputs are not floats of their inputs' type, so they end a float16 region.
 bool ends_float16(const onnx::NodeProto& node) {
-  static const std::set<std::string> ops = {
-      "Shape", "Size",     "Equal",     "Less",  "LessOrEqual", "Greater", "GreaterOrEqual",
-      "IsNaN", "IsInf",    "ArgMax",    "ArgMin", "NonZero",    "Not",     "And",
-      "Or",    "Xor",      "QuantizeLinear", "DynamicQuantizeLinear"};
+  static const std::set<std::string> ops = {"Shape",
+                                            "Size",
+                                            "Equal",
+                                            "Less",
+                                            "LessOrEqual",
+                                            "Greater",
+                                            "GreaterOrEqual",
+                                            "IsNaN",
+                                            "IsInf",
+                                            "ArgMax",
+                                            "ArgMin",
+                                            "NonZero",
+                                            "Not",
+                                            "And",
+                                            "Or",
+                                            "Xor",
+                                            "QuantizeLinear",
+                                            "DynamicQuantizeLinear"};
   if (!node.domain().empty() && node.domain() != "ai.onnx") return false;
   if (node.op_type() == "Cast") {
     for (const auto& a : node.attribute()) {
@@ -92,8 +106,7 @@ bool retype(onnx::ValueInfoProto& value) {
 
 class Converter {
  public:
-  Converter(onnx::ModelProto& model, std::string where)
-      : model_(model), where_(std::move(where)) {
+  Converter(onnx::ModelProto& model, std::string where) : model_(model), where_(std::move(where)) {
     for (const auto& op : model.opset_import()) {
       if (op.domain().empty() || op.domain() == "ai.onnx") opset_ = static_cast<int>(op.version());
     }
@@ -132,8 +145,8 @@ class Converter {
   }
 
   std::string describe(const onnx::NodeProto& node) const {
-    const std::string name = node.name().empty() && node.output_size() > 0 ? node.output(0)
-                                                                            : node.name();
+    const std::string name =
+        node.name().empty() && node.output_size() > 0 ? node.output(0) : node.name();
     const std::string domain =
         node.domain().empty() || node.domain() == "ai.onnx" ? "" : node.domain() + ".";
     return where_ + ": node '" + name + "' (" + domain + node.op_type() + ", opset " +

@@ -132,20 +132,21 @@ QuantizeSource quantize_source(const OnnxModel& model) {
   const std::string file = model.path().string();
   const onnx::NodeProto* first = nullptr;
   for (const auto& node : model.proto().graph().node()) {
-    const bool quantized = info.quantization == QuantizationKind::kQOperator
-                               ? is_qoperator(node.domain(), node.op_type())
-                               : node.op_type() == "QuantizeLinear" ||
-                                     node.op_type() == "DequantizeLinear";
+    const bool quantized =
+        info.quantization == QuantizationKind::kQOperator
+            ? is_qoperator(node.domain(), node.op_type())
+            : node.op_type() == "QuantizeLinear" || node.op_type() == "DequantizeLinear";
     if (quantized) {
       first = &node;
       break;
     }
   }
-  const std::string node = first ? "node '" + (first->name().empty() && first->output_size()
-                                                    ? first->output(0)
-                                                    : first->name()) +
-                                       "', " + first->op_type()
-                                 : std::string();
+  const std::string node =
+      first
+          ? "node '" +
+                (first->name().empty() && first->output_size() ? first->output(0) : first->name()) +
+                "', " + first->op_type()
+          : std::string();
   if (info.quantization == QuantizationKind::kQOperator) {
     throw QuantizeError(file + ": QOperator INT8 (" + node +
                         "): its quantized operators keep no FP32 graph to start from, so "

@@ -103,8 +103,8 @@ QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
                               const FrameProvider& frames);
 
 // What the quantizer starts from: FP32 files as they are, FP16 exports converted to FP32, and
-// dynamic-INT8 files from the FP32 graph their ConvInteger chains fold into (runtime/fp32_rewrite.h:
-// the graph the engine runs them as).
+// dynamic-INT8 files from the FP32 graph their ConvInteger chains fold into
+// (runtime/fp32_rewrite.h: the graph the engine runs them as).
 struct QuantizeSource {
   onnx::ModelProto model;
   Float16Conversion float16;

@@ -86,7 +86,7 @@ TEST(CliCompare, DynamicInt8RunAsWrittenAgreesWithItsFp32RebuildOnVideoFramesPas
   EXPECT_EQ(j["b"]["precision"], "fp32 (dynamic INT8 run as written)");
   EXPECT_GE(j["map50"].get<double>(), 0.8) << r.out;
   EXPECT_LT(j["map50"].get<double>(), 1.0) << "the activations' rounding changed nothing:\n"
-                                            << r.out;
+                                           << r.out;
   EXPECT_GT(j["score_mad"].get<double>(), 0.0) << r.out;
 }
 

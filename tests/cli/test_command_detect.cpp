@@ -43,9 +43,8 @@ std::vector<nlohmann::json> detections(const std::string& out) {
 // the car and the bicycle on this photo, and so must we.
 TEST(CliDetect, Fp16YoloV5nFindsTheDogTheCarAndTheBicycle) {
   YOLO_REQUIRE_FIXTURES();
-  const auto r =
-      run_cli({"detect", "--model", model("yolov5n_640_fp16"), "--image",
-               (fixtures_dir() / "images" / "dog.jpg").string(), "--json"});
+  const auto r = run_cli({"detect", "--model", model("yolov5n_640_fp16"), "--image",
+                          (fixtures_dir() / "images" / "dog.jpg").string(), "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(contains(r.err, "FP16 export, computed in FP32")) << r.err;
   EXPECT_TRUE(contains(r.err, "at fp32, input 640x640")) << r.err;
@@ -73,8 +72,8 @@ TEST(CliDetect, ImgszAutoRunsADynamicAxesModelAtTheSourceAspect) {
     }
   }
   // A fixed-shape file keeps its shape.
-  const auto fixed = run_cli({"detect", "--model", model("yolo11n_320_fp32"), "--video",
-                              traffic(), "--frames", "1", "--imgsz", "auto"});
+  const auto fixed = run_cli({"detect", "--model", model("yolo11n_320_fp32"), "--video", traffic(),
+                              "--frames", "1", "--imgsz", "auto"});
   ASSERT_EQ(fixed.status, 0) << fixed.err;
   EXPECT_TRUE(contains(fixed.err, "input 320x320")) << fixed.err;
 }
@@ -93,8 +92,8 @@ TEST(CliDetect, SizesAModelCannotTakeAreRefusedNamingTheOption) {
   EXPECT_TRUE(contains(not_a_size.err, "use 640, HEIGHT,WIDTH such as 384,640, or auto"))
       << not_a_size.err;
 
-  const auto fixed = run_cli({"detect", "--model", model("yolo11n_320_fp32"), "--video",
-                              traffic(), "--frames", "1", "--imgsz", "384,640"});
+  const auto fixed = run_cli({"detect", "--model", model("yolo11n_320_fp32"), "--video", traffic(),
+                              "--frames", "1", "--imgsz", "384,640"});
   EXPECT_EQ(fixed.status, 2) << fixed.err;
   for (const char* part : {"yolo11n_320_fp32.onnx", "fixed at 320x320", "not 384x640", "--imgsz"}) {
     EXPECT_TRUE(contains(fixed.err, part)) << part << " not in:\n" << fixed.err;
@@ -106,9 +105,9 @@ TEST(CliDetect, AStaticInt8FileRunsAtItsOwnPrecision) {
   TempFolder dir;
   const fs::path frames = one_image_folder(dir.path());
   const fs::path int8 = dir.path() / "tiny.int8.onnx";
-  const auto made = run_cli({"quantize", "--model", tiny_detector_model(dir.path()).string(),
-                             "--calib", frames.string(), "--keep-fp32", "none", "--out",
-                             int8.string()});
+  const auto made =
+      run_cli({"quantize", "--model", tiny_detector_model(dir.path()).string(), "--calib",
+               frames.string(), "--keep-fp32", "none", "--out", int8.string()});
   ASSERT_EQ(made.status, 0) << made.err;
   const auto own = run_cli({"detect", "--model", int8.string(), "--image", frames.string()});
   ASSERT_EQ(own.status, 0) << own.err;

@@ -155,8 +155,9 @@ TEST(CliQuantize, DynamicInt8FileStartsFromItsFoldedGraph) {
                           (fixtures_dir() / "video" / "traffic_720p_30fps.mp4").string(),
                           "--frames", "2", "--keep-fp32", "none", "--out", out.string()});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_TRUE(contains(r.err, "dynamic INT8: starting from the FP32 graph it folds into (64 "
-                              "ConvInteger chains"))
+  EXPECT_TRUE(contains(r.err,
+                       "dynamic INT8: starting from the FP32 graph it folds into (64 "
+                       "ConvInteger chains"))
       << r.err;
   const auto inspect = run_cli({"inspect", "--json", out.string()});
   ASSERT_EQ(inspect.status, 0) << inspect.err;
@@ -164,7 +165,8 @@ TEST(CliQuantize, DynamicInt8FileStartsFromItsFoldedGraph) {
   EXPECT_EQ(info.at("quantization").at("kind"), "static QDQ");
   EXPECT_EQ(info.at("precision"), "int8");
   EXPECT_EQ(info.at("op_counts").count("ConvInteger"), 0U);
-  EXPECT_EQ(info.at("metadata").at("names"), (std::vector<std::string>{"Car", "Pedestrian", "Cyclist"}));
+  EXPECT_EQ(info.at("metadata").at("names"),
+            (std::vector<std::string>{"Car", "Pedestrian", "Cyclist"}));
 }
 
 TEST(CliQuantize, NonDetectionModelIsRefused) {

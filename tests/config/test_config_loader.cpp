@@ -178,8 +178,7 @@ TEST(ConfigLoader, ImgszTakesASquareHeightAndWidthOrAuto) {
                  "0 alone (not in a list) is the model's own");
   expect_problem(error_of("model:\n  imgsz: [384, 9000]\n"), "model.imgsz[1]", 2, 16,
                  "9000 is out of range");
-  expect_problem(error_of("model:\n  imgsz: wide\n"), "model.imgsz", 2, 10,
-                 "got 'wide'");
+  expect_problem(error_of("model:\n  imgsz: wide\n"), "model.imgsz", 2, 10, "got 'wide'");
   // Written back as read.
   for (const char* value : {"0", "640", "[384, 640]", "auto"}) {
     Config c;
@@ -196,13 +195,13 @@ TEST(ConfigLoader, PrecisionComesFromTheFileByDefault) {
   for (const char* name : {"q.onnx", "fp32.onnx"}) std::ofstream(dir.path() / name) << "model";
   LoadOptions options = kSchemaOnly;
   options.static_int8 = [](const fs::path& p) { return p.filename() == "q.onnx"; };
-  const std::string int8 = "model:\n  path: " + (dir.path() / "q.onnx").string() +
-                           "\n  precision: int8\n";
+  const std::string int8 =
+      "model:\n  path: " + (dir.path() / "q.onnx").string() + "\n  precision: int8\n";
   EXPECT_EQ(parse_config(int8, "t.yaml", options).model.precision, Precision::kInt8);
-  expect_problem(error_of("model:\n  path: " + (dir.path() / "fp32.onnx").string() +
-                              "\n  precision: auto\n",
-                          options),
-                 "model.precision", 3, 14, "auto needs model.int8_path");
+  expect_problem(
+      error_of("model:\n  path: " + (dir.path() / "fp32.onnx").string() + "\n  precision: auto\n",
+               options),
+      "model.precision", 3, 14, "auto needs model.int8_path");
 }
 
 TEST(ConfigLoader, SectionThatIsNotAMappingShowsTheLayout) {
@@ -677,9 +676,15 @@ config:
   const Config c = load_config(file, with_sources());
   const fs::path dir = folder.path();
   EXPECT_EQ(c.source, (SourceConfig{(dir / "v.mp4").string(), true, false, 1280, 720, 15, 0.5}));
-  EXPECT_EQ(c.model,
-            (ModelConfig{dir / "m.onnx", dir / "m.int8.onnx", Precision::kInt8, Quantize::kAuto, 32,
-                         {ImageSize::Mode::kFixed, 320, 320}, dir / "names.txt", Decoder::kEnd2end, 0.9}));
+  EXPECT_EQ(c.model, (ModelConfig{dir / "m.onnx",
+                                  dir / "m.int8.onnx",
+                                  Precision::kInt8,
+                                  Quantize::kAuto,
+                                  32,
+                                  {ImageSize::Mode::kFixed, 320, 320},
+                                  dir / "names.txt",
+                                  Decoder::kEnd2end,
+                                  0.9}));
   EXPECT_EQ(c.detect, (DetectConfig{0.4, 0.6, {0, 2, 7}, 50, true}));
   EXPECT_EQ(c.threads, (ThreadsConfig{ThreadMode::kEfficiency, 3, 4, 0.2}));
   EXPECT_EQ(c.telemetry, (TelemetryConfig{0.5, dir / "sys"}));

@@ -80,10 +80,12 @@ TEST_F(ModelManagerDaemon, ImgszAutoSizesADynamicAxesModelToTheCamera) {
   const fs::path model = fixtures_dir() / "models" / "yolov8n_carperson_dynaxes_int8dyn.onnx";
   start(model, "  imgsz: auto\n");
   const nlohmann::json j = wait_for_model(
-      [](const nlohmann::json& m) { return m["input"] == nlohmann::json({640, 384}); }, 120s);
-  ASSERT_EQ(j["model"]["input"], nlohmann::json({640, 384}))
-      << j.dump() << "\n"
-      << s_.daemon_output();
+      [](const nlohmann::json& m) {
+        return m["input"] == nlohmann::json({640, 384});
+      },
+      120s);
+  ASSERT_EQ(j["model"]["input"], nlohmann::json({640, 384})) << j.dump() << "\n"
+                                                             << s_.daemon_output();
   EXPECT_EQ(j["model"]["imgsz"], "auto");
   EXPECT_EQ(j["model"]["file"], model.string());
   EXPECT_EQ(j["model"]["precision"], "fp32");
@@ -149,10 +151,9 @@ TEST_F(ModelManagerDaemon, AnImgszTheModelCannotTakeStopsTheStart) {
   s_.logs = writable_folder(s_.folder.path() / "logs");
   s_.config = s_.folder.path() / "yolo-edge.yaml";
   s_.write_config(model_config(model, "  imgsz: [352, 640]\n", s_.logs));
-  const ProcessResult r = run_process({(fs::path(YOLO_EDGE_BINARY_DIR) / "bin" / "yolo-edged")
-                                           .string(),
-                                       "--config", s_.config.string(), "--state-dir",
-                                       s_.state.string()});
+  const ProcessResult r =
+      run_process({(fs::path(YOLO_EDGE_BINARY_DIR) / "bin" / "yolo-edged").string(), "--config",
+                   s_.config.string(), "--state-dir", s_.state.string()});
   EXPECT_NE(r.status, 0);
   for (const std::string& part :
        std::vector<std::string>{"not starting", model.string(), "model.imgsz 352x640",

@@ -296,7 +296,9 @@ TEST(DynamicInt8, AsWrittenTheConvReadsTheRoundedInput) {
   const float hi = std::max(0.0F, *std::max_element(x.begin(), x.end()));
   const float s = (hi - lo) / 255.0F;
   const float z = std::clamp(std::nearbyint(-lo / s), 0.0F, 255.0F);
-  auto rounded = [&](float v) { return (std::clamp(std::nearbyint(v / s) + z, 0.0F, 255.0F) - z) * s; };
+  auto rounded = [&](float v) {
+    return (std::clamp(std::nearbyint(v / s) + z, 0.0F, 255.0F) - z) * s;
+  };
   const std::vector<float> w{0.5F, 1.0F, -0.25F, 1.0F, 10.0F, -12.0F};
   const std::vector<float> bias{0.1F, 0.2F, 0.3F};
   const auto out_exact = exact->output(0).values<float>();
@@ -311,7 +313,8 @@ TEST(DynamicInt8, AsWrittenTheConvReadsTheRoundedInput) {
                          bias[static_cast<std::size_t>(o)];
       const float got = out_exact[static_cast<std::size_t>(o * 16 + p)];
       EXPECT_NEAR(got, want, 1e-5F) << "channel " << o << " pixel " << p;
-      largest_gap = std::max(largest_gap, std::abs(out_folded[static_cast<std::size_t>(o * 16 + p)] - got));
+      largest_gap =
+          std::max(largest_gap, std::abs(out_folded[static_cast<std::size_t>(o * 16 + p)] - got));
     }
   }
   EXPECT_GT(largest_gap, 1e-4F) << "the folded form should skip the rounding";
@@ -344,8 +347,7 @@ TEST(DynamicInt8, MatMulChainFoldsIntoAnFp32MatMul) {
 // A chain of another shape (no Cast to float) is left as written for the engine to refuse.
 TEST(DynamicInt8, OtherShapesAreLeftAsWritten) {
   ModelBuilder b = dynamic_conv_model();
-  b.proto().mutable_graph()->mutable_node(4)->mutable_attribute(0)->set_i(
-      onnx::TensorProto::INT32);
+  b.proto().mutable_graph()->mutable_node(4)->mutable_attribute(0)->set_i(onnx::TensorProto::INT32);
   const std::string before = b.proto().SerializeAsString();
   EXPECT_EQ(fold_dynamic_int8(b.proto(), DynamicInt8::kFold).total(), 0);
   EXPECT_EQ(b.proto().SerializeAsString(), before);

@@ -48,9 +48,8 @@ TEST(QuantizeSource, Fp16StartsFromItsFp32Form) {
     for (const float f : v) {
       std::uint32_t x = 0;
       std::memcpy(&x, &f, 4);
-      bits.push_back(static_cast<std::uint16_t>(((x >> 16) & 0x8000U) |
-                                                ((((x >> 23) & 0xFF) - 112) << 10) |
-                                                ((x >> 13) & 0x3FFU)));
+      bits.push_back(static_cast<std::uint16_t>(
+          ((x >> 16) & 0x8000U) | ((((x >> 23) & 0xFF) - 112) << 10) | ((x >> 13) & 0x3FFU)));
     }
     t.set_data_type(onnx::TensorProto::FLOAT16);
     t.set_raw_data(std::string(reinterpret_cast<const char*>(bits.data()), bits.size() * 2));
@@ -73,9 +72,9 @@ TEST(QuantizeSource, QOperatorFileIsRefusedNamingItsFirstNode) {
   b.node("QLinearConv", {"q", "s", "z", "w", "s", "z", "s", "z"}, {"qc"}, "conv_0");
   b.node("DequantizeLinear", {"qc", "s", "z"}, {"out"}, "dequant_out");
   b.output("out");
-  expect_refused(b, "source_qoperator.onnx",
-                 {"QOperator INT8", "node 'conv_0', QLinearConv", "the FP32 (or FP16) model",
-                  "dynamic-INT8"});
+  expect_refused(
+      b, "source_qoperator.onnx",
+      {"QOperator INT8", "node 'conv_0', QLinearConv", "the FP32 (or FP16) model", "dynamic-INT8"});
 }
 
 TEST(QuantizeSource, StaticQdqFileIsRefusedNamingItsFirstNode) {
