@@ -7,25 +7,13 @@
 
 namespace yolo::cli {
 
-runtime::InputSize to_input_size(const config::ImageSize& size) {
-  switch (size.mode) {
-    case config::ImageSize::Mode::kModel:
-      return {};
-    case config::ImageSize::Mode::kFixed:
-      return runtime::InputSize::fixed(size.height, size.width);
-    case config::ImageSize::Mode::kAuto:
-      return runtime::InputSize::automatic();
-  }
-  return {};
-}
-
 CLI::Option* add_imgsz_option(CLI::App& sub, runtime::InputSize& imgsz,
                               const std::string& description, const std::string& name) {
   const config::FieldSpec& field = *config::find_field("model.imgsz");
   auto* option = sub.add_option_function<std::string>(
       name,
       [&imgsz](const std::string& text) {
-        imgsz = to_input_size(config::to_image_size(*config::parse_image_size(text)));
+        imgsz = config::to_image_size(*config::parse_image_size(text));
       },
       description);
   option->check(CLI::Validator(

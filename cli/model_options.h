@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "config/config.h"
 #include "detector/detector.h"
 
 namespace yolo::cli {
@@ -37,8 +36,5 @@ CLI::Option* add_imgsz_option(CLI::App& sub, runtime::InputSize& imgsz,
                                   "HEIGHT,WIDTH (384,640) or auto (the source's aspect, the long "
                                   "side as exported)",
                               const std::string& name = "--imgsz");
-
-// The runtime's input size for a model.imgsz setting (kAuto without a frame size yet).
-runtime::InputSize to_input_size(const config::ImageSize& size);
 
 }  // namespace yolo::cli

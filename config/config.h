@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/input_size.h"
+
 namespace yolo::config {
 
 // The typed settings the daemon runs with. Defaults, allowed values and descriptions live in one
@@ -20,20 +22,6 @@ enum class Decoder { kAuto, kYolov8, kEnd2end, kYolov5 };
 enum class ThreadMode { kFixed, kAdaptive, kEfficiency };
 enum class LogLevel { kDebug, kInfo, kWarning, kError };
 enum class GpioBias { kPullUp, kPullDown, kDisabled, kAsIs };
-
-// model.imgsz: the network input size asked for.
-struct ImageSize {
-  enum class Mode {
-    kModel,  // 0: the model's own
-    kFixed,  // [height, width] (a single number is a square)
-    kAuto,   // the source's aspect, the long side as exported
-  };
-  Mode mode{};
-  int height{};
-  int width{};
-
-  bool operator==(const ImageSize&) const = default;
-};
 
 // Where frames come from.
 struct SourceConfig {
@@ -55,7 +43,9 @@ struct ModelConfig {
   Precision precision{};
   Quantize quantize{};
   int calibration_frames{};
-  ImageSize imgsz;
+  // The runtime's own type (a value, no link to the runtime): 0 is kModel, 640 or [384, 640]
+  // kFixed, auto kAuto without a frame size (the daemon adds the camera's).
+  runtime::InputSize imgsz;
   std::filesystem::path labels;
   Decoder decoder{};
   double auto_min_map50{};

@@ -44,7 +44,7 @@ void assign(std::string& out, const Value& v) {
 void assign(std::filesystem::path& out, const Value& v) {
   out = std::get<std::string>(v);
 }
-void assign(ImageSize& out, const Value& v) {
+void assign(runtime::InputSize& out, const Value& v) {
   out = to_image_size(v);
 }
 void assign(std::vector<int>& out, const Value& v) {
@@ -70,14 +70,14 @@ Value as_value(const std::string& v) {
 Value as_value(const std::filesystem::path& v) {
   return v.string();
 }
-Value as_value(const ImageSize& v) {
+Value as_value(const runtime::InputSize& v) {
   switch (v.mode) {
-    case ImageSize::Mode::kModel:
+    case runtime::InputSize::Mode::kModel:
       return std::int64_t{0};
-    case ImageSize::Mode::kFixed:
+    case runtime::InputSize::Mode::kFixed:
       if (v.height == v.width) return std::int64_t{v.height};
       return std::vector<std::int64_t>{v.height, v.width};
-    case ImageSize::Mode::kAuto:
+    case runtime::InputSize::Mode::kAuto:
       return std::string("auto");
   }
   return std::int64_t{0};
@@ -1072,17 +1072,17 @@ std::optional<Value> parse_image_size(std::string_view text) {
   return Value(std::move(sides));
 }
 
-ImageSize to_image_size(const Value& value) {
+runtime::InputSize to_image_size(const Value& value) {
   if (const auto* n = std::get_if<std::int64_t>(&value)) {
     if (*n == 0) return {};
-    return {ImageSize::Mode::kFixed, static_cast<int>(*n), static_cast<int>(*n)};
+    return runtime::InputSize::fixed(static_cast<int>(*n), static_cast<int>(*n));
   }
   if (const auto* list = std::get_if<std::vector<std::int64_t>>(&value);
       list && list->size() == 2) {
-    return {ImageSize::Mode::kFixed, static_cast<int>((*list)[0]), static_cast<int>((*list)[1])};
+    return runtime::InputSize::fixed(static_cast<int>((*list)[0]), static_cast<int>((*list)[1]));
   }
   if (const auto* name = std::get_if<std::string>(&value); name && *name == "auto") {
-    return {ImageSize::Mode::kAuto, 0, 0};
+    return runtime::InputSize::automatic();
   }
   throw std::invalid_argument("unchecked model.imgsz value stored");
 }

@@ -102,7 +102,7 @@ std::string check_number(const FieldSpec& field, double value);
 // the text is none of these forms.
 std::optional<Value> parse_image_size(std::string_view text);
 // A checked kImageSize value as the typed setting.
-ImageSize to_image_size(const Value& value);
+runtime::InputSize to_image_size(const Value& value);
 
 // The value as YAML text: strings and paths double-quoted, lists in flow style.
 std::string format_value(const Value& value);

@@ -65,17 +65,10 @@ bool wants_int8(config::Precision p) {
   return p == config::Precision::kInt8 || p == config::Precision::kAuto;
 }
 
-// The runtime's request for a model.imgsz setting; auto carries the frame size (when known).
-runtime::InputSize requested_size(const config::ImageSize& size, cv::Size frame) {
-  switch (size.mode) {
-    case config::ImageSize::Mode::kModel:
-      return {};
-    case config::ImageSize::Mode::kFixed:
-      return runtime::InputSize::fixed(size.height, size.width);
-    case config::ImageSize::Mode::kAuto:
-      return runtime::InputSize::automatic(frame.height, frame.width);
-  }
-  return {};
+// model.imgsz as the engine takes it: auto with the frame size (when known).
+runtime::InputSize requested_size(const runtime::InputSize& size, cv::Size frame) {
+  if (size.mode != runtime::InputSize::Mode::kAuto) return size;
+  return runtime::InputSize::automatic(frame.height, frame.width);
 }
 
 }  // namespace

@@ -14,7 +14,7 @@ TEST(Config, DefaultConstructionHoldsTheSchemaDefaults) {
   EXPECT_EQ(c.source.uri, "/dev/video0");
   EXPECT_TRUE(c.model.path.empty());
   EXPECT_EQ(c.model.precision, Precision::kFile);
-  EXPECT_EQ(c.model.imgsz, ImageSize{});
+  EXPECT_EQ(c.model.imgsz, runtime::InputSize{});
   EXPECT_EQ(c.model.decoder, Decoder::kAuto);
   EXPECT_EQ(c.detect.conf, 0.25);
   EXPECT_EQ(c.threads.mode, ThreadMode::kAdaptive);

@@ -159,17 +159,17 @@ TEST(ConfigLoader, AcceptedSpellings) {
   EXPECT_TRUE(c.source.loop);
   EXPECT_FALSE(c.source.realtime);
   EXPECT_TRUE(c.config.watch);
-  EXPECT_EQ(c.model.imgsz, (ImageSize{ImageSize::Mode::kFixed, 320, 320}));
+  EXPECT_EQ(c.model.imgsz, runtime::InputSize::fixed(320, 320));
 }
 
 TEST(ConfigLoader, ImgszTakesASquareHeightAndWidthOrAuto) {
   const auto imgsz = [](const std::string& value) {
     return parse_config("model:\n  imgsz: " + value + "\n", "t.yaml", kSchemaOnly).model.imgsz;
   };
-  EXPECT_EQ(imgsz("0"), ImageSize{});
-  EXPECT_EQ(imgsz("640"), (ImageSize{ImageSize::Mode::kFixed, 640, 640}));
-  EXPECT_EQ(imgsz("[384, 640]"), (ImageSize{ImageSize::Mode::kFixed, 384, 640}));
-  EXPECT_EQ(imgsz("auto"), (ImageSize{ImageSize::Mode::kAuto, 0, 0}));
+  EXPECT_EQ(imgsz("0"), runtime::InputSize{});
+  EXPECT_EQ(imgsz("640"), runtime::InputSize::fixed(640, 640));
+  EXPECT_EQ(imgsz("[384, 640]"), runtime::InputSize::fixed(384, 640));
+  EXPECT_EQ(imgsz("auto"), runtime::InputSize::automatic());
   expect_problem(error_of("model:\n  imgsz: [400, 640]\n"), "model.imgsz", 2, 10,
                  "400 is not a multiple of 32 (the largest YOLO stride): use 384 or 416");
   expect_problem(error_of("model:\n  imgsz: [640]\n"), "model.imgsz", 2, 10,
@@ -676,15 +676,9 @@ config:
   const Config c = load_config(file, with_sources());
   const fs::path dir = folder.path();
   EXPECT_EQ(c.source, (SourceConfig{(dir / "v.mp4").string(), true, false, 1280, 720, 15, 0.5}));
-  EXPECT_EQ(c.model, (ModelConfig{dir / "m.onnx",
-                                  dir / "m.int8.onnx",
-                                  Precision::kInt8,
-                                  Quantize::kAuto,
-                                  32,
-                                  {ImageSize::Mode::kFixed, 320, 320},
-                                  dir / "names.txt",
-                                  Decoder::kEnd2end,
-                                  0.9}));
+  EXPECT_EQ(c.model, (ModelConfig{dir / "m.onnx", dir / "m.int8.onnx", Precision::kInt8,
+                                  Quantize::kAuto, 32, runtime::InputSize::fixed(320, 320),
+                                  dir / "names.txt", Decoder::kEnd2end, 0.9}));
   EXPECT_EQ(c.detect, (DetectConfig{0.4, 0.6, {0, 2, 7}, 50, true}));
   EXPECT_EQ(c.threads, (ThreadsConfig{ThreadMode::kEfficiency, 3, 4, 0.2}));
   EXPECT_EQ(c.telemetry, (TelemetryConfig{0.5, dir / "sys"}));

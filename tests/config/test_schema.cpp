@@ -190,12 +190,11 @@ TEST(Schema, ParsesImageSizesAsTheCommandLineWritesThem) {
   for (const char* bad : {"", "384x640", "big", "384,", ",640", "[384, 640"}) {
     EXPECT_FALSE(parse_image_size(bad)) << bad;
   }
-  EXPECT_EQ(to_image_size(Value(std::int64_t{0})), ImageSize{});
-  EXPECT_EQ(to_image_size(Value(std::int64_t{320})),
-            (ImageSize{ImageSize::Mode::kFixed, 320, 320}));
+  EXPECT_EQ(to_image_size(Value(std::int64_t{0})), runtime::InputSize{});
+  EXPECT_EQ(to_image_size(Value(std::int64_t{320})), runtime::InputSize::fixed(320, 320));
   EXPECT_EQ(to_image_size(Value(std::vector<std::int64_t>{384, 640})),
-            (ImageSize{ImageSize::Mode::kFixed, 384, 640}));
-  EXPECT_EQ(to_image_size(Value(std::string("auto"))), (ImageSize{ImageSize::Mode::kAuto, 0, 0}));
+            runtime::InputSize::fixed(384, 640));
+  EXPECT_EQ(to_image_size(Value(std::string("auto"))), runtime::InputSize::automatic());
 }
 
 TEST(Schema, FormatsValuesAsYaml) {

@@ -35,6 +35,17 @@ std::string model_config(const fs::path& model, const std::string& extra, const 
          "\nhttp:\n  listen: 127.0.0.1:0\n";
 }
 
+// The tiny detector quantized to static INT8, in a folder the daemon can read.
+fs::path tiny_int8(const fs::path& folder) {
+  const fs::path dir = writable_folder(folder / "models");
+  const fs::path int8 = dir / "tiny.int8.onnx";
+  const ProcessResult made = run_process(
+      {cli_path().string(), "quantize", "--model", tiny_detector_model(dir).string(), "--calib",
+       one_image_folder(dir).string(), "--keep-fp32", "none", "--out", int8.string()});
+  EXPECT_EQ(made.status, 0) << made.err;
+  return int8;
+}
+
 class ModelManagerDaemon : public ::testing::Test {
  protected:
   void start(const fs::path& model, const std::string& extra) {
@@ -68,6 +79,21 @@ class ModelManagerDaemon : public ::testing::Test {
     return j;
   }
 
+  // Runs the tiny static INT8 detector as model.path with `model_extra` under model: and checks
+  // it runs int8 from that very file with nothing pending, as `wanted` asked.
+  void expect_int8_from_model_path(const std::string& model_extra, const std::string& wanted) {
+    const fs::path int8 = tiny_int8(s_.folder.path());
+    start(int8, model_extra);
+    const nlohmann::json j =
+        wait_for_model([](const nlohmann::json& m) { return m["precision"] == "int8"; }, 90s);
+    ASSERT_EQ(j.value("model", nlohmann::json::object()).value("precision", ""), "int8")
+        << j.dump() << "\n"
+        << s_.daemon_output();
+    EXPECT_EQ(j["model"]["file"], int8.string());
+    EXPECT_EQ(j["model"]["wanted_precision"], wanted);
+    EXPECT_FALSE(j["model"].contains("pending")) << j.dump();
+  }
+
   DaemonSetup s_;
   std::unique_ptr<DaemonProcess> daemon_;
   int port_ = 0;
@@ -93,43 +119,16 @@ TEST_F(ModelManagerDaemon, ImgszAutoSizesADynamicAxesModelToTheCamera) {
   EXPECT_NE(j["status_line"].get<std::string>().find("640x384"), std::string::npos) << j.dump();
 }
 
-// The tiny detector quantized to static INT8, in a folder the daemon can read.
-fs::path tiny_int8(const fs::path& folder) {
-  const fs::path dir = writable_folder(folder / "models");
-  const fs::path int8 = dir / "tiny.int8.onnx";
-  const ProcessResult made = run_process(
-      {cli_path().string(), "quantize", "--model", tiny_detector_model(dir).string(), "--calib",
-       one_image_folder(dir).string(), "--keep-fp32", "none", "--out", int8.string()});
-  EXPECT_EQ(made.status, 0) << made.err;
-  return int8;
-}
-
 // A static INT8 file as model.path runs int8 with no precision given: the file says what it is.
 TEST_F(ModelManagerDaemon, AStaticInt8ModelPathRunsInt8ByDefault) {
   YOLO_REQUIRE_FIXTURES();  // the daemon's source is the fixture video
-  const fs::path int8 = tiny_int8(s_.folder.path());
-  start(int8, "");
-  const nlohmann::json j =
-      wait_for_model([](const nlohmann::json& m) { return m["precision"] == "int8"; }, 90s);
-  ASSERT_EQ(j.value("model", nlohmann::json::object()).value("precision", ""), "int8")
-      << j.dump() << "\n"
-      << s_.daemon_output();
-  EXPECT_EQ(j["model"]["file"], int8.string());
-  EXPECT_EQ(j["model"]["wanted_precision"], "file");
+  expect_int8_from_model_path("", "file");
 }
 
-// precision int8 with a static INT8 model.path: no model.int8_path needed, nothing pending.
+// precision int8 with a static INT8 model.path: no model.int8_path needed.
 TEST_F(ModelManagerDaemon, PrecisionInt8NeedsNoInt8PathWhenModelPathIsInt8) {
   YOLO_REQUIRE_FIXTURES();
-  const fs::path int8 = tiny_int8(s_.folder.path());
-  start(int8, "  precision: int8\n");
-  const nlohmann::json j =
-      wait_for_model([](const nlohmann::json& m) { return m["precision"] == "int8"; }, 90s);
-  ASSERT_EQ(j.value("model", nlohmann::json::object()).value("precision", ""), "int8")
-      << j.dump() << "\n"
-      << s_.daemon_output();
-  EXPECT_EQ(j["model"]["file"], int8.string());
-  EXPECT_FALSE(j["model"].contains("pending")) << j.dump();
+  expect_int8_from_model_path("  precision: int8\n", "int8");
 }
 
 // A dynamic-axes model whose metadata says stride 64, given an imgsz off that stride: the daemon

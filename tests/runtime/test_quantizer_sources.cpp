@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // What yolo-edge quantize starts from (runtime/quantizer.h, quantize_source): FP32 files as they
 // are, FP16 exports and dynamic-INT8 files from their FP32 graph; static INT8 files refused with a
-// message naming the file, the first quantized node and what to do.
+// message naming the file, the first quantized node and what to do (QOperator files: as users meet
+// it, tests/cli/test_command_quantize.cpp).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -60,21 +61,6 @@ TEST(QuantizeSource, Fp16StartsFromItsFp32Form) {
     EXPECT_EQ(t.data_type(), onnx::TensorProto::FLOAT) << t.name();
   }
   EXPECT_NE(s.describe().find("FP16 export"), std::string::npos) << s.describe();
-}
-
-TEST(QuantizeSource, QOperatorFileIsRefusedNamingItsFirstNode) {
-  ModelBuilder b;
-  b.input("images", {1, 3, 8, 8});
-  b.floats("s", {}, {0.02F});
-  b.raw<std::uint8_t>("z", onnx::TensorProto::UINT8, {}, {128});
-  b.raw<std::int8_t>("w", onnx::TensorProto::INT8, {4, 3, 1, 1}, std::vector<std::int8_t>(12, 1));
-  b.node("QuantizeLinear", {"images", "s", "z"}, {"q"}, "quant_in");
-  b.node("QLinearConv", {"q", "s", "z", "w", "s", "z", "s", "z"}, {"qc"}, "conv_0");
-  b.node("DequantizeLinear", {"qc", "s", "z"}, {"out"}, "dequant_out");
-  b.output("out");
-  expect_refused(
-      b, "source_qoperator.onnx",
-      {"QOperator INT8", "node 'conv_0', QLinearConv", "the FP32 (or FP16) model", "dynamic-INT8"});
 }
 
 TEST(QuantizeSource, StaticQdqFileIsRefusedNamingItsFirstNode) {
