@@ -63,13 +63,17 @@ yolo_require(CLI11_INCLUDE_DIR "CLI11" libcli11-dev)
 find_package(prometheus-cpp QUIET CONFIG)
 yolo_require(prometheus-cpp_FOUND "prometheus-cpp" prometheus-cpp-dev)
 
-# Bookworm's cpp-httplib is a compiled library: its pkg-config flags make the header match it.
-pkg_check_modules(HTTPLIB QUIET IMPORTED_TARGET cpp-httplib)
-yolo_require(HTTPLIB_FOUND "cpp-httplib" libcpp-httplib-dev)
+# The daemon's HTTP server: one epoll loop, suspendable connections, TLS through GnuTLS.
+pkg_check_modules(MHD QUIET IMPORTED_TARGET libmicrohttpd>=0.9.71)
+yolo_require(MHD_FOUND "libmicrohttpd" libmicrohttpd-dev)
 find_package(OpenSSL QUIET COMPONENTS Crypto)
 yolo_require(OpenSSL_FOUND "OpenSSL" libssl-dev)
 
 if(YOLO_EDGE_TESTS)
   find_package(GTest QUIET)
   yolo_require(GTest_FOUND "GoogleTest" libgtest-dev)
+  # A real HTTP client (with TLS) for the server's tests. Bookworm's cpp-httplib is a compiled
+  # library: its pkg-config flags make the header match it.
+  pkg_check_modules(HTTPLIB QUIET IMPORTED_TARGET cpp-httplib)
+  yolo_require(HTTPLIB_FOUND "cpp-httplib" libcpp-httplib-dev)
 endif()

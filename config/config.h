@@ -22,6 +22,7 @@ enum class Decoder { kAuto, kYolov8, kEnd2end, kYolov5 };
 enum class ThreadMode { kFixed, kAdaptive, kEfficiency };
 enum class LogLevel { kDebug, kInfo, kWarning, kError };
 enum class GpioBias { kPullUp, kPullDown, kDisabled, kAsIs };
+enum class HttpAuth { kPassword, kNone };
 
 // Where frames come from.
 struct SourceConfig {
@@ -96,10 +97,18 @@ struct LoggingConfig {
 // The live view, the status API and the metrics.
 struct HttpConfig {
   std::string listen;
+  HttpAuth auth{};
+  std::string password;
   std::string token;
+  std::string metrics_allow;
+  bool tls{};
+  std::filesystem::path tls_cert;
+  std::filesystem::path tls_key;
   double max_fps{};
   int jpeg_quality{};
   int max_viewers{};
+  int max_clients{};
+  int max_clients_per_address{};
 
   bool operator==(const HttpConfig&) const = default;
 };

@@ -545,6 +545,14 @@ class Validator {
           "is empty while mqtt.password is set: the broker takes a password only with a user "
           "name");
     }
+    if (c.http.tls_cert.empty() != c.http.tls_key.empty()) {
+      const std::string key = c.http.tls_cert.empty() ? "http.tls_cert" : "http.tls_key";
+      if (usable(key)) {
+        add(key, written_at(c.http.tls_cert.empty() ? "http.tls_key" : "http.tls_cert"),
+            "http.tls_cert and http.tls_key go together: set both (PEM files), or neither and a "
+            "self-signed certificate is made");
+      }
+    }
     const bool wants_int8 =
         c.model.precision == Precision::kInt8 || c.model.precision == Precision::kAuto;
     if (wants_int8 && c.model.quantize == Quantize::kOff && c.model.int8_path.empty() &&
@@ -593,7 +601,7 @@ class Validator {
 
   void resolve_paths(Config& c) const {
     for (fs::path* p : {&c.model.path, &c.model.int8_path, &c.model.labels, &c.telemetry.sysfs_root,
-                        &c.logging.dir, &c.mqtt.ca_file}) {
+                        &c.logging.dir, &c.mqtt.ca_file, &c.http.tls_cert, &c.http.tls_key}) {
       *p = resolve(*p);
     }
   }
@@ -639,6 +647,14 @@ class Validator {
     }
     if (c.mqtt.enabled && !c.mqtt.ca_file.empty() && usable("mqtt.ca_file")) {
       require_file("mqtt.ca_file", c.mqtt.ca_file, "the broker's CA certificate (PEM)");
+    }
+    if (c.http.tls && !c.http.tls_cert.empty() && !c.http.tls_key.empty()) {
+      if (usable("http.tls_cert")) {
+        require_file("http.tls_cert", c.http.tls_cert, "the server certificate (PEM)");
+      }
+      if (usable("http.tls_key")) {
+        require_file("http.tls_key", c.http.tls_key, "the certificate's private key (PEM)");
+      }
     }
     if (!c.model.labels.empty() && usable("model.labels")) {
       require_file("model.labels", c.model.labels, "the labels file (one class name per line)");

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "config/address_list.h"
 #include "config/suggest.h"
 
 namespace yolo::config {
@@ -250,6 +251,20 @@ std::string host_and_port(const Value& v) {
     return "port in '" + s + "' must be a number from 0 to 65535, e.g. " + host + ":8080";
   }
   return "";
+}
+
+std::string password_length(const Value& v) {
+  const std::string& s = std::get<std::string>(v);
+  if (!s.empty() && s.size() < 8) {
+    return "is " + std::to_string(s.size()) +
+           " characters: use at least 8 (or leave it empty to have one made)";
+  }
+  return "";
+}
+
+std::string address_list(const Value& v) {
+  std::string error;
+  return parse_address_list(std::get<std::string>(v), &error) ? "" : error;
 }
 
 std::string topic_prefix(const Value& v) {
@@ -577,18 +592,66 @@ std::vector<FieldSpec> build_fields() {
        .type = F::kString,
        .default_value = text("0.0.0.0:8080"),
        .description = "HOST:PORT of the page, the MJPEG stream, the API and /metrics: "
-                      "0.0.0.0:8080 serves every device on the network (viewing needs no "
-                      "password), 127.0.0.1:8080 this machine only, port 0 a free port (named "
+                      "0.0.0.0:8080 serves every device on the network (behind a login, "
+                      "http.auth), 127.0.0.1:8080 this machine only, port 0 a free port (named "
                       "in the log), empty turns HTTP off.",
        .rule = host_and_port},
       &C::http, &HttpConfig::listen);
   add({.section = "http",
+       .name = "auth",
+       .type = F::kEnum,
+       .default_value = text("password"),
+       .choices = {"password", "none"},
+       .description = "password: the page, stream, snapshot, events and API need a login (a "
+                      "session cookie) or 'Authorization: Bearer <password>'; none: anyone who "
+                      "can reach http.listen watches (only on a network you trust)."},
+      &C::http, &HttpConfig::auth);
+  add({.section = "http",
+       .name = "password",
+       .type = F::kString,
+       .default_value = text(""),
+       .description = "The live view's password; empty: one made at first start and kept in the "
+                      "state folder (sudo yolo-edge config --show-credential prints it).",
+       .rule = password_length},
+      &C::http, &HttpConfig::password);
+  add({.section = "http",
        .name = "token",
        .type = F::kString,
        .default_value = text(""),
-       .description = "Bearer token that POST /api/precision and /api/reload require; empty "
-                      "turns them off. Viewing needs no token."},
+       .description = "Another bearer token for scripts: it may view and POST /api/precision "
+                      "and /api/reload. With auth: none it alone allows those POSTs (empty: "
+                      "off)."},
       &C::http, &HttpConfig::token);
+  add({.section = "http",
+       .name = "metrics_allow",
+       .type = F::kString,
+       .default_value = text("127.0.0.1, ::1"),
+       .description = "Addresses or networks (comma-separated, e.g. \"127.0.0.1, "
+                      "192.168.1.0/24\") whose Prometheus may scrape /metrics without a login; "
+                      "others send the password or token as a bearer token.",
+       .rule = address_list},
+      &C::http, &HttpConfig::metrics_allow);
+  add({.section = "http",
+       .name = "tls",
+       .type = F::kBool,
+       .default_value = false,
+       .description = "Serve HTTPS: the password and the stream cross the network encrypted. "
+                      "Without tls_cert and tls_key a self-signed certificate is made in the "
+                      "state folder at first start (its fingerprint is logged)."},
+      &C::http, &HttpConfig::tls);
+  add({.section = "http",
+       .name = "tls_cert",
+       .type = F::kPath,
+       .default_value = text(""),
+       .description = "The server certificate (PEM, with its chain) for tls: true; empty: the "
+                      "self-signed one."},
+      &C::http, &HttpConfig::tls_cert);
+  add({.section = "http",
+       .name = "tls_key",
+       .type = F::kPath,
+       .default_value = text(""),
+       .description = "The certificate's private key (PEM), readable by the daemon's user."},
+      &C::http, &HttpConfig::tls_key);
   add({.section = "http",
        .name = "max_fps",
        .type = F::kFloat,
@@ -615,6 +678,26 @@ std::vector<FieldSpec> build_fields() {
        .description = "Most MJPEG and event-stream clients at once; more get 503, so the page, "
                       "the API and /metrics always answer."},
       &C::http, &HttpConfig::max_viewers);
+  add({.section = "http",
+       .name = "max_clients",
+       .type = F::kInt,
+       .default_value = whole(1024),
+       .min = 16,
+       .max = 65536,
+       .description = "Most connections at once from everyone. When all are taken, the one "
+                      "slowest to send its request (a slow client) makes room for a new one; "
+                      "when all are being answered, new ones are refused. A connection costs a "
+                      "few KiB, not a thread."},
+      &C::http, &HttpConfig::max_clients);
+  add({.section = "http",
+       .name = "max_clients_per_address",
+       .type = F::kInt,
+       .default_value = whole(32),
+       .min = 2,
+       .max = 65536,
+       .description = "Most connections at once from one address (a browser opens a few; a "
+                      "reverse proxy may need more), so one host cannot take them all."},
+      &C::http, &HttpConfig::max_clients_per_address);
 
   // mqtt
   add({.section = "mqtt",

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "daemon/capture.h"
 
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <thread>
 
 namespace yolo::daemon {
 
@@ -20,6 +25,9 @@ vision::SourceSpec spec_of(const config::SourceConfig& c) {
   spec.fps = c.fps;
   return spec;
 }
+
+// How long after a camera device appears it is opened (udev sets its group meanwhile).
+constexpr auto kDeviceSettle = std::chrono::milliseconds(300);
 
 std::string seconds_text(double s) {
   char text[32];
@@ -43,7 +51,13 @@ const char* capture_state_name(Capture::State state) {
   return "stopped";
 }
 
-Capture::Capture(Events& events, FrameSlot& slot) : events_(events), slot_(slot) {}
+Capture::Capture(Events& events, FrameSlot& slot)
+    : events_(events), slot_(slot), wake_fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
+
+void Capture::wake() {
+  const std::uint64_t one = 1;
+  [[maybe_unused]] const ssize_t n = write(wake_fd_.get(), &one, sizeof one);
+}
 
 Capture::~Capture() {
   stop(std::chrono::milliseconds(2000));
@@ -65,7 +79,7 @@ void Capture::reconfigure(const config::SourceConfig& source) {
     config_ = source;
     ++generation_;
   }
-  wake_.notify_all();
+  wake();
 }
 
 bool Capture::stop(std::chrono::milliseconds limit) {
@@ -73,7 +87,7 @@ bool Capture::stop(std::chrono::milliseconds limit) {
     std::lock_guard lock(mutex_);
     stopping_ = true;
   }
-  wake_.notify_all();
+  wake();
   slot_.close();
   return worker_.stop_within(limit);
 }
@@ -112,18 +126,42 @@ void Capture::set_state(State state) {
   state_ = state;
 }
 
-bool Capture::wait_before_retry(double seconds, std::uint64_t generation) {
+bool Capture::wait_before_retry(double seconds, std::uint64_t generation, DeviceWatch* device) {
   const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                         std::chrono::duration<double>(seconds));
-  std::unique_lock lock(mutex_);
-  state_ = State::kWaiting;
-  retry_at_ = until;
-  // Woken every second only to show the thread is alive.
-  while (!stopping_ && generation_ == generation && Clock::now() < until) {
-    wake_.wait_until(lock, std::min(until, Clock::now() + std::chrono::seconds(1)));
-    beat();
+  {
+    std::lock_guard lock(mutex_);
+    state_ = State::kWaiting;
+    retry_at_ = until;
   }
-  return !stopping_;
+  for (;;) {
+    {
+      std::lock_guard lock(mutex_);
+      if (stopping_) return false;
+      if (generation_ != generation) return true;
+    }
+    const auto now = Clock::now();
+    if (now >= until) return true;
+    // Woken at least every second only to show the thread is alive.
+    const auto wait = std::min(std::chrono::ceil<std::chrono::milliseconds>(until - now),
+                               std::chrono::milliseconds(1000));
+    pollfd fds[2] = {{wake_fd_.get(), POLLIN, 0}, {device ? device->fd() : -1, POLLIN, 0}};
+    poll(fds, 2, static_cast<int>(wait.count()));
+    beat();
+    if (fds[0].revents & POLLIN) {
+      std::uint64_t count = 0;
+      [[maybe_unused]] const ssize_t n = read(wake_fd_.get(), &count, sizeof count);
+    }
+    if (device && (fds[1].revents & POLLIN) && device->changed()) {
+      // udev gives a new node its group a moment after the kernel makes it; opening before that
+      // would only fail with "permission denied".
+      std::this_thread::sleep_for(kDeviceSettle);
+      events_.emit(config::LogLevel::kInfo, "source_appeared",
+                   device->device().string() + " appeared; opening it now",
+                   {{"device", device->device().string()}});
+      return true;
+    }
+  }
 }
 
 void Capture::run() {
@@ -132,6 +170,8 @@ void Capture::run() {
   double backoff = 0;
   std::uint64_t backoff_generation = 0;
   std::string reported;  // the last failure logged as a warning, to log repeats quietly
+  // Kept across attempts, so a device that appears while an attempt fails is not missed.
+  std::unique_ptr<DeviceWatch> device;
   vision::Frame frame;
   for (;;) {
     config::SourceConfig config;
@@ -213,7 +253,19 @@ void Capture::run() {
                  "source_lost", message,
                  {{"uri", config.uri}, {"error", failure}, {"retry_in_s", backoff}});
     reported = failure;
-    if (!wait_before_retry(backoff, generation)) break;
+    if (!device || device->device() != vision::camera_device(config.uri)) {
+      device.reset();
+      if (const auto node = vision::camera_device(config.uri)) {
+        try {
+          device = std::make_unique<DeviceWatch>(*node);
+        } catch (const std::exception& e) {
+          events_.emit(config::LogLevel::kWarning, "source_watch_failed",
+                       std::string(e.what()) + "; the camera is retried on its backoff only",
+                       {{"error", e.what()}});
+        }
+      }
+    }
+    if (!wait_before_retry(backoff, generation, device.get())) break;
     backoff = std::min(backoff * 2, std::max(config.reconnect_s, kMaxBackoffSeconds));
   }
   set_state(State::kStopped);

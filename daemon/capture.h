@@ -3,7 +3,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -12,16 +11,19 @@
 #include <nlohmann/json.hpp>
 
 #include "config/config.h"
+#include "daemon/device_watch.h"
 #include "daemon/events.h"
 #include "daemon/frame_slot.h"
 #include "daemon/worker.h"
+#include "os/unique_fd.h"
 #include "vision/capture.h"
 
 namespace yolo::daemon {
 
 // The capture thread: opens the source, reads frames into the slot (the newest wins), and when
 // the source fails or stops (a camera unplugged, a stream dropped, a file that ended) reopens it
-// after source.reconnect_s, doubling the wait after each failed attempt up to a cap. It never
+// after source.reconnect_s, doubling the wait after each failed attempt up to a cap. A camera
+// device is also watched: it is reopened as soon as it appears again, whatever the wait. It never
 // gives up and never spins; the status says what it is doing.
 class Capture {
  public:
@@ -49,8 +51,11 @@ class Capture {
 
  private:
   void run();
-  // Waits `seconds` or until stopped or reconfigured; false when it should stop.
-  bool wait_before_retry(double seconds, std::uint64_t generation);
+  // Waits `seconds`, or until stopped or reconfigured, or until `device` (when given) appears
+  // or changes; false when it should stop.
+  bool wait_before_retry(double seconds, std::uint64_t generation, DeviceWatch* device);
+  // Wakes wait_before_retry.
+  void wake();
   void set_state(State state);
   void beat();
 
@@ -59,7 +64,8 @@ class Capture {
   Worker worker_;
 
   mutable std::mutex mutex_;
-  std::condition_variable wake_;
+  // Written by reconfigure() and stop() to end a wait (an eventfd).
+  os::UniqueFd wake_fd_;
   config::SourceConfig config_;
   // Bumped by reconfigure(): the thread reopens when it sees a new value.
   std::uint64_t generation_ = 0;

@@ -29,7 +29,7 @@ void Events::add(Publisher* publisher) {
 }
 
 void Events::emit(config::LogLevel level, std::string_view name, const std::string& message,
-                  nlohmann::json fields) {
+                  nlohmann::json fields, std::source_location where) {
   LogFields journal{{"YOLO_EVENT", std::string(name)}};
   for (const auto& [key, value] : fields.items()) {
     if (value.is_primitive()) {
@@ -37,7 +37,7 @@ void Events::emit(config::LogLevel level, std::string_view name, const std::stri
                            value.is_string() ? value.get<std::string>() : value.dump());
     }
   }
-  log_.log(level, message, journal);
+  log_.log(level, message, journal, where);
 
   nlohmann::json event = {{"event", name},
                           {"time", iso8601_utc(std::chrono::system_clock::now())},

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <mutex>
+#include <source_location>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,10 @@
 
 namespace yolo::daemon {
 
+// The events the daemon emits at level error, by name (Metrics counts them from 0).
+inline constexpr std::string_view kErrorEvents[] = {
+    "config_rejected", "frame_failed", "model_error", "model_failed", "quantize_failed"};
+
 // Where everything worth remembering goes: one call logs the message (to the journal with the
 // event's fields) and hands the event to every publisher (the field log writes it as an event
 // line). Thread-safe; publishers are added before the threads start.
@@ -25,9 +30,10 @@ class Events {
 
   // Logs `message` at `level` and publishes {"event": name, "time", "level", "message",
   // ...fields} (the field log writes it as an event line). Scalar fields also become journal fields
-  // YOLO_<NAME>.
+  // YOLO_<NAME>; the journal's CODE_FILE and CODE_LINE are the caller's.
   void emit(config::LogLevel level, std::string_view name, const std::string& message,
-            nlohmann::json fields = nlohmann::json::object());
+            nlohmann::json fields = nlohmann::json::object(),
+            std::source_location where = std::source_location::current());
 
   Logger& log() { return log_; }
 

@@ -16,8 +16,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The span over which fps() counts results.
+// The span over which fps() counts results; fewer than kFpsMinResults in it and the last
+// kFpsMinResults count however old, so a source slower than one frame a window still has a rate.
 constexpr auto kFpsWindow = std::chrono::seconds(3);
+constexpr std::size_t kFpsMinResults = 3;
 // How many results the status's latency percentiles are taken over.
 constexpr std::size_t kRecentResults = 100;
 
@@ -31,6 +33,29 @@ std::string describe(const ModelInfo& m) {
 }
 
 }  // namespace
+
+double results_per_second(const std::deque<std::chrono::steady_clock::time_point>& times,
+                          std::chrono::steady_clock::time_point now) {
+  if (times.size() < 2) return 0;
+  std::size_t in_window = 0;
+  for (auto t : times) in_window += now - t <= kFpsWindow ? 1 : 0;
+  const std::size_t n = std::max(in_window, std::min(times.size(), kFpsMinResults));
+  const auto first = times[times.size() - n];
+  const auto last = times.back();
+  // The mean interval of the last n results; once the next result is more than twice that late,
+  // half the time since the last, so a source that stopped shows a falling rate (and one late
+  // frame of a jittery stream does not).
+  const double mean = std::chrono::duration<double>(last - first).count() / double(n - 1);
+  const double interval = std::max(mean, std::chrono::duration<double>(now - last).count() / 2);
+  return interval > 0 ? 1.0 / interval : 0;
+}
+
+std::int64_t results_lost(double gap_ms, double interval_ms, double first_frame_ms) {
+  // Fewer than two results before the swap: no pace to judge the gap by.
+  if (gap_ms <= 0 || interval_ms <= 0) return 0;
+  const double expected = std::max(interval_ms, first_frame_ms);
+  return std::max<std::int64_t>(0, std::llround(gap_ms / expected) - 1);
+}
 
 nlohmann::json to_json(const ThreadDecision& d) {
   nlohmann::json latency = nlohmann::json::object();
@@ -131,19 +156,7 @@ Clock::time_point Inference::last_result() const {
 
 double Inference::fps() const {
   std::lock_guard lock(status_mutex_);
-  const auto now = Clock::now();
-  std::size_t n = 0;
-  Clock::time_point first = now;
-  for (auto t : recent_) {
-    if (now - t > kFpsWindow) continue;
-    if (n == 0) first = t;
-    ++n;
-  }
-  if (n < 2) return 0;
-  // n results span n - 1 intervals; a source that stopped shows a falling rate, not the last one.
-  const double span = std::max(std::chrono::duration<double>(now - first).count(),
-                               std::chrono::duration<double>(kFpsWindow).count() / 3);
-  return static_cast<double>(n - 1) / span;
+  return results_per_second(recent_, Clock::now());
 }
 
 StageTimes Inference::last_times() const {
@@ -218,8 +231,19 @@ void Inference::apply_pending() {
   // A trial measures the candidate against the model running: a new model ends it.
   if (trial_ && (cancel_trial || model || trial)) end_trial(false, "");
   if (model) {
-    swap_ = PendingSwap{current_.info, model->info, model->build_ms, last_index_,
-                        Clock::time_point(Clock::duration(last_result_ns_.load()))};
+    double interval_ms = 0;
+    {
+      std::lock_guard lock(status_mutex_);
+      if (recent_.size() >= 2) {
+        interval_ms = ms_between(recent_.front(), recent_.back()) / double(recent_.size() - 1);
+      }
+    }
+    swap_ = PendingSwap{current_.info,
+                        model->info,
+                        model->build_ms,
+                        last_index_,
+                        Clock::time_point(Clock::duration(last_result_ns_.load())),
+                        interval_ms};
     retire_(std::move(current_.detector));
     current_ = std::move(*model);
     current_.detector->set_decode(decode_);
@@ -337,13 +361,15 @@ void Inference::process(vision::Frame& frame, std::int64_t dropped) {
   {
     std::lock_guard lock(status_mutex_);
     recent_.push_back(done);
-    while (!recent_.empty() && done - recent_.front() > kFpsWindow) recent_.pop_front();
+    while (recent_.size() > kFpsMinResults && done - recent_.front() > kFpsWindow) {
+      recent_.pop_front();
+    }
     last_times_ = shared->times;
     recent_times_.push_back(shared->times);
     if (recent_times_.size() > kRecentResults) recent_times_.pop_front();
   }
   for (Publisher* p : publishers_) p->publish(shared);
-  if (swap_) report_swap(shared->index, done);
+  if (swap_) report_swap(shared->index, done, t.preprocess_ms + t.inference_ms + t.postprocess_ms);
   if (trial_) {
     // The trial chose the thread counts: its frames say nothing about the controller's.
     if (trial_->trial.done()) end_trial(true, "");
@@ -352,12 +378,13 @@ void Inference::process(vision::Frame& frame, std::int64_t dropped) {
   }
 }
 
-void Inference::report_swap(std::int64_t first_index, Clock::time_point first_done) {
+void Inference::report_swap(std::int64_t first_index, Clock::time_point first_done,
+                            double first_frame_ms) {
   const PendingSwap s = std::move(*swap_);
   swap_.reset();
-  const std::int64_t lost = s.last_index < 0 ? 0 : first_index - s.last_index - 1;
   const double gap_ms =
       s.last_done == Clock::time_point{} ? 0 : ms_between(s.last_done, first_done);
+  const std::int64_t lost = results_lost(gap_ms, s.interval_ms, first_frame_ms);
   std::string message =
       "switched from " + (s.from ? describe(*s.from) : std::string("nothing")) + " to " +
       describe(*s.to) + " (built in " + std::to_string(static_cast<int>(std::lround(s.build_ms))) +

@@ -99,6 +99,8 @@ class Inference {
     double build_ms = 0;
     std::int64_t last_index = -1;
     std::chrono::steady_clock::time_point last_done;
+    // The mean interval between results before the swap (0 when unknown).
+    double interval_ms = 0;
   };
 
   // A precision trial under way.
@@ -119,7 +121,8 @@ class Inference {
   void end_trial(bool finished, std::string error);
   void process(vision::Frame& frame, std::int64_t dropped);
   void record(const ThreadDecision& decision);
-  void report_swap(std::int64_t first_index, std::chrono::steady_clock::time_point first_done);
+  void report_swap(std::int64_t first_index, std::chrono::steady_clock::time_point first_done,
+                   double first_frame_ms);
 
   Events& events_;
   FrameSlot& slot_;
@@ -167,5 +170,18 @@ class Inference {
 
 // The decision as the status and the field log show it.
 nlohmann::json to_json(const ThreadDecision& decision);
+
+// The results a swap cost: how many intervals the gap between the last result before it and the
+// first after held beyond one. An interval is what the stream was doing before (a slow camera
+// leaves long gaps that lose nothing), or the new model's first frame when that took longer (a
+// slower model is not a loss). Skipped camera frames are not counted: inference slower than the
+// camera skips frames all the time. 0 when fewer than two results came before (no pace known).
+std::int64_t results_lost(double gap_ms, double interval_ms, double first_frame_ms);
+
+// Results per second at `now` from the times results were delivered (oldest first): over the
+// last 3 s, or the last 3 results when fewer came in that time, so a source slower than a frame
+// a second still reads right (0.1 at 0.1 FPS); it falls when results stop coming.
+double results_per_second(const std::deque<std::chrono::steady_clock::time_point>& times,
+                          std::chrono::steady_clock::time_point now);
 
 }  // namespace yolo::daemon

@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <syslog.h>
+// The entry carries the caller's CODE_FILE and CODE_LINE (journal_entry), not this file's.
+#define SD_JOURNAL_SUPPRESS_LOCATION
 #include <systemd/sd-journal.h>
 #include <unistd.h>
 
@@ -44,13 +46,14 @@ std::string timestamp() {
   return text;
 }
 
-void write_journal(config::LogLevel level, std::string_view message, const LogFields& fields) {
-  std::vector<std::string> items;
-  items.reserve(fields.size() + 3);
-  items.push_back("MESSAGE=" + std::string(message));
-  items.push_back("PRIORITY=" + std::to_string(priority(level)));
-  items.emplace_back("SYSLOG_IDENTIFIER=yolo-edged");
-  for (const auto& [name, value] : fields) items.push_back(name + "=" + value);
+// `file` as a path in the source tree ("daemon/service.cpp"), without the folder it was built in.
+std::string_view source_path(std::string_view file) {
+  constexpr std::string_view tree = YOLO_EDGE_SOURCE_TREE "/";
+  if (file.starts_with(tree)) file.remove_prefix(tree.size());
+  return file;
+}
+
+void write_journal(std::vector<std::string> items) {
   std::vector<iovec> iov(items.size());
   for (std::size_t i = 0; i < items.size(); ++i) {
     iov[i].iov_base = items[i].data();
@@ -61,6 +64,20 @@ void write_journal(config::LogLevel level, std::string_view message, const LogFi
 }
 
 }  // namespace
+
+std::vector<std::string> journal_entry(config::LogLevel level, std::string_view message,
+                                       const LogFields& fields, const std::source_location& where) {
+  std::vector<std::string> items;
+  items.reserve(fields.size() + 6);
+  items.push_back("MESSAGE=" + std::string(message));
+  items.push_back("PRIORITY=" + std::to_string(priority(level)));
+  items.emplace_back("SYSLOG_IDENTIFIER=yolo-edged");
+  items.push_back("CODE_FILE=" + std::string(source_path(where.file_name())));
+  items.push_back("CODE_LINE=" + std::to_string(where.line()));
+  items.push_back("CODE_FUNC=" + std::string(where.function_name()));
+  for (const auto& [name, value] : fields) items.push_back(name + "=" + value);
+  return items;
+}
 
 const char* level_name(config::LogLevel level) {
   switch (level) {
@@ -94,11 +111,12 @@ void Logger::set_level(config::LogLevel level) {
   level_ = level;
 }
 
-void Logger::log(config::LogLevel level, std::string_view message, const LogFields& fields) {
+void Logger::log(config::LogLevel level, std::string_view message, const LogFields& fields,
+                 std::source_location where) {
   std::lock_guard lock(mutex_);
   if (level < level_) return;
   if (sink_ == Sink::kJournal) {
-    write_journal(level, message, fields);
+    write_journal(journal_entry(level, message, fields, where));
     return;
   }
   std::fprintf(stderr, "%s %-7s %.*s\n", timestamp().c_str(), level_name(level),

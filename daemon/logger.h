@@ -2,6 +2,7 @@
 #pragma once
 
 #include <mutex>
+#include <source_location>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -30,18 +31,25 @@ class Logger {
   void set_level(config::LogLevel level);
   Sink sink() const { return sink_; }
 
-  void log(config::LogLevel level, std::string_view message, const LogFields& fields = {});
-  void debug(std::string_view message, const LogFields& fields = {}) {
-    log(config::LogLevel::kDebug, message, fields);
+  // `where` is the caller's place in the source (CODE_FILE, CODE_LINE and CODE_FUNC in the
+  // journal, relative to the source tree), not the logger's own.
+  void log(config::LogLevel level, std::string_view message, const LogFields& fields = {},
+           std::source_location where = std::source_location::current());
+  void debug(std::string_view message, const LogFields& fields = {},
+             std::source_location where = std::source_location::current()) {
+    log(config::LogLevel::kDebug, message, fields, where);
   }
-  void info(std::string_view message, const LogFields& fields = {}) {
-    log(config::LogLevel::kInfo, message, fields);
+  void info(std::string_view message, const LogFields& fields = {},
+            std::source_location where = std::source_location::current()) {
+    log(config::LogLevel::kInfo, message, fields, where);
   }
-  void warning(std::string_view message, const LogFields& fields = {}) {
-    log(config::LogLevel::kWarning, message, fields);
+  void warning(std::string_view message, const LogFields& fields = {},
+               std::source_location where = std::source_location::current()) {
+    log(config::LogLevel::kWarning, message, fields, where);
   }
-  void error(std::string_view message, const LogFields& fields = {}) {
-    log(config::LogLevel::kError, message, fields);
+  void error(std::string_view message, const LogFields& fields = {},
+             std::source_location where = std::source_location::current()) {
+    log(config::LogLevel::kError, message, fields, where);
   }
 
  private:
@@ -49,6 +57,11 @@ class Logger {
   mutable std::mutex mutex_;
   config::LogLevel level_;
 };
+
+// The journal fields of one message: MESSAGE, PRIORITY, SYSLOG_IDENTIFIER, the caller's
+// CODE_FILE (relative to the source tree), CODE_LINE and CODE_FUNC, then `fields`.
+std::vector<std::string> journal_entry(config::LogLevel level, std::string_view message,
+                                       const LogFields& fields, const std::source_location& where);
 
 // "debug", "info", "warning", "error".
 const char* level_name(config::LogLevel level);

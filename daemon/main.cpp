@@ -11,27 +11,14 @@
 #include <memory>
 #include <string>
 
+#include "config/credential.h"
 #include "daemon/service.h"
+#include "daemon/signal_pipe.h"
 #include "daemon/version.h"
 
 namespace fs = std::filesystem;
 
 namespace {
-
-// --state-dir, else systemd's StateDirectory (STATE_DIRECTORY, the first of a ':' list), else
-// /var/lib/yolo-edge for root and the XDG state folder for anyone else.
-fs::path state_dir(const std::string& given) {
-  if (!given.empty()) return fs::absolute(given);
-  if (const char* env = std::getenv("STATE_DIRECTORY"); env && *env) {
-    const std::string dirs = env;
-    return dirs.substr(0, dirs.find(':'));
-  }
-  if (geteuid() == 0) return "/var/lib/yolo-edge";
-  if (const char* xdg = std::getenv("XDG_STATE_HOME"); xdg && *xdg)
-    return fs::path(xdg) / "yolo-edge";
-  const char* home = std::getenv("HOME");
-  return fs::path(home && *home ? home : "/tmp") / ".local" / "state" / "yolo-edge";
-}
 
 // The yolo-edge CLI installed beside this binary.
 fs::path cli_beside_me() {
@@ -43,6 +30,9 @@ fs::path cli_beside_me() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before anything else can fail: from here on SIGHUP and SIGTERM wait in the pipe until the
+  // control loop serves them, whichever thread the kernel hands them to.
+  yolo::daemon::SignalPipe signals{SIGHUP, SIGTERM, SIGINT};
   CLI::App app{
       "yolo-edged: watches a camera with a YOLO model (FP32 or INT8) and logs what it sees and "
       "what that costs the device.\nSIGHUP (systemctl reload yolo-edged) reloads the config; "
@@ -73,19 +63,21 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  // Blocked in every thread (they inherit the mask), so they arrive only through the service's
-  // signalfd. A client that hangs up must not kill the daemon with SIGPIPE.
+  // Also blocked in every thread the service starts (they inherit the mask), so their reads and
+  // waits are never interrupted; the control loop unblocks them only while it waits. Threads
+  // that libraries started earlier may still take them: the handler forwards those too.
+  // A client that hangs up must not kill the daemon with SIGPIPE.
   sigset_t handled;
   sigemptyset(&handled);
   for (int s : {SIGHUP, SIGTERM, SIGINT}) sigaddset(&handled, s);
   pthread_sigmask(SIG_BLOCK, &handled, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
-  auto service = std::make_unique<yolo::daemon::Service>(
-      yolo::daemon::ServiceOptions{fs::absolute(config), state_dir(state), cli_beside_me()});
+  auto service = std::make_unique<yolo::daemon::Service>(yolo::daemon::ServiceOptions{
+      fs::absolute(config), yolo::config::state_dir(state), cli_beside_me()});
   int status = yolo::daemon::kExitFailure;
   try {
-    status = service->run();
+    status = service->run(signals);
   } catch (const std::exception& e) {
     // Destructors would wait for threads the failure may have left running.
     std::fprintf(stderr, "yolo-edged: internal error: %s\n", e.what());

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "daemon/metrics.h"
 
+#include "daemon/events.h"
+
 #include <prometheus/check_names.h>
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
@@ -298,6 +300,9 @@ struct Metrics::State {
         resident_memory(gauge_family(registry, "yolo_edge_resident_memory_bytes",
                                      "Resident memory of yolo-edged.")) {
     build_info.update({{{{"version", valid_utf8(version())}}, 1}});
+    // Known from the start, at 0: a dashboard's rate() of them shows 0 rather than "No data"
+    // until the first error.
+    for (const std::string_view kind : kErrorEvents) errors.Add({{"kind", std::string(kind)}});
   }
 
   // The series of `model`, created at its first frame.
@@ -545,6 +550,20 @@ void Metrics::add_counter(const std::string& name, const std::string& help, cons
   custom_family(s.custom_counters, s.registry, prometheus::BuildCounter(), name, help)
       .Add(series)
       .Increment(delta);
+}
+
+void Metrics::follow_counter(const std::string& name, const std::string& help, const Labels& labels,
+                             double total) {
+  const prometheus::Labels series = clean(labels);
+  State& s = *state_;
+  std::lock_guard lock(s.mutex);
+  if (!name.ends_with("_total")) {
+    throw std::invalid_argument("metrics: counter '" + name + "' must be named ..._total");
+  }
+  prometheus::Counter& counter =
+      custom_family(s.custom_counters, s.registry, prometheus::BuildCounter(), name, help)
+          .Add(series);
+  if (std::isfinite(total) && total > counter.Value()) counter.Increment(total - counter.Value());
 }
 
 void Metrics::set_gauge(const std::string& name, const std::string& help, const Labels& labels,

@@ -56,6 +56,10 @@ class Metrics : public Publisher {
   // mistakes in our code, not in the user's input.
   void add_counter(const std::string& name, const std::string& help, const Labels& labels,
                    double delta = 1);
+  // Brings the counter `name` with `labels` up to `total`, a count kept elsewhere (the HTTP
+  // server's failed logins); a lower total changes nothing. Thrown errors as add_counter's.
+  void follow_counter(const std::string& name, const std::string& help, const Labels& labels,
+                      double total);
   // Sets the gauge `name` with `labels` to `value`; thrown errors as add_counter's.
   void set_gauge(const std::string& name, const std::string& help, const Labels& labels,
                  double value);

@@ -4,10 +4,13 @@
 #include "runtime/model_lint.h"
 
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 
 #include <opencv2/core.hpp>
@@ -71,6 +74,21 @@ runtime::InputSize requested_size(const runtime::InputSize& size, cv::Size frame
   return runtime::InputSize::automatic(frame.height, frame.width);
 }
 
+// Creates `folder` if needed; what stops this process from writing files into it, or "".
+std::string unwritable_folder(const fs::path& folder) {
+  std::error_code ec;
+  fs::create_directories(folder, ec);
+  if (ec) return "cannot create it (" + ec.message() + ")";
+  if (access(folder.c_str(), W_OK | X_OK) != 0) {
+    const std::string error = std::strerror(errno);
+    struct stat st {};
+    const std::string owner =
+        stat(folder.c_str(), &st) == 0 ? "owned by uid " + std::to_string(st.st_uid) + ", " : "";
+    return error + " (" + owner + "this process runs as uid " + std::to_string(geteuid()) + ")";
+  }
+  return "";
+}
+
 }  // namespace
 
 const char* precision_name(config::Precision precision) {
@@ -128,7 +146,7 @@ fs::path ModelManager::made_int8_path(const config::ModelConfig& model,
     name += "-" + (imgsz.height == imgsz.width ? std::to_string(imgsz.height)
                                                : runtime::to_string(imgsz));
   }
-  return options_.models_dir / (name + ".int8.onnx");
+  return options_.int8_dir / (name + ".int8.onnx");
 }
 
 ModelManager::Plan ModelManager::plan(const config::ModelConfig& model) {
@@ -488,8 +506,17 @@ void ModelManager::step_quantization(const config::ModelConfig& model, const fs:
     }
     return;
   }
-  std::error_code ec;
-  fs::create_directories(make.parent_path(), ec);
+  if (const std::string problem = unwritable_folder(make.parent_path()); !problem.empty()) {
+    failed_quantize_ = {make, generation};
+    const std::string why = "cannot write the INT8 model into " + make.parent_path().string() +
+                            ": " + problem +
+                            "; it must be a folder the daemon's user can write (set "
+                            "model.int8_path, or give the folder to that user)";
+    events_.emit(config::LogLevel::kError, "quantize_failed", why + "; running fp32 until a reload",
+                 {{"file", make.string()}, {"error", why}});
+    set_int8(Int8State::kFailed, "", why);
+    return;
+  }
   QuantizeJob::Request request;
   request.cli = options_.cli;
   request.model = model.path;
@@ -509,7 +536,9 @@ void ModelManager::step_quantization(const config::ModelConfig& model, const fs:
   }
   events_.emit(config::LogLevel::kInfo, "quantize_started",
                "quantizing " + model.path.filename().string() + " to INT8 on " +
-                   std::to_string(have) + " calibration frames from this camera, at idle priority",
+                   std::to_string(have) +
+                   " calibration frames from this camera, at a lower priority (nice " +
+                   std::to_string(QuantizeJob::kQuantizeNice) + ")",
                {{"file", make.string()}, {"frames", have}});
   set_int8(Int8State::kQuantizing, "starting");
 }

@@ -47,8 +47,10 @@ struct ModelTarget {
 class ModelManager {
  public:
   struct Options {
-    // Where INT8 models made here are written when model.int8_path is empty.
-    std::filesystem::path models_dir;
+    // Where INT8 models made here are written when model.int8_path is empty: a folder of the
+    // daemon's own state directory, created by the daemon. Not beside the models an admin puts
+    // in (README: `sudo install -D ... /var/lib/yolo-edge/models/`), which root owns.
+    std::filesystem::path int8_dir;
     // The yolo-edge binary that quantizes.
     std::filesystem::path cli;
     runtime::SharedThreadPools pools;

@@ -2,9 +2,9 @@
 #include "daemon/quantize_job.h"
 
 #include <fcntl.h>
-#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -74,8 +74,8 @@ QuantizeJob::QuantizeJob(const Request& request) : request_(request) {
     throw std::runtime_error("cannot start yolo-edge quantize: pipe: " + errno_text(errno));
   }
   SpawnSetup setup;
-  // The daemon blocks the signals it handles through signalfd; the child must not inherit that,
-  // or it could not be stopped with SIGTERM.
+  // The daemon's threads block the signals its control loop handles; the child must not inherit
+  // that, or it could not be stopped with SIGTERM.
   sigset_t none;
   sigemptyset(&none);
   posix_spawnattr_setsigmask(&setup.attr, &none);
@@ -96,17 +96,13 @@ QuantizeJob::QuantizeJob(const Request& request) : request_(request) {
     close(pipe_fds[0]);
     throw std::runtime_error("cannot start " + request.cli.string() + ": " + errno_text(error));
   }
-  // posix_spawn takes only FIFO, RR and OTHER; SCHED_IDLE is set on the child from here (a
-  // process may always lower another of its user's to it). Its first instants at normal
+  // Lowered after the spawn (posix_spawn has no nice attribute); its first instants at normal
   // priority cost nothing.
-  const sched_param idle{};
-  if (sched_setscheduler(pid_, SCHED_IDLE, &idle) != 0) {
+  if (setpriority(PRIO_PROCESS, static_cast<id_t>(pid_), kQuantizeNice) != 0) {
     const int error = errno;
-    {
-      std::lock_guard lock(mutex_);
-      tail_.push_back("could not lower its priority (" + errno_text(error) +
-                      "); it competes with inference for the CPU");
-    }
+    std::lock_guard lock(mutex_);
+    tail_.push_back("could not lower its priority (" + errno_text(error) +
+                    "); it competes with inference for the CPU as an equal");
   }
   const int read_fd = pipe_fds[0];
   reader_.start("quantize", [this, read_fd] { read_output(read_fd); });

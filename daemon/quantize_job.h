@@ -16,12 +16,17 @@
 namespace yolo::daemon {
 
 // One `yolo-edge quantize` run in a child process, for quantize: auto. A child rather than a
-// thread: it runs at SCHED_IDLE (it gets only CPU time inference leaves over, so the stream keeps
-// its FPS), its peak memory (calibration holds hundreds of MB of activations) is not the
-// daemon's, and stopping the daemon can end it at once. Its stderr is read line by line for
-// progress.
+// thread: it runs at a lower priority than inference, its peak memory (calibration holds hundreds
+// of MB of activations) is not the daemon's, and stopping the daemon can end it at once. Its
+// stderr is read line by line for progress.
 class QuantizeJob {
  public:
+  // The child's nice value. Not SCHED_IDLE: that gets only the time nothing else wants, and on a
+  // device whose cores inference and capture keep busy it starved (1.5 % of a core, minutes per
+  // frame of progress). Nice 10 still leaves inference about 90 % of a core they share, and
+  // bounds the quantizer's time: it gets at least about a tenth of one.
+  static constexpr int kQuantizeNice = 10;
+
   struct Request {
     std::filesystem::path cli;  // the yolo-edge binary
     std::filesystem::path model;

@@ -3,7 +3,6 @@
 
 #include <poll.h>
 #include <signal.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -118,10 +117,10 @@ config::Config Service::load(std::vector<config::ConfigProblem>* warnings,
   return config::load_config(options_.config_file, options);
 }
 
-int Service::run() {
+int Service::run(SignalPipe& signals) {
   const int started = start();
   if (started != kExitOk) return started;
-  return control_loop();
+  return control_loop(signals);
 }
 
 int Service::start() {
@@ -149,12 +148,14 @@ int Service::start() {
   metrics_ = metrics.get();
   publishers_.push_back(std::move(metrics));
   publishers_.push_back(std::make_unique<HttpServer>(
-      events_, HttpBackend{.status = [this] { return status(); },
-                           .metrics = [this] { return metrics_->render(); },
-                           .control =
-                               [this](ControlRequest r, std::chrono::milliseconds t) {
-                                 return control_.call(std::move(r), t);
-                               }}));
+      events_,
+      HttpBackend{.status = [this] { return status(); },
+                  .metrics = [this] { return metrics_->render(); },
+                  .control =
+                      [this](ControlRequest r, std::chrono::milliseconds t) {
+                        return control_.call(std::move(r), t);
+                      }},
+      options_.state_dir));
   publishers_.push_back(std::make_unique<MqttPublisher>(events_));
   // A press switches precision through the same path as a reload (never waiting: it runs on
   // the GPIO thread).
@@ -177,7 +178,7 @@ int Service::start() {
 
   pools_ = runtime::make_thread_pools();
   model_ = std::make_unique<ModelManager>(
-      events_, ModelManager::Options{options_.state_dir / "models", options_.cli, pools_},
+      events_, ModelManager::Options{options_.state_dir / "int8", options_.cli, pools_},
       *reservoir_);
   LoadedModel model;
   try {
@@ -214,32 +215,29 @@ void Service::watch_config(bool on) {
   }
 }
 
-int Service::control_loop() {
-  sigset_t signals;
-  sigemptyset(&signals);
-  for (int s : {SIGHUP, SIGTERM, SIGINT}) sigaddset(&signals, s);
-  const int signal_fd = signalfd(-1, &signals, SFD_CLOEXEC | SFD_NONBLOCK);
-  if (signal_fd < 0) {
-    log_.error("signalfd failed; cannot serve signals");
-    shutdown("signalfd failed");
-    return kExitFailure;
-  }
+int Service::control_loop(SignalPipe& signals) {
+  const sigset_t wait_mask = signals.wait_mask();
+  const timespec tick_length{0,
+                             std::chrono::duration_cast<std::chrono::nanoseconds>(kTick).count()};
   std::string stop_reason;
   while (stop_reason.empty()) {
-    pollfd fds[3] = {{signal_fd, POLLIN, 0},
+    pollfd fds[3] = {{signals.fd(), POLLIN, 0},
                      {watch_ ? watch_->fd() : -1, POLLIN, 0},
                      {control_.fd(), POLLIN, 0}};
-    const int ready = poll(fds, 3, static_cast<int>(kTick.count()));
-    if (ready > 0 && (fds[0].revents & POLLIN)) {
-      signalfd_siginfo info{};
-      while (read(signal_fd, &info, sizeof info) == sizeof info) {
-        if (info.ssi_signo == SIGHUP) {
-          reload("SIGHUP");
-        } else {
-          stop_reason = info.ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT";
-        }
+    // The handled signals are unblocked only during this wait: a signal that interrupts it has
+    // already been written to the pipe by the handler.
+    const int ready = ppoll(fds, 3, &tick_length, &wait_mask);
+    // Several SIGHUPs that came together make one reload, as the kernel's pending signals did;
+    // a stop among them wins.
+    bool hangup = false;
+    while (const std::optional<int> number = signals.next()) {
+      if (*number == SIGHUP) {
+        hangup = true;
+      } else if (stop_reason.empty()) {
+        stop_reason = *number == SIGTERM ? "SIGTERM" : "SIGINT";
       }
     }
+    if (hangup && stop_reason.empty()) reload("SIGHUP");
     if (ready > 0 && watch_ && (fds[1].revents & POLLIN) && watch_->changed()) {
       reload_due_ = Clock::now() + kWatchDebounce;
     }
@@ -257,7 +255,6 @@ int Service::control_loop() {
     }
     tick();
   }
-  close(signal_fd);
   control_.close();
   shutdown(stop_reason);
   return kExitOk;
@@ -437,6 +434,18 @@ void Service::tick() {
                         {{"kind", "stream"}}, http.value("viewers", 0));
     metrics_->set_gauge("yolo_edge_http_clients", "Clients of the live view's endless responses.",
                         {{"kind", "events"}}, http.value("event_clients", 0));
+    metrics_->set_gauge("yolo_edge_http_connections", "Open connections to the live view.", {},
+                        http.value("connections", 0));
+    metrics_->follow_counter("yolo_edge_http_login_failures_total",
+                             "Failed logins to the live view (wrong password).", {},
+                             http.value("failed_logins", 0));
+    metrics_->follow_counter("yolo_edge_http_refused_connections_total",
+                             "Connections refused for http.max_clients or "
+                             "http.max_clients_per_address.",
+                             {}, http.value("refused_connections", 0));
+    metrics_->follow_counter("yolo_edge_http_requests_cut_off_total",
+                             "Requests cut off for not arriving whole in time (slow clients).", {},
+                             http.value("requests_cut_off", 0));
     if (const nlohmann::json& mqtt = (*status)["outputs"]["mqtt"]; mqtt.value("enabled", false)) {
       metrics_->set_gauge("yolo_edge_mqtt_connected", "1 while the MQTT broker is connected.", {},
                           mqtt.value("connected", false) ? 1 : 0);
@@ -524,7 +533,9 @@ std::string Service::status_line() const {
   const int threads = inference["threads"].get<int>();
   line += ", " + std::to_string(threads) + (threads == 1 ? " thread" : " threads");
   if (!inference["settled"].get<bool>()) line += " (exploring)";
-  line += ", " + fixed(inference["fps"].get<double>(), 1) + " fps";
+  // Two decimals below 1: a device doing a frame every 10 s reads 0.10, not 0.1 or 0.0.
+  const double fps = inference["fps"].get<double>();
+  line += ", " + fixed(fps, fps < 1 ? 2 : 1) + " fps";
   if (const auto sample = telemetry_->latest()) {
     if (const auto c = sample->max_celsius()) line += ", " + fixed(*c, 1) + " C";
     if (sample->throttle && sample->throttle->any_now()) line += ", THROTTLED";

@@ -24,6 +24,7 @@
 #include "daemon/notifier.h"
 #include "daemon/publisher.h"
 #include "daemon/reservoir.h"
+#include "daemon/signal_pipe.h"
 #include "daemon/telemetry_thread.h"
 
 namespace yolo::daemon {
@@ -54,9 +55,10 @@ class Service {
   Service(const Service&) = delete;
   Service& operator=(const Service&) = delete;
 
-  // The whole life of the daemon; returns its exit status (ServiceExit). Signals SIGHUP,
-  // SIGTERM and SIGINT must be blocked in every thread before it is called (main does that).
-  int run();
+  // The whole life of the daemon; returns its exit status (ServiceExit). `signals` forwards
+  // SIGHUP, SIGTERM and SIGINT; they should be blocked in the calling thread, so the threads it
+  // starts inherit that and only the control loop's wait takes them (main does that).
+  int run(SignalPipe& signals);
   // True when a thread did not stop in time at exit: the caller must then end the process
   // without running destructors (_exit), which would wait for it.
   bool left_threads_behind() const { return left_behind_; }
@@ -65,7 +67,7 @@ class Service {
 
  private:
   int start();
-  int control_loop();
+  int control_loop(SignalPipe& signals);
   // Reloads the config file (with the API's precision switch, when one is in force); the reply
   // says what changed or why nothing did.
   ControlReply reload(const std::string& why, std::optional<config::Override> precision = {});

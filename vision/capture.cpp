@@ -298,6 +298,12 @@ const char* source_kind_name(SourceKind kind) {
   return "unknown";
 }
 
+std::optional<fs::path> camera_device(const std::string& uri) {
+  const SourceCheck check = check_source(uri);
+  if (check.kind != SourceKind::kV4l2 || !check.error.empty()) return std::nullopt;
+  return is_index(check.uri) ? fs::path("/dev/video" + check.uri) : fs::path(check.uri);
+}
+
 SourceCheck check_source(const std::string& uri, const fs::path& base) {
   SourceCheck check{uri, SourceKind::kVideoFile, "", ""};
   if (uri.empty()) {

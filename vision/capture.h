@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -48,6 +49,10 @@ struct SourceCheck {
   std::string warning;
 };
 SourceCheck check_source(const std::string& uri, const std::filesystem::path& base = {});
+
+// The device node a V4L2 camera source names ("/dev/video0" for "/dev/video0" or "0"), so a
+// caller can watch for it to appear; nothing for any other kind of source.
+std::optional<std::filesystem::path> camera_device(const std::string& uri);
 
 // What kind of source `uri` names (check_source's kind). Throws SourceError when it can never
 // open.

@@ -166,6 +166,10 @@ std::vector<std::string> Controller::configure(const config::GpioConfig& gpio) {
 }
 
 void Controller::frame(const vision::Detections& detections, Clock::time_point t) {
+  if (last_frame_ && t > *last_frame_) {
+    const Clock::duration gap = t - *last_frame_;
+    frame_interval_ = frame_interval_ ? (*frame_interval_ * 3 + gap) / 4 : gap;
+  }
   last_frame_ = t;
   for (Output& o : outputs_) {
     if (o.rule) o.rule->observe(detections, t);
@@ -215,8 +219,13 @@ void Controller::drive(Output& o, bool active) {
   }
 }
 
+Controller::Clock::duration Controller::flowing_for() const {
+  const Clock::duration usual = frame_interval_ ? *frame_interval_ * 5 / 2 : Clock::duration{0};
+  return std::max<Clock::duration>(kFramesFlowing, usual);
+}
+
 Controller::Clock::time_point Controller::update(Clock::time_point now) {
-  const bool flowing = last_frame_ && now - *last_frame_ < kFramesFlowing;
+  const bool flowing = last_frame_ && now - *last_frame_ < flowing_for();
   led_.set_mode(led_mode(state_.error, state_.camera_lost, flowing), now);
   Clock::time_point next = Clock::time_point::max();
   for (Output& o : outputs_) {
@@ -228,7 +237,7 @@ Controller::Clock::time_point Controller::update(Clock::time_point now) {
       next = std::min(next, led_.next_change(now));
     }
   }
-  if (flowing) next = std::min(next, *last_frame_ + kFramesFlowing);
+  if (flowing) next = std::min(next, *last_frame_ + flowing_for());
   if (button_ && button_->line) {
     if (const auto due = button_->debouncer->deadline()) next = std::min(next, *due);
   }

@@ -37,7 +37,9 @@ struct DaemonState {
 class Controller {
  public:
   using Clock = std::chrono::steady_clock;
-  // Frames count as flowing (heartbeat) until this long after the last one.
+  // Frames count as flowing (heartbeat) until this long after the last one, or 2.5 times the
+  // usual interval between frames when that is longer (a device doing a frame every 10 s is
+  // working, not stalled).
   static constexpr std::chrono::milliseconds kFramesFlowing{2000};
 
   explicit Controller(Backend& backend, std::string consumer = "yolo-edged");
@@ -99,6 +101,8 @@ class Controller {
   void request(Output& output);
   void request(Button& button, std::chrono::milliseconds debounce);
   void drive(Output& output, bool active);
+  // How long after the last frame frames still count as flowing.
+  Clock::duration flowing_for() const;
 
   Backend& backend_;
   std::string consumer_;
@@ -111,6 +115,8 @@ class Controller {
   StatusLed led_;
   DaemonState state_;
   std::optional<Clock::time_point> last_frame_;
+  // The usual interval between frames (a running mean), once two came.
+  std::optional<Clock::duration> frame_interval_;
 };
 
 }  // namespace yolo::daemon::gpio

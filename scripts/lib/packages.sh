@@ -10,7 +10,8 @@ library_packages=(
   libxnnpack-dev libpthreadpool-dev libcpuinfo-dev
   libeigen3-dev libyaml-cpp-dev libgpiod-dev libsystemd-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libcpp-httplib-dev nlohmann-json3-dev libcli11-dev
+  libmicrohttpd-dev nlohmann-json3-dev libcli11-dev
+  libcpp-httplib-dev
   libmosquitto-dev
   prometheus-cpp-dev
 )

@@ -275,6 +275,34 @@ TEST(ConfigLoader, EnabledMqttNeedsItsBrokerAndAPasswordItsUser) {
                  "is empty while mqtt.password is set");
 }
 
+TEST(ConfigLoader, HttpLoginAndTlsSettingsAreCheckedWithTheirPlace) {
+  expect_problem(error_of("http:\n  password: short\n"), "http.password", 2, 13, "use at least 8");
+  expect_problem(error_of("http:\n  metrics_allow: \"127.0.0.1, 300.1.1.1\"\n"),
+                 "http.metrics_allow", 2, 18, "'300.1.1.1' is not an address or network");
+  expect_problem(error_of("http:\n  metrics_allow: 10.0.0.0/33\n"), "http.metrics_allow", 2, 18,
+                 "'10.0.0.0/33'");
+  expect_problem(error_of("http:\n  auth: open\n"), "http.auth", 2, 9, "password, none");
+  // A certificate needs its key, and the key its certificate.
+  expect_problem(error_of("http:\n  tls: true\n  tls_cert: c.pem\n"), "http.tls_key", 3, 13,
+                 "go together");
+  // Given files must exist.
+  const TempFolder folder;
+  const fs::path file =
+      folder.write("c.yaml",
+                   "model:\n  path: m.onnx\nhttp:\n  tls: true\n  tls_cert: c.pem\n"
+                   "  tls_key: k.pem\n");
+  folder.write("m.onnx", "x");
+  folder.write("c.pem", "x");
+  const ConfigError e = load_error(file, with_sources());
+  expect_problem(e, "http.tls_key", 6, 12, "no such file");
+  // Both forms of the allow list parse.
+  EXPECT_EQ(
+      parse_config("http:\n  metrics_allow: \"\"\n", "t.yaml", kSchemaOnly).http.metrics_allow, "");
+  EXPECT_EQ(parse_config("http:\n  metrics_allow: ::1, fd00::/8\n", "t.yaml", kSchemaOnly)
+                .http.metrics_allow,
+            "::1, fd00::/8");
+}
+
 TEST(ConfigLoader, OverridesReplaceTheFileAndAreCheckedLikeIt) {
   const std::vector<Override> api = {{"model.precision", "int8", "through the HTTP API"}};
   LoadOptions options = kSchemaOnly;
@@ -599,6 +627,8 @@ TEST(ConfigLoader, FullFileRoundTrip) {
   folder.write("names.txt", "a\n");
   folder.write("v.mp4", "x");
   folder.write("ca.pem", "x");
+  folder.write("cert.pem", "x");
+  folder.write("key.pem", "x");
   fs::create_directories(folder.path() / "sys");
   const fs::path file = folder.write("full.yaml", R"(
 source:
@@ -641,10 +671,18 @@ logging:
   level: debug
 http:
   listen: 0.0.0.0:9090
+  auth: password
+  password: a-long-password
   token: s3cret
+  metrics_allow: 10.0.0.0/8, fd00::/8
+  tls: true
+  tls_cert: cert.pem
+  tls_key: key.pem
   max_fps: 2.5
   jpeg_quality: 60
   max_viewers: 8
+  max_clients: 300
+  max_clients_per_address: 12
 mqtt:
   enabled: true
   host: broker.lan
@@ -683,7 +721,9 @@ config:
   EXPECT_EQ(c.threads, (ThreadsConfig{ThreadMode::kEfficiency, 3, 4, 0.2}));
   EXPECT_EQ(c.telemetry, (TelemetryConfig{0.5, dir / "sys"}));
   EXPECT_EQ(c.logging, (LoggingConfig{dir / "logs", 30, 1048576, 3, LogLevel::kDebug}));
-  EXPECT_EQ(c.http, (HttpConfig{"0.0.0.0:9090", "s3cret", 2.5, 60, 8}));
+  EXPECT_EQ(c.http, (HttpConfig{"0.0.0.0:9090", HttpAuth::kPassword, "a-long-password", "s3cret",
+                                "10.0.0.0/8, fd00::/8", true, dir / "cert.pem", dir / "key.pem",
+                                2.5, 60, 8, 300, 12}));
   EXPECT_EQ(c.mqtt, (MqttConfig{true, "broker.lan", 8883, "home/cams", "cam", "pw", dir / "ca.pem",
                                 30, 5, true, "ha"}));
   EXPECT_EQ(

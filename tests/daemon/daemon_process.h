@@ -117,11 +117,18 @@ class NotifySocket {
 // One running yolo-edged; killed (SIGKILL) if the test ends without stopping it.
 class DaemonProcess {
  public:
+  // `daemon_env`: NAME=value entries for yolo-edged alone, not for setpriv before it (a library
+  // preloaded into setpriv would change how setpriv runs).
   DaemonProcess(const std::vector<std::string>& args, const std::vector<std::string>& env,
-                const std::filesystem::path& stderr_file) {
+                const std::filesystem::path& stderr_file,
+                const std::vector<std::string>& daemon_env = {}) {
     std::vector<std::string> argv;
     if (geteuid() == 0) {
       argv = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"};
+    }
+    if (!daemon_env.empty()) {
+      argv.push_back("env");
+      argv.insert(argv.end(), daemon_env.begin(), daemon_env.end());
     }
     argv.push_back((std::filesystem::path(YOLO_EDGE_BINARY_DIR) / "bin" / "yolo-edged").string());
     argv.insert(argv.end(), args.begin(), args.end());
@@ -257,11 +264,12 @@ struct DaemonSetup {
     std::filesystem::rename(tmp, config);
   }
 
-  std::unique_ptr<DaemonProcess> start() const {
+  // `daemon_env`: more NAME=value entries for the daemon's environment (LD_PRELOAD, ...).
+  std::unique_ptr<DaemonProcess> start(const std::vector<std::string>& daemon_env = {}) const {
     return std::make_unique<DaemonProcess>(
         std::vector<std::string>{"--config", config.string(), "--state-dir", state.string()},
         std::vector<std::string>{"NOTIFY_SOCKET=" + notify->address(), "WATCHDOG_USEC=4000000"},
-        stderr_file);
+        stderr_file, daemon_env);
   }
 
   std::string daemon_output() const {

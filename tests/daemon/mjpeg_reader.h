@@ -18,27 +18,33 @@ namespace yolo::test {
 class MjpegReader {
  public:
   // Reads up to `want` frames of http://host:port/stream.mjpg, then closes the connection.
-  MjpegReader(std::string host, int port, std::size_t want) : want_(want) {
-    thread_ = std::thread([this, host = std::move(host), port] {
-      httplib::Client client(host, port);
-      client.set_read_timeout(std::chrono::seconds(2));
-      auto result = client.Get(
-          "/stream.mjpg",
-          [this](const httplib::Response& response) {
-            std::lock_guard lock(mutex_);
-            status_ = response.status;
-            content_type_ = response.get_header_value("Content-Type");
-            return response.status == 200;
-          },
-          [this](const char* data, std::size_t size) { return take(data, size); });
-      std::lock_guard lock(mutex_);
-      if (!result && parts_.size() < want_ && error_.empty()) {
-        error_ = "stream ended after " + std::to_string(parts_.size()) + " frames (" +
-                 httplib::to_string(result.error()) + ", status " + std::to_string(status_) + ")";
-      }
-      finished_ = true;
-      changed_.notify_all();
-    });
+  // `authorization`: the Authorization header to send, if any.
+  MjpegReader(std::string host, int port, std::size_t want, std::string authorization = "")
+      : want_(want) {
+    thread_ =
+        std::thread([this, host = std::move(host), port, authorization = std::move(authorization)] {
+          httplib::Client client(host, port);
+          client.set_read_timeout(std::chrono::seconds(2));
+          if (!authorization.empty())
+            client.set_default_headers({{"Authorization", authorization}});
+          auto result = client.Get(
+              "/stream.mjpg",
+              [this](const httplib::Response& response) {
+                std::lock_guard lock(mutex_);
+                status_ = response.status;
+                content_type_ = response.get_header_value("Content-Type");
+                return response.status == 200;
+              },
+              [this](const char* data, std::size_t size) { return take(data, size); });
+          std::lock_guard lock(mutex_);
+          if (!result && parts_.size() < want_ && error_.empty()) {
+            error_ = "stream ended after " + std::to_string(parts_.size()) + " frames (" +
+                     httplib::to_string(result.error()) + ", status " + std::to_string(status_) +
+                     ")";
+          }
+          finished_ = true;
+          changed_.notify_all();
+        });
   }
   ~MjpegReader() {
     stop_ = true;

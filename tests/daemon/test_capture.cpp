@@ -4,8 +4,14 @@
 #include "daemon/capture.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <filesystem>
 #include <thread>
 
 #include "tests/support/fixtures.h"
@@ -125,6 +131,39 @@ TEST(Capture, ASourceThatCannotOpenIsRetriedWithGrowingWaits) {
     }
     EXPECT_EQ(capture.state(), Capture::State::kStreaming);
   }
+  EXPECT_TRUE(capture.stop(2000ms));
+}
+
+// A camera back after a long absence is opened when its node appears, not at the end of a long
+// backoff. As root (CI): a node made with mknod in /dev; it is not a V4L2 device, so the attempt
+// fails again, but it is made at once.
+TEST(Capture, ACameraNodeThatAppearsIsOpenedAtOnceWhateverTheBackoff) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root, to make a device node in /dev";
+  const std::filesystem::path node = "/dev/yolo-edge-test-video-" + std::to_string(getpid());
+  std::filesystem::remove(node);
+  Fixture f;
+  config::SourceConfig c;
+  c.uri = node.string();
+  c.reconnect_s = 60;
+  Capture capture(f.events, f.slot);
+  capture.start(c);
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (f.recorded.count("source_lost") < 1 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_EQ(f.recorded.count("source_lost"), 1);
+  std::this_thread::sleep_for(200ms);
+  EXPECT_EQ(f.recorded.count("source_lost"), 1) << "retried before the 60 s backoff";
+
+  // A character device that is not a camera (/dev/null's numbers).
+  ASSERT_EQ(mknod(node.c_str(), S_IFCHR | 0600, makedev(1, 3)), 0) << std::strerror(errno);
+  const auto made = std::chrono::steady_clock::now();
+  while (f.recorded.count("source_lost") < 2 && std::chrono::steady_clock::now() < made + 5s) {
+    std::this_thread::sleep_for(20ms);
+  }
+  std::filesystem::remove(node);
+  EXPECT_EQ(f.recorded.count("source_appeared"), 1);
+  EXPECT_EQ(f.recorded.count("source_lost"), 2) << "the appeared node was not tried at once";
   EXPECT_TRUE(capture.stop(2000ms));
 }
 

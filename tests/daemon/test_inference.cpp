@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -254,6 +255,50 @@ TEST_F(InferenceTest, ASwapCancelsATrialAndHandsTheCandidateBack) {
   EXPECT_FALSE(pending.outcome->figures);
   EXPECT_EQ(pending.outcome->candidate.info->name, "later");
   EXPECT_TRUE(inference->stop(2000ms));
+}
+
+// Result times every `interval`, `count` of them, the last at `last`.
+std::deque<std::chrono::steady_clock::time_point> every(
+    std::chrono::milliseconds interval, int count, std::chrono::steady_clock::time_point last) {
+  std::deque<std::chrono::steady_clock::time_point> times;
+  for (int i = count - 1; i >= 0; --i) times.push_back(last - i * interval);
+  return times;
+}
+
+TEST(ResultsPerSecond, IsRightAtATenthOfAFrameASecondAsAtThirty) {
+  const auto t = std::chrono::steady_clock::now();
+  // Read at random moments between two results: never 0, never more than the rate.
+  for (auto since : {0ms, 10ms, 30ms}) {
+    EXPECT_NEAR(results_per_second(every(33ms, 200, t), t + since), 30.3, 0.1) << since.count();
+  }
+  for (auto since : {0ms, 5000ms, 9900ms}) {
+    EXPECT_NEAR(results_per_second(every(10000ms, 5, t), t + since), 0.1, 1e-6) << since.count();
+  }
+  EXPECT_NEAR(results_per_second(every(1000ms, 10, t), t + 900ms), 1.0, 1e-6);
+}
+
+TEST(ResultsPerSecond, FallsWhenResultsStopAndIsZeroWithoutTwo) {
+  const auto t = std::chrono::steady_clock::now();
+  const auto times = every(100ms, 50, t);
+  EXPECT_NEAR(results_per_second(times, t + 150ms), 10, 1e-6) << "one late result is not a stop";
+  EXPECT_NEAR(results_per_second(times, t + 1s), 2, 1e-6);
+  EXPECT_NEAR(results_per_second(times, t + 20s), 0.1, 1e-6);
+  EXPECT_EQ(results_per_second(every(100ms, 1, t), t), 0);
+  EXPECT_EQ(results_per_second({}, t), 0);
+}
+
+TEST(ResultsLost, CountsMissedResultsNotSkippedCameraFramesOrASlowerModel) {
+  // A slow device: a result every 2 s from a 30 fps camera skips 59 frames each time; a swap
+  // between two frames loses nothing.
+  EXPECT_EQ(results_lost(2000, 2000, 1900), 0);
+  // A 0.1 FPS source: the gap is the source's.
+  EXPECT_EQ(results_lost(10000, 10000, 50), 0);
+  // The new model takes 3x as long for its frame: slower, not lost.
+  EXPECT_EQ(results_lost(300, 100, 290), 0);
+  // The stream stalled for about three results.
+  EXPECT_EQ(results_lost(400, 100, 90), 3);
+  // No pace known before (one result or none): nothing claimed.
+  EXPECT_EQ(results_lost(400, 0, 50), 0);
 }
 
 }  // namespace

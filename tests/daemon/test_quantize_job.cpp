@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// QuantizeJob: the real `yolo-edge quantize` in a child process at idle priority, its progress,
-// its failures and its cancellation (daemon/quantize_job.cpp).
+// QuantizeJob: the real `yolo-edge quantize` in a child process at a lower priority (nice 10), its
+// progress, its failures and its cancellation (daemon/quantize_job.cpp).
 #include "daemon/quantize_job.h"
 
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/resource.h>
 
+#include <cerrno>
 #include <chrono>
 #include <fstream>
 #include <thread>
@@ -89,13 +91,14 @@ TEST(QuantizeJob, RunsAtIdlePriorityShowsProgressAndStopsOnCancel) {
   EXPECT_FALSE(fs::exists(folder.path() / "m.int8.onnx"));
 }
 
-TEST(QuantizeJob, TheChildRunsAtSchedIdle) {
+TEST(QuantizeJob, TheChildRunsAtALowerPriorityWithAShareOfTheCpu) {
   YOLO_REQUIRE_FIXTURES();
   test::TempFolder folder;
   QuantizeJob job(request(folder.path()));
   // The pid is not exposed; the child is the only process of ours running yolo-edge quantize.
   int policy = -1;
-  for (int i = 0; i < 100 && policy < 0; ++i) {
+  int nice = 0;
+  for (int i = 0; i < 100 && (policy < 0 || nice == 0); ++i) {
     for (const auto& e : fs::directory_iterator("/proc")) {
       const std::string name = e.path().filename().string();
       if (name.find_first_not_of("0123456789") != std::string::npos) continue;
@@ -103,12 +106,17 @@ TEST(QuantizeJob, TheChildRunsAtSchedIdle) {
       std::string text((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
       if (text.find((folder.path() / "m.int8.onnx").string()) != std::string::npos &&
           text.find("quantize") != std::string::npos) {
-        policy = sched_getscheduler(std::stoi(name));
+        const int pid = std::stoi(name);
+        policy = sched_getscheduler(pid);
+        errno = 0;
+        nice = getpriority(PRIO_PROCESS, static_cast<id_t>(pid));
       }
     }
     if (policy < 0) std::this_thread::sleep_for(20ms);
   }
-  EXPECT_EQ(policy, SCHED_IDLE);
+  // Not SCHED_IDLE, which starves behind busy cores: a normal policy at a lower priority.
+  EXPECT_EQ(policy, SCHED_OTHER);
+  EXPECT_EQ(nice, QuantizeJob::kQuantizeNice);
   job.cancel();
 }
 

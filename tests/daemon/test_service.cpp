@@ -89,6 +89,9 @@ TEST(Service, RunsSwitchesPrecisionSurvivesBadConfigAndDiskTroubleAndStopsCleanl
   s.config = s.folder.path() / "yolo-edge.yaml";
   const std::string fp32 = config_text(paced_video(), s.logs, "yolo11n_320_fp32");
   s.write_config(fp32);
+  // The README installs models with `sudo install -D ... STATE/models/...`, which leaves that
+  // folder root's: what the daemon makes must not need it (as root the daemon runs as nobody).
+  fs::create_directories(s.state / "models");
   auto daemon = s.start();
   FieldLogReader log(s.logs);
 
@@ -125,8 +128,11 @@ TEST(Service, RunsSwitchesPrecisionSurvivesBadConfigAndDiskTroubleAndStopsCleanl
   EXPECT_TRUE(changed.contains("model.precision"));
   EXPECT_TRUE(changed.contains("model.quantize"));
 
-  ASSERT_TRUE(log.wait_for([](const auto& j) { return is_event(j, "quantize_started"); }, 90s))
-      << s.daemon_output();
+  const auto started =
+      log.wait_for([](const auto& j) { return is_event(j, "quantize_started"); }, 90s);
+  ASSERT_TRUE(started) << s.daemon_output();
+  EXPECT_EQ(fs::path((*started)["file"].get<std::string>()).parent_path(), s.state / "int8")
+      << "INT8 models made here go into the daemon's own folder";
   const auto swap = log.wait_for(
       [](const auto& j) { return is_event(j, "swap") && j.value("to_precision", "") == "int8"; },
       400s);

@@ -9,6 +9,7 @@ namespace yolo::daemon::gpio {
 namespace {
 
 using std::chrono::milliseconds;
+using std::chrono::seconds;
 using test::FakeGpio;
 using Clock = Controller::Clock;
 
@@ -113,6 +114,24 @@ TEST_F(ControllerTest, TheLedShowsHeartbeatLostCameraAndErrors) {
   controller_.daemon_state({false, false});
   at(milliseconds(4100));
   EXPECT_EQ(gpio_.level("gpiochip0", 27), false);
+}
+
+TEST_F(ControllerTest, FramesEveryTenSecondsAreAHeartbeatAndTheirStopIsNoticed) {
+  controller_.configure({"gpiochip0", {}, config::GpioLedConfig{27, "", false}, std::nullopt});
+  // A slow device (or a 0.1 FPS camera): a frame every 10 s is work going on, not a stall.
+  for (int s = 0; s <= 60; ++s) {
+    if (s % 10 == 0) controller_.frame({}, t0 + seconds(s));
+    at(seconds(s) + milliseconds(500));
+    // From the second frame on, when the interval is known.
+    if (s >= 10) {
+      EXPECT_EQ(controller_.status()["lines"][0]["mode"], "heartbeat") << "at " << s << " s";
+    }
+  }
+  // Frames stop: after 2.5 usual intervals the LED says so.
+  at(seconds(60 + 24));
+  EXPECT_EQ(controller_.status()["lines"][0]["mode"], "heartbeat");
+  at(seconds(60 + 26));
+  EXPECT_EQ(controller_.status()["lines"][0]["mode"], "off");
 }
 
 TEST_F(ControllerTest, ABouncingButtonPressIsOnePress) {
