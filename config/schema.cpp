@@ -681,7 +681,7 @@ std::vector<FieldSpec> build_fields() {
   add({.section = "http",
        .name = "max_clients",
        .type = F::kInt,
-       .default_value = whole(1024),
+       .default_value = whole(4096),
        .min = 16,
        .max = 65536,
        .description = "Most connections at once from everyone. When all are taken, the one "

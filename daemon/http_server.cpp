@@ -47,6 +47,8 @@ constexpr auto kSnapshotFresh = std::chrono::seconds(1);
 constexpr int kEncoderNice = 10;
 // The timer thread also cuts overdue requests this often.
 constexpr auto kSweep = std::chrono::milliseconds(250);
+// Open files the daemon keeps besides the connections (camera, models, logs, sockets, pipes).
+constexpr long kOtherFiles = 128;
 // The kernel's send buffer of a stream's socket.
 constexpr int kStreamSocketBuffer = 128 * 1024;
 // Bytes handed to the socket per call of a stream's body.
@@ -199,6 +201,7 @@ class HttpServer::Exchange {
 
   // A snapshot's wait: for a frame numbered after `after`, until `deadline`.
   std::uint64_t after = 0;
+  Clock::time_point asked{};
   Clock::time_point deadline = kNever;
   // An answer made but held back (a failed login's delay) until `deadline`.
   int held_status = 0;
@@ -512,6 +515,7 @@ void HttpServer::start() {
     files.rlim_cur = files.rlim_max;
     setrlimit(RLIMIT_NOFILE, &files);
   }
+  open_files_ = getrlimit(RLIMIT_NOFILE, &files) == 0 ? static_cast<long>(files.rlim_cur) : 1024;
   listener_.start("http-listen", [this] { listen_loop(); });
   encoder_.start("http-encode", [this] { encode_loop(); });
   timer_.start("http-timer", [this] { timer_loop(); });
@@ -567,6 +571,19 @@ void HttpServer::listen_loop() {
                   "http.listen, retrying every " +
                   std::to_string(limits_.bind_retry.count() / 1000) + " s");
       continue;
+    }
+    // Descriptors for everything else the daemon holds (camera, model files, logs, MQTT) stay
+    // free: the connections get what is left of the process's limit, at most.
+    const int usable = static_cast<int>(std::max(16L, open_files_ - kOtherFiles));
+    if (s.max_clients > usable) {
+      events_.log().warning("http: http.max_clients " + std::to_string(s.max_clients) +
+                            " is more than the " + std::to_string(usable) +
+                            " descriptors this process may use for connections (its limit of "
+                            "open files is " +
+                            std::to_string(open_files_) + "); serving at most " +
+                            std::to_string(usable) +
+                            " (raise LimitNOFILE= in the unit, or lower http.max_clients)");
+      s.max_clients = usable;
     }
     {
       std::lock_guard lock(connections_mutex_);
@@ -1030,12 +1047,21 @@ int HttpServer::serve_snapshot(const std::shared_ptr<Exchange>& ex) {
   MHD_Connection* c = ex->connection;
   auto [number, jpeg] = jpegs_.newest();
   if (ex->deadline == kNever) {
-    // The first look: a fresh frame is served, else the next one is waited for.
-    if (jpeg && Clock::now() - encoded_at() < kSnapshotFresh) {
+    // The first look: a frame of the newest result is served (at one frame a minute it may be
+    // a minute old and still the latest), else the next one is waited for, up to
+    // snapshot_wait or a few intervals between results when they come slower than that.
+    // Results that stopped coming (a lost camera) make the newest an old one, though.
+    const auto pace = std::chrono::milliseconds(std::llround(3 * result_interval_ms_.load()));
+    const auto since_result =
+        Clock::now() - Clock::time_point(Clock::duration(last_result_ns_.load()));
+    const bool newest = encoded_index_.load() == latest_index_.load() &&
+                        since_result < std::max<Clock::duration>(kSnapshotFresh, pace);
+    if (jpeg && (newest || Clock::now() - encoded_at() < kSnapshotFresh)) {
       return queue(c, 200, *jpeg, "image/jpeg", {{"Cache-Control", "no-store"}});
     }
     ex->after = number;
-    ex->deadline = Clock::now() + limits_.snapshot_wait;
+    ex->asked = Clock::now();
+    ex->deadline = Clock::now() + std::max<Clock::duration>(limits_.snapshot_wait, pace);
     ++snapshot_waiters_;
     wake_.notify_all();
   } else if (jpeg && number > ex->after) {
@@ -1044,11 +1070,10 @@ int HttpServer::serve_snapshot(const std::shared_ptr<Exchange>& ex) {
   }
   if (Clock::now() < ex->deadline && suspend(ex, kOnFrame, ex->deadline)) return MHD_YES;
   --snapshot_waiters_;
-  std::string why =
-      "no frame in the last " +
-      std::to_string(
-          std::chrono::duration_cast<std::chrono::seconds>(limits_.snapshot_wait).count()) +
-      " s";
+  std::string why = "no frame in the last " +
+                    std::to_string(static_cast<long>(std::lround(
+                        std::chrono::duration<double>(Clock::now() - ex->asked).count()))) +
+                    " s";
   if (const auto status = backend_.status()) {
     const nlohmann::json& source = (*status)["source"];
     why += ": the source is " + source.value("state", std::string("unknown"));
@@ -1192,6 +1217,17 @@ void HttpServer::timer_loop() {
 }
 
 void HttpServer::publish(std::shared_ptr<const FrameResult> result) {
+  // The pace of results, for how long a snapshot may wait for the next one.
+  const auto now = Clock::now();
+  const std::int64_t previous = last_result_ns_.exchange(now.time_since_epoch().count());
+  if (previous != 0) {
+    const double gap = std::chrono::duration<double, std::milli>(
+                           now - Clock::time_point(Clock::duration(previous)))
+                           .count();
+    const double mean = result_interval_ms_.load();
+    result_interval_ms_ = mean == 0 ? gap : (mean * 3 + gap) / 4;
+  }
+  latest_index_ = result->index;
   if (event_clients_.load() == 0 && !result->frame) return;
   {
     std::lock_guard lock(mutex_);
@@ -1281,6 +1317,7 @@ void HttpServer::encode_loop() {
         std::lock_guard lock(mutex_);
         encoded_at_ = Clock::now();
       }
+      encoded_index_ = result->index;
       jpegs_.push(std::move(jpeg));
       resume(kOnFrame);
       ++frames_encoded_;

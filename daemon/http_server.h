@@ -57,9 +57,9 @@ struct HttpLimits {
   std::chrono::milliseconds viewer_check{5000};
   // Largest request body accepted (the API's JSON and the login form are a few bytes).
   std::size_t max_body = 16 * 1024;
-  // Memory for one connection's request line and headers: a longer request line gets 414,
-  // larger headers 431.
-  std::size_t connection_memory = 16 * 1024;
+  // Memory for one connection's request line and headers: a request line over about 8 KiB gets
+  // 414, larger headers 431. It is most of what an idle connection costs (about 8 KiB each).
+  std::size_t connection_memory = 8 * 1024;
   // How long an unanswered bind is retried after (the port in use by another program).
   std::chrono::milliseconds bind_retry{5000};
   // How long GET /snapshot.jpg waits for a frame when it has none fresh.
@@ -223,6 +223,8 @@ class HttpServer : public Publisher {
   std::map<HttpAccess::Address, int> per_address_;
   int max_clients_ = 0;
   int max_per_address_ = 0;
+  // The process's limit of open files (after start() raised it to the hard limit).
+  long open_files_ = 1024;
 
   // JPEG frames and server-sent events, each made once and sent to every client.
   Broadcast<std::shared_ptr<const std::string>> jpegs_{1};
@@ -231,6 +233,12 @@ class HttpServer : public Publisher {
   std::atomic<int> event_clients_{0};
   std::atomic<int> snapshot_waiters_{0};
   std::atomic<int> port_{0};
+  // The newest result's frame number and when results come (for the snapshot's wait), and the
+  // frame number of the newest JPEG.
+  std::atomic<std::int64_t> latest_index_{-1};
+  std::atomic<std::int64_t> encoded_index_{-2};
+  std::atomic<std::int64_t> last_result_ns_{0};
+  std::atomic<double> result_interval_ms_{0};
   std::atomic<std::uint64_t> frames_encoded_{0};
   std::atomic<std::uint64_t> requests_{0};
   std::atomic<std::uint64_t> refused_{0};

@@ -49,6 +49,9 @@ constexpr auto kCaptureStall = std::chrono::seconds(30);
 // The inference thread goes round at least every 250 ms when idle; a frame that takes this much
 // longer than the slowest seen means it is stuck.
 constexpr auto kInferenceStall = std::chrono::seconds(10);
+// The first frame has no time to compare with, and takes longest (operator setup; seconds on a
+// slow or emulated machine): it is stuck only after this.
+constexpr auto kFirstFrameStall = std::chrono::seconds(120);
 // How long the threads may take together to stop at exit (SIGTERM must end the process within
 // 5 s; the field log's last writes come after them), and the least each one is given.
 constexpr auto kStopThreads = std::chrono::milliseconds(3500);
@@ -397,7 +400,9 @@ bool Service::watchdog_ok() const {
   const auto now = Clock::now();
   if (now - capture_->heartbeat() > kCaptureStall) return false;
   const double last = inference_->last_times().end_to_end_ms;
-  const auto limit = kInferenceStall + std::chrono::milliseconds(static_cast<long>(5 * last));
+  const auto limit = inference_->frames() == 0
+                         ? std::chrono::duration_cast<std::chrono::milliseconds>(kFirstFrameStall)
+                         : kInferenceStall + std::chrono::milliseconds(static_cast<long>(5 * last));
   return now - inference_->heartbeat() < limit;
 }
 

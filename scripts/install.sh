@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Installs yolo-edge as a systemd service: builds yolo-edged and yolo-edge (in scripts/setup.sh's
-# build folder), installs them, the unit and the default config through CMake's install rules
-# (cmake/Install.cmake), puts the config in /etc/yolo-edge without ever overwriting an edited
+# build folder), installs them, the unit, the udev rule for /dev/gpiochip* and the default config
+# through CMake's install rules (cmake/Install.cmake), puts the config in /etc/yolo-edge without ever overwriting an edited
 # one, creates the yolo-edge system user, and enables and starts yolo-edged. Running it again
 # upgrades in place. Run it as root (sudo); it builds as the owner of the build folder. With
 # --destdir DIR (or $DESTDIR) everything lands below DIR and nothing else is touched: no user is
@@ -106,6 +106,17 @@ create_user() {
   usermod --append --groups video,gpio "$service_user"
 }
 
+# The udev rule cmake installed (/etc/udev/rules.d/60-yolo-edge-gpio.rules, or under /usr/lib
+# for --prefix /usr) gives /dev/gpiochip* to group gpio; plain Debian leaves them root-only. Chips
+# present now get it at once rather than at the next boot.
+apply_udev_rule() {
+  if [ -S /run/udev/control ] && command -v udevadm >/dev/null 2>&1; then
+    udevadm control --reload-rules
+    udevadm trigger --subsystem-match=gpio --action=change
+    notes+=("/dev/gpiochip* belong to group gpio (udev rule 60-yolo-edge-gpio.rules)")
+  fi
+}
+
 # The awk pattern that finds model.path: the first "  path:" line in the top-level model: section.
 # shellcheck disable=SC2016  # awk's $1, not the shell's
 model_path_awk='/^[^[:space:]#]/ { section = $1 } section == "model:" && /^  path: / && !done'
@@ -202,6 +213,7 @@ else
 fi
 
 manage_ownership && create_user
+manage_ownership && apply_udev_rule
 installed_model=""
 [ -z "$model" ] || install_model
 install_config "$previous_default"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Undoes scripts/install.sh: stops and disables yolo-edged, removes the files the install listed
-# in PREFIX/share/yolo-edge/installed-files.txt (programs, unit, default config). The config in
+# in PREFIX/share/yolo-edge/installed-files.txt (programs, unit, udev rule, default config). The config in
 # /etc/yolo-edge, the field logs and the state (models, calibration frames) stay unless --purge,
 # which also removes them, the cache and the yolo-edge user. --destdir DIR (or $DESTDIR) works
 # below DIR only, as install.sh does.
@@ -65,6 +65,10 @@ fi
 if manage_systemd; then
   systemctl daemon-reload
   systemctl reset-failed "$service" 2>/dev/null || true
+fi
+# The GPIO rule is gone with the installed files: udev forgets it now.
+if [ -z "$destdir" ] && [ -S /run/udev/control ] && command -v udevadm >/dev/null 2>&1; then
+  udevadm control --reload-rules || true
 fi
 
 kept=()

@@ -441,6 +441,24 @@ TEST_F(HttpServerTest, SnapshotIsTheNextFrameOr503WithTheReason) {
   EXPECT_NE(none->body.find("the source is lost"), std::string::npos) << none->body;
 }
 
+TEST_F(HttpServerTest, ASnapshotAtAFrameEveryFewSecondsIsServedNotRefused) {
+  // A slow device: a result every 1.5 s, slower than the snapshot's own wait (1 s here).
+  start(http_config("127.0.0.1:0"));
+  auto c = client();
+  c.set_read_timeout(20s);
+  std::atomic<bool> stop = false;
+  std::thread feed = feeder(stop, 1 / 1.5);
+  // The server has seen the pace (two results) before the first request, as a running daemon has.
+  std::this_thread::sleep_for(1700ms);
+  for (int i = 0; i < 3; ++i) {
+    auto snap = c.Get("/snapshot.jpg");
+    ASSERT_TRUE(snap);
+    EXPECT_EQ(snap->status, 200) << snap->body;
+  }
+  stop = true;
+  feed.join();
+}
+
 TEST_F(HttpServerTest, MovesToANewAddressAndWaitsForABusyPort) {
   // A port held by someone else: a warning, retried until it is free.
   const int busy = socket(AF_INET, SOCK_STREAM, 0);

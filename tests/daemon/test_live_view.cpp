@@ -254,8 +254,13 @@ TEST_F(LiveView, FiftyClientsAtOnceAndIdleConnectionsLeaveItServing) {
   for (auto& t : clients) t.join();
   for (int fd : idle) close(fd);
   EXPECT_EQ(answered.load(), 50);
-  EXPECT_TRUE(wait_for_frames(10s));
-  EXPECT_GT(status()["frames"].get<long>(), frames_before) << "inference carried on";
+  const auto deadline = Clock::now() + 20s;
+  long frames = frames_before;
+  while (frames <= frames_before && Clock::now() < deadline) {
+    std::this_thread::sleep_for(200ms);
+    frames = status()["frames"].get<long>();
+  }
+  EXPECT_GT(frames, frames_before) << "inference carried on";
 }
 
 // precision: auto from the start, with an INT8 file made beforehand: FP32 runs first, then both

@@ -17,6 +17,8 @@ const std::string kConfig = "/etc/yolo-edge/yolo-edge.yaml";
 const std::string kDefaultConfig = "/usr/local/share/yolo-edge/yolo-edge.yaml";
 const std::string kManifest = "/usr/local/share/yolo-edge/installed-files.txt";
 const std::string kUnit = "/usr/local/lib/systemd/system/yolo-edged.service";
+// udev reads no rules under /usr/local: the administrator's folder.
+const std::string kUdevRule = "/etc/udev/rules.d/60-yolo-edge-gpio.rules";
 
 void expect_installed(const ProcessResult& r, const ScratchRoot& scratch) {
   ASSERT_EQ(r.status, 0) << r.out << r.err;
@@ -31,10 +33,13 @@ TEST(Install, PutsProgramsUnitAndConfigIntoTheRootOnly) {
   const std::set<std::string> expected{"/usr/local/bin/yolo-edged",
                                        "/usr/local/bin/yolo-edge",
                                        kUnit,
+                                       kUdevRule,
                                        kDefaultConfig,
                                        kManifest,
                                        kConfig};
   EXPECT_EQ(scratch.files(), expected);
+  EXPECT_EQ(read_text(scratch.at(kUdevRule)),
+            read_text(source_dir() / "systemd" / "60-yolo-edge-gpio.rules"));
   for (const char* program : {"yolo-edged", "yolo-edge"}) {
     const auto installed = scratch.at(std::string("/usr/local/bin/") + program);
     EXPECT_EQ(read_text(installed), read_text(binary_dir() / "bin" / program)) << program;
@@ -47,7 +52,7 @@ TEST(Install, PutsProgramsUnitAndConfigIntoTheRootOnly) {
   EXPECT_EQ(mode_of(scratch.at(kConfig)), 0640u);
   EXPECT_EQ(read_text(scratch.at(kManifest)),
             "/usr/local/bin/yolo-edged\n/usr/local/bin/yolo-edge\n" + kDefaultConfig + "\n" +
-                kUnit + "\n" + kManifest + "\n");
+                kUnit + "\n" + kUdevRule + "\n" + kManifest + "\n");
   EXPECT_TRUE(contains(r.out, "installed the default config as " + kConfig)) << r.out;
   EXPECT_TRUE(contains(r.out, "no user created, systemctl not run")) << r.out;
 }
@@ -147,6 +152,8 @@ TEST(Install, PrefixDecidesWhereTheUnitGoesAndWhatItStarts) {
     expect_installed(scratch.install({"--prefix=/usr"}), scratch);
     EXPECT_EQ(read_text(scratch.at("/usr/lib/systemd/system/yolo-edged.service")),
               unit_starting("/usr/bin/yolo-edged"));
+    EXPECT_TRUE(
+        std::filesystem::exists(scratch.at("/usr/lib/udev/rules.d/60-yolo-edge-gpio.rules")));
   }
 }
 

@@ -24,6 +24,7 @@ namespace fs = std::filesystem;
 
 const std::string kConfig = "/etc/yolo-edge/yolo-edge.yaml";
 const std::string kUnit = "/usr/lib/systemd/system/yolo-edged.service";
+const std::string kUdevRule = "/usr/lib/udev/rules.d/60-yolo-edge-gpio.rules";
 
 // ELF e_machine of the program at `path` (62 x86-64, 183 aarch64), 0 when not an ELF file.
 unsigned elf_machine(const fs::path& path) {
@@ -76,6 +77,7 @@ void expect_package_contents(const ScratchRoot& scratch, const fs::path& deb,
                                        kUnit,
                                        kConfig,
                                        "/usr/lib/sysusers.d/yolo-edge.conf",
+                                       kUdevRule,
                                        "/usr/share/yolo-edge/field-report.py",
                                        "/usr/share/man/man1/yolo-edged.1.gz",
                                        "/usr/share/man/man1/yolo-edge.1.gz",
@@ -95,6 +97,9 @@ void expect_package_contents(const ScratchRoot& scratch, const fs::path& deb,
             read_text(source_dir() / "packaging" / "deb" / "copyright"));
   EXPECT_EQ(read_text(scratch.at("/usr/lib/sysusers.d/yolo-edge.conf")),
             read_text(source_dir() / "packaging" / "deb" / "sysusers.conf"));
+  EXPECT_EQ(read_text(scratch.at(kUdevRule)),
+            read_text(source_dir() / "systemd" / "60-yolo-edge-gpio.rules"));
+  EXPECT_EQ(mode_of(scratch.at(kUdevRule)), 0644u);
 
   const std::string control = read_text(control_dir / "control");
   EXPECT_EQ(control_field(control, "Package"), "yolo-edge");
@@ -173,12 +178,35 @@ TEST(Package, NativePackageHoldsTheServiceAndInstallsWithDpkg) {
                            "/etc/systemd/system/multi-user.target.wants/yolo-edged.service"}) {
     EXPECT_FALSE(fs::exists(fs::symlink_status(gone))) << gone << " is left after purge";
   }
-  // A package keeps its system user on purge; the test leaves the machine as it found it.
+  // Purge removes the user and its group (scripts/uninstall.sh --purge does too); gpio stays for
+  // other programs, and the test leaves the machine as it found it.
   if (!had_user) {
-    run_process({"userdel", "yolo-edge"});
-    run_process({"groupdel", "yolo-edge"});
+    EXPECT_NE(run_process({"getent", "passwd", "yolo-edge"}).status, 0) << "purge left the user";
+    EXPECT_NE(run_process({"getent", "group", "yolo-edge"}).status, 0) << "purge left the group";
   }
   if (!had_gpio) run_process({"groupdel", "gpio"});
+}
+
+// The sysusers file with systemd's own (basic.conf declares video, among others): no line of ours
+// conflicts with an earlier declaration, which systemd-sysusers warns about at every boot; gpio and
+// the user are created. A dry run in a scratch root: nothing on this machine changes.
+TEST(Package, SysusersFileAgreesWithSystemdsOwnGroups) {
+  const std::filesystem::path basic = "/usr/lib/sysusers.d/basic.conf";
+  if (!fs::exists(basic) || run_process({"systemd-sysusers", "--version"}).status != 0) {
+    GTEST_SKIP() << "no systemd-sysusers with " << basic << " here";
+  }
+  TempFolder scratch;
+  scratch.write("root/usr/lib/sysusers.d/basic.conf", read_text(basic));
+  scratch.write("root/usr/lib/sysusers.d/yolo-edge.conf",
+                read_text(source_dir() / "packaging" / "deb" / "sysusers.conf"));
+  fs::create_directories(scratch.path() / "root" / "etc");
+  const auto r = run_process(
+      {"systemd-sysusers", "--root=" + (scratch.path() / "root").string(), "--dry-run"});
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  const std::string said = r.out + r.err;
+  EXPECT_FALSE(contains(said, "Conflict")) << said;
+  EXPECT_TRUE(contains(said, "Creating group 'gpio'")) << said;
+  EXPECT_TRUE(contains(said, "Creating user 'yolo-edge'")) << said;
 }
 
 TEST(Package, Arm64PackageHoldsTheService) {

@@ -34,7 +34,7 @@ TEST(Uninstall, RemovesProgramsAndUnitButKeepsConfigLogsAndState) {
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_EQ(scratch.files(), kData);
   EXPECT_FALSE(std::filesystem::exists(scratch.at("/usr/local/share/yolo-edge")));
-  EXPECT_TRUE(contains(r.out, "removed 5 installed files")) << r.out;
+  EXPECT_TRUE(contains(r.out, "removed 6 installed files")) << r.out;
   EXPECT_TRUE(contains(r.out, "--purge")) << r.out;
   EXPECT_EQ(scratch.tripwire_calls(), "");
 }

@@ -1,0 +1,318 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""The live view on a hostile network, measured (issue 25; docs/benchmarks.md).
+
+Runs yolo-edged on the fixture video as fast as inference goes (fixed threads, the default login in
+front of HTTP), measures its FPS with no client, then for --seconds (60 by default) keeps up, all at
+once, from loopback addresses of their own (127.0.0.X, as other hosts would come):
+  - 1000 slow-header clients, each sending a header line about once a second and never finishing,
+    reconnecting at once when cut off;
+  - 200 idle sockets that send nothing, reopened when closed;
+  - 20 MJPEG viewers reading the stream (logged in with the token);
+  - a Prometheus scrape of /metrics every second (from 127.0.0.1, allowed by http.metrics_allow);
+  - GET /api/status every 100 ms with the token, each timed.
+Then it reports: every /api/status answered or not and its p50/p99/max latency, the FPS during the
+attack against the FPS before, the daemon's thread count and RSS before, during and after, and how
+long the page takes to load afterwards. The attack's own clients run in this process at nice 19, so
+the figure is the daemon's cost, not Python's. Loopback only; nothing leaves the machine.
+
+    scripts/bench-hostile.py [--seconds 60] [--slow 1000] [--idle 200] [--viewers 20]
+"""
+
+import argparse
+import http.client
+import os
+import re
+import selectors
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+TOKEN = "bench-hostile-token-0123456789abcdef"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+
+def get(port, path, timeout=10.0):
+    """One request with the token; (status, body, seconds)."""
+    t0 = time.monotonic()
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        c.request("GET", path, headers=AUTH)
+        r = c.getresponse()
+        body = r.read()
+        return r.status, body, time.monotonic() - t0
+    finally:
+        c.close()
+
+
+def proc_figures(pid):
+    """The daemon's thread count and resident memory (MB) from /proc."""
+    threads = len(os.listdir(f"/proc/{pid}/task"))
+    with open(f"/proc/{pid}/status") as f:
+        rss_kb = int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
+    return threads, rss_kb / 1024
+
+
+def frames(port):
+    import json
+
+    status, body, _ = get(port, "/api/status")
+    if status != 200:
+        raise SystemExit(f"/api/status: HTTP {status}")
+    return json.loads(body)["frames"]
+
+
+class Attack(threading.Thread):
+    """Slow-header and idle connections on one selector loop, each reopened when the server
+    closes it, until stopped."""
+
+    def __init__(self, port, slow, idle, stop):
+        super().__init__(daemon=True)
+        self.port, self.slow, self.idle, self.stop = port, slow, idle, stop
+        self.sel = selectors.DefaultSelector()
+        self.opened = self.refused = self.cut = self.bytes = 0
+        self.live = {}  # socket -> ("slow" | "idle", source address, next send time)
+
+    def source(self, kind, i):
+        # Slow clients from 50 addresses, idle ones from 50 others (20 and 4 each by default).
+        return f"127.0.0.{2 + i % 50}" if kind == "slow" else f"127.0.1.{2 + i % 50}"
+
+    def open(self, kind, i):
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setblocking(False)
+        s.bind((self.source(kind, i), 0))
+        try:
+            s.connect(("127.0.0.1", self.port))
+        except BlockingIOError:
+            pass
+        except OSError:
+            s.close()
+            self.refused += 1
+            return
+        self.live[s] = [kind, i, time.monotonic() + (i % 100) / 100.0, 0]
+        self.sel.register(s, selectors.EVENT_READ)
+        self.opened += 1
+
+    def close(self, s):
+        kind, i = self.live.pop(s)[:2]
+        self.sel.unregister(s)
+        s.close()
+        return kind, i
+
+    def run(self):
+        os.nice(19)
+        for i in range(self.slow):
+            self.open("slow", i)
+        for i in range(self.idle):
+            self.open("idle", i)
+        line = b"X-Slow-Header: aaaaaaaaaaaaaaaa\r\n"
+        while not self.stop.is_set():
+            for key, _ in self.sel.select(timeout=0.05):
+                s = key.fileobj
+                try:
+                    data = s.recv(4096)
+                except OSError:
+                    data = b""
+                if not data:  # closed by the server: cut off or refused; back at once
+                    kind, i = self.close(s)
+                    self.cut += 1
+                    self.open(kind, i)
+            now = time.monotonic()
+            for s, entry in list(self.live.items()):
+                kind, i, due, sent = entry
+                if kind != "slow" or now < due:
+                    continue
+                first = b"GET /api/status HTTP/1.1\r\nHost: pi\r\n" if sent == 0 else line
+                try:
+                    s.send(first)
+                    self.bytes += len(first)
+                    entry[3] += 1
+                except OSError:
+                    pass
+                entry[2] = now + 1.0
+        for s in list(self.live):
+            self.close(s)
+
+
+class Viewer(threading.Thread):
+    def __init__(self, port, stop):
+        super().__init__(daemon=True)
+        self.port, self.stop, self.bytes, self.error = port, stop, 0, ""
+
+    def run(self):
+        os.nice(19)
+        try:
+            c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+            c.request("GET", "/stream.mjpg", headers=AUTH)
+            r = c.getresponse()
+            if r.status != 200:
+                self.error = f"HTTP {r.status}"
+                return
+            while not self.stop.is_set():
+                chunk = r.read1(65536)
+                if not chunk:
+                    self.error = "the stream ended"
+                    return
+                self.bytes += len(chunk)
+        except OSError as e:
+            self.error = str(e)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=60)
+    ap.add_argument("--baseline-s", type=float, default=20)
+    ap.add_argument("--slow", type=int, default=1000)
+    ap.add_argument("--idle", type=int, default=200)
+    ap.add_argument("--viewers", type=int, default=20)
+    ap.add_argument("--model", default="yolo11n_320_fp32")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--build", default=os.environ.get("YOLO_EDGE_BUILD_DIR", f"{ROOT}/build"))
+    ap.add_argument("--fixtures",
+                    default=os.environ.get("YOLO_EDGE_FIXTURES", f"{ROOT}/../shared/fixtures"))
+    args = ap.parse_args()
+
+    work = tempfile.mkdtemp(prefix="bench-hostile-")
+    os.makedirs(f"{work}/logs")
+    config = f"{work}/yolo-edge.yaml"
+    with open(config, "w") as f:
+        f.write(f"""source:
+  uri: {args.fixtures}/video/birds_720p_10fps.mp4
+  loop: true
+  realtime: false
+model:
+  path: {args.fixtures}/models/{args.model}.onnx
+threads:
+  mode: fixed
+  count: {args.threads}
+logging:
+  dir: {work}/logs
+http:
+  listen: 127.0.0.1:0
+  token: {TOKEN}
+  max_viewers: {max(args.viewers, 4)}
+""")
+    log = open(f"{work}/daemon.log", "w")
+    daemon = subprocess.Popen([f"{args.build}/bin/yolo-edged", "--config", config,
+                               "--state-dir", f"{work}/state"], stdout=log, stderr=log)
+    try:
+        port = None
+        for _ in range(600):
+            m = re.search(r"http: serving http://127\.0\.0\.1:(\d+)/", open(f"{work}/daemon.log").read())
+            if m:
+                port = int(m.group(1))
+                break
+            time.sleep(0.1)
+        if not port:
+            raise SystemExit(f"the daemon did not start serving; see {work}/daemon.log")
+        time.sleep(10)  # warm up: model loaded, frames flowing
+
+        def quiet_fps():
+            f0, t0 = frames(port), time.monotonic()
+            time.sleep(args.baseline_s)
+            return (frames(port) - f0) / (time.monotonic() - t0)
+
+        fps_before = quiet_fps()
+        # The memory of watching (frames copied for the encoder, its buffers) is there before
+        # the attack, so what grows after is the clients' cost.
+        warm = threading.Event()
+        warm_viewer = Viewer(port, warm)
+        warm_viewer.start()
+        time.sleep(5)
+        warm.set()
+        warm_viewer.join(timeout=30)
+        threads_before, rss_before = proc_figures(daemon.pid)
+
+        stop = threading.Event()
+        attack = Attack(port, args.slow, args.idle, stop)
+        viewers = [Viewer(port, stop) for _ in range(args.viewers)]
+        attack.start()
+        for v in viewers:
+            v.start()
+        time.sleep(3)  # the attack in place
+        latencies, failures, scrapes, scrape_failures = [], [], 0, 0
+        threads_during, rss_during = [], []
+        f0, t0 = frames(port), time.monotonic()
+        next_scrape = t0
+        while time.monotonic() - t0 < args.seconds:
+            try:
+                status, _, seconds = get(port, "/api/status")
+                if status == 200:
+                    latencies.append(seconds)
+                else:
+                    failures.append(f"HTTP {status}")
+            except OSError as e:
+                failures.append(str(e))
+            if time.monotonic() >= next_scrape:
+                next_scrape += 1.0
+                try:
+                    c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+                    c.request("GET", "/metrics")
+                    r = c.getresponse()
+                    r.read()
+                    scrapes += 1
+                    scrape_failures += r.status != 200
+                except OSError:
+                    scrape_failures += 1
+                n, rss = proc_figures(daemon.pid)
+                threads_during.append(n)
+                rss_during.append(rss)
+            time.sleep(0.1)
+        fps_attack = (frames(port) - f0) / (time.monotonic() - t0)
+        stop.set()
+        attack.join(timeout=30)
+        for v in viewers:
+            v.join(timeout=30)
+        time.sleep(5)
+        threads_after, rss_after = proc_figures(daemon.pid)
+        page_status, page, page_s = get(port, "/")
+        fps_after = quiet_fps()
+        fps_idle = (fps_before + fps_after) / 2
+        stats = get(port, "/api/status")[1].decode()
+    finally:
+        daemon.terminate()
+        daemon.wait(timeout=10)
+
+    import json
+
+    http_status = json.loads(stats)["outputs"]["http"]
+    answered = len(latencies)
+    total = answered + len(failures)
+    q = statistics.quantiles(latencies, n=100) if len(latencies) >= 2 else [0] * 99
+    viewer_errors = [v.error for v in viewers if v.error]
+    print(f"| measure | value | goal |")
+    print(f"|---|---|---|")
+    print(f"| /api/status answered during the attack | {answered} of {total}"
+          f"{' (' + '; '.join(sorted(set(failures))[:3]) + ')' if failures else ''} | all |")
+    print(f"| /api/status latency p50 / p99 / max (ms) | {q[49] * 1000:.1f} / {q[98] * 1000:.1f} / "
+          f"{max(latencies, default=0) * 1000:.1f} | p99 <= 200 |")
+    print(f"| FPS no client (before, after) / under attack | {fps_idle:.2f} ({fps_before:.2f}, "
+          f"{fps_after:.2f}) / {fps_attack:.2f} = **{fps_attack / fps_idle:.3f}x** | >= 0.95 |")
+    print(f"| daemon threads before / during (max) / after | {threads_before} / "
+          f"{max(threads_during, default=0)} / {threads_after} | bounded |")
+    print(f"| daemon RSS before / during (max) / after (MB) | {rss_before:.1f} / "
+          f"{max(rss_during, default=0):.1f} / {rss_after:.1f} (growth "
+          f"{rss_after - rss_before:+.1f}) | < 10 MB growth |")
+    print(f"| scrapes answered | {scrapes - scrape_failures} of {scrapes} | all |")
+    print(f"| MJPEG viewers that kept streaming | {args.viewers - len(viewer_errors)} of "
+          f"{args.viewers} ({sum(v.bytes for v in viewers) / 1e6:.0f} MB read) | all |")
+    print(f"| attack connections opened / reconnected after a cut / refused at connect | "
+          f"{attack.opened} / {attack.cut} / {attack.refused} | bounded by the server |")
+    print(f"| server's count: requests cut off / connections refused | "
+          f"{http_status['requests_cut_off']} / {http_status['refused_connections']} | |")
+    print(f"| the page after the attack | HTTP {page_status} in {page_s * 1000:.0f} ms | at once |")
+    print(f"\nslow clients {args.slow}, idle {args.idle}, viewers {args.viewers}, {args.seconds:.0f} s; "
+          f"model {args.model} at {args.threads} thread(s); daemon log {work}/daemon.log")
+    ok = (not failures and q[98] <= 0.2 and fps_attack >= 0.95 * fps_idle
+          and rss_after - rss_before < 10 and page_status == 200)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

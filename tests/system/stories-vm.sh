@@ -1,0 +1,203 @@
+# SPDX-License-Identifier: Apache-2.0
+# shellcheck shell=bash disable=SC2016,SC2154
+# (SC2016: conditions are shell text evaluated later, by wait_until; SC2154: the variables come
+# from scripts/system-test.sh, which sources this file.)
+# The kernel-device stories, in the emulated VM (tests/system/vm.sh): the vivid V4L2 camera at the
+# default source.uri, its unplug, and GPIO on gpio-sim lines. Emulation makes inference seconds
+# per frame: the stories use yolo11n at 320, one thread, and wait generously. Each builds on the
+# ones before it, in the order vm_stories runs them.
+
+readonly vm_config=/etc/yolo-edge/yolo-edge.yaml
+readonly vm_model=/var/lib/yolo-edge/models/yolo11n.onnx
+
+# apt install ./yolo-edge_*.deb (the dependencies are in the image already: apt under emulation
+# takes minutes per hundred packages; the container's install story resolves them).
+story_vm_install() {
+  local out
+  out=$(guest_sh "cd /mnt/packages && DEBIAN_FRONTEND=noninteractive apt install -y ./yolo-edge_*_amd64.deb 2>&1") ||
+    fail "apt install failed: $(tail -n 20 <<<"$out")"
+  printf '%s\n' "$out"
+  expect_lacks "apt install" "$out" "Could not execute systemctl"
+  expect_contains "apt install" "$out" "set model.path in $vm_config"
+  expect_eq "the first start's exit status" "$(unit_prop ExecMainStatus)" 78
+  expect_contains "the journal" "$(guest_run journalctl -u yolo-edged -o cat --no-pager)" \
+    "model.path: is not set"
+}
+
+# The vivid camera at the default source.uri (/dev/video0): active only after READY=1, the STATUS=
+# line in systemctl status, structured fields in journalctl -o json.
+story_vm_camera() {
+  guest_run modprobe vivid
+  wait_until 20 "/dev/video0" 'guest_run test -c /dev/video0'
+  note "$(guest_run v4l2-ctl -d /dev/video0 --info | head -n 6)"
+  guest_run install -D -m 0640 -g yolo-edge /mnt/fixtures/models/yolo11n_320_fp32.onnx "$vm_model"
+  expect_eq "source.uri (the default)" "$(guest_run grep -m1 '^  uri:' "$vm_config")" '  uri: "/dev/video0"'
+  # A small camera mode: vivid draws each frame on the emulated CPU.
+  set_config model.path "\"$vm_model\"" threads.mode fixed threads.count 1 logging.interval_s 5.0 \
+    http.max_fps 1.0 source.width 320 source.height 240 source.fps 5.0
+  vm_emulation_dropin
+  guest_run runuser -u yolo-edge -- yolo-edge config --check "$vm_config"
+  guest_run systemctl restart yolo-edged
+  expect_eq "after restart" "$(unit_prop ActiveState)/$(unit_prop SubState)" active/running
+  expect_ready_before_active
+  status=$(guest_run systemctl status --no-pager yolo-edged || true)
+  printf '%s\n' "$status"
+  expect_contains "systemctl status" "$status" 'Status: "fp32 yolo11n 320x320'
+  local fields
+  fields=$(guest_run journalctl -u yolo-edged -o json --no-pager | jq -r 'select(.YOLO_EVENT?) | .YOLO_EVENT' | sort -u)
+  expect_contains "YOLO_EVENT fields in journalctl -o json" "$fields" ready
+  expect_contains "YOLO_EVENT fields in journalctl -o json" "$fields" source_opened
+  wait_until 300 "frames from the camera" '[ "$(status_field .frames)" -gt 1 ]'
+  expect_eq "NRestarts (no watchdog kill)" "$(unit_prop NRestarts)" 0
+  note "source: $(status_field -c .source)"
+}
+
+# From the host through the forwarded loopback port.
+story_vm_http() {
+  local tmp
+  tmp=$(mktemp -d)
+  expect_contains "the page" "$(guest_curl -fsS --max-time 30 /)" "<title>"
+  expect_eq "status .source.uri" "$(status_field .source.uri)" /dev/video0
+  expect_contains "/metrics" "$(guest_curl -fsS --max-time 30 /metrics)" "yolo_edge_frames"
+  # A snapshot waits 5 s for a fresh frame and answers 503 (Retry-After: 5) without one; emulated,
+  # frames are further apart than that: retry as its Retry-After says.
+  guest_curl -fsS --max-time 120 --retry 10 -o "$tmp/snapshot.jpg" /snapshot.jpg
+  expect_eq "/snapshot.jpg starts with" "$(head -c 3 "$tmp/snapshot.jpg" | od -An -tx1 | tr -d ' ')" ffd8ff
+  mkdir -p "$system_out/screenshots"
+  cp "$tmp/snapshot.jpg" "$system_out/screenshots/vm-vivid-snapshot.jpg"
+  guest_curl -sS --max-time 40 -o "$tmp/stream" /stream.mjpg || true
+  grep -aq 'Content-Type: image/jpeg' "$tmp/stream" || fail "/stream.mjpg sent no JPEG in 40 s"
+  guest_curl -sS -N --max-time 40 -o "$tmp/sse" /api/detections || true
+  grep -q '^data: {' "$tmp/sse" || fail "/api/detections sent no event in 40 s"
+  screenshot "$(guest_url /)" vm-page.png 1280,900 login
+  rm -rf "$tmp"
+}
+
+# The camera unplugged while streaming, then rmmod vivid: the daemon stays up, says the camera is lost, is not killed by the
+# watchdog, and reopens it by itself soon after modprobe vivid.
+story_vm_unplug() {
+  local pid restarts lost_before opened_before
+  pid=$(unit_prop MainPID)
+  restarts=$(unit_prop NRestarts)
+  lost_before=$(field_event_count source_lost)
+  opened_before=$(field_event_count source_opened)
+  # The daemon holds /dev/video0 open, which pins the module: unbinding the device is the unplug
+  # (as a USB camera pulled out), and rmmod succeeds once the daemon let go of the dead device.
+  guest_sh 'echo vivid.0 >/sys/bus/platform/drivers/vivid/unbind'
+  wait_until 60 "camera lost (status)" '[ "$(status_field .source.state)" = lost ]'
+  wait_until 30 "rmmod vivid (the daemon closed the unplugged camera)" 'guest_run rmmod vivid'
+  expect_contains "the STATUS= line" "$(unit_prop StatusText)" "lost"
+  # A daemon waiting for its camera is not stuck: it goes on feeding the watchdog (the last ping
+  # systemd saw moves on), whatever WatchdogSec is.
+  local ping
+  ping=$(unit_prop WatchdogTimestampMonotonic)
+  sleep 20
+  [ "$(unit_prop WatchdogTimestampMonotonic)" -gt "$ping" ] ||
+    fail "no watchdog ping in the 20 s after the camera was lost (last at $ping us)"
+  note "watchdog pings go on while the camera is away"
+  expect_eq "MainPID while the camera is away" "$(unit_prop MainPID)" "$pid"
+  expect_eq "NRestarts" "$(unit_prop NRestarts)" "$restarts"
+  [ "$(field_event_count source_lost)" -gt "$lost_before" ] || fail "no source_lost event"
+  guest_run modprobe vivid
+  wait_until 15 "camera reopened after modprobe vivid (source_opened event)" \
+    '[ "$(field_event_count source_opened)" -gt '"$opened_before"' ]'
+  wait_until 120 "frames again" '[ "$(status_field .source.state)" != lost ]'
+  expect_eq "MainPID" "$(unit_prop MainPID)" "$pid"
+}
+
+# gpio-sim lines: the chip belongs to group gpio (the package's udev rule); an alert line goes
+# active while cars are seen, the status LED blinks, a press on the button line switches
+# precision.
+story_vm_gpio() {
+  guest_run modprobe gpio-sim
+  guest_sh 'set -e
+    chip=/sys/kernel/config/gpio-sim/yolo-edge-test
+    mkdir -p $chip/bank0
+    echo 8 >$chip/bank0/num_lines
+    echo yolo-edge-sim >$chip/bank0/label
+    echo 1 >$chip/live'
+  local dev
+  dev=/dev/$(guest_sh 'basename $(ls -d /sys/devices/platform/gpio-sim.*/gpiochip* | head -n1)')
+  wait_until 10 "$dev owned by group gpio" '[ "$(guest_run stat -c %G:%a '"$dev"')" = gpio:660 ]'
+  local sim
+  sim=$(guest_sh 'ls -d /sys/devices/platform/gpio-sim.*/gpiochip*' | head -n1)
+
+  # INT8 for the button, made natively on the host from the clip (emulated, it takes too long).
+  local int8
+  int8=$(int8_model)
+  guest_copy_in "$int8" /root/yolo11n.int8.onnx
+  guest_run install -m 0640 -g yolo-edge /root/yolo11n.int8.onnx /var/lib/yolo-edge/models/yolo11n.int8.onnx
+  guest_run install -D -m 0640 -g yolo-edge /mnt/fixtures/video/traffic_720p_30fps.mp4 \
+    /var/lib/yolo-edge/videos/traffic.mp4
+  # On its own too (--only vm_install,vm_gpio): the model as vm_camera installs it.
+  guest_run install -D -m 0640 -g yolo-edge /mnt/fixtures/models/yolo11n_320_fp32.onnx "$vm_model"
+  vm_emulation_dropin
+  set_config model.path "\"$vm_model\"" threads.mode fixed threads.count 1 http.max_fps 1.0 \
+    source.uri '"/var/lib/yolo-edge/videos/traffic.mp4"' source.loop true source.realtime false \
+    source.width 0 source.height 0 source.fps 0.0 \
+    model.int8_path '"/var/lib/yolo-edge/models/yolo11n.int8.onnx"' \
+    gpio.chip '"yolo-edge-sim"' \
+    gpio.alerts '[{line: 0, classes: [2], consecutive_frames: 1, hold_ms: 60000}]' \
+    gpio.status_led '{line: 1}' gpio.precision_button '{line: 2, debounce_ms: 50}'
+  guest_run runuser -u yolo-edge -- yolo-edge config --check "$vm_config"
+  # A restart, not a reload: this story is GPIO's (the reload stories are the container's).
+  guest_run systemctl restart yolo-edged
+  wait_until 120 "the GPIO lines requested" \
+    'status_field -e ".outputs.gpio | objects | (has(\"warning\") | not)"' \
+    'status_field -c .outputs.gpio'
+  note "gpio status: $(status_field -c .outputs.gpio)"
+  wait_until 300 "alert line 0 active (cars seen)" "[ \"\$(guest_run cat $sim/sim_gpio0/value)\" = 1 ]" \
+    'echo "NRestarts $(unit_prop NRestarts); status: $(status_field -c "{frames, source: .source.state, gpio: .outputs.gpio.lines[0]}"); last detections: $(last_interval | jq -c .detections)"'
+  local values
+  values=$(guest_sh "for i in \$(seq 1 40); do cat $sim/sim_gpio1/value; sleep 0.1; done" | tr -d '\n')
+  note "status LED line 1 every 0.1 s for 4 s: $values"
+  [[ $values == *0* && $values == *1* ]] || fail "the status LED did not blink: $values"
+  # Active low with the default pull-up: pulling the line down is a press.
+  guest_run sh -c "echo pull-down >$sim/sim_gpio2/pull"
+  sleep 1
+  guest_run sh -c "echo pull-up >$sim/sim_gpio2/pull"
+  wait_until 30 "precision_button event" '[ "$(field_event_count precision_button)" -ge 1 ]'
+  wait_until 240 "INT8 after the press" '[ "$(status_field .model.precision)" = int8 ]'
+
+}
+
+# The project's libgpiod tests (tests/daemon/gpio/test_libgpiod.cpp) against the kernel's gpio-sim,
+# for both libgpiod APIs: they skip on every machine without it. As root in the guest; each makes
+# and removes its own simulated chips.
+story_vm_libgpiod() {
+  guest_run modprobe gpio-sim
+  local test name out
+  for test in test_libgpiod test_libgpiod_v2; do
+    [ -x "$build_dir/bin/$test" ] || fail "no $build_dir/bin/$test: build it first"
+    guest_copy_in "$build_dir/bin/$test" "/root/$test"
+    guest_run chmod +x "/root/$test"
+    out=$(guest_run "/root/$test" --gtest_filter='*OnGpioSim*' 2>&1) || fail "$test failed: $(tail -n 30 <<<"$out")"
+    printf '%s\n' "$out" >"$system_out/vm-$test.log"
+    name=$(grep -o '\[  PASSED  \] [0-9]* test' <<<"$out" || true)
+    [ -n "$name" ] || fail "$test passed nothing"
+    ! grep -q '\[  SKIPPED \]' <<<"$out" || fail "$test skipped on gpio-sim: $(grep -m3 'SKIP' <<<"$out")"
+    note "$test on gpio-sim: $name(s), none skipped"
+  done
+}
+
+# In the running guest, with camera and GPIO: exposure <= 2.5, nothing refused.
+story_vm_security() {
+  local out score denied
+  out=$(guest_run systemd-analyze security --no-pager yolo-edged 2>&1 || true)
+  score=$(sed -n 's/.*Overall exposure level for yolo-edged.service: \([0-9.]*\).*/\1/p' <<<"$out")
+  [ -n "$score" ] || fail "no exposure level: $(tail -n 3 <<<"$out")"
+  expect_le "exposure level" "$score" 2.5
+  denied=$(guest_run journalctl -b --no-pager -o cat -u yolo-edged |
+    grep -Ei 'operation not permitted|EPERM|seccomp|SIGSYS|read-only file system' || true)
+  [ -z "$denied" ] || fail "refused by the hardening: $denied"
+}
+
+vm_stories() {
+  story vm_install "apt install in the VM; first start names model.path"
+  story vm_camera "vivid at /dev/video0: READY, STATUS=, journal fields"
+  story vm_http "page, status, metrics, snapshot, stream via a forwarded loopback port"
+  story vm_unplug "rmmod vivid: lost, not killed, reopened after modprobe"
+  story vm_libgpiod "the libgpiod v1 and v2 tests on gpio-sim, in the guest"
+  story vm_gpio "gpio-sim: the chip to group gpio; alert line, LED, button"
+  story vm_security "security <= 2.5 and nothing denied, in the running guest"
+}
