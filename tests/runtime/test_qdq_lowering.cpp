@@ -287,7 +287,7 @@ TEST(QdqLowering, PlanSaysPerNodeWhatRunsInt8AndWhyTheRestStaysFloat) {
   m.b.output("out");
   const auto path = m.b.save("qdq_plan.onnx");
 
-  const QdqPlan plan = plan_qdq_model(path, 0);
+  const QdqPlan plan = plan_qdq_model(path, InputSize{});
   std::map<std::string, QdqLayer> by_node;
   for (const auto& layer : plan.layers) by_node[layer.node] = layer;
   ASSERT_EQ(plan.layers.size(), 7U);
@@ -340,7 +340,7 @@ TEST(QdqLowering, PlanOfEveryLoweredOpAndTheConcatRequantization) {
   m.b.node("Identity", {m.qdq("cat", 0.05F, 0)}, {"out_cat"});
   for (const char* o : {"out_add", "out_up", "out_cat"}) m.b.output(o);
   const auto path = m.b.save("qdq_plan_ops.onnx");
-  const QdqPlan plan = plan_qdq_model(path, 0);
+  const QdqPlan plan = plan_qdq_model(path, InputSize{});
   std::map<std::string, QdqLayer> by_node;
   for (const auto& layer : plan.layers) by_node[layer.node] = layer;
   EXPECT_EQ(by_node["add"].note, "int8 Add");
@@ -392,7 +392,7 @@ TEST(QdqLowering, QOperatorModelsFailAtLoadNamingTheNodeAndTheQdqWay) {
     EXPECT_NE(message.find("yolo-edge quantize --model FP32.onnx"), std::string::npos) << message;
     EXPECT_NE(message.find("quant_format=QuantFormat.QDQ"), std::string::npos) << message;
   }
-  EXPECT_THROW(plan_qdq_model(path, 0), ModelError);
+  EXPECT_THROW(plan_qdq_model(path, InputSize{}), ModelError);
 }
 
 TEST(QdqLowering, QOperatorOpsAreTheQLinearOnesAndQGemm) {
