@@ -131,12 +131,13 @@ Measurement NoiseMeter::measure(const std::set<std::string>& keep) const {
       }
     }
   }
-  // The speed and the detections: the int8 engine as it will run the file.
+  // The speed and the detections: the engine as it will run the file, int8 (a choice that keeps
+  // every conv FP32 leaves no Q/DQ, and runs FP32; the quantizer refuses it afterwards).
   const TempFile file(std::filesystem::temp_directory_path() /
                       unique_sibling(beside_, "candidate").filename());
   save_model(q, file.path());
   EngineOptions options = engine_options_;
-  options.precision = Precision::kInt8;
+  options.precision = Precision::kFile;
   options.profile = true;
   const auto int8 = Engine::load(file.path(), options);
   m.frame_ms = std::numeric_limits<double>::infinity();
