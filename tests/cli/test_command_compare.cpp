@@ -99,7 +99,8 @@ TEST(CliCompare, DynamicFilesRunAsWrittenAndSizesCompareInFramePixels) {
                           model("yolov8n_kitti3_int8dyn"), "--video", traffic, "--frames", "2"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(contains(r.out, "fp32 (dynamic INT8 run as written)")) << r.out;
-  EXPECT_TRUE(contains(r.out, "mAP50       1.0000")) << r.out;
+  // Two frames hold no class with --min-boxes of A's boxes: the class mean is the figure.
+  EXPECT_TRUE(contains(r.out, "class mean  1.0000")) << r.out;
 
   const std::string dynaxes = model("yolov8n_carperson_dynaxes_int8dyn");
   const auto sizes = run_cli({"compare", "--a", dynaxes, "--b", dynaxes, "--imgsz", "640",
