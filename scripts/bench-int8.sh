@@ -10,9 +10,12 @@
 #      <= 0.35 for yolov8n and yolo11n, <= 0.40 for yolo26n; 2 threads <= 0.45), and ours / ONNX
 #      Runtime on the same static file (goal <= 0.35);
 #   3. the time of quantize (1 thread, as it runs) for yolo11n 320 and yolov8n 640 with 256 frames
-#      spread over the whole traffic clip.
+#      spread over the whole traffic clip;
+#   4. with --methods, what each method buys: yolo11n 320 quantized again with min/max ranges,
+#      without bias correction, and with adaptive rounding, the layers kept FP32 fixed to the
+#      default's choice so that only the method changes; agreement and time as in 1.
 #   scripts/bench-int8.sh [--peer DIR] [--rounds N] [--runs N] [--models M,M] [--no-quantize-time]
-#                         [--work DIR]
+#                         [--methods] [--work DIR]
 # DIR holds the ONNX Runtime peer (default ~/.cache/ort-peer; ../shared/bench/setup.sh DIR makes
 # it). Files and reports go to a fresh folder under /tmp, printed first; --work DIR reuses one:
 # each step whose output is there is skipped (delete *.bench.json to time again, say).
@@ -24,8 +27,9 @@ rounds=3
 runs=30
 models=yolo11n_320,yolov8n_640,yolo26n_640
 quantize_time=1
+methods=0
 work=
-usage="usage: scripts/bench-int8.sh [--peer DIR] [--rounds N] [--runs N] [--models M,M] [--no-quantize-time] [--work DIR]"
+usage="usage: scripts/bench-int8.sh [--peer DIR] [--rounds N] [--runs N] [--models M,M] [--no-quantize-time] [--methods] [--work DIR]"
 while [ $# -gt 0 ]; do
   case $1 in
     --peer) peer_dir=${2:?}; shift 2 ;;
@@ -33,6 +37,7 @@ while [ $# -gt 0 ]; do
     --runs) runs=${2:?}; shift 2 ;;
     --models) models=${2:?}; shift 2 ;;
     --no-quantize-time) quantize_time=0; shift ;;
+    --methods) methods=1; shift ;;
     --work) work=${2:?}; shift 2 ;;
     *) echo "$usage" >&2; exit 2 ;;
   esac
@@ -112,10 +117,37 @@ if [ "$quantize_time" = 1 ]; then
   done
 fi
 
+# Each method against the defaults (mse ranges, nearest rounding, bias correction on).
+variants="minmax,nearest,on mse,nearest,off mse,adaptive,on"
+if [ "$methods" = 1 ]; then
+  base=$work/yolo11n_320.int8
+  if [ ! -f "$base.json" ]; then
+    echo "bench-int8: --methods needs yolo11n_320 in --models (its FP32 choice is kept)" >&2
+    exit 2
+  fi
+  keep=$(python3 -c 'import json, sys; print(",".join(k["node"] for k in json.load(open(sys.argv[1]))["kept_fp32"]))' "$base.json")
+  fp32=$models_dir/yolo11n_320_fp32.onnx
+  for variant in $variants; do
+    IFS=, read -r method rounding correction <<<"$variant"
+    tag=yolo11n_320.$method-$rounding-$correction
+    out=$work/$tag.int8.onnx
+    echo
+    echo "== method: yolo11n_320, --method $method --rounding $rounding --bias-correction $correction"
+    quantize_timed "yolo11n_320 ($method, $rounding, bias correction $correction)" "$out" \
+      --model "$fp32" --calib "$traffic" --from-first "$half" --frames 256 --method "$method" \
+      --rounding "$rounding" --bias-correction "$correction" --keep-fp32 "$keep"
+    run_once "$work/$tag.traffic.json" "$cli_bin" compare --a "$fp32" --b "$out" \
+      --video "$traffic" --skip "$half" --json
+    run_once "$work/$tag.photos.json" "$cli_bin" compare --a "$fp32" --b "$out" \
+      --images "$fixtures/images" --json
+  done
+fi
+
 echo
-python3 - "$work" "$models" "$quantize_time" <<'PY'
+python3 - "$work" "$models" "$quantize_time" "$methods" "$variants" <<'PY'
 import json, os, sys
 work, models, quantize_time = sys.argv[1], sys.argv[2].split(","), sys.argv[3] == "1"
+methods, variants = sys.argv[4] == "1", sys.argv[5].split()
 
 def load(name):
     with open(os.path.join(work, name)) as f:
@@ -169,6 +201,19 @@ for m, stem, what in runs:
     print(f"quantize {m}, {what}, 1 thread: {seconds(stem + '.onnx'):.0f} s (calibrate "
           f"{t['calibrate_s']:.0f} s, weights {t['weights_s']:.0f} s, FP32 choices "
           f"{t['sensitivity_s']:.0f} s)")
+if methods:
+    print()
+    print("yolo11n 320, the FP32 layers of the default's choice: | method | mAP50 (>= 10 boxes) | box AP50 "
+          "| class mean | mAP50-95 (>= 10 boxes) | photos mAP50 | quantize s |")
+    rows = [("mse, nearest, bias correction on (the defaults)", "yolo11n_320")]
+    for v in variants:
+        method, rounding, correction = v.split(",")
+        rows.append((f"{method}, {rounding}, bias correction {correction}",
+                     "yolo11n_320." + v.replace(",", "-")))
+    for name, tag in rows:
+        t, p = load(tag + ".traffic.json"), load(tag + ".photos.json")
+        print(f"| {name} | {fmt(t['map50_judged'])} | {fmt(t['box_ap50'])} | {fmt(t['map50'])} | "
+              f"{fmt(t['map50_95_judged'])} | {fmt(p['map50'])} | {seconds(tag + '.int8.onnx'):.0f} |")
 print()
 print("\n".join(verdicts))
 PY
