@@ -418,8 +418,9 @@ std::vector<FieldSpec> build_fields() {
        .min = 0,
        .max = 1,
        .description = "precision: auto runs INT8 only when its detections agree with FP32's on "
-                      "the trial frames at least this well (mAP50 with FP32 as the truth, as "
-                      "yolo-edge compare measures it)."},
+                      "the trial frames at least this well (FP32 as the truth, as yolo-edge "
+                      "compare measures it: the mAP50 over the classes with at least 10 FP32 "
+                      "boxes, or the box-weighted AP50 when no class has that many)."},
       &C::model, &ModelConfig::auto_min_map50);
   add({.section = "model",
        .name = "imgsz",
