@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "tests/runtime/quantize/conv_reference.h"
+#include "tests/support/random_tensors.h"
 
 namespace yolo::runtime {
 namespace {
@@ -28,11 +29,9 @@ Image correlated_image(std::int64_t c, std::int64_t h, std::int64_t w, std::uint
 }
 
 std::vector<float> random_weights(std::size_t n, std::uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0F, 1.0F);
-  std::vector<float> w(n);
-  for (auto& v : w) v = dist(rng);
-  return w;
+  const Tensor t = test::Random(seed).floats({static_cast<std::int64_t>(n)}, -1.0F, 1.0F);
+  const auto v = t.values<float>();
+  return {v.begin(), v.end()};
 }
 
 // Mean squared difference of two conv outputs.
