@@ -46,6 +46,11 @@ InputSize resolve_input(const Shape& file, const ModelMetadata& metadata, const 
                         const std::string& key, const std::string& where) {
   const bool dynamic = file[2] < 0 || file[3] < 0;
   if (!dynamic) {
+    // A declared size beyond any tensor is refused before it is narrowed to int (a dynamic
+    // batch counts as 1).
+    Shape declared = file;
+    for (auto& d : declared) d = std::max<std::int64_t>(d, 1);
+    check_tensor_size(declared, DType::kFloat32, where + ": input");
     const auto h = static_cast<int>(file[2]), w = static_cast<int>(file[3]);
     if (request.mode == InputSize::Mode::kFixed && (request.height != h || request.width != w)) {
       throw ModelError(where + ": the model's input is fixed at " + dims_text(h, w) +

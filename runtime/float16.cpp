@@ -198,10 +198,11 @@ class Converter {
     const std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
     if (!ops::find_op(domain, node.op_type())) {
       throw ModelError(describe(node) +
-                       ": computes in float16, and the runtime has no float32 operator to run "
-                       "it as (yolo-edge runs FP16 exports by converting them to FP32 at load); "
-                       "re-export the model in FP32 without this op (Ultralytics: export without "
-                       "half=True), or see the supported ops with yolo-edge inspect");
+                       ": computes in float16, and the runtime has no operator for it in "
+                       "float32 either (FP16 exports run converted to FP32 at load, so an FP32 "
+                       "export of the same network fails the same way); export the model with "
+                       "this op replaced by one the runtime supports: " +
+                       ops::supported_ops());
     }
     if (!ends_float16(node)) insert_outputs(node);
   }

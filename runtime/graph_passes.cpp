@@ -13,11 +13,9 @@ namespace yolo::runtime {
 namespace {
 
 std::string unsupported_message(const Graph& graph, const Node& node) {
-  std::string supported;
-  for (const auto& name : ops::supported_ops()) supported += (supported.empty() ? "" : ", ") + name;
   return "op '" + (node.domain.empty() ? "" : node.domain + ".") + node.op_type + "' (opset " +
          std::to_string(graph.opset) + ") at node '" + node.name +
-         "' is not supported by the runtime; supported ops: " + supported;
+         "' is not supported by the runtime; supported ops: " + ops::supported_ops();
 }
 
 // Runs a node on constant tensors through the same step the engine would run.

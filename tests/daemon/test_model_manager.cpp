@@ -28,11 +28,12 @@ std::string traffic_video() {
   return "  uri: " + fixture("video/traffic_720p_30fps.mp4") + "\n  loop: true\n  realtime: true\n";
 }
 
-// A daemon config for `model` (a path) with `extra` under model:, HTTP on a port of its choosing.
+// A daemon config for `model` (a path) with `extra` under model:, HTTP on a port of its choosing
+// with no login (what is checked here is the model part of the status).
 std::string model_config(const fs::path& model, const std::string& extra, const fs::path& logs) {
   return "source:\n" + traffic_video() + "model:\n  path: " + model.string() + "\n" + extra +
          "threads:\n  mode: fixed\n  count: 1\nlogging:\n  dir: " + logs.string() +
-         "\nhttp:\n  listen: 127.0.0.1:0\n";
+         "\nhttp:\n  listen: 127.0.0.1:0\n  auth: none\n";
 }
 
 // The tiny detector quantized to static INT8, in a folder the daemon can read.
@@ -110,6 +111,7 @@ TEST_F(ModelManagerDaemon, ImgszAutoSizesADynamicAxesModelToTheCamera) {
         return m["input"] == nlohmann::json({640, 384});
       },
       120s);
+  ASSERT_TRUE(j.contains("model")) << "no status with frames in 120 s\n" << s_.daemon_output();
   ASSERT_EQ(j["model"]["input"], nlohmann::json({640, 384})) << j.dump() << "\n"
                                                              << s_.daemon_output();
   EXPECT_EQ(j["model"]["imgsz"], "auto");
