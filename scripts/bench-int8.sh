@@ -173,7 +173,8 @@ for m in models:
     by_threads = {r["threads"]: r for r in b["results"]}
     ratio = {n: r["best_round_p50_ms"] / r["baseline"]["best_round_p50_ms"] for n, r in by_threads.items()}
     peer = {n: r["best_round_p50_ms"] / r["peer"]["p50_ms"] for n, r in by_threads.items()}
-    few = ", ".join(f"{c['label']} {c['a']}" for c in t["too_few_boxes"]) if t["too_few_boxes"] else ""
+    # "bus 1, clock 2": the classes with too few of FP32's boxes to judge.
+    few = t["too_few_boxes"]
     print(f"| {m} | {fmt(t['map50_judged'])} / {fmt(t['box_ap50'])} / {fmt(t['map50'])} / "
           f"{fmt(t['map50_95_judged'])} | {t['judged_classes']}{' (too few: ' + few + ')' if few else ''} "
           f"| {fmt(p['map50'])} | {ratio[1]:.3f} | {ratio[2]:.3f} | {peer[1]:.3f} | {peer[2]:.3f} "
