@@ -217,7 +217,10 @@ TEST(PrecisionTrial, AModelAgainstItselfAgreesFully) {
   const TrialFigures f = trial.figures();
   ASSERT_TRUE(f.agreement.map50);
   EXPECT_DOUBLE_EQ(*f.agreement.map50, 1.0);
-  EXPECT_EQ(choose_precision(f, 0.95).precision, "fp32") << "the same model is not 5 % faster";
+  // Which of the two is faster is a timing on a shared machine, not a test (ChoosePrecision
+  // decides on given times).
+  EXPECT_EQ(f.fp32_ms.count(1), 1U);
+  EXPECT_EQ(f.int8_ms.count(1), 1U);
 }
 
 }  // namespace
