@@ -829,15 +829,20 @@ int HttpServer::serve(const std::shared_ptr<Exchange>& ex) {
   }
   const HttpAccess::Grant grant = access_.grant(cookie, authorization);
   if (grant == HttpAccess::Grant::kNothing) {
-    const std::vector<std::pair<std::string, std::string>> challenge = {
-        {"WWW-Authenticate", "Bearer realm=\"yolo-edge\""}, {"Cache-Control", "no-store"}};
     if (ex->path == "/" || ex->path == "/index.html") {
-      return queue(c, 401, login_page(""), "text/html; charset=utf-8", challenge);
+      return queue(
+          c, 401, login_page(""), "text/html; charset=utf-8",
+          {{"WWW-Authenticate", "Bearer realm=\"yolo-edge\""}, {"Cache-Control", "no-store"}});
     }
+    // Basic is offered beside Bearer for players that ask for a user and password (VLC, Home
+    // Assistant's MJPEG camera): the password is the live view's, any user name.
     return queue_error(c, 401,
                        "log in first (the page at / asks for the password), or send "
-                       "'Authorization: Bearer <password or http.token>'",
-                       challenge);
+                       "'Authorization: Bearer <password or http.token>' (or HTTP Basic with "
+                       "the password and any user name)",
+                       {{"WWW-Authenticate", "Bearer realm=\"yolo-edge\""},
+                        {"WWW-Authenticate", "Basic realm=\"yolo-edge\", charset=\"UTF-8\""},
+                        {"Cache-Control", "no-store"}});
   }
   if (ex->method == "POST") {
     if (grant != HttpAccess::Grant::kControl) {
