@@ -142,7 +142,8 @@ constexpr std::string_view kLoginPage = R"html(<!doctype html>
 <style>
   body { font-family: system-ui, sans-serif; background: #111; color: #eee; display: flex;
          min-height: 100vh; margin: 0; align-items: center; justify-content: center; }
-  form { background: #1d1d1d; padding: 1.5em; border-radius: 8px; width: min(22em, 90vw); }
+  form { background: #1d1d1d; padding: 1.5em; border-radius: 8px; width: min(22em, 92vw);
+         box-sizing: border-box; }
   h1 { font-size: 1.2em; margin: 0 0 1em; }
   input { width: 100%; box-sizing: border-box; font-size: 1.1em; padding: 0.5em; margin: 0.3em 0 1em;
           border-radius: 4px; border: 1px solid #444; background: #000; color: #eee; }
