@@ -105,8 +105,8 @@ story_vm_unplug() {
 }
 
 # gpio-sim lines: the chip belongs to group gpio (the package's udev rule); an alert line goes
-# active while anything is seen (yolo11n at 320 calls the first frames of
-# the traffic clip a train; its cars come later), the status LED blinks, a press on the button line switches
+# active while anything is seen (yolo11n at 320 calls the first frames of the traffic clip a
+# train; its cars come later), the status LED blinks, a press on the button line switches
 # precision.
 story_vm_gpio() {
   guest_run modprobe gpio-sim
