@@ -126,7 +126,7 @@ story_vm_gpio() {
   local int8
   int8=$(int8_model)
   guest_copy_in "$int8" /root/yolo11n.int8.onnx
-  guest_run install -m 0640 -g yolo-edge /root/yolo11n.int8.onnx /var/lib/yolo-edge/models/yolo11n.int8.onnx
+  guest_run install -D -m 0640 -g yolo-edge /root/yolo11n.int8.onnx /var/lib/yolo-edge/models/yolo11n.int8.onnx
   guest_run install -D -m 0640 -g yolo-edge /mnt/fixtures/video/traffic_720p_30fps.mp4 \
     /var/lib/yolo-edge/videos/traffic.mp4
   # On its own too (--only vm_install,vm_gpio): the model as vm_camera installs it.
