@@ -21,7 +21,7 @@ namespace yolo::cli {
 struct ChooseOptions {
   std::filesystem::path fp32;
   std::filesystem::path int8;
-  int imgsz = 0;
+  runtime::InputSize imgsz;
   std::vector<int> thread_counts;
   double min_map50 = 0;
   // FP32's thresholds (the truth's), as the daemon's detect section sets them.

@@ -45,7 +45,7 @@ struct SuiteOptions {
   // Untimed runs per engine before each round.
   int warmup = 5;
   // Input size for models with dynamic axes (0: the model's own).
-  int imgsz = 0;
+  runtime::InputSize imgsz;
   // Usable cores: the threads of the practical and MLPerf scenarios.
   int cores = 1;
   // The ONNX Runtime peer, timed after each of our rounds where it can run the same way (one

@@ -197,7 +197,7 @@ int run_sweep(const BenchArgs& args) {
 
   if (args.json) {
     nlohmann::json j = {{"model", args.model.model},
-                        {"precision", args.model.precision},
+                        {"precision", runtime::precision_name(engine->precision())},
                         {"input", {engine->input_width(), engine->input_height()}},
                         {"load_ms", load_ms}};
     for (const auto& r : results) {
@@ -227,8 +227,8 @@ int run_sweep(const BenchArgs& args) {
     std::printf("%s\n", j.dump(1).c_str());
   } else {
     std::printf("%s  %s  input %dx%d  load %.0f ms\n", args.model.model.c_str(),
-                args.model.precision.c_str(), engine->input_width(), engine->input_height(),
-                load_ms);
+                runtime::precision_name(engine->precision()), engine->input_width(),
+                engine->input_height(), load_ms);
     std::printf("%7s %5s %8s %8s %8s %8s %8s %8s %7s %9s", "threads", "runs", "min", "p50", "p90",
                 "p99", "mean", "stddev", "rss MB", "");
     if (baseline) std::printf(" %9s %9s", "base p50", "ours/base");
@@ -321,7 +321,11 @@ std::vector<PrecisionModel> precisions_to_run(const BenchArgs& args, bool precis
   if (!precision_given) {
     std::error_code ec;
     const auto sibling = runtime::int8_sibling(args.model.model);
-    if (!args.int8.empty() || std::filesystem::is_regular_file(sibling, ec)) {
+    if (args.int8.empty() &&
+        runtime::read_model_file(args.model.model).precision == runtime::Precision::kInt8) {
+      // A static INT8 file is what it is: it runs int8, and there is no FP32 file to time.
+      asked = {"int8"};
+    } else if (!args.int8.empty() || std::filesystem::is_regular_file(sibling, ec)) {
       asked = {"fp32", "int8"};
     } else {
       notes.push_back("INT8: not timed, there is no INT8 file beside " + args.model.model + " (" +
@@ -330,6 +334,7 @@ std::vector<PrecisionModel> precisions_to_run(const BenchArgs& args, bool precis
                       "`yolo-edge quantize --model " +
                       args.model.model + " --calib VIDEO_OR_FOLDER --out " + sibling.string() +
                       "`");
+      asked = {"fp32"};
     }
   }
   std::vector<PrecisionModel> precisions;
@@ -507,9 +512,14 @@ int run_choose_command(const BenchArgs& args, const GivenOptions& given) {
 }
 
 int run_bench(BenchArgs& args, const GivenOptions& given) {
+  if (args.model.imgsz.mode == runtime::InputSize::Mode::kAuto) {
+    throw std::invalid_argument(
+        "--imgsz auto takes the aspect of a source, and bench times a test pattern: give the "
+        "size auto would pick for your camera, e.g. --imgsz 384,640 for 16:9 at 640");
+  }
   if (args.choose) return run_choose_command(args, given);
   if (wants_scenarios(args, given)) return run_scenarios(args, given);
-  args.model.precision = args.model.precisions.front();
+  if (!args.model.precisions.empty()) args.model.precision = args.model.precisions.front();
   return run_sweep(args);
 }
 

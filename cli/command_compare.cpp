@@ -33,8 +33,9 @@ constexpr const char* kPredictionConfWhy =
 struct CompareArgs {
   std::string a;
   std::string b;
-  std::string precision_a = "fp32";
-  std::string precision_b = "fp32";
+  // "" (not given): as the file was made.
+  std::string precision_a;
+  std::string precision_b;
   std::string images;
   std::string video;
   long frames = 0;
@@ -43,7 +44,9 @@ struct CompareArgs {
   float pred_conf = vision::kPredictionConf;
   float iou = 0.45f;
   int threads = 1;
-  int imgsz = 0;
+  runtime::InputSize imgsz;
+  // Model B's, when it differs from A's (--imgsz-b; empty: --imgsz for both).
+  std::optional<runtime::InputSize> imgsz_b;
   bool json = false;
 };
 
@@ -75,14 +78,27 @@ std::string fixed(const std::optional<double>& v, int decimals) {
   return text;
 }
 
+// "int8", or "fp32 (dynamic INT8 run as written)" for a file whose chains run as written.
+std::string precision_text(const runtime::Engine& engine) {
+  std::string text = runtime::precision_name(engine.precision());
+  if (engine.stats().int8_chains > 0) text += " (dynamic INT8 run as written)";
+  return text;
+}
+
 Side load_side(const std::string& option, const std::string& model, const std::string& precision,
-               float conf, bool multi_label, const CompareArgs& args) {
+               float conf, bool multi_label, const CompareArgs& args,
+               const runtime::InputSize& imgsz) {
   Side side{option, model, precision, conf, nullptr, 0, 0};
   detector::DetectorOptions options;
   options.model = model;
-  options.precision = precision == "int8" ? runtime::Precision::kInt8 : runtime::Precision::kFp32;
+  options.precision = precision.empty()     ? runtime::Precision::kFile
+                      : precision == "int8" ? runtime::Precision::kInt8
+                                            : runtime::Precision::kFp32;
   options.threads = args.threads;
-  options.imgsz = args.imgsz;
+  options.imgsz = imgsz;
+  // A model is judged as its file computes: a dynamic-INT8 file with its activations rounded on
+  // every run, not folded into FP32 as detect and the daemon run it for speed.
+  options.dynamic_int8 = runtime::DynamicInt8::kAsWritten;
   options.decode.conf = conf;
   options.decode.iou = args.iou;
   options.decode.multi_label = multi_label;
@@ -96,6 +112,7 @@ Side load_side(const std::string& option, const std::string& model, const std::s
     const bool names_the_file = what.find(model) != std::string::npos;
     throw std::runtime_error(option + (names_the_file ? "" : " " + model) + ": " + what);
   }
+  side.precision = precision_text(side.detector->engine());
   return side;
 }
 
@@ -201,10 +218,6 @@ int run_compare(const CompareArgs& args) {
   // frames, say) and --skip applies to the video, whose first frames are the ones a calibration
   // would have used.
   auto sources = open_frames(args.images, args.video);
-  Side a = load_side("--a", args.a, args.precision_a, args.conf, false, args);
-  Side b = load_side("--b", args.b, args.precision_b, args.pred_conf, true, args);
-  check_same_classes(a, b);
-
   vision::Frame frame;
   vision::FrameSource& skipped_source = *sources.back();
   for (long skipped = 0; skipped < args.skip; ++skipped) {
@@ -215,12 +228,31 @@ int run_compare(const CompareArgs& args) {
     }
   }
 
+  // Loaded after the skip: imgsz auto plans both for the first compared frame's size (and again
+  // for an image of another size).
+  std::optional<Side> side_a;
+  std::optional<Side> side_b;
   vision::AgreementAccumulator agreement(args.conf);
   long count = 0;
   std::string described;
   for (auto& source : sources) {
     described += (described.empty() ? "" : " + ") + source->describe();
     while ((args.frames <= 0 || count < args.frames) && source->read(frame)) {
+      if (!side_a) {
+        const auto for_frame = [&](runtime::InputSize imgsz) {
+          if (imgsz.mode != runtime::InputSize::Mode::kAuto) return imgsz;
+          return runtime::InputSize::automatic(frame.bgr.rows, frame.bgr.cols);
+        };
+        side_a = load_side("--a", args.a, args.precision_a, args.conf, false, args,
+                           for_frame(args.imgsz));
+        side_b = load_side("--b", args.b, args.precision_b, args.pred_conf, true, args,
+                           for_frame(args.imgsz_b.value_or(args.imgsz)));
+        check_same_classes(*side_a, *side_b);
+      }
+      Side& a = *side_a;
+      Side& b = *side_b;
+      a.detector->adapt_to(frame.bgr.size());
+      b.detector->adapt_to(frame.bgr.size());
       detector::DetectTimings ta;
       detector::DetectTimings tb;
       const vision::Detections da = a.detector->detect(frame.bgr, &ta);
@@ -246,9 +278,9 @@ int run_compare(const CompareArgs& args) {
 
   const vision::Agreement result = agreement.result();
   if (args.json) {
-    print_json(args, a, b, count, described, result);
+    print_json(args, *side_a, *side_b, count, described, result);
   } else {
-    print_text(args, a, b, count, described, result);
+    print_text(args, *side_a, *side_b, count, described, result);
   }
   return kOk;
 }
@@ -291,22 +323,31 @@ void register_compare(CLI::App& app) {
   sub->add_option("--threads,-t", args->threads, "Inference threads (both models)")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
-  sub->add_option("--precision-a", args->precision_a, "Run model A in fp32 or int8")
-      ->check(CLI::IsMember({"fp32", "int8"}))
-      ->capture_default_str();
-  sub->add_option("--precision-b", args->precision_b, "Run model B in fp32 or int8")
-      ->check(CLI::IsMember({"fp32", "int8"}))
-      ->capture_default_str();
+  sub->add_option("--precision-a", args->precision_a,
+                  "Run model A in fp32 or int8 (default: as the file was made)")
+      ->check(CLI::IsMember({"fp32", "int8"}));
+  sub->add_option("--precision-b", args->precision_b,
+                  "Run model B in fp32 or int8 (default: as the file was made)")
+      ->check(CLI::IsMember({"fp32", "int8"}));
   add_imgsz_option(*sub, args->imgsz,
-                   "Input size for models exported with dynamic axes (both models)");
+                   "Input size for models exported with dynamic axes (both models): 640, "
+                   "HEIGHT,WIDTH or auto (each frame's aspect)");
+  auto* imgsz_b = add_imgsz_option(
+      *sub, args->imgsz_b.emplace(),
+      "Model B's input size when it differs from --imgsz: one dynamic-axes model at auto (B) "
+      "against 640 (A), say; boxes are compared in frame pixels",
+      "--imgsz-b");
   sub->add_flag("--json", args->json, "Print one JSON object instead of the table");
   sub->footer(std::string("AP is COCO's: per class, IoU 0.50:0.05:0.95, 101 recall points, "
                           "averaged over the classes A detected. ") +
-              kPredictionConfWhy + ".\n");
-  add_command(app, sub, [args, images, video] {
+              kPredictionConfWhy +
+              ". Each file is judged as it computes: a static INT8 file at int8, a dynamic-INT8 "
+              "file with its activations rounded on every run as written.\n");
+  add_command(app, sub, [args, images, video, imgsz_b] {
     if (images->count() == 0 && video->count() == 0) {
       throw std::runtime_error("give --images or --video");
     }
+    if (imgsz_b->count() == 0) args->imgsz_b.reset();
     return run_compare(*args);
   });
 }

@@ -10,6 +10,7 @@
 #include "config/config_loader.h"
 #include "config/credential.h"
 #include "config/schema.h"
+#include "runtime/engine.h"
 #include "vision/capture.h"
 
 namespace yolo::cli {
@@ -72,6 +73,7 @@ int run_config(const ConfigArgs& args) {
   }
   config::LoadOptions options;
   options.check_files = !args.no_file_checks;
+  options.static_int8 = runtime::is_static_int8_file;
   options.check_source = [](const std::string& uri, const std::filesystem::path& base) {
     vision::SourceCheck c = vision::check_source(uri, base);
     return config::SourceCheck{std::move(c.uri), std::move(c.error), std::move(c.warning)};

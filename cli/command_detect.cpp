@@ -105,18 +105,33 @@ int run_detect(const DetectArgs& args) {
   options.decode.agnostic = args.agnostic;
   options.decode.max_detections = args.max_det;
   options.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  // imgsz auto takes the source's aspect: the engine is planned for the first frame's size (and
+  // planned again when a folder's next image has another).
+  vision::Frame frame;
+  const bool have_frame = source->read(frame);
+  if (have_frame && options.imgsz.mode == runtime::InputSize::Mode::kAuto) {
+    options.imgsz = runtime::InputSize::automatic(frame.bgr.rows, frame.bgr.cols);
+  }
   detector::Detector detector(options);
   print_lint_warnings(args.model.model, detector.engine().lint_findings());
+  std::fprintf(stderr, "running %s at %s, input %dx%d (width x height)\n", args.model.model.c_str(),
+               runtime::precision_name(detector.engine().precision()),
+               detector.engine().input_width(), detector.engine().input_height());
 
   const bool single_image =
       from_image && vision::classify_source(spec.uri) == vision::SourceKind::kImage;
   std::optional<AnnotatedOutput> out;
   if (!args.out.empty()) out.emplace(args.out, single_image, source->fps());
 
-  vision::Frame frame;
   long count = 0;
   double total_ms = 0;
-  while ((args.frames <= 0 || count < args.frames) && source->read(frame)) {
+  const auto wanted = [&] { return args.frames <= 0 || count < args.frames; };
+  for (bool next = have_frame; next && wanted(); next = wanted() && source->read(frame)) {
+    if (detector.adapt_to(frame.bgr.size())) {
+      std::fprintf(stderr, "frame %ld is %dx%d: input %dx%d for its aspect (imgsz auto)\n", count,
+                   frame.bgr.cols, frame.bgr.rows, detector.engine().input_width(),
+                   detector.engine().input_height());
+    }
     detector::DetectTimings t;
     const vision::Detections detections = detector.detect(frame.bgr, &t);
     total_ms += t.total();
@@ -149,7 +164,8 @@ int run_detect(const DetectArgs& args) {
   }
   if (count == 0) throw std::runtime_error(source->describe() + ": gave no frames");
   std::fprintf(stderr, "%ld frame(s), %.1f ms per frame on average (%d thread(s), %s)\n", count,
-               total_ms / static_cast<double>(count), args.threads, args.model.precision.c_str());
+               total_ms / static_cast<double>(count), args.threads,
+               runtime::precision_name(detector.engine().precision()));
   if (args.model.profile) {
     for (const auto& p : detector.engine().profile()) {
       std::fprintf(stderr, "  %-12s %-40s %8.2f ms / %lld\n", p.op.c_str(), p.node.c_str(),

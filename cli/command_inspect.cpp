@@ -104,6 +104,34 @@ std::string quantization_summary(const ModelInfo& info) {
   return text;
 }
 
+// What the file runs at with no --precision, and how float16 in it is computed.
+std::string runs_as(const ModelInfo& info) {
+  std::string text = info.file_precision();
+  if (info.quantization == QuantizationKind::kStaticQdq) {
+    text += " (static INT8 file; --precision fp32 computes its Q/DQ in float)";
+  } else if (info.quantization == QuantizationKind::kDynamic) {
+    text += " (each ConvInteger chain folded into an FP32 conv)";
+  }
+  return text;
+}
+
+std::string float16_summary(const ModelInfo& info) {
+  std::vector<std::string> parts;
+  if (info.float16_initializers > 0) {
+    parts.push_back(grouped(info.float16_initializers) + " float16 weight tensors");
+  }
+  if (info.float16_casts > 0) parts.push_back(grouped(info.float16_casts) + " Cast to float16");
+  if (info.float16_input || info.float16_output) {
+    parts.push_back(std::string(info.float16_input && info.float16_output ? "input and output"
+                                : info.float16_input                      ? "input"
+                                                                          : "output") +
+                    " float16, taken and given as float32");
+  }
+  const bool whole = info.float16_initializers > 0 && info.float16_casts == 0;
+  return std::string(whole ? "FP16 export" : "float16 in part (Cast to and from float16)") +
+         ", computed in FP32 (" + join(parts, "; ") + ")";
+}
+
 // Dynamic INT8 looks like the fast option and is usually the slow one; say so where users look.
 std::string quantization_note(const ModelInfo& info, bool have_quantize_command) {
   if (info.quantization == QuantizationKind::kQOperator) return runtime::qoperator_advice() + ".";
@@ -206,7 +234,7 @@ struct Int8Plan {
   std::string none;  // why there is no plan
 };
 
-Int8Plan int8_plan(const ModelInfo& info, int imgsz) {
+Int8Plan int8_plan(const ModelInfo& info, const runtime::InputSize& imgsz) {
   switch (info.quantization) {
     case QuantizationKind::kNone:
       return {std::nullopt,
@@ -345,6 +373,8 @@ void print_text(const ModelInfo& info, const std::string& note, const Int8Plan& 
   }
   print_row("parameters", parameters);
   print_row("quantization", quantization_summary(info));
+  if (info.float16()) print_row("float16", float16_summary(info));
+  print_row("runs at", runs_as(info));
   print_values("Inputs", info.inputs);
   print_values("Outputs", info.outputs);
   print_metadata(meta);
@@ -409,6 +439,13 @@ nlohmann::json to_json(const ModelInfo& info, const std::string& note, const Int
       {"op_counts", info.op_counts},
       {"initializer_count", info.initializer_count},
       {"parameter_count", info.parameter_count},
+      {"precision", info.file_precision()},
+      {"float16", info.float16() ? nlohmann::json{{"summary", float16_summary(info)},
+                                                  {"initializers", info.float16_initializers},
+                                                  {"casts", info.float16_casts},
+                                                  {"input", info.float16_input},
+                                                  {"output", info.float16_output}}
+                                 : nlohmann::json(nullptr)},
       {"quantization",
        {{"kind", runtime::to_string(info.quantization)},
         {"dynamic_quantize_linear", info.dynamic_quantize_count},
@@ -461,7 +498,7 @@ void register_inspect(CLI::App& app) {
       "inspect", "Describe an ONNX model: inputs, outputs, ops, quantization, per-layer INT8 plan");
   auto model = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
-  auto imgsz = std::make_shared<int>(0);
+  auto imgsz = std::make_shared<runtime::InputSize>();
   auto lint = std::make_shared<bool>(false);
   sub->add_option("model", *model, "ONNX model file")->required();
   sub->add_flag("--lint", *lint,

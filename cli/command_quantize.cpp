@@ -7,6 +7,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/commands.h"
@@ -29,7 +30,7 @@ struct QuantizeArgs {
   int frames = 256;
   std::string method = "minmax";
   std::string keep = "auto";
-  int imgsz = 0;
+  runtime::InputSize imgsz;
   std::string out;
   std::string report;
 };
@@ -65,11 +66,13 @@ runtime::QuantizeOptions parse_options(const QuantizeArgs& args) {
 }
 
 int run_quantize(const QuantizeArgs& args) {
-  const runtime::QuantizeOptions options = parse_options(args);
+  runtime::QuantizeOptions options = parse_options(args);
   // Checked first so a bad path or model costs no calibration time.
   runtime::check_writable(args.out, "--out");
   if (!args.report.empty()) runtime::check_writable(args.report, "--report");
-  runtime::check_quantizable(runtime::OnnxModel::load(args.model));
+  // Refuses a QOperator, static INT8 or non-detection file before the source opens; what the
+  // file is quantized from is logged by quantize_model once.
+  runtime::quantize_source(runtime::OnnxModel::load(args.model));
 
   vision::SourceSpec spec;
   spec.uri = args.calib;
@@ -77,8 +80,14 @@ int run_quantize(const QuantizeArgs& args) {
   std::fprintf(stderr, "calibrating on %s\n", source->describe().c_str());
   std::unique_ptr<vision::Letterboxer> letterboxer;
   vision::Frame frame;
+  // imgsz auto calibrates at the aspect of the source's first frame, which is calibrated on too.
+  bool first_pending = false;
+  if (options.imgsz.mode == runtime::InputSize::Mode::kAuto && source->read(frame)) {
+    options.imgsz = runtime::InputSize::automatic(frame.bgr.rows, frame.bgr.cols);
+    first_pending = true;
+  }
   auto provider = [&](runtime::InputLayout layout, int width, int height, std::span<float> dst) {
-    if (!source->read(frame)) return false;
+    if (!std::exchange(first_pending, false) && !source->read(frame)) return false;
     const auto wanted = layout == runtime::InputLayout::kNchwFloat
                             ? vision::TensorLayout::kNchwFloat
                             : vision::TensorLayout::kNhwcFloat;
@@ -113,8 +122,13 @@ int run_quantize(const QuantizeArgs& args) {
 void register_quantize(CLI::App& app) {
   auto args = std::make_shared<QuantizeArgs>();
   auto* sub = app.add_subcommand(
-      "quantize", "Static INT8 (QDQ ONNX) from an FP32 model, calibrated on frames from a source");
-  sub->add_option("--model,-m", args->model, "The FP32 ONNX model")->required();
+      "quantize",
+      "Static INT8 (QDQ ONNX) from an FP32, FP16 or dynamic-INT8 model, calibrated on frames "
+      "from a source");
+  sub->add_option("--model,-m", args->model,
+                  "The model to start from: FP32, an FP16 export, or dynamic INT8 (from the FP32 "
+                  "graph its ConvInteger chains fold into)")
+      ->required();
   sub->add_option("--calib", args->calib,
                   "Calibration frames: a folder of images, a video file, a stream or a camera")
       ->required();

@@ -1,26 +1,31 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/model_options.h"
 
-#include <charconv>
-#include <cstdint>
+#include <optional>
 
 #include "config/schema.h"
 
 namespace yolo::cli {
 
-CLI::Option* add_imgsz_option(CLI::App& sub, int& imgsz, const std::string& description) {
+CLI::Option* add_imgsz_option(CLI::App& sub, runtime::InputSize& imgsz,
+                              const std::string& description, const std::string& name) {
   const config::FieldSpec& field = *config::find_field("model.imgsz");
-  const CLI::Validator schema(
-      [&field](std::string& text) -> std::string {
-        std::int64_t n = 0;
-        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), n);
-        if (error != std::errc() || end != text.data() + text.size()) {
-          return "'" + text + "' is not a whole number";
-        }
-        return config::check_value(field, config::Value{n});
+  auto* option = sub.add_option_function<std::string>(
+      name,
+      [&imgsz](const std::string& text) {
+        imgsz = config::to_image_size(*config::parse_image_size(text));
       },
-      field.accepts());
-  return sub.add_option("--imgsz", imgsz, description)->check(schema);
+      description);
+  option->check(CLI::Validator(
+      [&field](std::string& text) -> std::string {
+        const std::optional<config::Value> value = config::parse_image_size(text);
+        if (!value) {
+          return "'" + text + "' is not a size: use 640, HEIGHT,WIDTH such as 384,640, or auto";
+        }
+        return config::check_value(field, *value);
+      },
+      "SIZE"));
+  return option->type_name("SIZE");
 }
 
 void ModelOptions::add_to(CLI::App& sub, bool several_precisions) {
@@ -30,15 +35,17 @@ void ModelOptions::add_to(CLI::App& sub, bool several_precisions) {
         ->delimiter(',')
         ->check(CLI::IsMember({"fp32", "int8"}));
   } else {
-    sub.add_option("--precision", precision, "Run the model in fp32 or int8")
-        ->check(CLI::IsMember({"fp32", "int8"}))
-        ->capture_default_str();
+    sub.add_option("--precision", precision,
+                   "Run the model in fp32 or int8 (default: as the file was made: int8 for a "
+                   "static INT8 file, fp32 for the others)")
+        ->check(CLI::IsMember({"fp32", "int8"}));
   }
   add_imgsz_option(sub, imgsz);
   sub.add_flag("--profile", profile, "Time every operator and print where the time goes");
 }
 
 runtime::Precision ModelOptions::parsed_precision() const {
+  if (precision.empty()) return runtime::Precision::kFile;
   return precision == "int8" ? runtime::Precision::kInt8 : runtime::Precision::kFp32;
 }
 

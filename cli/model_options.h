@@ -14,10 +14,12 @@ namespace yolo::cli {
 // added to a subcommand once so detect and bench spell them the same way.
 struct ModelOptions {
   std::string model;
-  std::string precision = "fp32";
-  // bench's --precision, a list (fp32,int8); `precision` is left alone then.
-  std::vector<std::string> precisions{"fp32"};
-  int imgsz = 0;
+  // "" (not given): the file's own precision (int8 for a static INT8 file, else fp32).
+  std::string precision;
+  // bench's --precision, a list (fp32,int8); `precision` is left alone then. Empty when not
+  // given.
+  std::vector<std::string> precisions;
+  runtime::InputSize imgsz;
   bool profile = false;
 
   // `several_precisions`: --precision takes a comma-separated list into `precisions`.
@@ -26,11 +28,13 @@ struct ModelOptions {
 };
 
 // --imgsz, declared here once for every command that takes it, with the range and rule of the
-// config's model.imgsz (config/schema.cpp): a multiple of 32 up to its maximum, 0 (the default)
-// for the model's own size.
-CLI::Option* add_imgsz_option(CLI::App& sub, int& imgsz,
+// config's model.imgsz (config/schema.cpp): 640, 384,640 (height, width), auto (the source's
+// aspect), or 0 (the default) for the model's own size.
+CLI::Option* add_imgsz_option(CLI::App& sub, runtime::InputSize& imgsz,
                               const std::string& description =
-                                  "Input size for models exported "
-                                  "with dynamic axes");
+                                  "Input size for models exported with dynamic axes: 640, "
+                                  "HEIGHT,WIDTH (384,640) or auto (the source's aspect, the long "
+                                  "side as exported)",
+                              const std::string& name = "--imgsz");
 
 }  // namespace yolo::cli

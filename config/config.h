@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/input_size.h"
+
 namespace yolo::config {
 
 // The typed settings the daemon runs with. Defaults, allowed values and descriptions live in one
@@ -14,7 +16,7 @@ namespace yolo::config {
 // load_config() (config/config_loader.h) fills it from a validated YAML file. Enum members follow
 // the order of the allowed values in that table.
 
-enum class Precision { kFp32, kInt8, kAuto };
+enum class Precision { kFile, kFp32, kInt8, kAuto };
 enum class Quantize { kOff, kAuto };
 enum class Decoder { kAuto, kYolov8, kEnd2end, kYolov5 };
 enum class ThreadMode { kFixed, kAdaptive, kEfficiency };
@@ -42,7 +44,9 @@ struct ModelConfig {
   Precision precision{};
   Quantize quantize{};
   int calibration_frames{};
-  int imgsz{};
+  // The runtime's own type (a value, no link to the runtime): 0 is kModel, 640 or [384, 640]
+  // kFixed, auto kAuto without a frame size (the daemon adds the camera's).
+  runtime::InputSize imgsz;
   std::filesystem::path labels;
   Decoder decoder{};
   double auto_min_map50{};

@@ -279,6 +279,9 @@ class Validator {
     }
     if (field.type == FieldType::kIntList) return convert_list(field, key, node, at);
     if (records) return convert_records(field, key, node, at);
+    if (field.type == FieldType::kImageSize && node.IsSequence()) {
+      return convert_list(field, key, node, at);
+    }
     if (!node.IsScalar()) {
       add(key, at, "expected " + expected(field) + ", got " + describe(node));
       return std::nullopt;
@@ -301,6 +304,10 @@ class Validator {
       case FieldType::kPath:
       case FieldType::kEnum:
         return Value(s);
+      case FieldType::kImageSize:
+        if (to_lower(s) == "auto") return Value(std::string("auto"));
+        if (const auto v = parse_whole(s)) return Value(*v);
+        break;
       case FieldType::kIntList:
       case FieldType::kRecord:
       case FieldType::kRecordList:
@@ -482,6 +489,8 @@ class Validator {
         return "a mapping such as " + example(field) + " (or null for none)";
       case FieldType::kRecordList:
         return "a list of mappings such as [" + example(field) + "] (or [] for none)";
+      case FieldType::kImageSize:
+        return "a size such as 640, [height, width] such as [384, 640], or auto";
     }
     return "a value";
   }
@@ -544,14 +553,24 @@ class Validator {
             "self-signed certificate is made");
       }
     }
-    if (c.model.precision != Precision::kFp32 && c.model.quantize == Quantize::kOff &&
-        c.model.int8_path.empty() && usable("model.int8_path")) {
+    const bool wants_int8 =
+        c.model.precision == Precision::kInt8 || c.model.precision == Precision::kAuto;
+    if (wants_int8 && c.model.quantize == Quantize::kOff && c.model.int8_path.empty() &&
+        usable("model.int8_path") && !static_int8_model(c)) {
       const std::string precision = c.model.precision == Precision::kInt8 ? "int8" : "auto";
       add("model.precision", written_at("model.precision"),
           precision +
               " needs model.int8_path: set it to a static INT8 model, or set model.quantize: "
               "auto to make one from model.path");
     }
+  }
+
+  // model.path names a static INT8 file itself (then model.int8_path is not needed).
+  bool static_int8_model(const Config& c) const {
+    if (!options_.static_int8 || c.model.path.empty()) return false;
+    const fs::path path = resolve(c.model.path);
+    std::error_code ec;
+    return fs::is_regular_file(path, ec) && options_.static_int8(path);
   }
 
   // Each line drives or reads one thing. Chips are compared as written: two spellings of one
@@ -610,9 +629,9 @@ class Validator {
     if (usable("model.path")) {
       if (c.model.path.empty()) {
         add("model.path", written_at("model.path"),
-            "is not set: set it to the FP32 ONNX model to run, e.g. /opt/models/yolov8n.onnx");
+            "is not set: set it to the ONNX model to run, e.g. /opt/models/yolov8n.onnx");
       } else {
-        require_file("model.path", c.model.path, "the FP32 ONNX model");
+        require_file("model.path", c.model.path, "the ONNX model");
       }
     }
     if (!c.model.int8_path.empty() && usable("model.int8_path")) {

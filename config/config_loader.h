@@ -39,6 +39,10 @@ struct LoadOptions {
   // source is exactly what the daemon can open. Without it source.uri is kept as written.
   std::function<SourceCheck(const std::string& uri, const std::filesystem::path& base)>
       check_source{};
+  // Whether a model file is static INT8 (QDQ), read by the runtime (runtime::file_precision), so
+  // that a model.path naming one needs no model.int8_path for precision int8 or auto. Without it
+  // model.path is taken for an FP32 file.
+  std::function<bool(const std::filesystem::path& model)> static_int8{};
   // Receives the warnings of a valid file (nothing when null).
   std::vector<ConfigProblem>* warnings = nullptr;
   // Applied over the file, in order.

@@ -45,6 +45,9 @@ void assign(std::string& out, const Value& v) {
 void assign(std::filesystem::path& out, const Value& v) {
   out = std::get<std::string>(v);
 }
+void assign(runtime::InputSize& out, const Value& v) {
+  out = to_image_size(v);
+}
 void assign(std::vector<int>& out, const Value& v) {
   const auto& items = std::get<std::vector<std::int64_t>>(v);
   out.assign(items.begin(), items.end());
@@ -67,6 +70,18 @@ Value as_value(const std::string& v) {
 }
 Value as_value(const std::filesystem::path& v) {
   return v.string();
+}
+Value as_value(const runtime::InputSize& v) {
+  switch (v.mode) {
+    case runtime::InputSize::Mode::kModel:
+      return std::int64_t{0};
+    case runtime::InputSize::Mode::kFixed:
+      if (v.height == v.width) return std::int64_t{v.height};
+      return std::vector<std::int64_t>{v.height, v.width};
+    case runtime::InputSize::Mode::kAuto:
+      return std::string("auto");
+  }
+  return std::int64_t{0};
 }
 Value as_value(const std::vector<int>& v) {
   return std::vector<std::int64_t>(v.begin(), v.end());
@@ -194,12 +209,27 @@ std::string require_text(const Value& v) {
   return std::get<std::string>(v).empty() ? "is empty: set a value" : "";
 }
 
-std::string multiple_of_32(const Value& v) {
-  const std::int64_t n = std::get<std::int64_t>(v);
-  if (n % 32 == 0) return "";
-  return std::to_string(n) + " is not a multiple of 32 (the largest YOLO stride): use e.g. " +
-         std::to_string(std::max<std::int64_t>(32, n / 32 * 32)) +
-         ", or 0 for the model's own size";
+// model.imgsz beyond its range: each side a multiple of 32, the largest YOLO stride (a model
+// with a larger one says so when it loads).
+std::string image_size_rule(const Value& v) {
+  const auto side = [](std::int64_t n) -> std::string {
+    if (n % 32 == 0) return "";
+    const std::int64_t down = std::max<std::int64_t>(32, n / 32 * 32);
+    return std::to_string(n) + " is not a multiple of 32 (the largest YOLO stride): use " +
+           std::to_string(down) + " or " + std::to_string(down + 32);
+  };
+  if (const auto* n = std::get_if<std::int64_t>(&v)) {
+    const std::string problem = side(*n);
+    return problem.empty() ? "" : problem + ", 0 for the model's own size, or auto";
+  }
+  if (const auto* list = std::get_if<std::vector<std::int64_t>>(&v)) {
+    for (const std::int64_t n : *list) {
+      if (n == 0)
+        return "[height, width] needs two sizes: 0 alone (not in a list) is the model's own";
+      if (std::string problem = side(n); !problem.empty()) return problem;
+    }
+  }
+  return "";
 }
 
 // HOST:PORT, HOST may be a name, an IPv4 address or a bracketed IPv6 address; "" turns it off.
@@ -336,26 +366,30 @@ std::vector<FieldSpec> build_fields() {
        .name = "path",
        .type = F::kPath,
        .default_value = text(""),
-       .description = "FP32 ONNX model to run, e.g. yolov8n.onnx; must be set before the daemon "
-                      "starts."},
+       .description = "ONNX model to run, e.g. yolov8n.onnx: FP32, an FP16 export (computed in "
+                      "FP32), dynamic INT8 (run at FP32 speed) or static INT8 (QDQ); must be set "
+                      "before the daemon starts."},
       &C::model, &ModelConfig::path);
   add({.section = "model",
        .name = "int8_path",
        .type = F::kPath,
        .default_value = text(""),
        .description = "Static INT8 (QDQ) ONNX model run when precision is int8 (yolo-edge "
-                      "quantize makes one); with quantize: auto it is made from model.path when "
-                      "missing, in the daemon's state directory when this is empty."},
+                      "quantize makes one); not needed when model.path is one already; with "
+                      "quantize: auto it is made from model.path when missing, in the daemon's "
+                      "state directory when this is empty."},
       &C::model, &ModelConfig::int8_path);
   add({.section = "model",
        .name = "precision",
        .type = F::kEnum,
-       .default_value = text("fp32"),
-       .choices = {"fp32", "int8", "auto"},
-       .description = "Precision to run at: fp32 runs model.path, int8 runs model.int8_path; "
-                      "auto times both on the camera's own frames at start (and after a model "
-                      "change) and runs INT8 only where it is faster and agrees with FP32 (see "
-                      "model.auto_min_map50)."},
+       .default_value = text("file"),
+       .choices = {"file", "fp32", "int8", "auto"},
+       .description = "Precision to run at: file runs model.path as it was made (int8 for a "
+                      "static INT8 file, fp32 for the others); fp32 runs model.path in FP32 (a "
+                      "static INT8 file's Q/DQ computed in float); int8 runs model.int8_path, or "
+                      "model.path when it is static INT8; auto times both on the camera's own "
+                      "frames at start (and after a model change) and runs INT8 only where it is "
+                      "faster and agrees with FP32 (see model.auto_min_map50)."},
       &C::model, &ModelConfig::precision);
   add({.section = "model",
        .name = "quantize",
@@ -389,13 +423,16 @@ std::vector<FieldSpec> build_fields() {
       &C::model, &ModelConfig::auto_min_map50);
   add({.section = "model",
        .name = "imgsz",
-       .type = F::kInt,
+       .type = F::kImageSize,
        .default_value = whole(0),
        .min = 0,
        .max = 4096,
-       .description = "Network input size in pixels (square, multiple of 32); 0 takes it from the "
-                      "model.",
-       .rule = multiple_of_32},
+       .description = "Network input size for models exported with dynamic axes: 640 (square), "
+                      "[height, width] such as [384, 640], or auto: the source's aspect with the "
+                      "long side as exported, each side rounded up to a multiple of the stride "
+                      "(384x640 for a 16:9 camera at 640, no grey bars to compute); 0 takes the "
+                      "model's own size. A fixed-shape model keeps its shape with auto.",
+       .rule = image_size_rule},
       &C::model, &ModelConfig::imgsz);
   add({.section = "model",
        .name = "labels",
@@ -973,6 +1010,8 @@ std::string FieldSpec::accepts() const {
       return "mapping {" + member_names(*this) + "} or null";
     case FieldType::kRecordList:
       return "list of mappings {" + member_names(*this) + "}";
+    case FieldType::kImageSize:
+      return "0, a size or [height, width]" + range + ", or auto";
   }
   return "";
 }
@@ -1055,6 +1094,23 @@ std::string check_value(const FieldSpec& field, const Value& value) {
       }
       break;
     }
+    case FieldType::kImageSize:
+      if (const auto* n = std::get_if<std::int64_t>(&value)) {
+        problem = check_number(field, static_cast<double>(*n));
+      } else if (const auto* list = std::get_if<std::vector<std::int64_t>>(&value)) {
+        if (list->size() != 2) {
+          problem = "a list needs two sizes, [height, width] such as [384, 640]; got " +
+                    std::to_string(list->size());
+        }
+        for (std::size_t i = 0; i < list->size() && problem.empty(); ++i) {
+          problem = check_number(field, static_cast<double>((*list)[i]));
+        }
+      } else if (const auto* name = std::get_if<std::string>(&value); !name || *name != "auto") {
+        problem = "'" + (name ? *name : std::string()) +
+                  "' is not a size: use a number such as 640, [height, width] such as "
+                  "[384, 640], or auto";
+      }
+      break;
     case FieldType::kBool:
     case FieldType::kString:
     case FieldType::kPath:
@@ -1062,6 +1118,56 @@ std::string check_value(const FieldSpec& field, const Value& value) {
   }
   if (problem.empty() && field.rule) problem = field.rule(value);
   return problem;
+}
+
+std::optional<Value> parse_image_size(std::string_view text) {
+  const auto trim = [](std::string_view t) {
+    while (!t.empty() && t.front() == ' ') t.remove_prefix(1);
+    while (!t.empty() && t.back() == ' ') t.remove_suffix(1);
+    return t;
+  };
+  const auto whole = [](std::string_view t) -> std::optional<std::int64_t> {
+    std::int64_t n = 0;
+    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
+    if (t.empty() || ec != std::errc() || end != t.data() + t.size()) return std::nullopt;
+    return n;
+  };
+  text = trim(text);
+  if (text == "auto") return Value(std::string("auto"));
+  const bool bracketed = text.starts_with('[') && text.ends_with(']');
+  if (bracketed) text = trim(text.substr(1, text.size() - 2));
+  const std::size_t comma = text.find(',');
+  if (comma == std::string_view::npos) {
+    const auto n = whole(text);
+    if (!n) return std::nullopt;
+    if (bracketed) return Value(std::vector<std::int64_t>{*n});
+    return Value(*n);
+  }
+  std::vector<std::int64_t> sides;
+  for (std::string_view rest = text;;) {
+    const std::size_t at = rest.find(',');
+    const auto n = whole(trim(rest.substr(0, at)));
+    if (!n) return std::nullopt;
+    sides.push_back(*n);
+    if (at == std::string_view::npos) break;
+    rest = rest.substr(at + 1);
+  }
+  return Value(std::move(sides));
+}
+
+runtime::InputSize to_image_size(const Value& value) {
+  if (const auto* n = std::get_if<std::int64_t>(&value)) {
+    if (*n == 0) return {};
+    return runtime::InputSize::fixed(static_cast<int>(*n), static_cast<int>(*n));
+  }
+  if (const auto* list = std::get_if<std::vector<std::int64_t>>(&value);
+      list && list->size() == 2) {
+    return runtime::InputSize::fixed(static_cast<int>((*list)[0]), static_cast<int>((*list)[1]));
+  }
+  if (const auto* name = std::get_if<std::string>(&value); name && *name == "auto") {
+    return runtime::InputSize::automatic();
+  }
+  throw std::invalid_argument("unchecked model.imgsz value stored");
 }
 
 std::string format_value(const Value& value) {
@@ -1097,6 +1203,9 @@ std::string format_field(const FieldSpec& field, const Value& value) {
     case FieldType::kEnum:
       // Enum names are plain words; quotes would only hide that they are names, not free text.
       return std::get<std::string>(value);
+    case FieldType::kImageSize:
+      if (const auto* name = std::get_if<std::string>(&value)) return *name;
+      return format_value(value);
     case FieldType::kRecord: {
       const auto& records = std::get<std::vector<Record>>(value);
       return records.empty() ? "null" : format_record(field, records.front());

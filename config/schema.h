@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -18,14 +19,26 @@ namespace yolo::config {
 // shipped default file (default_config_yaml, config/yolo-edge.yaml) all come from it.
 
 // kRecord is one optional mapping of keys of its own (gpio.status_led), kRecordList a list of them
-// (gpio.alerts); FieldSpec::members describes those keys.
-enum class FieldType { kBool, kInt, kFloat, kString, kPath, kEnum, kIntList, kRecord, kRecordList };
+// (gpio.alerts); FieldSpec::members describes those keys. kImageSize is model.imgsz: a number (0
+// or a square), [height, width], or auto.
+enum class FieldType {
+  kBool,
+  kInt,
+  kFloat,
+  kString,
+  kPath,
+  kEnum,
+  kIntList,
+  kRecord,
+  kRecordList,
+  kImageSize
+};
 
 struct Record;
 
 // A setting's value before it is stored into the typed Config. Enums are held by name, paths as
 // the text written in the file; kRecord and kRecordList values are lists of records (none or one
-// for kRecord).
+// for kRecord); kImageSize values are a number, a list of two (height, width) or "auto".
 using Value = std::variant<bool, std::int64_t, double, std::string, std::vector<std::int64_t>,
                            std::vector<Record>>;
 
@@ -83,6 +96,13 @@ std::string check_value(const FieldSpec& field, const Value& value);
 // Checks one number (a kInt or kFloat value, or one kIntList item) against the field's range: ""
 // when inside, else the number and the range to use.
 std::string check_number(const FieldSpec& field, double value);
+
+// model.imgsz as a command-line option writes it (--imgsz): "auto", "640", "384,640" or
+// "[384, 640]", as the field's value (unchecked: check_value says what is wrong); nullopt when
+// the text is none of these forms.
+std::optional<Value> parse_image_size(std::string_view text);
+// A checked kImageSize value as the typed setting.
+runtime::InputSize to_image_size(const Value& value);
 
 // The value as YAML text: strings and paths double-quoted, lists in flow style.
 std::string format_value(const Value& value);

@@ -300,8 +300,14 @@ void Inference::record(const ThreadDecision& d) {
   events_.emit(config::LogLevel::kInfo, "threads", "threads: " + d.reason, std::move(j));
 }
 
+cv::Size Inference::frame_size() const {
+  const std::int64_t packed = frame_size_.load();
+  return {static_cast<int>(packed >> 32), static_cast<int>(packed & 0xFFFFFFFF)};
+}
+
 void Inference::process(vision::Frame& frame, std::int64_t dropped) {
   const auto start = Clock::now();
+  frame_size_.store(std::int64_t{frame.bgr.cols} << 32 | frame.bgr.rows);
   detector::Detector& detector = *current_.detector;
   const int threads = trial_ ? trial_->trial.threads() : controller_->threads();
   detector.engine().set_threads(threads);

@@ -87,6 +87,9 @@ class Inference {
   double fps() const;
   // The stage times of the last result.
   StageTimes last_times() const;
+  // The size of the last frame taken (empty before the first): what model.imgsz auto sizes the
+  // network input for.
+  cv::Size frame_size() const;
 
  private:
   // A swap waiting for the first result of the new model, which the swap event reports.
@@ -159,6 +162,8 @@ class Inference {
   std::deque<StageTimes> recent_times_;
 
   std::atomic<std::int64_t> frames_{0};
+  // Width and height of the last frame taken, packed as width << 32 | height.
+  std::atomic<std::int64_t> frame_size_{0};
   std::atomic<std::int64_t> heartbeat_ns_{0};
   std::atomic<std::int64_t> last_result_ns_{0};
 };

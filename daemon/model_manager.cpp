@@ -59,7 +59,19 @@ std::uint64_t content_hash(const fs::path& file) {
 }
 
 std::string describe(const ModelTarget& t) {
-  return t.file.filename().string() + " (" + precision_name(t.precision) + ")";
+  std::string text = t.file.filename().string() + " (" + precision_name(t.precision);
+  if (t.imgsz.mode == runtime::InputSize::Mode::kFixed) text += ", " + runtime::to_string(t.imgsz);
+  return text + ")";
+}
+
+bool wants_int8(config::Precision p) {
+  return p == config::Precision::kInt8 || p == config::Precision::kAuto;
+}
+
+// model.imgsz as the engine takes it: auto with the frame size (when known).
+runtime::InputSize requested_size(const runtime::InputSize& size, cv::Size frame) {
+  if (size.mode != runtime::InputSize::Mode::kAuto) return size;
+  return runtime::InputSize::automatic(frame.height, frame.width);
 }
 
 // Creates `folder` if needed; what stops this process from writing files into it, or "".
@@ -81,6 +93,8 @@ std::string unwritable_folder(const fs::path& folder) {
 
 const char* precision_name(config::Precision precision) {
   switch (precision) {
+    case config::Precision::kFile:
+      return "file";
     case config::Precision::kFp32:
       return "fp32";
     case config::Precision::kInt8:
@@ -98,7 +112,25 @@ ModelManager::~ModelManager() {
   stop(std::chrono::milliseconds(5000));
 }
 
-fs::path ModelManager::made_int8_path(const config::ModelConfig& model) {
+const runtime::ModelFile& ModelManager::model_file(const fs::path& path) {
+  const auto size = fs::file_size(path);
+  const auto mtime = fs::last_write_time(path);
+  if (!file_cache_ || file_cache_->path != path || file_cache_->size != size ||
+      file_cache_->mtime != mtime) {
+    file_cache_ = FileCache{path, size, mtime, runtime::read_model_file(path)};
+  }
+  return file_cache_->file;
+}
+
+runtime::InputSize ModelManager::input_size(const config::ModelConfig& model) {
+  const cv::Size frame = inference_ ? inference_->frame_size() : cv::Size();
+  const runtime::InputSize request = requested_size(model.imgsz, frame);
+  if (request.mode == runtime::InputSize::Mode::kModel) return request;
+  return model_file(model.path).input_for(request, "model.imgsz");
+}
+
+fs::path ModelManager::made_int8_path(const config::ModelConfig& model,
+                                      const runtime::InputSize& imgsz) {
   if (!model.int8_path.empty()) return model.int8_path;
   const fs::path& file = model.path;
   const auto size = fs::file_size(file);
@@ -110,22 +142,33 @@ fs::path ModelManager::made_int8_path(const config::ModelConfig& model) {
   char tag[40];
   std::snprintf(tag, sizeof tag, "-%016llx", static_cast<unsigned long long>(hash_cache_->hash));
   std::string name = file.stem().string() + tag;
-  if (model.imgsz > 0) name += "-" + std::to_string(model.imgsz);
+  if (imgsz.mode == runtime::InputSize::Mode::kFixed) {
+    name += "-" + (imgsz.height == imgsz.width ? std::to_string(imgsz.height)
+                                               : runtime::to_string(imgsz));
+  }
   return options_.int8_dir / (name + ".int8.onnx");
 }
 
 ModelManager::Plan ModelManager::plan(const config::ModelConfig& model) {
   Plan p;
-  p.fp32 = {model.path, config::Precision::kFp32, model.imgsz, model.labels, model.decoder};
+  const runtime::InputSize imgsz = input_size(model);
+  p.fp32 = {model.path, config::Precision::kFp32, imgsz, model.labels, model.decoder};
   p.run = p.fp32;
-  if (model.precision == config::Precision::kFp32) return p;
+  // A static INT8 model.path is its own INT8 model.
+  const bool static_int8 = model_file(model.path).precision == runtime::Precision::kInt8;
+  if (model.precision == config::Precision::kFile && static_int8) {
+    p.run.precision = config::Precision::kInt8;
+  }
+  if (!wants_int8(model.precision)) return p;
   ModelTarget int8 = p.fp32;
   int8.precision = config::Precision::kInt8;
   if (!model.int8_path.empty() && fs::exists(model.int8_path)) {
     int8.file = model.int8_path;
+  } else if (static_int8) {
+    int8.file = model.path;
   } else {
     // The config check refuses int8 and auto without int8_path unless quantize is auto.
-    const fs::path made = made_int8_path(model);
+    const fs::path made = made_int8_path(model, imgsz);
     if (!fs::exists(made)) {
       p.make = made;
       return p;
@@ -151,6 +194,7 @@ LoadedModel ModelManager::build(const ModelTarget& target, const config::ModelCo
                                                                    : runtime::Precision::kFp32;
   options.threads = 1;
   options.imgsz = target.imgsz;
+  options.imgsz_key = "model.imgsz";
   options.labels = target.labels;
   options.decode.kind = decoder_kind(target.decoder);
   options.pools = options_.pools;
@@ -189,7 +233,7 @@ LoadedModel ModelManager::load_initial(const config::ModelConfig& model) {
                 {"build_ms", std::round(loaded.build_ms * 10) / 10}});
   std::lock_guard lock(mutex_);
   running_ = p.run;
-  if (model.precision != config::Precision::kFp32) {
+  if (wants_int8(model.precision)) {
     int8_state_ = p.make.empty() ? Int8State::kRunning : Int8State::kCollecting;
   }
   return loaded;
@@ -303,7 +347,7 @@ void ModelManager::step() {
                    {{"file", p.run.file.string()}, {"error", e.what()}});
     }
   }
-  if (model.precision == config::Precision::kFp32) {
+  if (!wants_int8(model.precision)) {
     set_int8(Int8State::kNotWanted, "");
   } else if (p.make.empty()) {
     std::lock_guard lock(mutex_);
@@ -313,7 +357,7 @@ void ModelManager::step() {
       int8_error_.clear();
     }
   } else {
-    step_quantization(model, p.make);
+    step_quantization(model, p.make, p.fp32.imgsz);
   }
   step_auto(model, p);
 }
@@ -410,7 +454,8 @@ void ModelManager::decide(const Plan& p, detector::PrecisionChoice choice, nlohm
                        Clock::now() + kAutoRetry};
 }
 
-void ModelManager::step_quantization(const config::ModelConfig& model, const fs::path& make) {
+void ModelManager::step_quantization(const config::ModelConfig& model, const fs::path& make,
+                                     const runtime::InputSize& imgsz) {
   std::uint64_t generation = 0;
   {
     std::lock_guard lock(mutex_);
@@ -479,7 +524,7 @@ void ModelManager::step_quantization(const config::ModelConfig& model, const fs:
   request.out = make;
   request.report = fs::path(make).replace_extension(".json");
   request.frames = need;
-  request.imgsz = model.imgsz;
+  request.imgsz = imgsz;
   try {
     job_ = std::make_unique<QuantizeJob>(request);
   } catch (const std::exception& e) {

@@ -24,11 +24,14 @@
 
 namespace yolo::daemon {
 
-// Which model file runs, at which precision: what a reload compares to decide whether to build.
+// Which model file runs, at which precision and input size: what a reload compares to decide
+// whether to build.
 struct ModelTarget {
   std::filesystem::path file;
+  // kFp32 or kInt8: model.precision file resolved from the file.
   config::Precision precision = config::Precision::kFp32;
-  int imgsz = 0;
+  // Resolved for the model: kFixed, or kModel for its own size.
+  runtime::InputSize imgsz;
   std::filesystem::path labels;
   config::Decoder decoder = config::Decoder::kAuto;
 
@@ -103,11 +106,19 @@ class ModelManager {
   // The file quantize: auto writes for `model`: model.int8_path, or a name in the models folder
   // made from the FP32 file's name, a hash of its contents and the input size, so an edited model
   // is quantized again.
-  std::filesystem::path made_int8_path(const config::ModelConfig& model);
+  std::filesystem::path made_int8_path(const config::ModelConfig& model,
+                                       const runtime::InputSize& imgsz);
+  // What model.path is (static INT8 or not, its input), read again only when the file changes.
+  const runtime::ModelFile& model_file(const std::filesystem::path& path);
+  // model.imgsz resolved for model.path and, for auto, the frames the camera delivers (the
+  // model's own size until the first frame).
+  runtime::InputSize input_size(const config::ModelConfig& model);
   LoadedModel build(const ModelTarget& target, const config::ModelConfig& model);
   void run();
   void step();
-  void step_quantization(const config::ModelConfig& model, const std::filesystem::path& make);
+  // `imgsz`: the input size the model runs at, which the calibration frames are letterboxed to.
+  void step_quantization(const config::ModelConfig& model, const std::filesystem::path& make,
+                         const runtime::InputSize& imgsz);
   void set_int8(Int8State state, std::string progress, std::string error = "");
   // Precision auto: starts a trial when the pair has no decision (or an undecided one is due),
   // and acts on a trial that ended.
@@ -149,6 +160,13 @@ class ModelManager {
     std::uint64_t hash = 0;
   };
   std::optional<HashCache> hash_cache_;
+  struct FileCache {
+    std::filesystem::path path;
+    std::uintmax_t size = 0;
+    std::filesystem::file_time_type mtime{};
+    runtime::ModelFile file;
+  };
+  std::optional<FileCache> file_cache_;
   // Precision auto. The decision and the trial's state are read by auto_status(), under mutex_;
   // the outcome is handed over by the inference thread, under mutex_.
   std::optional<AutoDecision> auto_;

@@ -60,9 +60,10 @@ QuantizeJob::QuantizeJob(const Request& request) : request_(request) {
     args.push_back("--report");
     args.push_back(request.report.string());
   }
-  if (request.imgsz > 0) {
+  if (request.imgsz.mode == runtime::InputSize::Mode::kFixed) {
     args.push_back("--imgsz");
-    args.push_back(std::to_string(request.imgsz));
+    args.push_back(std::to_string(request.imgsz.height) + "," +
+                   std::to_string(request.imgsz.width));
   }
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());

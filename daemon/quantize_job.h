@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "daemon/worker.h"
+#include "runtime/input_size.h"
 
 namespace yolo::daemon {
 
@@ -33,7 +34,8 @@ class QuantizeJob {
     std::filesystem::path out;
     std::filesystem::path report;
     int frames = 64;
-    int imgsz = 0;
+    // The input size to calibrate at; kModel for the model's own.
+    runtime::InputSize imgsz;
   };
 
   // Starts the child; throws std::runtime_error when it cannot be started.

@@ -20,6 +20,7 @@
 #include "daemon/mqtt_publisher.h"
 #include "daemon/utc_time.h"
 #include "daemon/version.h"
+#include "runtime/engine.h"
 #include "vision/capture.h"
 
 namespace yolo::daemon {
@@ -109,6 +110,7 @@ std::vector<Publisher*> Service::publishers() const {
 config::Config Service::load(std::vector<config::ConfigProblem>* warnings,
                              std::vector<config::Override> overrides) const {
   config::LoadOptions options;
+  options.static_int8 = runtime::is_static_int8_file;
   options.check_source = [](const std::string& uri, const fs::path& base) {
     vision::SourceCheck c = vision::check_source(uri, base);
     return config::SourceCheck{std::move(c.uri), std::move(c.error), std::move(c.warning)};
@@ -485,6 +487,8 @@ nlohmann::json Service::build_status() const {
         {"precision", model->precision},
         {"file", model->path.string()},
         {"input", {model->input_width, model->input_height}},
+        {"imgsz", config::format_field(*config::find_field("model.imgsz"),
+                                       config::find_field("model.imgsz")->fetch(config_))},
         {"wanted_precision", precision_name(config_.model.precision)}}},
       {"source", capture_->status()},
       {"fps", inference["fps"]},

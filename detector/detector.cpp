@@ -20,6 +20,8 @@ std::unique_ptr<runtime::Engine> load_engine(const DetectorOptions& options) {
   engine_options.precision = options.precision;
   engine_options.threads = options.threads;
   engine_options.imgsz = options.imgsz;
+  engine_options.imgsz_key = options.imgsz_key;
+  engine_options.dynamic_int8 = options.dynamic_int8;
   engine_options.log = options.log;
   engine_options.profile = options.profile;
   engine_options.pools = options.pools;
@@ -40,15 +42,39 @@ vision::TensorLayout tensor_layout(runtime::InputLayout layout) {
   return vision::TensorLayout::kNchwFloat;
 }
 
-Detector::Detector(const DetectorOptions& options)
-    : options_(options),
-      engine_(load_engine(options)),
-      names_(vision::ClassNames::resolve(engine_->metadata().names, options.labels)),
-      letterboxer_(cv::Size(engine_->input_width(), engine_->input_height()),
-                   tensor_layout(engine_->input_layout())),
-      decoder_(vision::choose_decoder(engine_->output(0).shape(), options.decode.kind,
-                                      engine_->metadata().end2end)) {
+Detector::Detector(const DetectorOptions& options) : options_(options) {
+  load();
+}
+
+void Detector::load() {
+  // A reload (imgsz auto, new frame size) keeps the thread count set since.
+  if (engine_) options_.threads = engine_->threads();
+  auto engine = load_engine(options_);
+  vision::ClassNames names = vision::ClassNames::resolve(engine->metadata().names, options_.labels);
+  // A reload keeps the decoder chosen first; a first load picks it from the output.
+  const vision::DecoderKind requested = engine_ ? decoder_ : options_.decode.kind;
+  const vision::DecoderKind decoder =
+      vision::choose_decoder(engine->output(0).shape(), requested, engine->metadata().end2end);
+  letterboxer_.emplace(cv::Size(engine->input_width(), engine->input_height()),
+                       tensor_layout(engine->input_layout()));
+  engine_ = std::move(engine);
+  names_ = std::move(names);
+  decoder_ = decoder;
   options_.decode.kind = decoder_;
+}
+
+bool Detector::fits(cv::Size frame) const {
+  if (options_.imgsz.mode != runtime::InputSize::Mode::kAuto) return true;
+  const runtime::InputSize wanted =
+      engine_->input_for(runtime::InputSize::automatic(frame.height, frame.width));
+  return wanted.height == engine_->input_height() && wanted.width == engine_->input_width();
+}
+
+bool Detector::adapt_to(cv::Size frame) {
+  if (fits(frame)) return false;
+  options_.imgsz = runtime::InputSize::automatic(frame.height, frame.width);
+  load();
+  return true;
 }
 
 void Detector::set_decode(const vision::DecodeOptions& decode) {
@@ -60,11 +86,12 @@ void Detector::set_decode(const vision::DecodeOptions& decode) {
 
 vision::Detections Detector::detect(const cv::Mat& bgr, DetectTimings* timings) {
   auto start = Clock::now();
-  const std::size_t n = letterboxer_.element_count();
+  vision::Letterboxer& letterboxer = *letterboxer_;
+  const std::size_t n = letterboxer.element_count();
   const vision::LetterboxTransform transform =
-      letterboxer_.layout() == vision::TensorLayout::kNhwcUint8
-          ? letterboxer_.run(bgr, std::span(static_cast<std::uint8_t*>(engine_->input_data()), n))
-          : letterboxer_.run(bgr, std::span(static_cast<float*>(engine_->input_data()), n));
+      letterboxer.layout() == vision::TensorLayout::kNhwcUint8
+          ? letterboxer.run(bgr, std::span(static_cast<std::uint8_t*>(engine_->input_data()), n))
+          : letterboxer.run(bgr, std::span(static_cast<float*>(engine_->input_data()), n));
   const double preprocess = ms_since(start);
 
   start = Clock::now();

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <opencv2/core.hpp>
@@ -18,9 +19,15 @@ namespace yolo::detector {
 // What a Detector is built from: the model, how to run it, and how to read its output.
 struct DetectorOptions {
   std::filesystem::path model;
-  runtime::Precision precision = runtime::Precision::kFp32;
+  runtime::Precision precision = runtime::Precision::kFile;
   int threads = 1;
-  int imgsz = 0;  // for models with dynamic input axes; 0 = the model's own size
+  // For models with dynamic input axes; kAuto with the source's frame size (or none yet, then
+  // the model's own size until adapt_to() sees a frame).
+  runtime::InputSize imgsz;
+  // How the user spelled the imgsz setting, for messages ("--imgsz", "model.imgsz").
+  std::string imgsz_key = "--imgsz";
+  // Dynamic-INT8 files folded into FP32 (speed) or run as written (judging against them).
+  runtime::DynamicInt8 dynamic_int8 = runtime::DynamicInt8::kFold;
   vision::DecodeOptions decode;
   std::filesystem::path labels;  // used when the model carries no class names
   bool profile = false;
@@ -46,6 +53,15 @@ class Detector {
 
   vision::Detections detect(const cv::Mat& bgr, DetectTimings* timings = nullptr);
 
+  // imgsz auto: the input size frames of `frame` size call for. When it is not the one loaded,
+  // the engine is loaded again at that size (a model load: the CLI's commands call this per
+  // frame; the daemon builds the new detector beside the running one instead). Returns whether
+  // it reloaded; throws what the constructor throws.
+  bool adapt_to(cv::Size frame);
+  // Whether frames of `frame` size run at the input imgsz auto gives them (always for the other
+  // imgsz settings).
+  bool fits(cv::Size frame) const;
+
   // New thresholds, classes and limits from the next detect() on; the decoder stays the one
   // chosen for this model.
   void set_decode(const vision::DecodeOptions& decode);
@@ -57,11 +73,13 @@ class Detector {
   const DetectorOptions& options() const { return options_; }
 
  private:
+  void load();
+
   DetectorOptions options_;
   std::unique_ptr<runtime::Engine> engine_;
   vision::ClassNames names_;
-  vision::Letterboxer letterboxer_;
-  vision::DecoderKind decoder_;
+  std::optional<vision::Letterboxer> letterboxer_;
+  vision::DecoderKind decoder_ = vision::DecoderKind::kAuto;
 };
 
 // The vision layout matching what the engine asks for.

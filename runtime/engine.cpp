@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/engine.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <new>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -29,8 +31,69 @@ std::string mib(std::int64_t bytes) {
   return s.str();
 }
 
-// Fixes the input's dynamic dims: batch 1, channels 3, height and width from imgsz.
-void resolve_input_shape(Graph& graph, const ModelMetadata& metadata, int imgsz) {
+// The largest stride of the models we run when the metadata records none: the output grid of
+// every YOLO has cells of 32 pixels at least.
+constexpr int kDefaultStride = 32;
+
+std::string dims_text(std::int64_t height, std::int64_t width) {
+  return std::to_string(height) + "x" + std::to_string(width);
+}
+
+// The height and width the image input takes for `request`: `file` is the input's shape as the
+// file declares it (-1 for dynamic dims). `where` is the file, `key` the option or config key
+// that asked (for messages).
+InputSize resolve_input(const Shape& file, const ModelMetadata& metadata, const InputSize& request,
+                        const std::string& key, const std::string& where) {
+  const bool dynamic = file[2] < 0 || file[3] < 0;
+  if (!dynamic) {
+    // A declared size beyond any tensor is refused before it is narrowed to int (a dynamic
+    // batch counts as 1).
+    Shape declared = file;
+    for (auto& d : declared) d = std::max<std::int64_t>(d, 1);
+    check_tensor_size(declared, DType::kFloat32, where + ": input");
+    const auto h = static_cast<int>(file[2]), w = static_cast<int>(file[3]);
+    if (request.mode == InputSize::Mode::kFixed && (request.height != h || request.width != w)) {
+      throw ModelError(where + ": the model's input is fixed at " + dims_text(h, w) +
+                       " (height x width), not " + dims_text(request.height, request.width) +
+                       " as " + key + " asks; drop " + key +
+                       " (or set it to auto) or re-export the model with dynamic axes");
+    }
+    return InputSize::fixed(h, w);
+  }
+  const int stride = metadata.stride > 0 ? metadata.stride : kDefaultStride;
+  const bool exported = metadata.imgsz.size() == 2;
+  if (request.mode == InputSize::Mode::kFixed) {
+    for (const int side : {request.height, request.width}) {
+      if (side > 0 && side % stride == 0) continue;
+      const int down = std::max(stride, side / stride * stride);
+      throw ModelError(
+          where + ": " + key + " " + dims_text(request.height, request.width) +
+          " cannot be this model's input: " + std::to_string(side) +
+          " is not a multiple of its stride " + std::to_string(stride) +
+          (metadata.stride > 0 ? "" : " (the usual YOLO stride; the metadata records none)") +
+          ", so its feature maps would not line up; use " + std::to_string(down) + " or " +
+          std::to_string(down + stride) + " instead, or auto");
+    }
+    return request;
+  }
+  if (!exported) {
+    throw ModelError(where +
+                     ": the input has dynamic height/width and the model's metadata "
+                     "gives no imgsz; set " +
+                     key +
+                     " to the size to run, e.g. 640 or 384,640 "
+                     "(height, width, multiples of 32)");
+  }
+  if (request.has_frame()) {
+    const int long_side = std::max(metadata.imgsz[0], metadata.imgsz[1]);
+    return aspect_input(request.height, request.width, long_side, stride);
+  }
+  return InputSize::fixed(metadata.imgsz[0], metadata.imgsz[1]);
+}
+
+// Fixes the input's dynamic dims: batch 1, channels 3, height and width as resolve_input says.
+void resolve_input_shape(Graph& graph, const ModelMetadata& metadata,
+                         const EngineOptions& options) {
   if (graph.inputs.size() != 1) {
     throw ModelError(graph.where + ": the model has " + std::to_string(graph.inputs.size()) +
                      " inputs; a detection model has exactly one image input");
@@ -44,25 +107,9 @@ void resolve_input_shape(Graph& graph, const ModelMetadata& metadata, int imgsz)
   auto& s = in.shape;
   if (s[0] < 0) s[0] = 1;
   if (s[1] < 0) s[1] = 3;
-  const bool dynamic = s[2] < 0 || s[3] < 0;
-  if (dynamic) {
-    std::int64_t h = imgsz, w = imgsz;
-    if (imgsz <= 0 && metadata.imgsz.size() == 2) {
-      h = metadata.imgsz[0];
-      w = metadata.imgsz[1];
-    }
-    if (h <= 0 || w <= 0) {
-      throw ModelError(graph.where + ": input '" + in.name + "' has dynamic height/width " +
-                       "and the model's metadata gives no imgsz; pass --imgsz (or set " +
-                       "model.imgsz in the config)");
-    }
-    if (s[2] < 0) s[2] = h;
-    if (s[3] < 0) s[3] = w;
-  } else if (imgsz > 0 && (s[2] != imgsz || s[3] != imgsz)) {
-    throw ModelError(graph.where + ": the model's input is fixed at " + std::to_string(s[3]) + "x" +
-                     std::to_string(s[2]) + ", not " + std::to_string(imgsz) +
-                     "; drop --imgsz or re-export the model with dynamic axes");
-  }
+  const InputSize size = resolve_input(s, metadata, options.imgsz, options.imgsz_key, graph.where);
+  s[2] = size.height;
+  s[3] = size.width;
   if (s[0] != 1) {
     throw ModelError(graph.where + ": input batch is " + std::to_string(s[0]) +
                      "; the runtime runs batch 1, re-export with batch 1");
@@ -96,15 +143,23 @@ struct PreparedGraph {
   std::filesystem::path path;  // the file loaded: the INT8 sibling when precision int8 chose it
   ModelMetadata metadata;
   Graph graph;
+  // The image input's shape as the file declares it (-1 for dynamic dims).
+  Shape file_input;
+  // What the file is and what runs.
+  bool qdq_file = false;
+  Precision precision = Precision::kFp32;
   int folded_nodes = 0;
+  Float16Conversion float16;
   Int8FoldStats dynamic;
   QdqLoweringStats qdq;
   std::vector<LintFinding> lint;
 };
 
-bool is_dynamic_int8(const Graph& graph) {
-  for (const auto& node : graph.nodes) {
-    if (node.op_type == "DynamicQuantizeLinear") return true;
+bool has_op(const onnx::ModelProto& model, std::initializer_list<const char*> ops) {
+  for (const auto& node : model.graph().node()) {
+    for (const char* op : ops) {
+      if (node.op_type() == op) return true;
+    }
   }
   return false;
 }
@@ -114,41 +169,50 @@ PreparedGraph prepare_graph(const std::filesystem::path& model_path, const Engin
   PreparedGraph prepared;
   prepared.path = model_path;
   Graph& graph = prepared.graph;
+  bool dynamic_int8 = false;
+  // Static INT8 as the file is written, what kFile runs at int8 (a dynamic file run as written
+  // gains DequantizeLinear nodes, and stays FP32).
+  bool qdq = false;
   {
-    // The parsed file is dropped as soon as the graph holds its own copy of the weights.
+    // The parsed file is dropped as soon as the graph holds its own copy of the weights. The
+    // lint reads the file as written; the graph is built from its FP32 form.
     OnnxModel model = OnnxModel::load(model_path);
     prepared.metadata = read_metadata(model.proto());
+    prepared.lint = lint_model(model.proto(), model_path);
+    dynamic_int8 = has_op(model.proto(), {"DynamicQuantizeLinear"});
+    qdq = has_op(model.proto(), {"QuantizeLinear", "DequantizeLinear"});
+    prepared.float16 = convert_float16(model.proto(), model_path.string());
+    prepared.dynamic = fold_dynamic_int8(model.proto(), options.dynamic_int8);
     graph = Graph::from_onnx(model.proto(), model_path.string());
-    prepared.lint = lint_model(model.proto());
   }
   reject_qoperator(graph);
-  resolve_input_shape(graph, prepared.metadata, options.imgsz);
-  const bool int8 = options.precision == Precision::kInt8;
+  if (graph.inputs.size() == 1) prepared.file_input = graph.value(graph.inputs[0]).shape;
+  resolve_input_shape(graph, prepared.metadata, options);
+  prepared.qdq_file = qdq;
+  prepared.precision = options.precision == Precision::kFile
+                           ? (qdq ? Precision::kInt8 : Precision::kFp32)
+                           : options.precision;
+  const bool int8 = prepared.precision == Precision::kInt8;
   QuantizedWeights quantized_weights;
   if (int8) {
-    if (!is_qdq_model(graph)) {
+    if (!qdq) {
       const auto sibling = int8_sibling(model_path);
-      if (is_dynamic_int8(graph)) {
-        throw ModelError(model_path.string() +
-                         ": precision int8 needs a static (QDQ) INT8 model and this one is "
-                         "dynamic INT8, which quantizes every activation at run time and is "
-                         "slower than FP32 on CPUs; quantize the FP32 model it was exported from "
-                         "with `yolo-edge quantize --model FP32.onnx --calib SRC --out " +
-                         sibling.filename().string() + "`, or run with precision fp32");
-      }
       std::error_code error;
       if (std::filesystem::is_regular_file(sibling, error)) {
         if (options.log) {
           options.log("precision int8: " + model_path.string() +
-                      " is FP32; running its INT8 sibling " + sibling.string());
+                      " is not static INT8; running its INT8 sibling " + sibling.string());
         }
         return prepare_graph(sibling, options, layers);
       }
+      const std::string kind = dynamic_int8 ? "dynamic INT8 (it quantizes every activation at "
+                                              "run time and is slower than FP32 on CPUs)"
+                               : prepared.float16.any() ? "an FP16 export"
+                                                        : "FP32";
       throw ModelError(
-          model_path.string() +
-          ": precision int8 needs a quantized (QDQ) model; this one is FP32 and has no INT8 "
-          "sibling " +
-          sibling.string() + "; make it with `yolo-edge quantize --model " + model_path.string() +
+          model_path.string() + ": precision int8 needs a static (QDQ) INT8 model; this one is " +
+          kind + " and has no INT8 sibling " + sibling.string() +
+          "; make it with `yolo-edge quantize --model " + model_path.string() +
           " --calib SRC --out " + sibling.string() +
           "` (it is then found by itself), or set model.int8_path in the config, or run with "
           "precision fp32");
@@ -156,7 +220,6 @@ PreparedGraph prepare_graph(const std::filesystem::path& model_path, const Engin
     quantized_weights = collect_quantized_weights(graph);
   }
   prepared.folded_nodes = infer_and_fold(graph);
-  prepared.dynamic = fold_dynamic_int8(graph);
   if (int8) {
     QdqLoweringOptions lowering;
     lowering.one_table_chains = prepared.metadata.raw.contains(kOwnQuantizationKey);
@@ -182,7 +245,7 @@ auto as_model_error(const std::filesystem::path& model_path, Load load) {
 
 }  // namespace
 
-QdqPlan plan_qdq_model(const std::filesystem::path& model, int imgsz) {
+QdqPlan plan_qdq_model(const std::filesystem::path& model, const InputSize& imgsz) {
   EngineOptions options;
   options.precision = Precision::kInt8;
   options.imgsz = imgsz;
@@ -195,6 +258,11 @@ QdqPlan plan_qdq_model(const std::filesystem::path& model, int imgsz) {
 
 struct Engine::Impl {
   ModelMetadata metadata;
+  // The file as loaded (the INT8 sibling when precision int8 chose it), for input_for().
+  ModelFile file;
+  std::string imgsz_key;
+  Precision precision = Precision::kFp32;
+  Float16Conversion float16;
   std::vector<LintFinding> lint;
   Graph graph;
   MemoryPlan plan;
@@ -265,24 +333,43 @@ std::unique_ptr<Engine> Engine::load_model(const std::filesystem::path& model_pa
   auto impl = std::make_unique<Impl>();
   PreparedGraph prepared = prepare_graph(model_path, options, nullptr);
   const std::filesystem::path& loaded = prepared.path;
+  impl->file = {loaded, prepared.qdq_file ? Precision::kInt8 : Precision::kFp32,
+                prepared.file_input, prepared.metadata};
   impl->metadata = std::move(prepared.metadata);
+  impl->imgsz_key = options.imgsz_key;
+  impl->precision = prepared.precision;
+  impl->float16 = prepared.float16;
   impl->lint = std::move(prepared.lint);
   impl->graph = std::move(prepared.graph);
   Graph& graph = impl->graph;
   Stats& stats = impl->stats;
   stats.folded_nodes = prepared.folded_nodes;
   const auto& dynamic = prepared.dynamic;
-  stats.int8_chains = dynamic.conv + dynamic.matmul;
-  if (stats.int8_chains > 0) {
+  stats.int8_chains = dynamic.total();
+  if (prepared.float16.any()) {
+    const auto& f = prepared.float16;
+    log("FP16 export, computed in FP32: " + std::to_string(f.initializers) +
+        " float16 weight tensors made float32 at load" +
+        (f.casts ? ", " + std::to_string(f.casts) + " Cast to float16 now to float32"
+                 : std::string()) +
+        (f.inputs + f.outputs > 0 ? "; the float16 input and output are taken and given as float32"
+                                  : std::string()));
+  }
+  if (stats.int8_chains > 0 && options.dynamic_int8 == DynamicInt8::kAsWritten) {
+    log("dynamic INT8 run as written: " + std::to_string(stats.int8_chains) +
+        " ConvInteger/MatMulInteger chains compute on their input as DynamicQuantizeLinear rounds "
+        "it on every run");
+  } else if (stats.int8_chains > 0) {
     log("folded " + std::to_string(dynamic.conv) +
         " DynamicQuantizeLinear -> ConvInteger chains into FP32 Conv" +
         (dynamic.matmul
              ? " and " + std::to_string(dynamic.matmul) + " MatMulInteger chains into MatMul"
              : std::string()) +
         " with dequantized weights: dynamic INT8 quantizes every activation at run time and is "
-        "slower than FP32 on CPUs; `yolo-edge quantize` makes a real static INT8 model");
+        "slower than FP32 on CPUs; `yolo-edge quantize --model " +
+        loaded.string() + "` makes a real static INT8 model from it");
   }
-  if (options.precision == Precision::kInt8) {
+  if (prepared.precision == Precision::kInt8) {
     const auto& q = prepared.qdq;
     stats.int8_convs = q.conv;
     stats.int8_quantize = q.quantize;
@@ -364,6 +451,63 @@ SharedThreadPools make_thread_pools() {
 
 const ModelMetadata& Engine::metadata() const {
   return impl_->metadata;
+}
+
+Precision Engine::precision() const {
+  return impl_->precision;
+}
+
+const Float16Conversion& Engine::float16() const {
+  return impl_->float16;
+}
+
+InputSize Engine::input_for(const InputSize& request) const {
+  return impl_->file.input_for(request, impl_->imgsz_key);
+}
+
+ModelFile read_model_file(const std::filesystem::path& model) {
+  const OnnxModel file = OnnxModel::load(model);
+  ModelFile facts;
+  facts.path = model;
+  facts.precision = has_op(file.proto(), {"QuantizeLinear", "DequantizeLinear"}) ? Precision::kInt8
+                                                                                 : Precision::kFp32;
+  facts.metadata = read_metadata(file.proto());
+  std::set<std::string> constants;
+  for (const auto& init : file.proto().graph().initializer()) constants.insert(init.name());
+  for (const auto& in : file.proto().graph().input()) {
+    if (constants.contains(in.name())) continue;
+    if (!facts.input.empty()) return facts;  // more than one input: Engine::load refuses it
+    for (const auto& d : in.type().tensor_type().shape().dim()) {
+      facts.input.push_back(d.has_dim_value() && d.dim_value() > 0 ? d.dim_value() : -1);
+    }
+  }
+  if (facts.input.size() != 4) facts.input.clear();
+  return facts;
+}
+
+bool is_static_int8_file(const std::filesystem::path& model) {
+  try {
+    return read_model_file(model).precision == Precision::kInt8;
+  } catch (const ModelError&) {
+    return false;
+  }
+}
+
+InputSize ModelFile::input_for(const InputSize& request, const std::string& key) const {
+  if (input.size() != 4) return request;
+  return resolve_input(input, metadata, request, key, path.string());
+}
+
+const char* precision_name(Precision precision) {
+  switch (precision) {
+    case Precision::kFile:
+      return "file";
+    case Precision::kFp32:
+      return "fp32";
+    case Precision::kInt8:
+      return "int8";
+  }
+  return "fp32";
 }
 
 const std::vector<LintFinding>& Engine::lint_findings() const {

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/fp32_rewrite.h"
+#include "runtime/input_size.h"
 #include "runtime/model_lint.h"
 #include "runtime/model_metadata.h"
 #include "runtime/qdq_plan.h"
@@ -24,7 +26,35 @@ class ThreadPools;
 using SharedThreadPools = std::shared_ptr<xnn::ThreadPools>;
 SharedThreadPools make_thread_pools();
 
-enum class Precision { kFp32, kInt8 };
+// kFile: what the file was made for: int8 for a static (QDQ) INT8 file, fp32 for every other
+// (FP32, FP16, dynamic INT8). fp32 on a QDQ file computes its Q/DQ pairs in float; int8 on an
+// FP32 file runs its INT8 sibling.
+enum class Precision { kFile, kFp32, kInt8 };
+// "file", "fp32", "int8".
+const char* precision_name(Precision precision);
+
+// What a model file says about how it runs, read without planning it: for callers deciding what
+// to load (the daemon's model manager, bench) and for Engine::input_for.
+struct ModelFile {
+  std::filesystem::path path;
+  // What kFile runs it at: kInt8 for a static (QDQ) INT8 file, else kFp32.
+  Precision precision = Precision::kFp32;
+  // The image input's shape as declared, -1 for dynamic dims (empty when the file has no single
+  // 4-D input: Engine::load says what is wrong).
+  Shape input;
+  ModelMetadata metadata;
+
+  // The input `request` gives this model, as Engine::load plans it: a fixed-shape file its shape
+  // (kAuto included), a dynamic one the size asked for, checked against its stride. Throws
+  // ModelError naming the file and `key` (how the user wrote the setting: "--imgsz",
+  // "model.imgsz") for a size it cannot take.
+  InputSize input_for(const InputSize& request, const std::string& key) const;
+};
+// Throws ModelError when the file cannot be read as ONNX.
+ModelFile read_model_file(const std::filesystem::path& model);
+// Whether `model` is a static (QDQ) INT8 file; false when it cannot be read (loading it says why):
+// for config checks, where model.path may name one instead of needing model.int8_path.
+bool is_static_int8_file(const std::filesystem::path& model);
 // RGB; float = value / 255.
 enum class InputLayout { kNchwFloat, kNhwcFloat, kNhwcUint8 };
 
@@ -35,14 +65,19 @@ std::filesystem::path int8_sibling(const std::filesystem::path& model);
 // The per-node plan Engine::load follows for `model` at precision int8 (`imgsz` as in
 // EngineOptions): it shares every step before the lowering with Engine::load, so the plan cannot
 // drift from what runs. Throws ModelError as Engine::load does.
-QdqPlan plan_qdq_model(const std::filesystem::path& model, int imgsz);
+QdqPlan plan_qdq_model(const std::filesystem::path& model, const InputSize& imgsz);
 
 struct EngineOptions {
-  Precision precision = Precision::kFp32;
+  Precision precision = Precision::kFile;
   int threads = 1;
-  // Input size for models exported with dynamic axes; 0 = the model's own (metadata imgsz, else
-  // an error saying to pass --imgsz).
-  int imgsz = 0;
+  // Input size (models exported with dynamic axes take others than their own).
+  InputSize imgsz;
+  // How the option or key that set imgsz is spelled where the user wrote it ("--imgsz",
+  // "model.imgsz"), for messages.
+  std::string imgsz_key = "--imgsz";
+  // Dynamic-INT8 chains: folded into FP32 convolutions (FP32 speed), or run as the file writes
+  // them (activations rounded on every run: what `compare` judges against).
+  DynamicInt8 dynamic_int8 = DynamicInt8::kFold;
   // Load-time notes, e.g. "folded 64 ConvInteger chains into FP32 Conv ...".
   std::function<void(const std::string&)> log;
   // Time every step of run().
@@ -71,6 +106,15 @@ class Engine {
   Engine& operator=(const Engine&) = delete;
 
   const ModelMetadata& metadata() const;
+  // What runs: kFp32 or kInt8 (kFile resolved from the file).
+  Precision precision() const;
+  // How the file was written, as runtime/fp32_rewrite.h rewrote it at load: float16 converted,
+  // dynamic-INT8 chains folded.
+  const Float16Conversion& float16() const;
+  // The input `request` gives for this model, as load() would resolve it; throws ModelError as
+  // load() does (a size the model cannot take). For callers telling whether frames of a new size
+  // need another engine (InputSize::kAuto).
+  InputSize input_for(const InputSize& request) const;
   // What `yolo-edge inspect --lint` finds in the file loaded (the INT8 sibling when precision
   // int8 chose it): for callers to show as warnings.
   const std::vector<LintFinding>& lint_findings() const;
@@ -98,6 +142,7 @@ class Engine {
     std::int64_t unshared_bytes = 0;
     int steps = 0;
     int folded_nodes = 0;
+    // Dynamic-INT8 chains rewritten into FP32 Conv/MatMul at load.
     int int8_chains = 0;
     int fused_silu = 0;
     int layout_conversions = 0;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// The planner's graph rewrites, run in this order at load: infer shapes and fold constants, fold
-// dynamic-INT8 chains into FP32, fuse activations. Each throws ModelError naming the node.
+// The planner's graph rewrites, run in this order at load: infer shapes and fold constants, fuse
+// activations. Each throws ModelError naming the node. (Dynamic-INT8 chains and float16 are
+// rewritten before, on the parsed file: runtime/fp32_rewrite.h.)
 
 #include "runtime/graph.h"
 
@@ -13,14 +14,6 @@ namespace yolo::runtime {
 // runs at load every node whose inputs are all constant (Shape of a static shape included), then
 // drops the folded nodes. Returns how many nodes it folded.
 int infer_and_fold(Graph& graph);
-
-struct Int8FoldStats {
-  int conv = 0;    // DynamicQuantizeLinear -> ConvInteger -> Cast -> Mul (-> Add) chains
-  int matmul = 0;  // DynamicQuantizeLinear -> MatMulInteger -> Cast -> Mul chains
-};
-// Rewrites each dynamic-INT8 chain into an FP32 Conv (or MatMul) on the unquantized input with
-// weights (w - zero_point) * scale, the bias folded in; needs infer_and_fold() first.
-Int8FoldStats fold_dynamic_int8(Graph& graph);
 
 struct FusionStats {
   int silu = 0;        // Sigmoid + Mul(x, sigmoid(x)) -> SiLU

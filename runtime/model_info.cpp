@@ -289,6 +289,10 @@ const char* to_string(QuantizationKind kind) {
   return "unknown";
 }
 
+const char* ModelInfo::file_precision() const {
+  return quantization == QuantizationKind::kStaticQdq ? "int8" : "fp32";
+}
+
 std::size_t ModelInfo::count(const std::string& op) const {
   const auto it = op_counts.find(op);
   return it == op_counts.end() ? 0 : it->second;
@@ -331,6 +335,7 @@ ModelInfo inspect_model(const OnnxModel& model) {
         checked_elements(init, "initializer '" + init.name() + "'", model_dir, problems)
             .value_or(0));
     if (init.name().empty()) problems.add("an initializer has no name");
+    if (init.data_type() == onnx::TensorProto::FLOAT16) ++info.float16_initializers;
     available.insert(init.name());
   }
   const std::set<std::string> initializer_names = available;
@@ -338,9 +343,11 @@ ModelInfo inspect_model(const OnnxModel& model) {
     available.insert(input.name());
     if (initializer_names.contains(input.name())) continue;
     info.inputs.push_back(describe_value(input, "input", problems));
+    info.float16_input = info.float16_input || info.inputs.back().element_type == "float16";
   }
   for (const auto& output : graph.output()) {
     info.outputs.push_back(describe_value(output, "output", problems));
+    info.float16_output = info.float16_output || info.outputs.back().element_type == "float16";
   }
 
   std::set<std::string> produced_by_nodes;
@@ -361,6 +368,14 @@ ModelInfo inspect_model(const OnnxModel& model) {
     if (op == "ConvInteger" || op == "MatMulInteger") ++info.integer_op_count;
     if (op == "QuantizeLinear" || op == "DequantizeLinear") ++info.qdq_count;
     if (is_qoperator(node.domain(), op)) ++info.qoperator_count;
+    for (const auto& a : node.attribute()) {
+      if (op == "Cast" && a.name() == "to" && a.i() == onnx::TensorProto::FLOAT16) {
+        ++info.float16_casts;
+      }
+      if (op == "Constant" && a.has_t() && a.t().data_type() == onnx::TensorProto::FLOAT16) {
+        ++info.float16_initializers;
+      }
+    }
     if (op == "Constant") {
       info.parameter_count =
           saturating_add(info.parameter_count, constant_elements(node, label, model_dir, problems));

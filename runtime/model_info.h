@@ -54,7 +54,19 @@ struct ModelInfo {
   std::size_t integer_op_count = 0;        // ConvInteger + MatMulInteger nodes
   std::size_t qdq_count = 0;               // QuantizeLinear + DequantizeLinear nodes
   std::size_t qoperator_count = 0;         // QLinear* and QGemm nodes
+  // Float16 in the file (FP16 exports, Cast to float16), which the engine computes in FP32.
+  std::size_t float16_initializers = 0;  // initializers and Constant nodes holding float16
+  std::size_t float16_casts = 0;         // Cast nodes to float16
+  bool float16_input = false;            // a graph input declared float16
+  bool float16_output = false;           // a graph output declared float16
   std::vector<std::string> problems;
+
+  bool float16() const {
+    return float16_initializers + float16_casts > 0 || float16_input || float16_output;
+  }
+  // What the engine runs the file at when no precision is asked for: "int8" for static QDQ INT8,
+  // "fp32" for every other kind.
+  const char* file_precision() const;
 
   std::size_t count(const std::string& op) const;
 };

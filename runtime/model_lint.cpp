@@ -11,6 +11,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "runtime/engine.h"
+#include "runtime/fp32_rewrite.h"
 #include "runtime/graph.h"
 #include "runtime/kernels/quantize.h"
 #include "runtime/model_error.h"
@@ -152,7 +154,8 @@ int quantize(float x, const QParams& p) {
 
 class Linter {
  public:
-  explicit Linter(const onnx::ModelProto& model) : model_(model), index_(model.graph()) {}
+  Linter(const onnx::ModelProto& model, std::filesystem::path file)
+      : model_(model), file_(std::move(file)), index_(model.graph()) {}
 
   std::vector<LintFinding> run() {
     score_levels();
@@ -437,9 +440,13 @@ class Linter {
       integer += is_op(node, "ConvInteger") || is_op(node, "MatMulInteger");
     }
     if (!first) return;
+    const std::filesystem::path model = file_.empty() ? "MODEL.onnx" : file_;
+    const std::filesystem::path out = int8_sibling(model);
     add("dynamic-quantization", first, dynamic_int8_cost(dynamic),
-        "quantize the FP32 model it was exported from: `yolo-edge quantize --model FP32.onnx "
-        "--calib SRC --out MODEL.int8.onnx` (static INT8, runs int8 end to end)",
+        "make a static INT8 model from this file: `yolo-edge quantize --model " + model.string() +
+            " --calib SRC --out " + out.string() +
+            "` (it starts from the FP32 graph the file folds into, calibrates on your frames "
+            "and runs int8 end to end)",
         {{"dynamic_quantize_linear", dynamic}, {"integer_ops", integer}});
   }
 
@@ -500,6 +507,7 @@ class Linter {
   }
 
   const onnx::ModelProto& model_;
+  std::filesystem::path file_;
   GraphIndex index_;
   std::vector<LintFinding> findings_;
 };
@@ -516,14 +524,18 @@ std::string dynamic_int8_cost(std::size_t dynamic_quantize_count) {
          "FP32 speed";
 }
 
-std::vector<LintFinding> lint_model(const onnx::ModelProto& model) {
-  return Linter(model).run();
+std::vector<LintFinding> lint_model(const onnx::ModelProto& model,
+                                    const std::filesystem::path& file) {
+  return Linter(model, file).run();
 }
 
 std::vector<LintFinding> lint_model_file(const std::filesystem::path& path) {
-  const OnnxModel model = OnnxModel::load(path);
+  OnnxModel model = OnnxModel::load(path);
+  std::vector<LintFinding> findings = lint_model(model.proto(), path);
+  // The graph checks Engine::load makes, on the FP32 form it builds the graph from.
+  convert_float16(model.proto(), path.string());
   Graph::from_onnx(model.proto(), path.string());
-  return lint_model(model.proto());
+  return findings;
 }
 
 nlohmann::json to_json(const LintFinding& finding) {

@@ -44,8 +44,10 @@ inline constexpr int kMinScoreLevels = 64;
 // exploding channels.
 inline constexpr double kMaxChannelScaleRatio = 1e4;
 
-// Every finding of a parsed model, grouped by check in the order listed above.
-std::vector<LintFinding> lint_model(const onnx::ModelProto& model);
+// Every finding of a parsed model, grouped by check in the order listed above. `file` (the
+// model's path, when known) goes into the commands the fixes name.
+std::vector<LintFinding> lint_model(const onnx::ModelProto& model,
+                                    const std::filesystem::path& file = {});
 // Loads `path` as Engine::load does up to its graph checks (throws ModelError when the file
 // cannot be read, is not ONNX, or its graph is malformed) and lints it.
 std::vector<LintFinding> lint_model_file(const std::filesystem::path& path);

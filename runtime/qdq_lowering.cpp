@@ -728,13 +728,6 @@ class Lowering {
 
 }  // namespace
 
-bool is_qdq_model(const Graph& graph) {
-  for (const auto& node : graph.nodes) {
-    if (is_op(node, "QuantizeLinear") || is_op(node, "DequantizeLinear")) return true;
-  }
-  return false;
-}
-
 QuantizedWeights collect_quantized_weights(const Graph& graph) {
   QuantizedWeights weights;
   for (const auto& node : graph.nodes) {

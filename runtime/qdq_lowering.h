@@ -18,9 +18,6 @@
 
 namespace yolo::runtime {
 
-// Whether the graph has any QuantizeLinear or DequantizeLinear node.
-bool is_qdq_model(const Graph& graph);
-
 // A constant weight behind a DequantizeLinear, as stored in the file.
 struct QuantizedWeight {
   std::shared_ptr<const Tensor> values;      // int8 or uint8

@@ -112,17 +112,60 @@ void add_quantization_tag(onnx::ModelProto& quantized, const QuantizeOptions& op
 
 }  // namespace
 
-void check_quantizable(const OnnxModel& model) {
+std::string QuantizeSource::describe() const {
+  if (dynamic.total() > 0) {
+    return "dynamic INT8: starting from the FP32 graph it folds into (" +
+           std::to_string(dynamic.conv) + " ConvInteger" +
+           (dynamic.matmul ? " and " + std::to_string(dynamic.matmul) + " MatMulInteger"
+                           : std::string()) +
+           " chains made FP32 convolutions with their weights dequantized)";
+  }
+  if (float16.any()) {
+    return "FP16 export: starting from its FP32 form (" + std::to_string(float16.initializers) +
+           " float16 weight tensors made float32)";
+  }
+  return "FP32";
+}
+
+QuantizeSource quantize_source(const OnnxModel& model) {
   const ModelInfo info = inspect_model(model);
   const std::string file = model.path().string();
-  if (info.quantization != QuantizationKind::kNone) {
-    throw QuantizeError(file + ": already quantized (" + to_string(info.quantization) +
-                        "); give yolo-edge quantize the FP32 model it was made from");
+  const onnx::NodeProto* first = nullptr;
+  for (const auto& node : model.proto().graph().node()) {
+    const bool quantized =
+        info.quantization == QuantizationKind::kQOperator
+            ? is_qoperator(node.domain(), node.op_type())
+            : node.op_type() == "QuantizeLinear" || node.op_type() == "DequantizeLinear";
+    if (quantized) {
+      first = &node;
+      break;
+    }
+  }
+  const std::string node =
+      first
+          ? "node '" +
+                (first->name().empty() && first->output_size() ? first->output(0) : first->name()) +
+                "', " + first->op_type()
+          : std::string();
+  if (info.quantization == QuantizationKind::kQOperator) {
+    throw QuantizeError(file + ": QOperator INT8 (" + node +
+                        "): its quantized operators keep no FP32 graph to start from, so "
+                        "yolo-edge quantize cannot take it; give it the FP32 (or FP16) model "
+                        "this file was made from, or its dynamic-INT8 export");
+  }
+  if (info.quantization == QuantizationKind::kStaticQdq) {
+    throw QuantizeError(file + ": already quantized (static QDQ), first at " + node +
+                        ": it runs int8 as it is, precision comes from the file; to quantize it "
+                        "again, give yolo-edge quantize the FP32 model it was made from");
   }
   if (!info.metadata.task.empty() && info.metadata.task != "detect") {
     throw QuantizeError(file + ": metadata task is '" + info.metadata.task +
                         "', not 'detect'; only detection models can be quantized");
   }
+  QuantizeSource source{model.proto(), {}, {}};
+  source.float16 = convert_float16(source.model, file);
+  source.dynamic = fold_dynamic_int8(source.model, DynamicInt8::kFold);
+  return source;
 }
 
 QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
@@ -141,14 +184,21 @@ QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
 
   check_writable(out);
   const OnnxModel source = OnnxModel::load(fp32_model);
-  check_quantizable(source);
-  onnx::ModelProto model = source.proto();
+  QuantizeSource start = quantize_source(source);
+  if (start.float16.any() || start.dynamic.total() > 0) {
+    log(fp32_model.string() + ": " + start.describe());
+  }
+  report["source"] = start.describe();
+  onnx::ModelProto model = std::move(start.model);
   name_unnamed_nodes(*model.mutable_graph());
   const onnx::GraphProto& graph = model.graph();
   const GraphRegions regions = find_regions(graph);
   KeepReasons keep = initial_keep(graph, regions, options, fp32_model);
 
   EngineOptions engine_options;
+  // The QDQ models measured for sensitivity compute their Q/DQ pairs in float: the noise they
+  // add, not the int8 kernels' speed.
+  engine_options.precision = Precision::kFp32;
   engine_options.imgsz = options.imgsz;
   const std::vector<std::string> observed = observed_tensors(graph);
   ObservingEngine fp32 = timed(times, "load_s", [&] {

@@ -54,6 +54,8 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/calibration.h"
+#include "runtime/fp32_rewrite.h"
+#include "runtime/input_size.h"
 #include "runtime/model_metadata.h"
 #include "runtime/onnx_model.h"
 #include "runtime/quantize/calibrate.h"
@@ -74,8 +76,8 @@ struct QuantizeOptions {
   int frames = 256;
   KeepFp32Mode keep = KeepFp32Mode::kAuto;
   std::vector<std::string> keep_nodes;
-  // Input size for models with dynamic axes (0: the model's own).
-  int imgsz = 0;
+  // Input size to calibrate at (models with dynamic axes take others than their own).
+  InputSize imgsz;
   // Progress lines (frames calibrated, layers kept).
   std::function<void(const std::string&)> log;
   // Called with the FP32 model's first output shape before calibration; throws to refuse a model
@@ -100,8 +102,20 @@ QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
                               const std::filesystem::path& out, const QuantizeOptions& options,
                               const FrameProvider& frames);
 
-// Refuses models the quantizer must not take: already quantized (any kind), or an Ultralytics
-// task other than "detect".
-void check_quantizable(const OnnxModel& model);
+// What the quantizer starts from: FP32 files as they are, FP16 exports converted to FP32, and
+// dynamic-INT8 files from the FP32 graph their ConvInteger chains fold into
+// (runtime/fp32_rewrite.h: the graph the engine runs them as).
+struct QuantizeSource {
+  onnx::ModelProto model;
+  Float16Conversion float16;
+  Int8FoldStats dynamic;
+  // One line saying what the file was and what the quantizer starts from.
+  std::string describe() const;
+};
+
+// Refuses models the quantizer must not take: static INT8 already (QDQ or QOperator; the message
+// names the first quantized node), or an Ultralytics task other than "detect"; otherwise the FP32
+// graph to start from.
+QuantizeSource quantize_source(const OnnxModel& model);
 
 }  // namespace yolo::runtime

@@ -116,8 +116,8 @@ class OpSpec {
 // nullptr when unsupported.
 const OpSpec* find_op(const std::string& domain, const std::string& op_type);
 
-// Every supported ai.onnx op type, for messages.
-std::vector<std::string> supported_ops();
+// Every supported ai.onnx op type, comma-separated, for messages.
+std::string supported_ops();
 
 // Runs f(); a kernel's std::invalid_argument becomes the graph's ModelError naming the node.
 template <typename F>

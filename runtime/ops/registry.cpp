@@ -75,10 +75,10 @@ const OpSpec* find_op(const std::string& domain, const std::string& op_type) {
   return it == r.end() ? nullptr : it->second.get();
 }
 
-std::vector<std::string> supported_ops() {
-  std::vector<std::string> names;
+std::string supported_ops() {
+  std::string names;
   for (const auto& [key, spec] : registry()) {
-    if (key.first.empty()) names.push_back(key.second);
+    if (key.first.empty()) names += (names.empty() ? "" : ", ") + key.second;
   }
   return names;
 }

@@ -257,7 +257,7 @@ TEST_F(BenchScenarios, AnInt8FileThatIsMissingFailsBeforeAnyTiming) {
   const auto r = run_cli({"bench", "--model", model.string(), "--precision", "fp32,int8",
                           "--scenario", "controlled", "--queries", "3"});
   EXPECT_EQ(r.status, 2) << r.out;
-  EXPECT_TRUE(contains(r.err, "precision int8 needs a quantized (QDQ) model")) << r.err;
+  EXPECT_TRUE(contains(r.err, "precision int8 needs a static (QDQ) INT8 model")) << r.err;
   EXPECT_FALSE(contains(r.err, "fp32 controlled")) << r.err;
 }
 

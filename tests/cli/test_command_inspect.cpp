@@ -255,6 +255,28 @@ TEST(Inspect, Yolov8nDynamicCounts) {
       contains(j.at("quantization").at("note").get<std::string>(), "59 DynamicQuantizeLinear"));
 }
 
+// An FP16 export: what it is, how it runs, and its float16 input and output as declared.
+TEST(Inspect, Fp16ExportSaysItIsComputedInFp32) {
+  YOLO_REQUIRE_FIXTURES();
+  const std::string path = (fixtures_dir() / "models" / "yolov5n_640_fp16.onnx").string();
+  const auto r = run_cli({"inspect", path});
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* part : {"float16          FP16 export, computed in FP32",
+                           "input and output float16, taken and given as float32",
+                           "runs at          fp32", "images  float16  [1, 3, 640, 640]"}) {
+    EXPECT_TRUE(contains(r.out, part)) << part << " not in:\n" << r.out;
+  }
+  const auto json = run_cli({"inspect", "--json", path});
+  ASSERT_EQ(json.status, 0) << json.err;
+  const auto j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j.at("precision"), "fp32");
+  EXPECT_GE(j.at("float16").at("initializers").get<int>(), 100);
+  EXPECT_TRUE(j.at("float16").at("input").get<bool>());
+  EXPECT_TRUE(contains(j.at("float16").at("summary").get<std::string>(), "FP16 export"));
+  // The lint reads it too (no finding: nothing is quantized).
+  EXPECT_EQ(run_cli({"inspect", "--lint", path}).status, 0);
+}
+
 TEST(Inspect, FilesThatAreNotModels) {
   TempFolder dir;
   const fs::path empty = dir.path() / "empty.onnx";
@@ -412,7 +434,7 @@ TEST_P(InspectFixture, LintFlagsDynamicInt8AndPassesFp32) {
   if (dynamic) {
     EXPECT_TRUE(contains(r.out, "1 finding(s)")) << r.out;
     EXPECT_TRUE(contains(r.out, "dynamic-quantization  node '")) << r.out;
-    EXPECT_TRUE(contains(r.out, "Fix: quantize the FP32 model")) << r.out;
+    EXPECT_TRUE(contains(r.out, "Fix: make a static INT8 model from this file")) << r.out;
   } else {
     EXPECT_TRUE(contains(r.out, "no findings (checked score-levels, bad-scale")) << r.out;
   }
@@ -421,6 +443,12 @@ TEST_P(InspectFixture, LintFlagsDynamicInt8AndPassesFp32) {
   const auto report = nlohmann::json::parse(json.out);
   EXPECT_EQ(report.at("checks").size(), 7U);
   EXPECT_EQ(report.at("findings").size(), dynamic ? 1U : 0U);
+  if (dynamic) {
+    // The fix is the command that quantizes this very file.
+    const std::string fix = report.at("findings")[0].at("fix");
+    EXPECT_TRUE(contains(fix, "`yolo-edge quantize --model " + model().string() + " --calib SRC"))
+        << fix;
+  }
 }
 
 // One scale for box pixels and scores: status 1, the finding in text and JSON, and detect and

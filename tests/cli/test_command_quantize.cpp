@@ -120,6 +120,55 @@ TEST(CliQuantize, AlreadyQuantizedModelIsRefused) {
   EXPECT_FALSE(contains(r.err, "calibrating on")) << r.err;
 }
 
+// QOperator INT8 keeps no FP32 graph to start from: one message naming the file, its first
+// quantized node and what to give instead.
+TEST(CliQuantize, QOperatorModelIsRefusedNamingItsNode) {
+  TempFolder dir;
+  const fs::path frames = one_image_folder(dir.path());
+  ModelBuilder b;
+  b.input("images", {1, 3, 32, 32});
+  b.floats("s", {}, {0.02F});
+  b.raw<std::uint8_t>("z", onnx::TensorProto::UINT8, {}, {128});
+  b.raw<std::int8_t>("w", onnx::TensorProto::INT8, {4, 3, 1, 1}, std::vector<std::int8_t>(12, 1));
+  b.node("QuantizeLinear", {"images", "s", "z"}, {"q"}, "quant_in");
+  b.node("QLinearConv", {"q", "s", "z", "w", "s", "z", "s", "z"}, {"qc"}, "conv_0");
+  b.node("DequantizeLinear", {"qc", "s", "z"}, {"out"}, "dequant_out");
+  b.output("out");
+  const fs::path model = dir.path() / "qoperator.onnx";
+  fs::rename(b.save("quantize_qoperator.onnx"), model);
+  expect_refused({"QOperator model",
+                  {"--model", model.string(), "--calib", frames.string(), "--out",
+                   (dir.path() / "out.int8.onnx").string()},
+                  {model.string(), "QOperator INT8 (node 'conv_0', QLinearConv)",
+                   "give it the FP32 (or FP16) model"}},
+                 dir.path());
+}
+
+// A dynamic-INT8 file is quantized from the FP32 graph its ConvInteger chains fold into, and
+// says so.
+TEST(CliQuantize, DynamicInt8FileStartsFromItsFoldedGraph) {
+  YOLO_REQUIRE_FIXTURES();
+  TempFolder dir;
+  const fs::path dynamic = fixtures_dir() / "models" / "yolov8n_kitti3_int8dyn.onnx";
+  const fs::path out = dir.path() / "kitti.int8.onnx";
+  const auto r = run_cli({"quantize", "--model", dynamic.string(), "--calib",
+                          (fixtures_dir() / "video" / "traffic_720p_30fps.mp4").string(),
+                          "--frames", "2", "--keep-fp32", "none", "--out", out.string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.err,
+                       "dynamic INT8: starting from the FP32 graph it folds into (64 "
+                       "ConvInteger chains"))
+      << r.err;
+  const auto inspect = run_cli({"inspect", "--json", out.string()});
+  ASSERT_EQ(inspect.status, 0) << inspect.err;
+  const auto info = nlohmann::json::parse(inspect.out);
+  EXPECT_EQ(info.at("quantization").at("kind"), "static QDQ");
+  EXPECT_EQ(info.at("precision"), "int8");
+  EXPECT_EQ(info.at("op_counts").count("ConvInteger"), 0U);
+  EXPECT_EQ(info.at("metadata").at("names"),
+            (std::vector<std::string>{"Car", "Pedestrian", "Cyclist"}));
+}
+
 TEST(CliQuantize, NonDetectionModelIsRefused) {
   TempFolder dir;
   const fs::path frames = one_image_folder(dir.path());

@@ -13,7 +13,8 @@ TEST(Config, DefaultConstructionHoldsTheSchemaDefaults) {
   for (const FieldSpec& f : fields()) EXPECT_EQ(f.fetch(c), f.default_value) << f.path();
   EXPECT_EQ(c.source.uri, "/dev/video0");
   EXPECT_TRUE(c.model.path.empty());
-  EXPECT_EQ(c.model.precision, Precision::kFp32);
+  EXPECT_EQ(c.model.precision, Precision::kFile);
+  EXPECT_EQ(c.model.imgsz, runtime::InputSize{});
   EXPECT_EQ(c.model.decoder, Decoder::kAuto);
   EXPECT_EQ(c.detect.conf, 0.25);
   EXPECT_EQ(c.threads.mode, ThreadMode::kAdaptive);

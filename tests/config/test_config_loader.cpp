@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <random>
 #include <string>
 #include <string_view>
@@ -94,7 +95,8 @@ TEST(ConfigLoader, WrongTypesSayWhatWasExpectedAndWhatWasFound) {
   expect_problem(error_of("detect:\n  conf: abc\n"), "detect.conf", 2, 9,
                  "expected a number, got 'abc'");
   expect_problem(error_of("model:\n  imgsz: 640.5\n"), "model.imgsz", 2, 10,
-                 "expected a whole number, got '640.5'");
+                 "expected a size such as 640, [height, width] such as [384, 640], or auto, got "
+                 "'640.5'");
   expect_problem(error_of("source:\n  loop: maybe\n"), "source.loop", 2, 9,
                  "expected true or false, got 'maybe'");
   expect_problem(error_of("source:\n  uri: [a, b]\n"), "source.uri", 2, 8,
@@ -135,7 +137,7 @@ TEST(ConfigLoader, OutOfRangeValuesSayTheRange) {
 
 TEST(ConfigLoader, BadEnumListsTheAllowedValues) {
   expect_problem(error_of("model:\n  precision: fp16\n"), "model.precision", 2, 14,
-                 "'fp16' is not allowed: use one of fp32, int8, auto");
+                 "'fp16' is not allowed: use one of file, fp32, int8, auto");
   expect_problem(error_of("threads:\n  mode: Adaptive\n"), "threads.mode", 2, 9,
                  "(did you mean 'adaptive'?)");
 }
@@ -157,7 +159,49 @@ TEST(ConfigLoader, AcceptedSpellings) {
   EXPECT_TRUE(c.source.loop);
   EXPECT_FALSE(c.source.realtime);
   EXPECT_TRUE(c.config.watch);
-  EXPECT_EQ(c.model.imgsz, 320);
+  EXPECT_EQ(c.model.imgsz, runtime::InputSize::fixed(320, 320));
+}
+
+TEST(ConfigLoader, ImgszTakesASquareHeightAndWidthOrAuto) {
+  const auto imgsz = [](const std::string& value) {
+    return parse_config("model:\n  imgsz: " + value + "\n", "t.yaml", kSchemaOnly).model.imgsz;
+  };
+  EXPECT_EQ(imgsz("0"), runtime::InputSize{});
+  EXPECT_EQ(imgsz("640"), runtime::InputSize::fixed(640, 640));
+  EXPECT_EQ(imgsz("[384, 640]"), runtime::InputSize::fixed(384, 640));
+  EXPECT_EQ(imgsz("auto"), runtime::InputSize::automatic());
+  expect_problem(error_of("model:\n  imgsz: [400, 640]\n"), "model.imgsz", 2, 10,
+                 "400 is not a multiple of 32 (the largest YOLO stride): use 384 or 416");
+  expect_problem(error_of("model:\n  imgsz: [640]\n"), "model.imgsz", 2, 10,
+                 "a list needs two sizes, [height, width] such as [384, 640]; got 1");
+  expect_problem(error_of("model:\n  imgsz: [0, 640]\n"), "model.imgsz", 2, 10,
+                 "0 alone (not in a list) is the model's own");
+  expect_problem(error_of("model:\n  imgsz: [384, 9000]\n"), "model.imgsz[1]", 2, 16,
+                 "9000 is out of range");
+  expect_problem(error_of("model:\n  imgsz: wide\n"), "model.imgsz", 2, 10, "got 'wide'");
+  // Written back as read.
+  for (const char* value : {"0", "640", "[384, 640]", "auto"}) {
+    Config c;
+    c.model.imgsz = imgsz(value);
+    EXPECT_NE(to_yaml(c, false).find(std::string("imgsz: ") + value + "\n"), std::string::npos)
+        << value;
+  }
+}
+
+TEST(ConfigLoader, PrecisionComesFromTheFileByDefault) {
+  EXPECT_EQ(parse_config("model: {}\n", "t.yaml", kSchemaOnly).model.precision, Precision::kFile);
+  // int8 and auto need no int8_path when model.path is static INT8 itself.
+  TempFolder dir;
+  for (const char* name : {"q.onnx", "fp32.onnx"}) std::ofstream(dir.path() / name) << "model";
+  LoadOptions options = kSchemaOnly;
+  options.static_int8 = [](const fs::path& p) { return p.filename() == "q.onnx"; };
+  const std::string int8 =
+      "model:\n  path: " + (dir.path() / "q.onnx").string() + "\n  precision: int8\n";
+  EXPECT_EQ(parse_config(int8, "t.yaml", options).model.precision, Precision::kInt8);
+  expect_problem(
+      error_of("model:\n  path: " + (dir.path() / "fp32.onnx").string() + "\n  precision: auto\n",
+               options),
+      "model.precision", 3, 14, "auto needs model.int8_path");
 }
 
 TEST(ConfigLoader, SectionThatIsNotAMappingShowsTheLayout) {
@@ -273,7 +317,7 @@ TEST(ConfigLoader, OverridesReplaceTheFileAndAreCheckedLikeIt) {
       << e.what();
   options.overrides = {{"model.precision", "fp16", "through the HTTP API"}};
   expect_problem(error_of("model: {}\n", options), "model.precision", 0, 0,
-                 "'fp16' is not allowed: use one of fp32, int8, auto");
+                 "'fp16' is not allowed: use one of file, fp32, int8, auto");
   options.overrides = {{"model.speed", "1", "by a test"}};
   expect_problem(error_of("model: {}\n", options), "model.speed", 0, 0, "is not a setting");
 }
@@ -426,7 +470,7 @@ TEST(ConfigLoader, ModelPathThatIsAFolderIsRejected) {
   fs::create_directories(folder.path() / "models");
   const fs::path file =
       folder.write("c.yaml", "source: {uri: rtsp://cam/s}\nmodel:\n  path: models\n");
-  expect_problem(load_error(file), "model.path", 3, 9, "is a folder: point to the FP32 ONNX model");
+  expect_problem(load_error(file), "model.path", 3, 9, "is a folder: point to the ONNX model");
 }
 
 TEST(ConfigLoader, MissingInt8ModelAndLabelsAreRejected) {
@@ -670,9 +714,9 @@ config:
   const Config c = load_config(file, with_sources());
   const fs::path dir = folder.path();
   EXPECT_EQ(c.source, (SourceConfig{(dir / "v.mp4").string(), true, false, 1280, 720, 15, 0.5}));
-  EXPECT_EQ(c.model,
-            (ModelConfig{dir / "m.onnx", dir / "m.int8.onnx", Precision::kInt8, Quantize::kAuto, 32,
-                         320, dir / "names.txt", Decoder::kEnd2end, 0.9}));
+  EXPECT_EQ(c.model, (ModelConfig{dir / "m.onnx", dir / "m.int8.onnx", Precision::kInt8,
+                                  Quantize::kAuto, 32, runtime::InputSize::fixed(320, 320),
+                                  dir / "names.txt", Decoder::kEnd2end, 0.9}));
   EXPECT_EQ(c.detect, (DetectConfig{0.4, 0.6, {0, 2, 7}, 50, true}));
   EXPECT_EQ(c.threads, (ThreadsConfig{ThreadMode::kEfficiency, 3, 4, 0.2}));
   EXPECT_EQ(c.telemetry, (TelemetryConfig{0.5, dir / "sys"}));

@@ -65,7 +65,7 @@ TEST(Schema, HoldsTheKeysDocsTestsAndScriptsRelyOn) {
                           "config.watch"}) {
     EXPECT_NE(find_field(key), nullptr) << key;
   }
-  const std::vector<std::string_view> precision = {"fp32", "int8", "auto"};
+  const std::vector<std::string_view> precision = {"file", "fp32", "int8", "auto"};
   const std::vector<std::string_view> quantize = {"off", "auto"};
   EXPECT_EQ(find_field("model.precision")->choices, precision);
   EXPECT_EQ(find_field("model.quantize")->choices, quantize);
@@ -166,12 +166,35 @@ TEST(Schema, ChecksRangesChoicesAndRules) {
             "'warn' is not allowed: use one of debug, info, warning, error (did you mean "
             "'warning'?)");
   EXPECT_EQ(check_value(*find_field("model.imgsz"), std::int64_t{100}),
-            "100 is not a multiple of 32 (the largest YOLO stride): use e.g. 96, or 0 for the "
-            "model's own size");
+            "100 is not a multiple of 32 (the largest YOLO stride): use 96 or 128, 0 for the "
+            "model's own size, or auto");
+  EXPECT_EQ(check_value(*find_field("model.imgsz"), std::vector<std::int64_t>{384, 640}), "");
+  EXPECT_EQ(check_value(*find_field("model.imgsz"), std::string("auto")), "");
+  EXPECT_EQ(check_value(*find_field("model.imgsz"), std::string("wide")),
+            "'wide' is not a size: use a number such as 640, [height, width] such as [384, 640], "
+            "or auto");
   EXPECT_EQ(check_value(*find_field("http.listen"), std::string("")), "");
   EXPECT_NE(check_value(*find_field("http.listen"), std::string("a:b:80")), "");
   EXPECT_NE(check_value(*find_field("mqtt.prefix"), std::string("/cams")), "");
   EXPECT_NE(check_value(*find_field("mqtt.discovery_prefix"), std::string("home/#")), "");
+}
+
+// --imgsz's text, as the CLI passes it to the model.imgsz rules.
+TEST(Schema, ParsesImageSizesAsTheCommandLineWritesThem) {
+  EXPECT_EQ(parse_image_size("auto"), Value(std::string("auto")));
+  EXPECT_EQ(parse_image_size("640"), Value(std::int64_t{640}));
+  EXPECT_EQ(parse_image_size("384,640"), Value(std::vector<std::int64_t>{384, 640}));
+  EXPECT_EQ(parse_image_size("[384, 640]"), Value(std::vector<std::int64_t>{384, 640}));
+  EXPECT_EQ(parse_image_size(" 384 , 640 "), Value(std::vector<std::int64_t>{384, 640}));
+  EXPECT_EQ(parse_image_size("[640]"), Value(std::vector<std::int64_t>{640}));
+  for (const char* bad : {"", "384x640", "big", "384,", ",640", "[384, 640"}) {
+    EXPECT_FALSE(parse_image_size(bad)) << bad;
+  }
+  EXPECT_EQ(to_image_size(Value(std::int64_t{0})), runtime::InputSize{});
+  EXPECT_EQ(to_image_size(Value(std::int64_t{320})), runtime::InputSize::fixed(320, 320));
+  EXPECT_EQ(to_image_size(Value(std::vector<std::int64_t>{384, 640})),
+            runtime::InputSize::fixed(384, 640));
+  EXPECT_EQ(to_image_size(Value(std::string("auto"))), runtime::InputSize::automatic());
 }
 
 TEST(Schema, FormatsValuesAsYaml) {
@@ -183,6 +206,9 @@ TEST(Schema, FormatsValuesAsYaml) {
   EXPECT_EQ(format_value(std::vector<std::int64_t>{}), "[]");
   EXPECT_EQ(format_value(std::vector<std::int64_t>{0, 2}), "[0, 2]");
   EXPECT_EQ(format_field(*find_field("model.precision"), std::string("int8")), "int8");
+  EXPECT_EQ(format_field(*find_field("model.imgsz"), std::string("auto")), "auto");
+  EXPECT_EQ(format_field(*find_field("model.imgsz"), std::vector<std::int64_t>{384, 640}),
+            "[384, 640]");
   Config c;
   c.gpio.alerts = {{17, "", {0, 2}, 0.5, 3, 1500, true}};
   EXPECT_EQ(format_field(*find_field("gpio.alerts"), find_field("gpio.alerts")->fetch(c)),
@@ -207,7 +233,11 @@ TEST(Schema, DescriptionListsEverySectionAndKey) {
     EXPECT_NE(text.find("  " + f.path() + " (" + f.accepts() + "; default "), std::string::npos)
         << f.path();
   }
-  EXPECT_NE(text.find("model.precision (one of fp32, int8, auto; default fp32)"), std::string::npos);
+  EXPECT_NE(text.find("model.precision (one of file, fp32, int8, auto; default file)"),
+            std::string::npos);
+  EXPECT_NE(text.find("model.imgsz (0, a size or [height, width] from 0 to 4096, or auto; default "
+                      "0)"),
+            std::string::npos);
   EXPECT_NE(text.find("gpio.alerts[].line (whole number from 0 to 1023; required)"),
             std::string::npos);
   EXPECT_NE(text.find("gpio.precision_button.bias (one of pull-up, pull-down, disabled, as-is; "
@@ -260,7 +290,7 @@ TEST(ShippedConfig, SaysToSetModelPathWhenFilesAreChecked) {
     const auto it = std::find_if(problems.begin(), problems.end(),
                                  [](const ConfigProblem& p) { return p.key == "model.path"; });
     ASSERT_NE(it, problems.end()) << e.what();
-    EXPECT_NE(it->message.find("is not set: set it to the FP32 ONNX model"), std::string::npos);
+    EXPECT_NE(it->message.find("is not set: set it to the ONNX model"), std::string::npos);
   }
 }
 

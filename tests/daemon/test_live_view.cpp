@@ -179,7 +179,7 @@ TEST_F(LiveView, PrecisionSwitchGoesThroughTheReloadPath) {
   ASSERT_TRUE(refused);
   EXPECT_EQ(refused->status, 422) << refused->body;
   EXPECT_NE(refused->body.find("model.precision"), std::string::npos) << refused->body;
-  EXPECT_EQ(status()["model"]["wanted_precision"], "fp32");
+  EXPECT_EQ(status()["model"]["wanted_precision"], "file");
 
   // Allowed once the file lets the daemon make INT8 itself.
   s_.write_config(config_text(paced_video(), s_.logs, "yolo11n_320_fp32",
@@ -217,7 +217,7 @@ TEST_F(LiveView, PrecisionSwitchGoesThroughTheReloadPath) {
   EXPECT_TRUE(
       log.wait_for([](const auto& l) { return is_event(l, "precision_override_dropped"); }, 10s));
   j = status();
-  EXPECT_EQ(j["model"]["wanted_precision"], "fp32");
+  EXPECT_EQ(j["model"]["wanted_precision"], "file");
   EXPECT_FALSE(j["model"].contains("precision_override"));
   EXPECT_FALSE(j.contains("last_error")) << j.dump();
 }

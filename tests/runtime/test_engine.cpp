@@ -89,7 +89,7 @@ TEST(Engine, DynamicAxesTakeTheSizeFromImgszOrMetadata) {
   fixed->run();
 
   EngineOptions options;
-  options.imgsz = 320;
+  options.imgsz = InputSize::fixed(320, 320);
   auto dynamic = Engine::load(dynamic_copy("yolo11n_320_fp32.onnx", true), options);
   fill_input(*dynamic);
   dynamic->run();
@@ -123,13 +123,108 @@ TEST(Engine, DynamicAxesWithoutAnySizeSayToPassImgsz) {
 TEST(Engine, ImgszDifferentFromAFixedInputIsAnError) {
   YOLO_REQUIRE_FIXTURES();
   EngineOptions options;
-  options.imgsz = 640;
+  options.imgsz = InputSize::fixed(640, 640);
   try {
     Engine::load(model_path("yolo11n_320_fp32.onnx"), options);
     FAIL() << "expected a ModelError";
   } catch (const ModelError& e) {
     EXPECT_NE(std::string(e.what()).find("fixed at 320x320"), std::string::npos) << e.what();
   }
+}
+
+// What ModelError says for `options`: the file, and the parts a user needs to act.
+std::string load_error(const fs::path& model, const EngineOptions& options) {
+  try {
+    Engine::load(model, options);
+  } catch (const ModelError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << model << " loaded";
+  return "";
+}
+
+// The KITTI-like car/person YOLOv8 exported with dynamic axes ([batch, 3, height, width]).
+TEST(Engine, DynamicAxesRunAtTheSourceAspectOrAnyMultipleOfTheStride) {
+  YOLO_REQUIRE_FIXTURES();
+  const fs::path model = model_path("yolov8n_carperson_dynaxes_int8dyn.onnx");
+  EngineOptions options;
+  options.imgsz = InputSize::automatic(720, 1280);
+  auto wide = Engine::load(model, options);
+  EXPECT_EQ(wide->input_width(), 640);
+  EXPECT_EQ(wide->input_height(), 384);
+  // Anchors are made in the graph from the input size: 48x80 + 24x40 + 12x20 cells.
+  EXPECT_EQ(wide->output(0).shape(), (Shape{1, 6, 5040}));
+  EXPECT_EQ(wide->input_for(InputSize::automatic(1080, 1920)), InputSize::fixed(384, 640));
+  EXPECT_EQ(wide->input_for(InputSize::automatic(1280, 720)), InputSize::fixed(640, 384));
+  EXPECT_EQ(wide->input_for({}), InputSize::fixed(640, 640));
+
+  options.imgsz = InputSize::fixed(352, 640);
+  auto fixed = Engine::load(model, options);
+  EXPECT_EQ(fixed->input_height(), 352);
+  fixed->run();
+
+  // Auto before any frame: the size it was exported at.
+  options.imgsz = InputSize::automatic();
+  EXPECT_EQ(Engine::load(model, options)->input_width(), 640);
+}
+
+TEST(Engine, ASizeOffTheStrideIsRefusedNamingTheKey) {
+  YOLO_REQUIRE_FIXTURES();
+  const fs::path model = model_path("yolov8n_carperson_dynaxes_int8dyn.onnx");
+  EngineOptions options;
+  options.imgsz = InputSize::fixed(400, 640);
+  options.imgsz_key = "model.imgsz";
+  const std::string what = load_error(model, options);
+  for (const char* part : {"model.imgsz 400x640", "400 is not a multiple of its stride 32",
+                           "use 384 or 416", model.c_str()}) {
+    EXPECT_NE(what.find(part), std::string::npos) << part << " not in: " << what;
+  }
+}
+
+// The metadata's stride, not 32, when the model records one (a P6 model, stride 64).
+TEST(Engine, TheStrideComesFromTheMetadata) {
+  YOLO_REQUIRE_FIXTURES();
+  auto proto = parse(model_path("yolov8n_carperson_dynaxes_int8dyn.onnx"));
+  for (auto& prop : *proto.mutable_metadata_props()) {
+    if (prop.key() == "stride") prop.set_value("64");
+  }
+  const fs::path path = fs::temp_directory_path() / "yolo_edge_stride64.onnx";
+  std::ofstream(path, std::ios::binary) << proto.SerializeAsString();
+  EngineOptions options;
+  options.imgsz = InputSize::fixed(352, 640);
+  const std::string what = load_error(path, options);
+  EXPECT_NE(what.find("352 is not a multiple of its stride 64"), std::string::npos) << what;
+  EXPECT_NE(what.find("--imgsz"), std::string::npos) << what;
+  options.imgsz = InputSize::automatic(720, 1280);
+  EXPECT_EQ(Engine::load(path, options)->input_height(), 384);  // 360 rounded up to 64 x 6
+}
+
+TEST(Engine, AFixedShapeFileKeepsItsShapeForAuto) {
+  YOLO_REQUIRE_FIXTURES();
+  EngineOptions options;
+  options.imgsz = InputSize::automatic(720, 1280);
+  auto engine = Engine::load(model_path("yolo11n_320_fp32.onnx"), options);
+  EXPECT_EQ(engine->input_width(), 320);
+  EXPECT_EQ(engine->input_height(), 320);
+  options.imgsz = InputSize::fixed(192, 320);
+  const std::string what = load_error(model_path("yolo11n_320_fp32.onnx"), options);
+  EXPECT_NE(what.find("fixed at 320x320"), std::string::npos) << what;
+  EXPECT_NE(what.find("not 192x320"), std::string::npos) << what;
+}
+
+TEST(Engine, ModelFileSaysWhatTheFileIs) {
+  YOLO_REQUIRE_FIXTURES();
+  const ModelFile dynaxes = read_model_file(model_path("yolov8n_carperson_dynaxes_int8dyn.onnx"));
+  EXPECT_EQ(dynaxes.precision, Precision::kFp32);
+  EXPECT_EQ(dynaxes.input, (Shape{-1, 3, -1, -1}));
+  EXPECT_EQ(dynaxes.input_for(InputSize::automatic(720, 1280), "--imgsz"),
+            InputSize::fixed(384, 640));
+  const ModelFile fixed = read_model_file(model_path("yolov5n_640_fp16.onnx"));
+  EXPECT_EQ(fixed.input, (Shape{1, 3, 640, 640}));
+  EXPECT_EQ(fixed.input_for(InputSize::automatic(720, 1280), "--imgsz"),
+            InputSize::fixed(640, 640));
+  EXPECT_FALSE(is_static_int8_file(model_path("yolov8n_kitti3_int8dyn.onnx")));
+  EXPECT_FALSE(is_static_int8_file(model_path("no_such_file.onnx")));
 }
 
 TEST(Engine, SetThreadsBetweenRunsKeepsResults) {

@@ -223,7 +223,7 @@ TEST(QdqChain, OrtLayoutChainsEqualFakeQuant) {
   for (const auto& c : chain_cases()) {
     SCOPED_TRACE(c.name);
     const OrtLayoutFile file = chain_file(c);
-    const QdqPlan plan = plan_qdq_model(file.path, 0);
+    const QdqPlan plan = plan_qdq_model(file.path, InputSize{});
     EXPECT_EQ(plan.stats.conv_act, 1);
     EXPECT_EQ(plan.stats.tables, 0);
     EXPECT_EQ(plan.stats.chains_as_written, c.inner_roundings > 0 ? 1 : 0);

@@ -252,17 +252,20 @@ TEST(QdqLowering, Int8OnAFloatModelRunsItsInt8Sibling) {
   EXPECT_NE(message.find("--out " + sibling.string()), std::string::npos) << message;
 }
 
-// A dynamic-INT8 file is not what precision int8 runs, nor something to quantize again.
-TEST(QdqLowering, Int8OnADynamicModelSaysToQuantizeTheFp32Original) {
+// A dynamic-INT8 file is not what precision int8 runs: the message gives the quantize command
+// that makes its INT8 sibling from the file itself.
+TEST(QdqLowering, Int8OnADynamicModelSaysToQuantizeIt) {
   ModelBuilder b;
   b.input("images", {1, 3, 8, 8});
   b.node("DynamicQuantizeLinear", {"images"}, {"q", "scale", "zero"});
   auto& cast = b.node("Cast", {"q"}, {"out"});
   ModelBuilder::attr(cast, "to", std::int64_t{onnx::TensorProto::FLOAT});
   b.output("out");
-  const std::string message = load_error(b.save("dynamic_int8.onnx"), Precision::kInt8);
+  const auto path = b.save("dynamic_int8.onnx");
+  const std::string message = load_error(path, Precision::kInt8);
   EXPECT_NE(message.find("dynamic INT8"), std::string::npos) << message;
-  EXPECT_NE(message.find("--model FP32.onnx"), std::string::npos) << message;
+  EXPECT_NE(message.find("yolo-edge quantize --model " + path.string()), std::string::npos)
+      << message;
 }
 
 // The plan `inspect` shows comes from the lowering itself: every node but the Q/DQ it consumed,
@@ -287,7 +290,7 @@ TEST(QdqLowering, PlanSaysPerNodeWhatRunsInt8AndWhyTheRestStaysFloat) {
   m.b.output("out");
   const auto path = m.b.save("qdq_plan.onnx");
 
-  const QdqPlan plan = plan_qdq_model(path, 0);
+  const QdqPlan plan = plan_qdq_model(path, InputSize{});
   std::map<std::string, QdqLayer> by_node;
   for (const auto& layer : plan.layers) by_node[layer.node] = layer;
   ASSERT_EQ(plan.layers.size(), 7U);
@@ -340,7 +343,7 @@ TEST(QdqLowering, PlanOfEveryLoweredOpAndTheConcatRequantization) {
   m.b.node("Identity", {m.qdq("cat", 0.05F, 0)}, {"out_cat"});
   for (const char* o : {"out_add", "out_up", "out_cat"}) m.b.output(o);
   const auto path = m.b.save("qdq_plan_ops.onnx");
-  const QdqPlan plan = plan_qdq_model(path, 0);
+  const QdqPlan plan = plan_qdq_model(path, InputSize{});
   std::map<std::string, QdqLayer> by_node;
   for (const auto& layer : plan.layers) by_node[layer.node] = layer;
   EXPECT_EQ(by_node["add"].note, "int8 Add");
@@ -392,7 +395,7 @@ TEST(QdqLowering, QOperatorModelsFailAtLoadNamingTheNodeAndTheQdqWay) {
     EXPECT_NE(message.find("yolo-edge quantize --model FP32.onnx"), std::string::npos) << message;
     EXPECT_NE(message.find("quant_format=QuantFormat.QDQ"), std::string::npos) << message;
   }
-  EXPECT_THROW(plan_qdq_model(path, 0), ModelError);
+  EXPECT_THROW(plan_qdq_model(path, InputSize{}), ModelError);
 }
 
 TEST(QdqLowering, QOperatorOpsAreTheQLinearOnesAndQGemm) {

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: Apache-2.0
+// The model manager as users meet it, through the real yolo-edged: models as they bring them.
+// model.imgsz auto sizes a dynamic-axes model's input to the camera's aspect once its first frame
+// arrives; a static INT8 model.path runs int8 without model.int8_path; a size the model cannot
+// take stops the daemon before it starts, with one message naming the key, the file and the fix.
+#include <gtest/gtest.h>
+
+#include <httplib.h>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/cli/tiny_detector.h"
+#include "tests/daemon/daemon_process.h"
+#include "tests/support/fixtures.h"
+#include "tests/support/run_process.h"
+
+namespace yolo::test {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+std::string traffic_video() {
+  return "  uri: " + fixture("video/traffic_720p_30fps.mp4") + "\n  loop: true\n  realtime: true\n";
+}
+
+// A daemon config for `model` (a path) with `extra` under model:, HTTP on a port of its choosing
+// with no login (what is checked here is the model part of the status).
+std::string model_config(const fs::path& model, const std::string& extra, const fs::path& logs) {
+  return "source:\n" + traffic_video() + "model:\n  path: " + model.string() + "\n" + extra +
+         "threads:\n  mode: fixed\n  count: 1\nlogging:\n  dir: " + logs.string() +
+         "\nhttp:\n  listen: 127.0.0.1:0\n  auth: none\n";
+}
+
+// The tiny detector quantized to static INT8, in a folder the daemon can read.
+fs::path tiny_int8(const fs::path& folder) {
+  const fs::path dir = writable_folder(folder / "models");
+  const fs::path int8 = dir / "tiny.int8.onnx";
+  const ProcessResult made = run_process(
+      {cli_path().string(), "quantize", "--model", tiny_detector_model(dir).string(), "--calib",
+       one_image_folder(dir).string(), "--keep-fp32", "none", "--out", int8.string()});
+  EXPECT_EQ(made.status, 0) << made.err;
+  return int8;
+}
+
+class ModelManagerDaemon : public ::testing::Test {
+ protected:
+  void start(const fs::path& model, const std::string& extra) {
+    s_.logs = writable_folder(s_.folder.path() / "logs");
+    s_.config = s_.folder.path() / "yolo-edge.yaml";
+    s_.write_config(model_config(model, extra, s_.logs));
+    daemon_ = s_.start();
+    const auto port = s_.http_port(90s);
+    ASSERT_TRUE(port) << s_.daemon_output();
+    port_ = *port;
+  }
+
+  nlohmann::json status() const {
+    httplib::Client c("127.0.0.1", port_);
+    c.set_read_timeout(15s);
+    auto r = c.Get("/api/status");
+    if (!r || r->status != 200) return nlohmann::json::object();
+    return nlohmann::json::parse(r->body);
+  }
+
+  // The status once `ready` holds for its model part, or the last one seen.
+  template <typename Ready>
+  nlohmann::json wait_for_model(Ready ready, std::chrono::seconds timeout) const {
+    const auto deadline = Clock::now() + timeout;
+    nlohmann::json j;
+    while (Clock::now() < deadline) {
+      j = status();
+      if (j.contains("model") && j.value("fps", 0.0) > 0 && ready(j["model"])) return j;
+      std::this_thread::sleep_for(200ms);
+    }
+    return j;
+  }
+
+  // Runs the tiny static INT8 detector as model.path with `model_extra` under model: and checks
+  // it runs int8 from that very file with nothing pending, as `wanted` asked.
+  void expect_int8_from_model_path(const std::string& model_extra, const std::string& wanted) {
+    const fs::path int8 = tiny_int8(s_.folder.path());
+    start(int8, model_extra);
+    const nlohmann::json j =
+        wait_for_model([](const nlohmann::json& m) { return m["precision"] == "int8"; }, 90s);
+    ASSERT_EQ(j.value("model", nlohmann::json::object()).value("precision", ""), "int8")
+        << j.dump() << "\n"
+        << s_.daemon_output();
+    EXPECT_EQ(j["model"]["file"], int8.string());
+    EXPECT_EQ(j["model"]["wanted_precision"], wanted);
+    EXPECT_FALSE(j["model"].contains("pending")) << j.dump();
+  }
+
+  DaemonSetup s_;
+  std::unique_ptr<DaemonProcess> daemon_;
+  int port_ = 0;
+};
+
+// 1280x720 video on a model exported with dynamic axes: 384x640 (width 640, height 384) once the
+// first frame says what the camera delivers.
+TEST_F(ModelManagerDaemon, ImgszAutoSizesADynamicAxesModelToTheCamera) {
+  YOLO_REQUIRE_FIXTURES();
+  const fs::path model = fixtures_dir() / "models" / "yolov8n_carperson_dynaxes_int8dyn.onnx";
+  start(model, "  imgsz: auto\n");
+  const nlohmann::json j = wait_for_model(
+      [](const nlohmann::json& m) {
+        return m["input"] == nlohmann::json({640, 384});
+      },
+      120s);
+  ASSERT_TRUE(j.contains("model")) << "no status with frames in 120 s\n" << s_.daemon_output();
+  ASSERT_EQ(j["model"]["input"], nlohmann::json({640, 384})) << j.dump() << "\n"
+                                                             << s_.daemon_output();
+  EXPECT_EQ(j["model"]["imgsz"], "auto");
+  EXPECT_EQ(j["model"]["file"], model.string());
+  EXPECT_EQ(j["model"]["precision"], "fp32");
+  EXPECT_EQ(j["model"]["wanted_precision"], "file");
+  EXPECT_NE(j["status_line"].get<std::string>().find("640x384"), std::string::npos) << j.dump();
+}
+
+// A static INT8 file as model.path runs int8 with no precision given: the file says what it is.
+TEST_F(ModelManagerDaemon, AStaticInt8ModelPathRunsInt8ByDefault) {
+  YOLO_REQUIRE_FIXTURES();  // the daemon's source is the fixture video
+  expect_int8_from_model_path("", "file");
+}
+
+// precision int8 with a static INT8 model.path: no model.int8_path needed.
+TEST_F(ModelManagerDaemon, PrecisionInt8NeedsNoInt8PathWhenModelPathIsInt8) {
+  YOLO_REQUIRE_FIXTURES();
+  expect_int8_from_model_path("  precision: int8\n", "int8");
+}
+
+// A dynamic-axes model whose metadata says stride 64, given an imgsz off that stride: the daemon
+// does not start, and says which key, which file and what to use.
+TEST_F(ModelManagerDaemon, AnImgszTheModelCannotTakeStopsTheStart) {
+  YOLO_REQUIRE_FIXTURES();
+  onnx::ModelProto proto;
+  {
+    std::ifstream in(fixtures_dir() / "models" / "yolov8n_carperson_dynaxes_int8dyn.onnx",
+                     std::ios::binary);
+    ASSERT_TRUE(proto.ParseFromIstream(&in));
+  }
+  for (auto& prop : *proto.mutable_metadata_props()) {
+    if (prop.key() == "stride") prop.set_value("64");
+  }
+  const fs::path model = writable_folder(s_.folder.path() / "models") / "stride64.onnx";
+  std::ofstream(model, std::ios::binary) << proto.SerializeAsString();
+
+  s_.logs = writable_folder(s_.folder.path() / "logs");
+  s_.config = s_.folder.path() / "yolo-edge.yaml";
+  s_.write_config(model_config(model, "  imgsz: [352, 640]\n", s_.logs));
+  const ProcessResult r =
+      run_process({(fs::path(YOLO_EDGE_BINARY_DIR) / "bin" / "yolo-edged").string(), "--config",
+                   s_.config.string(), "--state-dir", s_.state.string()});
+  EXPECT_NE(r.status, 0);
+  for (const std::string& part :
+       std::vector<std::string>{"not starting", model.string(), "model.imgsz 352x640",
+                                "352 is not a multiple of its stride 64", "use 320 or 384"}) {
+    EXPECT_NE(r.err.find(part), std::string::npos) << part << " not in:\n" << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace yolo::test
