@@ -45,8 +45,8 @@ std::pair<std::vector<float>, runtime::Shape> ort_output(const fs::path& model,
   std::ofstream(in, std::ios::binary)
       .write(reinterpret_cast<const char*>(input.data()),
              static_cast<std::streamsize>(input.size() * sizeof(float)));
-  const std::string cmd = "NODE_PATH=" + quoted((peer_dir / "node_modules").string()) +
-                          " node " + quoted(YOLO_EDGE_SOURCE_DIR "/benchmarks/ort_run.js") + " " +
+  const std::string cmd = "NODE_PATH=" + quoted((peer_dir / "node_modules").string()) + " node " +
+                          quoted(YOLO_EDGE_SOURCE_DIR "/benchmarks/ort_run.js") + " " +
                           quoted(model.string()) + " " + quoted(in.string()) + " " +
                           std::to_string(height) + " " + std::to_string(width) + " " +
                           quoted((work / "out").string());

@@ -120,9 +120,11 @@ void GpioPublisher::run() {
       }
     }
     controller.daemon_state(state);
+    // A result counts from when it arrives, not from its frame's capture: on a slow device the
+    // frame was read a few inference times before its result, and the LED would call that a stall.
     while (std::optional<std::shared_ptr<const FrameResult>> result =
                queue_.pop(std::chrono::milliseconds(0))) {
-      controller.frame((*result)->detections, (*result)->captured);
+      controller.frame((*result)->detections, Clock::now());
     }
     const auto now = Clock::now();
     for (int presses = controller.read_button(now); presses > 0; --presses) {

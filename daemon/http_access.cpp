@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -20,6 +21,36 @@ namespace {
 // Failures older than this are forgotten: a typo next week starts again at no delay.
 constexpr auto kFailureMemory = std::chrono::minutes(15);
 constexpr std::string_view kBearer = "Bearer ";
+constexpr std::string_view kBasic = "Basic ";
+
+// The secret an Authorization header carries: a bearer token, or the password of HTTP Basic
+// (any user name), which VLC, Home Assistant's MJPEG camera and `http://user:pass@host/` URLs send.
+std::optional<std::string> secret_of(std::string_view authorization) {
+  if (authorization.size() > kBearer.size() && authorization.starts_with(kBearer)) {
+    return std::string(authorization.substr(kBearer.size()));
+  }
+  if (authorization.size() <= kBasic.size() || !authorization.starts_with(kBasic)) {
+    return std::nullopt;
+  }
+  const std::string_view encoded = authorization.substr(kBasic.size());
+  if (encoded.size() % 4 != 0 || encoded.size() > 1024) return std::nullopt;
+  std::string decoded(encoded.size() / 4 * 3, '\0');
+  const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(decoded.data()),
+                                reinterpret_cast<const unsigned char*>(encoded.data()),
+                                static_cast<int>(encoded.size()));
+  if (n < 0) return std::nullopt;
+  // EVP_DecodeBlock counts the padding's zero bytes in.
+  std::size_t size = static_cast<std::size_t>(n);
+  if (encoded.ends_with("==")) {
+    size -= 2;
+  } else if (encoded.ends_with('=')) {
+    size -= 1;
+  }
+  decoded.resize(size);
+  const std::size_t colon = decoded.find(':');
+  if (colon == std::string::npos) return std::nullopt;
+  return decoded.substr(colon + 1);
+}
 
 std::int64_t wall_seconds() {
   return std::chrono::duration_cast<std::chrono::seconds>(
@@ -99,22 +130,23 @@ bool HttpAccess::valid_session(std::string_view cookie) const {
   return it != sessions_.end() && it->second > wall_seconds();
 }
 
-bool HttpAccess::valid_bearer(std::string_view authorization) const {
-  if (authorization.size() <= kBearer.size() || !authorization.starts_with(kBearer)) return false;
-  const std::string_view given = authorization.substr(kBearer.size());
+bool HttpAccess::valid_credential(std::string_view authorization) const {
+  const std::optional<std::string> given = secret_of(authorization);
+  if (!given || given->empty()) return false;
   // Both compared, whatever the first gives: the time says nothing about which one matched.
   const bool password = settings_.mode == config::HttpAuth::kPassword &&
-                        !settings_.password.empty() && same_secret(given, settings_.password);
-  const bool token = !settings_.token.empty() && same_secret(given, settings_.token);
+                        !settings_.password.empty() && same_secret(*given, settings_.password);
+  const bool token = !settings_.token.empty() && same_secret(*given, settings_.token);
   return password || token;
 }
 
 HttpAccess::Grant HttpAccess::grant(std::string_view cookie, std::string_view authorization) const {
   std::lock_guard lock(mutex_);
   if (settings_.mode == config::HttpAuth::kNone) {
-    return valid_bearer(authorization) ? Grant::kControl : Grant::kView;
+    return valid_credential(authorization) ? Grant::kControl : Grant::kView;
   }
-  return valid_session(cookie) || valid_bearer(authorization) ? Grant::kControl : Grant::kNothing;
+  return valid_session(cookie) || valid_credential(authorization) ? Grant::kControl
+                                                                  : Grant::kNothing;
 }
 
 bool HttpAccess::may_scrape(const Address& address, std::string_view cookie,

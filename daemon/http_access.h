@@ -19,12 +19,12 @@ namespace yolo::daemon {
 
 // Who may do what over HTTP (docs/live-view.md, "Who may watch"). With http.auth: password
 // (the default) everything needs a credential: a session cookie from POST /login with the
-// password, or `Authorization: Bearer` with the password or http.token. /metrics is also open
-// to the addresses of http.metrics_allow. With http.auth: none, viewing is open and only the
-// POSTs that change the daemon need http.token. Failed logins are counted per address, and each
-// next attempt from that address is answered later (1 s, doubling, at most 30 s).
-// Sessions last 30 days and are kept in a file of the state folder (as hashes), so a phone stays
-// logged in across restarts; a changed password ends them all. Thread-safe.
+// password, or `Authorization: Bearer` (or HTTP Basic, any user name) with the password or
+// http.token. /metrics is also open to the addresses of http.metrics_allow. With http.auth: none,
+// viewing is open and only the POSTs that change the daemon need http.token. Failed logins are
+// counted per address, and each next attempt from that address is answered later (1 s, doubling, at
+// most 30 s). Sessions last 30 days and are kept in a file of the state folder (as hashes), so a
+// phone stays logged in across restarts; a changed password ends them all. Thread-safe.
 class HttpAccess {
  public:
   using Clock = std::chrono::steady_clock;
@@ -86,7 +86,7 @@ class HttpAccess {
 
  private:
   bool valid_session(std::string_view cookie) const;
-  bool valid_bearer(std::string_view authorization) const;
+  bool valid_credential(std::string_view authorization) const;
   void load_sessions();
   void save_sessions() const;
 

@@ -142,7 +142,8 @@ constexpr std::string_view kLoginPage = R"html(<!doctype html>
 <style>
   body { font-family: system-ui, sans-serif; background: #111; color: #eee; display: flex;
          min-height: 100vh; margin: 0; align-items: center; justify-content: center; }
-  form { background: #1d1d1d; padding: 1.5em; border-radius: 8px; width: min(22em, 90vw); }
+  form { background: #1d1d1d; padding: 1.5em; border-radius: 8px; width: min(22em, 92vw);
+         box-sizing: border-box; }
   h1 { font-size: 1.2em; margin: 0 0 1em; }
   input { width: 100%; box-sizing: border-box; font-size: 1.1em; padding: 0.5em; margin: 0.3em 0 1em;
           border-radius: 4px; border: 1px solid #444; background: #000; color: #eee; }
@@ -829,15 +830,20 @@ int HttpServer::serve(const std::shared_ptr<Exchange>& ex) {
   }
   const HttpAccess::Grant grant = access_.grant(cookie, authorization);
   if (grant == HttpAccess::Grant::kNothing) {
-    const std::vector<std::pair<std::string, std::string>> challenge = {
-        {"WWW-Authenticate", "Bearer realm=\"yolo-edge\""}, {"Cache-Control", "no-store"}};
     if (ex->path == "/" || ex->path == "/index.html") {
-      return queue(c, 401, login_page(""), "text/html; charset=utf-8", challenge);
+      return queue(
+          c, 401, login_page(""), "text/html; charset=utf-8",
+          {{"WWW-Authenticate", "Bearer realm=\"yolo-edge\""}, {"Cache-Control", "no-store"}});
     }
+    // Basic is offered beside Bearer for players that ask for a user and password (VLC, Home
+    // Assistant's MJPEG camera): the password is the live view's, any user name.
     return queue_error(c, 401,
                        "log in first (the page at / asks for the password), or send "
-                       "'Authorization: Bearer <password or http.token>'",
-                       challenge);
+                       "'Authorization: Bearer <password or http.token>' (or HTTP Basic with "
+                       "the password and any user name)",
+                       {{"WWW-Authenticate", "Bearer realm=\"yolo-edge\""},
+                        {"WWW-Authenticate", "Basic realm=\"yolo-edge\", charset=\"UTF-8\""},
+                        {"Cache-Control", "no-store"}});
   }
   if (ex->method == "POST") {
     if (grant != HttpAccess::Grant::kControl) {

@@ -34,8 +34,15 @@ hostile = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(hostile)
 
 
+# The live view is behind a login (http.auth: password); the benchmark sends the password it set
+# as a bearer token, as a script would. /metrics is open to 127.0.0.1 (http.metrics_allow).
+PASSWORD = "bench-live-password-0123456789"
+AUTH = {"Authorization": f"Bearer {PASSWORD}"}
+
+
 def status(port):
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=10) as r:
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/api/status", headers=AUTH)
+    with urllib.request.urlopen(request, timeout=10) as r:
         return json.load(r)
 
 
@@ -48,7 +55,7 @@ class Reader(threading.Thread):
 
     def run(self):
         c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
-        c.request("GET", self.path)
+        c.request("GET", self.path, headers=AUTH)
         r = c.getresponse()
         if r.status != 200:
             raise SystemExit(f"{self.path}: HTTP {r.status}: {r.read()[:200]!r}")
@@ -132,6 +139,7 @@ logging:
   dir: {work}/logs
 http:
   listen: 127.0.0.1:0
+  password: {PASSWORD}
   max_viewers: 6
 """)
     log = open(f"{work}/daemon.log", "w")
@@ -162,7 +170,7 @@ http:
 
         before = measure(port, args.phase_s)
         attack = measure(port, args.phase_s,
-                         during=lambda s: hostile.run(f"http://127.0.0.1:{port}/", s))
+                         during=lambda s: hostile.run(f"http://127.0.0.1:{port}/", s, PASSWORD))
         after = measure(port, args.phase_s)
         page = attack["extra"]["page_loads_after"]
     finally:

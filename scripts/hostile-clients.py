@@ -6,7 +6,10 @@ Opens many connections that never read, sends headers a byte at a time, oversize
 headers, and garbage, all at once, for a fixed time; then closes everything and checks that the
 page still loads. Prints what it did as JSON. Usable against any device:
 
-    scripts/hostile-clients.py http://pi.local:8080 [--seconds 20]
+    scripts/hostile-clients.py http://pi.local:8080 [--seconds 20] [--password PASSWORD]
+
+With the password (`yolo-edge config --show-credential` on the device) the page is loaded logged
+in at the end; without it, the login form answering counts as the page loading.
 
 Only the standard library: it runs wherever python3 does.
 """
@@ -18,6 +21,7 @@ import socket
 import sys
 import threading
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 
@@ -103,15 +107,21 @@ def garbage(host, port, count, counts):
             counts["garbage_answers"][key] = counts["garbage_answers"].get(key, 0) + 1
 
 
-def page_loads(url, timeout=20):
+def page_loads(url, password=None, timeout=20):
+    request = urllib.request.Request(url)
+    if password:
+        request.add_header("Authorization", f"Bearer {password}")
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as r:
+        with urllib.request.urlopen(request, timeout=timeout) as r:
             return r.status == 200 and b"yolo-edge" in r.read()
+    except urllib.error.HTTPError as e:
+        # http.auth: password without a password given here: the login form is the page.
+        return not password and e.code == 401 and b'type="password"' in e.read()
     except OSError:
         return False
 
 
-def run(url, seconds):
+def run(url, seconds, password=None):
     parts = urllib.parse.urlsplit(url)
     host, port = parts.hostname, parts.port or 80
     counts = {"slow_bytes": 0, "slow_dropped": 0, "oversized_answers": [],
@@ -135,7 +145,7 @@ def run(url, seconds):
     for s in held:
         s.close()
     started = time.monotonic()
-    loads = page_loads(url)
+    loads = page_loads(url, password)
     return {
         "url": url,
         "seconds": seconds,
@@ -154,8 +164,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("url", help="the daemon's page, e.g. http://127.0.0.1:8080/")
     ap.add_argument("--seconds", type=float, default=20, help="how long the attack lasts")
+    ap.add_argument("--password", default=os.environ.get("YOLO_EDGE_PASSWORD"),
+                    help="the live view's password, to load the page logged in at the end")
     args = ap.parse_args()
-    result = run(args.url, args.seconds)
+    result = run(args.url, args.seconds, args.password)
     print(json.dumps(result, indent=2))
     return 0 if result["page_loads_after"] else 1
 

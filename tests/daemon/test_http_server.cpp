@@ -636,6 +636,22 @@ TEST_F(HttpServerTest, ALoginOpensASessionThatViewsAndSwitchesUntilLogout) {
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status, 200) << secret;
   }
+  // A player (VLC, Home Assistant's MJPEG camera) sends the password as HTTP Basic, any user;
+  // a wrong password, or a header that is not Base64 of user:password, is nobody.
+  c.set_basic_auth("viewer", "correct horse battery staple");
+  EXPECT_EQ(c.Get("/api/status")->status, 200);
+  c.set_basic_auth("viewer", "correct horse");
+  EXPECT_EQ(c.Get("/api/status")->status, 401);
+  c.set_basic_auth("", "");
+  for (const char* bad : {"Basic", "Basic !!!!", "Basic Y29ycmVjdA==", "Bearer "}) {
+    auto r = c.Get("/api/status", {{"Authorization", bad}});
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 401) << bad;
+  }
+  auto challenged = c.Get("/stream.mjpg");
+  ASSERT_TRUE(challenged);
+  EXPECT_EQ(challenged->status, 401);
+  EXPECT_EQ(challenged->get_header_value_count("WWW-Authenticate"), 2u);
   // A forged cookie is nobody.
   auto forged = c.Get("/api/status",
                       {{"Cookie", std::string(HttpAccess::kCookie) + "=" + std::string(64, 'a')}});
