@@ -80,12 +80,13 @@ quantize_timed() {
   echo "quantize $name: $(cat "$out.seconds") s"
 }
 
-# run_once OUT COMMAND...: COMMAND's standard output into OUT, unless OUT is there.
+# run_once OUT COMMAND...: COMMAND's standard output into OUT and its messages into OUT.err,
+# unless OUT is there.
 run_once() {
   local out=$1
   shift
   [ -s "$out" ] && return
-  "$@" >"$out.part" 2>/dev/null
+  "$@" >"$out.part" 2>"$out.err"
   mv "$out.part" "$out"
 }
 
