@@ -1120,6 +1120,11 @@ int HttpServer::serve_control(const std::shared_ptr<Exchange>& ex) {
     done = ex->done;
   }
   if (!done && suspend(ex, kOnJob, kNever)) return MHD_YES;
+  {
+    // suspend() declines when the job ended since the look above: look again.
+    std::lock_guard lock(jobs_mutex_);
+    done = ex->done;
+  }
   if (!done || !ex->reply) {
     return queue_error(
         c, done ? 504 : 503,
