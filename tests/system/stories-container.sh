@@ -185,6 +185,7 @@ story_signals_refblas() {
 # frames, then swapped in); an invalid reload keeps the old config and names line and column.
 story_reload_precision() {
   local pid frames int8
+  guest_run systemctl reset-failed yolo-edged
   guest_run systemctl restart yolo-edged
   pid=$(unit_prop MainPID)
   set_config model.precision int8 model.quantize auto model.calibration_frames 8
