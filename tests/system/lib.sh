@@ -146,9 +146,10 @@ expect_ready_before_active() {
 }
 
 # The live view's password, as the README says to get it (`sudo yolo-edge config
-# --show-credential`), kept for the run once read; empty before the daemon has made it.
+# --show-credential`), kept for the part's run once read (each guest makes its own; run_part's
+# $part names the guest); empty before the daemon has made it.
 guest_credential() {
-  local cache=$system_out/.http-password
+  local cache=$system_out/.http-password-${part:-guest}
   if [ ! -s "$cache" ]; then
     guest_run yolo-edge config --show-credential 2>/dev/null >"$cache" || rm -f "$cache"
   fi
