@@ -429,7 +429,10 @@ void Service::tick() {
       watchdog_sent_ = now;
     }
   }
-  update_status_line(false);
+  // The camera lost or back is told at once, not at the line's next refresh (up to 5 s later).
+  const Capture::State source_state = capture_->state();
+  update_status_line(source_state != source_state_);
+  source_state_ = source_state;
   const auto status = refresh_status();
   if (now - stats_sent_ >= kStatsPeriod) {
     stats_sent_ = now;

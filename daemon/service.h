@@ -120,6 +120,8 @@ class Service {
   bool reloading_ = false;
   std::string last_error_;
   std::string last_status_line_;
+  // The source's state at the last tick: a change sends the status line at once.
+  Capture::State source_state_ = Capture::State::kOpening;
   std::chrono::steady_clock::time_point status_sent_{};
   std::chrono::steady_clock::time_point watchdog_sent_{};
   std::optional<std::chrono::steady_clock::time_point> reload_due_;

@@ -226,6 +226,16 @@ TEST(Service, ReopensASourceThatStops) {
   ASSERT_TRUE(lost) << s.daemon_output();
   EXPECT_NE((*lost)["message"].get<std::string>().find("stopped delivering frames"),
             std::string::npos);
+  // systemctl status says so at once, not at the status line's next refresh (5 s).
+  const auto said = [&] {
+    for (const std::string& m : s.notify->messages()) {
+      if (m.rfind("STATUS=", 0) == 0 && m.find("; source ") != std::string::npos) return true;
+    }
+    return false;
+  };
+  const auto told_by = std::chrono::steady_clock::now() + 2s;
+  while (!said() && std::chrono::steady_clock::now() < told_by) std::this_thread::sleep_for(50ms);
+  EXPECT_TRUE(said()) << "no STATUS= line naming the lost source within 2 s";
   const auto reopened = log.wait_for(
       [](const auto& j) {
         return is_event(j, "source_opened") &&
