@@ -2,6 +2,7 @@
 #include "daemon/http_server.h"
 
 #include <arpa/inet.h>
+#include <malloc.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -1224,6 +1225,22 @@ void HttpServer::timer_loop() {
     if (stopped()) return;
     resume(0);
     cut_overdue();
+    release_flood_memory();
+  }
+}
+
+void HttpServer::release_flood_memory() {
+  // A flood of connections leaves their freed buffers (a few KiB each) in the allocator's heap,
+  // where they count in the daemon's RSS for good; once most have gone, hand them back.
+  std::size_t open = 0;
+  {
+    std::lock_guard lock(connections_mutex_);
+    open = connections_.size();
+  }
+  peak_connections_ = std::max(peak_connections_, open);
+  if (peak_connections_ >= kFloodConnections && open <= peak_connections_ / 4) {
+    malloc_trim(0);
+    peak_connections_ = open;
   }
 }
 

@@ -175,6 +175,7 @@ class HttpServer : public Publisher {
   void request_done(MHD_Connection* connection);
   // Cuts off connections whose request is overdue.
   void cut_overdue();
+  void release_flood_memory();
   // Takes the requests of the daemon that served them out of the tables.
   void forget_connections();
 
@@ -220,6 +221,9 @@ class HttpServer : public Publisher {
   };
   mutable std::mutex connections_mutex_;
   std::map<MHD_Connection*, Connection> connections_;
+  // The most connections seen since memory was last handed back (the timer thread's own).
+  std::size_t peak_connections_ = 0;
+  static constexpr std::size_t kFloodConnections = 256;
   std::map<HttpAccess::Address, int> per_address_;
   int max_clients_ = 0;
   int max_per_address_ = 0;
