@@ -301,7 +301,8 @@ http:
           f"{rss_after - rss_before:+.1f}) | < 10 MB growth |")
     print(f"| scrapes answered | {scrapes - scrape_failures} of {scrapes} | all |")
     print(f"| MJPEG viewers that kept streaming | {args.viewers - len(viewer_errors)} of "
-          f"{args.viewers} ({sum(v.bytes for v in viewers) / 1e6:.0f} MB read) | all |")
+          f"{args.viewers} ({sum(v.bytes for v in viewers) / 1e6:.0f} MB read"
+          f"{'; ' + '; '.join(sorted(set(viewer_errors))) if viewer_errors else ''}) | all |")
     print(f"| attack connections opened / reconnected after a cut / refused at connect | "
           f"{attack.opened} / {attack.cut} / {attack.refused} | bounded by the server |")
     print(f"| server's count: requests cut off / connections refused | "
