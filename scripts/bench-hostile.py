@@ -21,6 +21,7 @@ the figure is the daemon's cost, not Python's. Loopback only; nothing leaves the
 
 import argparse
 import http.client
+import json
 import os
 import re
 import selectors
@@ -60,8 +61,6 @@ def proc_figures(pid):
 
 
 def frames(port):
-    import json
-
     status, body, _ = get(port, "/api/status")
     if status != 200:
         raise SystemExit(f"/api/status: HTTP {status}")
@@ -147,8 +146,8 @@ class Viewer(threading.Thread):
 
     def run(self):
         os.nice(19)
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
         try:
-            c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
             c.request("GET", "/stream.mjpg", headers=AUTH)
             r = c.getresponse()
             if r.status != 200:
@@ -162,6 +161,9 @@ class Viewer(threading.Thread):
                 self.bytes += len(chunk)
         except OSError as e:
             self.error = str(e)
+        finally:
+            # Closed at once: a stream left open holds its viewer place until the server drops it.
+            c.close()
 
 
 def main():
@@ -227,6 +229,12 @@ http:
         time.sleep(5)
         warm.set()
         warm_viewer.join(timeout=30)
+        # The server frees a closed stream's place when it next writes to it (the next frame, or
+        # the viewer check): the attack's viewers start once it has.
+        for _ in range(100):
+            if json.loads(get(port, "/api/status")[1])["outputs"]["http"]["viewers"] == 0:
+                break
+            time.sleep(0.1)
         threads_before, rss_before = proc_figures(daemon.pid)
 
         stop = threading.Event()
@@ -278,8 +286,6 @@ http:
     finally:
         daemon.terminate()
         daemon.wait(timeout=10)
-
-    import json
 
     http_status = json.loads(stats)["outputs"]["http"]
     answered = len(latencies)
