@@ -169,7 +169,7 @@ story_vm_gpio() {
 
 }
 
-# The project's libgpiod tests (tests/daemon/gpio/test_libgpiod.cpp) against the kernel's gpio-sim,
+# The project's libgpiod tests (tests/daemon/outputs/gpio/test_libgpiod.cpp) against the kernel's gpio-sim,
 # for both libgpiod APIs: they skip on every machine without it. As root in the guest; each makes
 # and removes its own simulated chips.
 story_vm_libgpiod() {

@@ -1,0 +1,585 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "daemon/app/service.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <thread>
+
+#include "config/config_loader.h"
+#include "config/schema.h"
+#include "daemon/base/host_name.h"
+#include "daemon/base/utc_time.h"
+#include "daemon/base/version.h"
+#include "daemon/outputs/field_log/field_log.h"
+#include "daemon/outputs/gpio/gpio_publisher.h"
+#include "daemon/outputs/http/http_server.h"
+#include "daemon/outputs/metrics/metrics.h"
+#include "daemon/outputs/mqtt/mqtt_publisher.h"
+#include "runtime/engine.h"
+#include "vision/capture.h"
+
+namespace yolo::daemon {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The control loop wakes this often to feed the watchdog and refresh the status.
+constexpr auto kTick = std::chrono::milliseconds(250);
+// STATUS= is sent when it changes (its figures do all the time), at most this often, and at
+// least every kStatusRefresh; a reload or a start sends it at once.
+constexpr auto kStatusMin = std::chrono::seconds(5);
+constexpr auto kStatusRefresh = std::chrono::seconds(10);
+// How often publishers get the status (MQTT's stats publish at their own, slower, interval).
+constexpr auto kStatsPeriod = std::chrono::seconds(1);
+// Without a first frame by then (a slow stream), the daemon still says it is ready.
+constexpr auto kReadyAtLatest = std::chrono::seconds(30);
+// A config file rewritten in several steps settles within this.
+constexpr auto kWatchDebounce = std::chrono::milliseconds(300);
+// A capture thread silent for this long is stuck in a driver (its reads and waits beat more
+// often): the watchdog lets systemd restart the service.
+constexpr auto kCaptureStall = std::chrono::seconds(30);
+// The inference thread goes round at least every 250 ms when idle; a frame that takes this much
+// longer than the slowest seen means it is stuck.
+constexpr auto kInferenceStall = std::chrono::seconds(10);
+// The first frame has no time to compare with, and takes longest (operator setup; seconds on a
+// slow or emulated machine): it is stuck only after this.
+constexpr auto kFirstFrameStall = std::chrono::seconds(120);
+// How long the threads may take together to stop at exit (SIGTERM must end the process within
+// 5 s; the field log's last writes come after them), and the least each one is given.
+constexpr auto kStopThreads = std::chrono::milliseconds(3500);
+constexpr auto kStopAtLeast = std::chrono::milliseconds(200);
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+std::string fixed(double v, int digits) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", digits, v);
+  return text;
+}
+
+}  // namespace
+
+vision::DecodeOptions decode_options(const config::DetectConfig& detect) {
+  vision::DecodeOptions d;
+  d.conf = static_cast<float>(detect.conf);
+  d.iou = static_cast<float>(detect.iou);
+  d.classes = detect.classes;
+  d.max_detections = detect.max_detections;
+  d.agnostic = detect.agnostic_nms;
+  return d;
+}
+
+ThreadPolicy thread_policy(const config::ThreadsConfig& threads) {
+  const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  ThreadPolicy p;
+  p.mode = threads.mode;
+  p.fixed = threads.count > 0 ? threads.count : cores;
+  p.max = threads.max > 0 ? threads.max : cores;
+  p.margin = threads.margin;
+  return p;
+}
+
+std::vector<std::string> changed_keys(const config::Config& before, const config::Config& after) {
+  std::vector<std::string> keys;
+  for (const config::FieldSpec& f : config::fields()) {
+    if (f.fetch(before) != f.fetch(after)) keys.push_back(f.path());
+  }
+  return keys;
+}
+
+Service::Service(ServiceOptions options) : options_(std::move(options)) {}
+
+Service::~Service() = default;
+
+std::vector<Publisher*> Service::publishers() const {
+  std::vector<Publisher*> out;
+  for (const auto& p : publishers_) out.push_back(p.get());
+  return out;
+}
+
+config::Config Service::load(std::vector<config::ConfigProblem>* warnings,
+                             std::vector<config::Override> overrides) const {
+  config::LoadOptions options;
+  options.static_int8 = runtime::is_static_int8_file;
+  options.check_source = [](const std::string& uri, const fs::path& base) {
+    vision::SourceCheck c = vision::check_source(uri, base);
+    return config::SourceCheck{std::move(c.uri), std::move(c.error), std::move(c.warning)};
+  };
+  options.warnings = warnings;
+  options.overrides = std::move(overrides);
+  return config::load_config(options_.config_file, options);
+}
+
+int Service::run(SignalPipe& signals) {
+  const int started = start();
+  if (started != kExitOk) return started;
+  return control_loop(signals);
+}
+
+int Service::start() {
+  std::vector<config::ConfigProblem> warnings;
+  try {
+    config_ = load(&warnings);
+  } catch (const config::ConfigError& e) {
+    log_.error(std::string("invalid config, not starting:\n") + e.what() +
+               "\nFix it (yolo-edge config --check " + options_.config_file.string() +
+               " shows every problem) and start again.");
+    return kExitConfig;
+  }
+  log_.set_level(config_.logging.level);
+  for (const auto& w : warnings) {
+    log_.warning(config::format_problem(options_.config_file.string(), w));
+  }
+
+  auto field_log = std::make_unique<FieldLog>();
+  auto reservoir =
+      std::make_unique<CalibrationReservoir>(events_, options_.state_dir / "calibration");
+  reservoir_ = reservoir.get();
+  publishers_.push_back(std::move(field_log));
+  publishers_.push_back(std::move(reservoir));
+  auto metrics = std::make_unique<Metrics>();
+  metrics_ = metrics.get();
+  publishers_.push_back(std::move(metrics));
+  publishers_.push_back(std::make_unique<HttpServer>(
+      events_,
+      HttpBackend{.status = [this] { return status(); },
+                  .metrics = [this] { return metrics_->render(); },
+                  .control =
+                      [this](ControlRequest r, std::chrono::milliseconds t) {
+                        return control_.call(std::move(r), t);
+                      }},
+      options_.state_dir));
+  publishers_.push_back(std::make_unique<MqttPublisher>(events_));
+  // A press switches precision through the same path as a reload (never waiting: it runs on
+  // the GPIO thread).
+  publishers_.push_back(std::make_unique<GpioPublisher>(events_, [this](std::string_view request) {
+    control_.post(
+        {ControlRequest::Kind::kPrecision, std::string(request), "the GPIO precision button"});
+  }));
+  for (const auto& p : publishers_) {
+    p->configure(config_);
+    p->start();
+    events_.add(p.get());
+  }
+  events_.emit(
+      config::LogLevel::kInfo, "start",
+      "yolo-edged " + std::string(version()) + " starting with " + options_.config_file.string(),
+      {{"version", version()},
+       {"config", options_.config_file.string()},
+       {"state_dir", options_.state_dir.string()},
+       {"pid", static_cast<int>(getpid())}});
+
+  pools_ = runtime::make_thread_pools();
+  model_ = std::make_unique<ModelManager>(
+      events_, ModelManager::Options{options_.state_dir / "int8", options_.cli, pools_},
+      *reservoir_);
+  LoadedModel model;
+  try {
+    model = model_->load_initial(config_.model);
+  } catch (const std::exception& e) {
+    events_.emit(config::LogLevel::kError, "model_failed",
+                 std::string("cannot load the model, not starting: ") + e.what(),
+                 {{"error", e.what()}});
+    shutdown("the model could not be loaded");
+    return kExitConfig;
+  }
+  inference_ = std::make_unique<Inference>(
+      events_, slot_, publishers(),
+      [this](std::unique_ptr<detector::Detector> d) { model_->retire(std::move(d)); });
+  inference_->start(std::move(model), decode_options(config_.detect),
+                    thread_policy(config_.threads));
+  telemetry_ = std::make_unique<TelemetryThread>(
+      events_, publishers(), [this](bool throttled) { inference_->throttling_changed(throttled); });
+  telemetry_->start(config_.telemetry);
+  model_->start(*inference_);
+  capture_ = std::make_unique<Capture>(events_, slot_);
+  capture_->start(config_.source);
+  watch_config(config_.config.watch);
+  return kExitOk;
+}
+
+void Service::watch_config(bool on) {
+  watch_.reset();
+  if (!on) return;
+  try {
+    watch_ = std::make_unique<ConfigWatch>(options_.config_file);
+  } catch (const std::exception& e) {
+    log_.warning(std::string("config.watch: ") + e.what() + "; reload with SIGHUP instead");
+  }
+}
+
+int Service::control_loop(SignalPipe& signals) {
+  const sigset_t wait_mask = signals.wait_mask();
+  const timespec tick_length{0,
+                             std::chrono::duration_cast<std::chrono::nanoseconds>(kTick).count()};
+  std::string stop_reason;
+  while (stop_reason.empty()) {
+    pollfd fds[3] = {{signals.fd(), POLLIN, 0},
+                     {watch_ ? watch_->fd() : -1, POLLIN, 0},
+                     {control_.fd(), POLLIN, 0}};
+    // The handled signals are unblocked only during this wait: a signal that interrupts it has
+    // already been written to the pipe by the handler.
+    const int ready = ppoll(fds, 3, &tick_length, &wait_mask);
+    // Several SIGHUPs that came together make one reload, as the kernel's pending signals did;
+    // a stop among them wins.
+    bool hangup = false;
+    while (const std::optional<int> number = signals.next()) {
+      if (*number == SIGHUP) {
+        hangup = true;
+      } else if (stop_reason.empty()) {
+        stop_reason = *number == SIGTERM ? "SIGTERM" : "SIGINT";
+      }
+    }
+    if (hangup && stop_reason.empty()) reload("SIGHUP");
+    if (ready > 0 && watch_ && (fds[1].revents & POLLIN) && watch_->changed()) {
+      reload_due_ = Clock::now() + kWatchDebounce;
+    }
+    if (reload_due_ && Clock::now() >= *reload_due_) {
+      reload_due_.reset();
+      reload("the config file changed");
+    }
+    if (ready > 0 && (fds[2].revents & POLLIN)) {
+      control_.serve([this](const ControlRequest& r) {
+        ControlReply reply = serve(r);
+        // Whoever asked sees the outcome in the next status they read.
+        refresh_status();
+        return reply;
+      });
+    }
+    tick();
+  }
+  control_.close();
+  shutdown(stop_reason);
+  return kExitOk;
+}
+
+ControlReply Service::serve(const ControlRequest& request) {
+  if (request.kind == ControlRequest::Kind::kReload) return reload(request.origin);
+  std::string precision = request.precision;
+  if (precision == "toggle") {
+    const auto model = inference_->model();
+    precision = model && model->precision == "int8" ? "fp32" : "int8";
+  }
+  return reload(request.origin,
+                config::Override{"model.precision", precision, "through " + request.origin});
+}
+
+ControlReply Service::reload(const std::string& why, std::optional<config::Override> precision) {
+  reloading_ = true;
+  notifier_.reloading();
+  update_status_line(true);
+  const auto refuse = [&](const config::ConfigError& e) {
+    last_error_ = std::string("reload refused: ") + e.what();
+    last_error_time_ = iso8601_utc(std::chrono::system_clock::now());
+    events_.emit(config::LogLevel::kError, "config_rejected",
+                 "reload (" + why + ") refused, still running the previous config:\n" + e.what(),
+                 {{"error", e.what()},
+                  {"key", e.key()},
+                  {"line", e.line()},
+                  {"column", e.column()},
+                  {"file", e.file()},
+                  {"trigger", why}});
+    reloading_ = false;
+    notifier_.ready();
+    update_status_line(true);
+    return ControlReply{ControlReply::Outcome::kRefused,
+                        std::string("refused, still running the previous config: ") + e.what(),
+                        {}};
+  };
+  std::vector<config::ConfigProblem> warnings;
+  config::Config next;
+  std::optional<PrecisionOverride> override_next = precision_override_;
+  try {
+    next = load(&warnings);
+    const auto drop = [&](const std::string& reason) {
+      events_.emit(config::LogLevel::kInfo, "precision_override_dropped",
+                   "model.precision " + override_next->value.value + " set " +
+                       override_next->value.origin + " no longer applies: " + reason,
+                   {{"set", override_next->value.value}, {"reason", reason}});
+      override_next.reset();
+    };
+    if (override_next && next.model.precision != override_next->file_value) {
+      drop("the file's model.precision changed");
+    }
+    if (precision) override_next = PrecisionOverride{*precision, next.model.precision};
+    if (override_next) {
+      std::vector<config::ConfigProblem> with_warnings;
+      try {
+        next = load(&with_warnings, {override_next->value});
+        warnings = std::move(with_warnings);
+      } catch (const config::ConfigError& e) {
+        // A new request is refused; an earlier one gives way to the file that no longer
+        // allows it.
+        if (precision) throw;
+        drop("the file no longer allows it (" +
+             std::string(e.what()).substr(0, std::string(e.what()).find('\n')) + ")");
+      }
+    }
+  } catch (const config::ConfigError& e) {
+    return refuse(e);
+  }
+  precision_override_ = std::move(override_next);
+  for (const auto& w : warnings) {
+    log_.warning(config::format_problem(options_.config_file.string(), w));
+  }
+  const std::vector<std::string> changed = changed_keys(config_, next);
+  std::string list;
+  for (const auto& k : changed) list += (list.empty() ? "" : ", ") + k;
+  const std::string message =
+      "reloaded (" + why + "): " + (changed.empty() ? "nothing changed" : list);
+  events_.emit(config::LogLevel::kInfo, "config", message,
+               {{"changed", changed}, {"trigger", why}});
+
+  log_.set_level(next.logging.level);
+  for (const auto& p : publishers_) p->configure(next);
+  if (next.source != config_.source) capture_->reconfigure(next.source);
+  if (next.detect != config_.detect) inference_->set_decode(decode_options(next.detect));
+  if (next.threads != config_.threads) inference_->set_thread_policy(thread_policy(next.threads));
+  if (next.telemetry != config_.telemetry) telemetry_->reconfigure(next.telemetry);
+  // Always: a reload also retries a model or a quantization that failed.
+  model_->reconfigure(next.model);
+  if (next.config.watch != config_.config.watch) watch_config(next.config.watch);
+  config_ = std::move(next);
+  last_error_.clear();
+  reloading_ = false;
+  notifier_.ready();
+  update_status_line(true);
+  std::string reply = message;
+  if (const std::string pending = model_->pending_summary(); !pending.empty()) {
+    reply += "; " + pending;
+  }
+  return {ControlReply::Outcome::kApplied, reply, changed};
+}
+
+void Service::shutdown(const std::string& why) {
+  notifier_.stopping();
+  notifier_.status("stopping (" + why + ")");
+  nlohmann::json fields = {{"reason", why}, {"uptime_s", std::round(seconds_since(started_))}};
+  if (inference_) fields["frames"] = inference_->frames();
+  events_.emit(config::LogLevel::kInfo, "stop", "stopping (" + why + ")", std::move(fields));
+  bool clean = true;
+  // One budget for all: what a quick thread does not use, a slower one may.
+  const auto deadline = Clock::now() + kStopThreads;
+  const auto left = [&] {
+    return std::max<std::chrono::milliseconds>(
+        kStopAtLeast,
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()));
+  };
+  if (capture_) clean = capture_->stop(left()) && clean;
+  if (inference_) clean = inference_->stop(left()) && clean;
+  if (model_) clean = model_->stop(left()) && clean;
+  if (telemetry_) clean = telemetry_->stop(left()) && clean;
+  // Last: the field log writes the stop event and the final partial interval. What could not be
+  // written is said here, the only place left to say it.
+  for (const auto& p : publishers_) {
+    clean = p->stop() && clean;
+    const nlohmann::json status = p->status();
+    if (status.contains("warning")) {
+      log_.warning(std::string(p->name()) + " at exit: " + status["warning"].get<std::string>());
+    }
+  }
+  if (!clean) {
+    left_behind_ = true;
+    log_.warning(
+        "a thread did not stop in time (a camera read that never returned); exiting "
+        "without waiting for it");
+  }
+}
+
+bool Service::watchdog_ok() const {
+  const auto now = Clock::now();
+  if (now - capture_->heartbeat() > kCaptureStall) return false;
+  const double last = inference_->last_times().end_to_end_ms;
+  const auto limit = inference_->frames() == 0
+                         ? std::chrono::duration_cast<std::chrono::milliseconds>(kFirstFrameStall)
+                         : kInferenceStall + std::chrono::milliseconds(static_cast<long>(5 * last));
+  return now - inference_->heartbeat() < limit;
+}
+
+void Service::tick() {
+  const auto now = Clock::now();
+  if (!ready_sent_) {
+    const bool flowing = inference_->frames() > 0;
+    const bool waiting = capture_->state() == Capture::State::kWaiting;
+    if (flowing || waiting || now - started_ > kReadyAtLatest) {
+      ready_sent_ = true;
+      notifier_.ready();
+      events_.emit(config::LogLevel::kInfo, "ready",
+                   flowing
+                       ? "ready: frames are flowing"
+                       : "ready, waiting for the source: " +
+                             capture_->status().value("last_error", std::string("no frame yet")),
+                   {{"startup_s", std::round(seconds_since(started_) * 1000) / 1000}});
+      update_status_line(true);
+    }
+  }
+  if (const auto period = notifier_.watchdog_period()) {
+    if (now - watchdog_sent_ >= *period && watchdog_ok()) {
+      notifier_.watchdog();
+      watchdog_sent_ = now;
+    }
+  }
+  // The camera lost or back is told at once, not at the line's next refresh (up to 5 s later).
+  const Capture::State source_state = capture_->state();
+  update_status_line(source_state != source_state_);
+  source_state_ = source_state;
+  const auto status = refresh_status();
+  if (now - stats_sent_ >= kStatsPeriod) {
+    stats_sent_ = now;
+    for (const auto& p : publishers_) p->stats(*status);
+    const nlohmann::json& http = (*status)["outputs"]["http"];
+    metrics_->set_gauge("yolo_edge_http_clients", "Clients of the live view's endless responses.",
+                        {{"kind", "stream"}}, http.value("viewers", 0));
+    metrics_->set_gauge("yolo_edge_http_clients", "Clients of the live view's endless responses.",
+                        {{"kind", "events"}}, http.value("event_clients", 0));
+    metrics_->set_gauge("yolo_edge_http_connections", "Open connections to the live view.", {},
+                        http.value("connections", 0));
+    metrics_->follow_counter("yolo_edge_http_login_failures_total",
+                             "Failed logins to the live view (wrong password).", {},
+                             http.value("failed_logins", 0));
+    metrics_->follow_counter("yolo_edge_http_refused_connections_total",
+                             "Connections refused for http.max_clients or "
+                             "http.max_clients_per_address.",
+                             {}, http.value("refused_connections", 0));
+    metrics_->follow_counter("yolo_edge_http_requests_cut_off_total",
+                             "Requests cut off for not arriving whole in time (slow clients).", {},
+                             http.value("requests_cut_off", 0));
+    if (const nlohmann::json& mqtt = (*status)["outputs"]["mqtt"]; mqtt.value("enabled", false)) {
+      metrics_->set_gauge("yolo_edge_mqtt_connected", "1 while the MQTT broker is connected.", {},
+                          mqtt.value("connected", false) ? 1 : 0);
+    }
+  }
+}
+
+std::shared_ptr<const nlohmann::json> Service::refresh_status() {
+  auto status = std::make_shared<const nlohmann::json>(build_status());
+  std::lock_guard lock(status_mutex_);
+  status_ = status;
+  return status;
+}
+
+std::shared_ptr<const nlohmann::json> Service::status() const {
+  std::lock_guard lock(status_mutex_);
+  return status_;
+}
+
+nlohmann::json Service::build_status() const {
+  const auto model = inference_->model();
+  nlohmann::json inference = inference_->status();
+  nlohmann::json j = {
+      {"version", version()},
+      {"state", reloading_    ? "reloading"
+                : ready_sent_ ? "running"
+                              : "starting"},
+      {"host", host_name()},
+      {"config", options_.config_file.string()},
+      {"uptime_s", std::round(seconds_since(started_))},
+      {"status_line", status_line()},
+      {"model",
+       {{"name", model->name},
+        {"precision", model->precision},
+        {"file", model->path.string()},
+        {"input", {model->input_width, model->input_height}},
+        {"imgsz", config::format_field(*config::find_field("model.imgsz"),
+                                       config::find_field("model.imgsz")->fetch(config_))},
+        {"wanted_precision", precision_name(config_.model.precision)}}},
+      {"source", capture_->status()},
+      {"fps", inference["fps"]},
+      {"frames", inference["frames"]},
+      {"threads",
+       {{"count", inference["threads"]},
+        {"mode", std::get<std::string>(config::find_field("threads.mode")->fetch(config_))},
+        {"settled", inference["settled"]}}}};
+  if (const std::string pending = model_->pending_summary(); !pending.empty()) {
+    j["model"]["pending"] = pending;
+  }
+  if (!model->warnings.empty()) j["model"]["warnings"] = model->warnings;
+  if (nlohmann::json a = model_->auto_status(); !a.is_null()) j["model"]["auto"] = std::move(a);
+  if (inference.contains("trial_frames_left")) {
+    j["model"]["trial_frames_left"] = inference["trial_frames_left"];
+  }
+  if (precision_override_) {
+    j["model"]["precision_override"] = {{"value", precision_override_->value.value},
+                                        {"origin", precision_override_->value.origin}};
+  }
+  if (inference.contains("latency_ms")) j["latency_ms"] = inference["latency_ms"];
+  if (inference.contains("last_decision"))
+    j["threads"]["last_decision"] = inference["last_decision"];
+  if (const auto sample = telemetry_->latest()) {
+    j["device"] = telemetry::to_json(*sample);
+    if (const auto hottest = sample->max_celsius()) j["temperature_c"] = *hottest;
+  }
+  nlohmann::json outputs = nlohmann::json::object();
+  for (const auto& p : publishers_) outputs[std::string(p->name())] = p->status();
+  j["outputs"] = std::move(outputs);
+  if (!last_error_.empty()) {
+    j["last_error"] = {{"time", last_error_time_}, {"message", last_error_}};
+  }
+  return j;
+}
+
+std::string Service::status_line() const {
+  if (reloading_) return "reloading " + options_.config_file.string();
+  std::string line;
+  if (const auto model = inference_->model()) {
+    // "auto int8": chosen by measurement rather than asked for.
+    line = (config_.model.precision == config::Precision::kAuto ? "auto " : "") + model->precision +
+           " " + model->name + " " + std::to_string(model->input_width) + "x" +
+           std::to_string(model->input_height);
+  }
+  const nlohmann::json inference = inference_->status();
+  const int threads = inference["threads"].get<int>();
+  line += ", " + std::to_string(threads) + (threads == 1 ? " thread" : " threads");
+  if (!inference["settled"].get<bool>()) line += " (exploring)";
+  // Two decimals below 1: a device doing a frame every 10 s reads 0.10, not 0.1 or 0.0.
+  const double fps = inference["fps"].get<double>();
+  line += ", " + fixed(fps, fps < 1 ? 2 : 1) + " fps";
+  if (const auto sample = telemetry_->latest()) {
+    if (const auto c = sample->max_celsius()) line += ", " + fixed(*c, 1) + " C";
+    if (sample->throttle && sample->throttle->any_now()) line += ", THROTTLED";
+    if (sample->power_w) line += ", " + fixed(*sample->power_w, 2) + " W";
+  }
+  const nlohmann::json source = capture_->status();
+  if (source["state"] != "streaming") {
+    line += "; source " + source["state"].get<std::string>();
+    if (source.contains("retry_in_s")) {
+      line += ", retrying in " + fixed(source["retry_in_s"].get<double>(), 0) + " s";
+    }
+  }
+  if (const std::string pending = model_->pending_summary(); !pending.empty()) {
+    line += "; " + pending;
+  }
+  if (const auto model = inference_->model(); model && !model->warnings.empty()) {
+    line += "; the model file has " + std::to_string(model->warnings.size()) +
+            " problem(s): yolo-edge inspect --lint " + model->path.string();
+  }
+  for (const auto& p : publishers_) {
+    const nlohmann::json s = p->status();
+    if (s.contains("warning"))
+      line += "; " + std::string(p->name()) + ": " + s["warning"].get<std::string>();
+  }
+  if (!last_error_.empty()) line += "; " + last_error_.substr(0, last_error_.find('\n'));
+  return line;
+}
+
+void Service::update_status_line(bool force) {
+  const auto now = Clock::now();
+  if (!force && now - status_sent_ < kStatusMin) return;
+  const std::string line = status_line();
+  if (!force && line == last_status_line_ && now - status_sent_ < kStatusRefresh) return;
+  notifier_.status(line);
+  last_status_line_ = line;
+  status_sent_ = now;
+}
+
+}  // namespace yolo::daemon

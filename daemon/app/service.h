@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "config/config.h"
+#include "config/config_error.h"
+#include "config/config_loader.h"
+#include "daemon/app/config_watch.h"
+#include "daemon/app/notifier.h"
+#include "daemon/app/signal_pipe.h"
+#include "daemon/core/control_requests.h"
+#include "daemon/core/events.h"
+#include "daemon/core/logger.h"
+#include "daemon/core/publisher.h"
+#include "daemon/model/model_manager.h"
+#include "daemon/model/reservoir.h"
+#include "daemon/pipeline/capture.h"
+#include "daemon/pipeline/frame_slot.h"
+#include "daemon/pipeline/inference.h"
+#include "daemon/pipeline/telemetry_thread.h"
+
+namespace yolo::daemon {
+
+class Metrics;
+
+// What the service is started with, from the command line and the environment.
+struct ServiceOptions {
+  std::filesystem::path config_file;
+  // Calibration frames and the INT8 models made here (systemd's StateDirectory).
+  std::filesystem::path state_dir;
+  // The yolo-edge binary, which quantizes for quantize: auto.
+  std::filesystem::path cli;
+};
+
+// Exit statuses of yolo-edged.
+enum ServiceExit { kExitOk = 0, kExitFailure = 1, kExitConfig = 78 };
+
+// The daemon: owns every thread (capture, inference, model building, telemetry, and each
+// publisher's) and runs the control loop on the calling thread, the way systemd's own small
+// daemons read: load the config, build the parts, start them, tell systemd READY, then serve
+// signals (SIGHUP reloads, SIGTERM stops), the config file watch, the watchdog and the status
+// line until asked to stop.
+class Service {
+ public:
+  explicit Service(ServiceOptions options);
+  ~Service();
+  Service(const Service&) = delete;
+  Service& operator=(const Service&) = delete;
+
+  // The whole life of the daemon; returns its exit status (ServiceExit). `signals` forwards
+  // SIGHUP, SIGTERM and SIGINT; they should be blocked in the calling thread, so the threads it
+  // starts inherit that and only the control loop's wait takes them (main does that).
+  int run(SignalPipe& signals);
+  // True when a thread did not stop in time at exit: the caller must then end the process
+  // without running destructors (_exit), which would wait for it.
+  bool left_threads_behind() const { return left_behind_; }
+  // The status as GET /api/status serves it, at most a tick old; thread-safe.
+  std::shared_ptr<const nlohmann::json> status() const;
+
+ private:
+  int start();
+  int control_loop(SignalPipe& signals);
+  // Reloads the config file (with the API's precision switch, when one is in force); the reply
+  // says what changed or why nothing did.
+  ControlReply reload(const std::string& why, std::optional<config::Override> precision = {});
+  // A request from the HTTP API or a GPIO button, on the control loop.
+  ControlReply serve(const ControlRequest& request);
+  // Starts or stops following the config file (config.watch).
+  void watch_config(bool on);
+  void shutdown(const std::string& why);
+  void tick();
+  bool watchdog_ok() const;
+  void update_status_line(bool force);
+  std::string status_line() const;
+  // Builds the status from every part (control loop only; status() hands out the last one).
+  nlohmann::json build_status() const;
+  // Builds the status and hands it to status() readers.
+  std::shared_ptr<const nlohmann::json> refresh_status();
+  config::Config load(std::vector<config::ConfigProblem>* warnings,
+                      std::vector<config::Override> overrides = {}) const;
+  std::vector<Publisher*> publishers() const;
+
+  ServiceOptions options_;
+  Logger log_;
+  Events events_{log_};
+  Notifier notifier_;
+  config::Config config_;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+
+  // Declared in the order they are built; destroyed in reverse.
+  std::vector<std::unique_ptr<Publisher>> publishers_;
+  CalibrationReservoir* reservoir_ = nullptr;
+  Metrics* metrics_ = nullptr;
+  runtime::SharedThreadPools pools_;
+  FrameSlot slot_;
+  std::unique_ptr<TelemetryThread> telemetry_;
+  std::unique_ptr<ModelManager> model_;
+  std::unique_ptr<Inference> inference_;
+  std::unique_ptr<Capture> capture_;
+  std::unique_ptr<ConfigWatch> watch_;
+  ControlRequests control_;
+
+  // A model.precision set through the API or a button: it holds over the file's value until
+  // the file's own model.precision changes (the person editing the file has the last word).
+  struct PrecisionOverride {
+    config::Override value;
+    config::Precision file_value;
+  };
+  std::optional<PrecisionOverride> precision_override_;
+
+  bool ready_sent_ = false;
+  bool reloading_ = false;
+  std::string last_error_;
+  std::string last_status_line_;
+  // The source's state at the last tick: a change sends the status line at once.
+  Capture::State source_state_ = Capture::State::kOpening;
+  std::chrono::steady_clock::time_point status_sent_{};
+  std::chrono::steady_clock::time_point watchdog_sent_{};
+  std::optional<std::chrono::steady_clock::time_point> reload_due_;
+  bool left_behind_ = false;
+  mutable std::mutex status_mutex_;
+  std::shared_ptr<const nlohmann::json> status_;
+  std::chrono::steady_clock::time_point stats_sent_{};
+  // When and what the last error was (a refused reload, a model that failed), for the status.
+  std::string last_error_time_;
+};
+
+// The detection settings the inference thread applies.
+vision::DecodeOptions decode_options(const config::DetectConfig& detect);
+// The threads section with 0 ("one per core") turned into this machine's core count.
+ThreadPolicy thread_policy(const config::ThreadsConfig& threads);
+// Keys whose values differ between two configs ("model.precision", ...), in schema order.
+std::vector<std::string> changed_keys(const config::Config& before, const config::Config& after);
+
+}  // namespace yolo::daemon

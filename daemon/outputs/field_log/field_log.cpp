@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "daemon/outputs/field_log/field_log.h"
+
+#include "daemon/base/host_name.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <deque>
+#include <optional>
+#include <utility>
+
+#include "daemon/base/utc_time.h"
+
+namespace yolo::daemon {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// One line of JSON. Text that is not valid UTF-8 (a class name from a model's metadata, a path
+// in an event: Linux paths are bytes) is written with U+FFFD in place of the bad bytes instead of
+// throwing, which would end the thread.
+std::string line_text(const nlohmann::ordered_json& line) {
+  return line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+// An event as its line: "type" and "event" first, then "time" (now, when the event has none),
+// then its own fields. An event's own "type" would clash with the line's and becomes
+// "event_type".
+nlohmann::ordered_json event_line(const nlohmann::json& event) {
+  nlohmann::ordered_json line;
+  line["type"] = "event";
+  const bool named = event.is_object() && event.contains("event") && event["event"].is_string();
+  line["event"] = named ? event["event"].get<std::string>() : "unnamed";
+  const bool timed = event.is_object() && event.contains("time") && event["time"].is_string();
+  line["time"] =
+      timed ? event["time"].get<std::string>() : iso8601_utc(std::chrono::system_clock::now());
+  if (!event.is_object()) {
+    line["value"] = event;
+    return line;
+  }
+  for (const auto& [key, value] : event.items()) {
+    if (key == "event" || key == "time") continue;
+    line[key == "type" ? "event_type" : key] = value;
+  }
+  return line;
+}
+
+// The lines the disk has not taken yet, in order, and the file they go to. Owned by the field
+// log's thread.
+class LineWriter {
+ public:
+  // At least the line being written is held, whatever `max_held` says.
+  LineWriter(RotationPolicy policy, std::size_t max_held)
+      : file_(std::move(policy)), max_held_(std::max<std::size_t>(max_held, 1)) {}
+
+  void set_policy(RotationPolicy policy, std::size_t max_held) {
+    if (!(policy == file_.policy())) file_.set_policy(std::move(policy));
+    max_held_ = std::max<std::size_t>(max_held, 1);
+    drop_beyond_bound();
+  }
+
+  // Holds `line` until write() gets it to the disk; the oldest held line goes when the bound is
+  // passed.
+  void add(std::string line) {
+    held_.push_back(std::move(line));
+    drop_beyond_bound();
+  }
+
+  // Writes the held lines in order, preceded by a "log_lines_lost" event when some were dropped;
+  // stops at the first error, which the status shows until a write succeeds. With `sync`, what
+  // was written is flushed to the disk. The file is closed afterwards, so each batch opens it by
+  // path again.
+  void write(bool sync) {
+    if (lost_ > 0) {
+      nlohmann::ordered_json lost{{"type", "event"},
+                                  {"event", "log_lines_lost"},
+                                  {"time", iso8601_utc(std::chrono::system_clock::now())},
+                                  {"lines", lost_},
+                                  {"reason", lost_reason_}};
+      if (!append(line_text(lost))) return;
+      lost_ = 0;
+    }
+    while (!held_.empty() && append(held_.front())) {
+      held_.pop_front();
+      ++written_;
+    }
+    if (sync && !error_) error_ = file_.sync();
+    file_.close();
+  }
+
+  // Whether everything was written.
+  bool done() const { return held_.empty() && lost_ == 0; }
+  bool failing() const { return error_.has_value(); }
+
+  nlohmann::json status(std::chrono::milliseconds retry) const {
+    nlohmann::json s{{"ok", true},
+                     {"file", file_.path().string()},
+                     {"lines_written", written_},
+                     {"lines_held", held_.size()},
+                     {"lines_lost", lost_total_}};
+    if (error_) {
+      s["ok"] = false;
+      s["warning"] = "field log: " + error_->message() + "; holding " +
+                     std::to_string(held_.size()) + " lines (at most " + std::to_string(max_held_) +
+                     ", the oldest dropped beyond) and retrying every " + seconds_text(retry);
+    } else if (const auto& folder = file_.folder_warning()) {
+      s["ok"] = false;
+      s["warning"] = "field log: " + folder->message() + "; lines still go to " +
+                     file_.path().string() + " but it cannot be rotated past logging.max_bytes";
+    }
+    return s;
+  }
+
+ private:
+  static std::string seconds_text(std::chrono::milliseconds duration) {
+    const double seconds = std::chrono::duration<double>(duration).count();
+    char text[32];
+    std::snprintf(text, sizeof text, "%g s", seconds);
+    return text;
+  }
+
+  bool append(const std::string& line) {
+    error_ = file_.append(line);
+    if (!error_) return true;
+    file_.close();
+    return false;
+  }
+
+  void drop_beyond_bound() {
+    while (held_.size() > max_held_) {
+      held_.pop_front();
+      ++lost_;
+      ++lost_total_;
+      lost_reason_ = error_ ? error_->message() : "the disk took lines slower than they came";
+    }
+  }
+
+  RotatingFile file_;
+  std::size_t max_held_;
+  std::deque<std::string> held_;
+  // Lines dropped since the last "log_lines_lost" event, and in all.
+  std::int64_t lost_ = 0;
+  std::int64_t lost_total_ = 0;
+  // Why the last lines were dropped, for that event.
+  std::string lost_reason_;
+  std::int64_t written_ = 0;
+  // The last write's error; cleared by a successful write.
+  std::optional<FileError> error_;
+};
+
+}  // namespace
+
+FieldLogOptions FieldLogOptions::with_logging(const config::LoggingConfig& logging) const {
+  FieldLogOptions options = *this;
+  options.file.dir = logging.dir;
+  options.file.max_bytes = logging.max_bytes;
+  options.file.max_files = logging.max_files;
+  options.interval = std::chrono::milliseconds(std::llround(logging.interval_s * 1000.0));
+  return options;
+}
+
+FieldLog::FieldLog(FieldLogOptions options) : queue_(options.queue_capacity) {
+  configure(std::move(options));
+  status_ = LineWriter(options_.file, options_.max_held_lines).status(options_.interval);
+}
+
+FieldLog::~FieldLog() {
+  stop();
+}
+
+void FieldLog::configure(const config::Config& config) {
+  FieldLogOptions current;
+  {
+    std::lock_guard lock(options_mutex_);
+    current = options_;
+  }
+  configure(current.with_logging(config.logging));
+}
+
+void FieldLog::configure(FieldLogOptions options) {
+  if (options.host.empty()) options.host = host_name();
+  std::lock_guard lock(options_mutex_);
+  options_ = std::move(options);
+  ++options_version_;
+}
+
+void FieldLog::start() {
+  if (!worker_.running()) worker_.start("field-log", [this] { run(); });
+}
+
+void FieldLog::publish(std::shared_ptr<const FrameResult> result) {
+  if (result) queue_.push(std::move(result));
+}
+
+void FieldLog::telemetry(const telemetry::Sample& sample) {
+  queue_.push(sample);
+}
+
+void FieldLog::event(const nlohmann::json& event) {
+  queue_.push(event);
+}
+
+nlohmann::json FieldLog::status() const {
+  std::lock_guard lock(status_mutex_);
+  return status_;
+}
+
+bool FieldLog::stop() {
+  queue_.close();
+  // Its own retries are bounded (options.stop_attempts); this only catches a write the kernel
+  // never returns from (a hung network file system).
+  return worker_.stop_within(std::chrono::seconds(4));
+}
+
+void FieldLog::run() {
+  FieldLogOptions options;
+  std::uint64_t version = 0;
+  {
+    std::lock_guard lock(options_mutex_);
+    options = options_;
+    version = options_version_;
+  }
+  LineWriter writer(options.file, options.max_held_lines);
+  IntervalStats interval(options.host, Clock::now());
+  auto deadline = interval.start() + options.interval;
+  std::int64_t queue_dropped = 0;
+
+  // Ends the interval at `end` with its line and starts the next.
+  const auto close_interval = [&](Clock::time_point end) {
+    const std::int64_t dropped = queue_.dropped();
+    interval.add_unlogged(dropped - queue_dropped);
+    queue_dropped = dropped;
+    writer.add(line_text(interval.line(std::chrono::system_clock::now(), end)));
+    interval = interval.next(end);
+    deadline = end + options.interval;
+  };
+  const auto report = [&] {
+    auto status = writer.status(options.interval);
+    std::lock_guard lock(status_mutex_);
+    status_ = std::move(status);
+  };
+  const auto flush = [&](bool sync) {
+    writer.write(sync);
+    report();
+  };
+
+  while (true) {
+    std::optional<Item> item = queue_.pop(deadline - Clock::now());
+    {
+      std::lock_guard lock(options_mutex_);
+      if (options_version_ != version) {
+        options.file = options_.file;
+        options.interval = options_.interval;
+        options.max_held_lines = options_.max_held_lines;
+        version = options_version_;
+        writer.set_policy(options.file, options.max_held_lines);
+        deadline = interval.start() + options.interval;
+      }
+    }
+    const auto now = Clock::now();
+    // Closed first, then empty: once closed nothing more comes in, so nothing is left behind.
+    if (!item && queue_.closed() && queue_.size() == 0) break;
+    if (item) {
+      if (auto* result = std::get_if<std::shared_ptr<const FrameResult>>(&*item)) {
+        // Every line has one model and precision: a swap ends the interval early.
+        if (interval.runs_other_model(**result)) {
+          close_interval(now);
+          flush(false);
+        }
+        interval.add(**result);
+      } else if (auto* sample = std::get_if<telemetry::Sample>(&*item)) {
+        interval.add(*sample);
+      } else {
+        writer.add(line_text(event_line(std::get<nlohmann::json>(*item))));
+        // While the disk fails, held lines wait for the next interval's retry.
+        if (writer.failing()) {
+          report();
+        } else {
+          flush(false);
+        }
+      }
+    }
+    if (now >= deadline) {
+      close_interval(now);
+      flush(false);
+    }
+  }
+
+  // The last, partial interval, then a bounded number of attempts to get everything out.
+  close_interval(Clock::now());
+  for (int attempt = 1;; ++attempt) {
+    flush(true);
+    if (writer.done() || attempt >= options.stop_attempts) break;
+    std::this_thread::sleep_for(options.stop_retry_pause);
+  }
+}
+
+}  // namespace yolo::daemon

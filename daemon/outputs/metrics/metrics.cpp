@@ -1,0 +1,583 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "daemon/outputs/metrics/metrics.h"
+
+#include "daemon/core/events.h"
+
+#include <prometheus/check_names.h>
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "daemon/base/version.h"
+
+namespace yolo::daemon {
+
+namespace {
+
+using prometheus::Counter;
+using prometheus::Family;
+using prometheus::Gauge;
+using prometheus::Histogram;
+using json = nlohmann::json;
+
+// Stage latencies on a Pi run from about a millisecond (preprocessing, postprocessing) through
+// tens of milliseconds (inference) to seconds (an INT8 model on a throttled Pi 4, a frame that
+// waited through a swap).
+const Histogram::BucketBoundaries kLatencyBuckets = {
+    0.001, 0.0025, 0.005, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 0.75, 1, 2, 5};
+
+// One pipeline stage: its "stage" label and where its time is in StageTimes.
+struct Stage {
+  const char* name;
+  double StageTimes::*ms;
+};
+constexpr std::array<Stage, 5> kStages{{{"capture_age", &StageTimes::capture_age_ms},
+                                        {"preprocess", &StageTimes::preprocess_ms},
+                                        {"inference", &StageTimes::inference_ms},
+                                        {"postprocess", &StageTimes::postprocess_ms},
+                                        {"end_to_end", &StageTimes::end_to_end_ms}}};
+
+// One condition of the Pi's throttle word: its "condition" label and its two bits.
+struct ThrottleCondition {
+  const char* name;
+  bool (telemetry::ThrottleState::*now)() const;
+  bool (telemetry::ThrottleState::*since_boot)() const;
+};
+constexpr std::array<ThrottleCondition, 4> kThrottleConditions{
+    {{"under_voltage", &telemetry::ThrottleState::under_voltage,
+      &telemetry::ThrottleState::under_voltage_since_boot},
+     {"frequency_capped", &telemetry::ThrottleState::frequency_capped,
+      &telemetry::ThrottleState::frequency_capped_since_boot},
+     {"throttled", &telemetry::ThrottleState::throttled,
+      &telemetry::ThrottleState::throttled_since_boot},
+     {"soft_temp_limit", &telemetry::ThrottleState::soft_temp_limit,
+      &telemetry::ThrottleState::soft_temp_limit_since_boot}}};
+
+// `text` with every byte that is not part of a valid UTF-8 sequence replaced by U+FFFD:
+// Prometheus refuses a whole scrape over one bad label value, and class names and paths can be
+// any bytes.
+std::string valid_utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto lead = static_cast<unsigned char>(text[i]);
+    const std::size_t length = lead < 0x80           ? 1
+                               : (lead >> 5) == 0x6  ? 2
+                               : (lead >> 4) == 0xE  ? 3
+                               : (lead >> 3) == 0x1E ? 4
+                                                     : 0;
+    bool ok = length > 0 && i + length <= text.size();
+    std::uint32_t code = length == 1 ? lead : lead & (0x7F >> length);
+    for (std::size_t k = 1; ok && k < length; ++k) {
+      const auto next = static_cast<unsigned char>(text[i + k]);
+      ok = (next & 0xC0) == 0x80;
+      code = (code << 6) | (next & 0x3F);
+    }
+    // Overlong forms, surrogates and code points past U+10FFFF are not valid either.
+    constexpr std::array<std::uint32_t, 5> kLeast = {0, 0, 0x80, 0x800, 0x10000};
+    if (ok && length > 1) {
+      ok = code >= kLeast[length] && code <= 0x10FFFF && !(code >= 0xD800 && code <= 0xDFFF);
+    }
+    if (ok) {
+      out.append(text.substr(i, length));
+      i += length;
+    } else {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    }
+  }
+  return out;
+}
+
+// HELP text as the format wants it: prometheus-cpp writes it unescaped, and a backslash or a
+// newline in it would make the whole scrape unparsable.
+std::string help_text(std::string_view help) {
+  std::string out;
+  for (char c : valid_utf8(help)) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+prometheus::Labels clean(const Metrics::Labels& labels) {
+  prometheus::Labels out;
+  for (const auto& [name, value] : labels) {
+    if (!prometheus::CheckLabelName(name)) {
+      throw std::invalid_argument("metrics: '" + name + "' is not a valid label name");
+    }
+    out.emplace(name, valid_utf8(value));
+  }
+  return out;
+}
+
+Family<Counter>& counter_family(prometheus::Registry& registry, const std::string& name,
+                                std::string_view help) {
+  return prometheus::BuildCounter().Name(name).Help(help_text(help)).Register(registry);
+}
+
+Family<Gauge>& gauge_family(prometheus::Registry& registry, const std::string& name,
+                            std::string_view help) {
+  return prometheus::BuildGauge().Name(name).Help(help_text(help)).Register(registry);
+}
+
+std::optional<std::string> string_at(const json& j, const char* pointer) {
+  const json::json_pointer p(pointer);
+  if (!j.is_object() || !j.contains(p) || !j.at(p).is_string()) return std::nullopt;
+  return j.at(p).get<std::string>();
+}
+
+std::optional<double> number_at(const json& j, const char* pointer) {
+  const json::json_pointer p(pointer);
+  if (!j.is_object() || !j.contains(p) || !j.at(p).is_number()) return std::nullopt;
+  return j.at(p).get<double>();
+}
+
+// A gauge family whose series are all replaced by each update: a sensor gone from the latest
+// sample loses its series instead of showing its last value forever.
+class GaugeSnapshot {
+ public:
+  using Values = std::vector<std::pair<prometheus::Labels, double>>;
+
+  explicit GaugeSnapshot(Family<Gauge>& family) : family_(family) {}
+
+  // The series are now `values`; a value that is not finite (a sensor that read garbage) is
+  // left out like a missing one.
+  void update(const Values& values) {
+    std::map<prometheus::Labels, Gauge*> next;
+    for (const auto& [labels, value] : values) {
+      if (!std::isfinite(value)) continue;
+      const auto found = series_.find(labels);
+      Gauge& gauge = found != series_.end() ? *found->second : family_.Add(labels);
+      gauge.Set(value);
+      next.emplace(labels, &gauge);
+    }
+    for (const auto& [labels, gauge] : series_) {
+      if (!next.contains(labels)) family_.Remove(gauge);
+    }
+    series_ = std::move(next);
+  }
+
+  // One series without labels, or none when `value` is empty.
+  void update(std::optional<double> value) { update(value ? Values{{{}, *value}} : Values{}); }
+
+ private:
+  Family<Gauge>& family_;
+  std::map<prometheus::Labels, Gauge*> series_;
+};
+
+// A state as a gauge family: one series per state seen ("state" label), 1 for the current state
+// and 0 for the others, so a dashboard can show and alert on each.
+class StateGauge {
+ public:
+  explicit StateGauge(Family<Gauge>& family) : family_(family) {}
+
+  void set(const std::string& state) {
+    const std::string value = valid_utf8(state);
+    if (!states_.contains(value)) states_.emplace(value, &family_.Add({{"state", value}}));
+    for (const auto& [name, gauge] : states_) gauge->Set(name == value ? 1 : 0);
+  }
+
+ private:
+  Family<Gauge>& family_;
+  std::map<std::string, Gauge*> states_;
+};
+
+// The per-frame series of one model at one precision, looked up once per model instead of once
+// per frame.
+struct FrameSeries {
+  // Held so the pointer compared against each frame's model stays this model's (a freed
+  // ModelInfo's address could be reused by the next).
+  std::shared_ptr<const ModelInfo> model;
+  Counter* frames = nullptr;
+  std::array<Histogram*, kStages.size()> stages{};
+  // By class id, created when the class is first detected.
+  std::vector<Counter*> detections;
+};
+
+}  // namespace
+
+struct Metrics::State {
+  State()
+      : frames(counter_family(registry, "yolo_edge_frames_total",
+                              "Frames processed, by model and precision.")),
+        detections(counter_family(registry, "yolo_edge_detections_total",
+                                  "Objects detected, by model, precision and class label.")),
+        dropped(counter_family(registry, "yolo_edge_dropped_frames_total",
+                               "Frames the capture replaced before inference took them.")
+                    .Add({})),
+        reloads(counter_family(registry, "yolo_edge_reloads_total",
+                               "Config reloads, by result (ok, or rejected and the previous "
+                               "config kept).")),
+        reloads_ok(reloads.Add({{"result", "ok"}})),
+        reloads_rejected(reloads.Add({{"result", "rejected"}})),
+        swaps(counter_family(registry, "yolo_edge_model_swaps_total",
+                             "Models swapped in while running (precision switch, new model file).")
+                  .Add({})),
+        source_lost(counter_family(registry, "yolo_edge_source_lost_total",
+                                   "Times the source could not be opened or stopped delivering "
+                                   "frames and a retry was scheduled.")
+                        .Add({})),
+        source_reopened(counter_family(registry, "yolo_edge_source_reopened_total",
+                                       "Times the source was opened again after a failure or a "
+                                       "change of source.")
+                            .Add({})),
+        errors(counter_family(registry, "yolo_edge_errors_total",
+                              "Errors the daemon reported, by kind (the event's name).")),
+        energy(counter_family(registry, "yolo_edge_energy_joules_total",
+                              "Energy the preferred power source counted (RAPL, or power "
+                              "integrated over time).")),
+        latency(prometheus::BuildHistogram()
+                    .Name("yolo_edge_stage_latency_seconds")
+                    .Help(help_text("Time each stage of a frame took (capture_age: how long the "
+                                    "frame waited for inference; end_to_end: capture to result), "
+                                    "by model and precision."))
+                    .Register(registry)),
+        threads(gauge_family(registry, "yolo_edge_inference_threads",
+                             "Threads the inference of the last frame ran on.")
+                    .Add({})),
+        build_info(gauge_family(registry, "yolo_edge_build_info",
+                                "Always 1; the version of yolo-edged as a label.")),
+        start_time(gauge_family(registry, "yolo_edge_start_time_seconds",
+                                "When yolo-edged started, in seconds since the Unix epoch.")),
+        fps(gauge_family(registry, "yolo_edge_fps",
+                         "Frames per second over the daemon's last measuring interval.")),
+        state(gauge_family(registry, "yolo_edge_state",
+                           "1 for the daemon's current state (starting, running, reloading), 0 "
+                           "for the others seen.")),
+        source_state(gauge_family(registry, "yolo_edge_source_state",
+                                  "1 for the source's current state (streaming, opening, lost, "
+                                  "stopped), 0 for the others seen.")),
+        model_info(gauge_family(registry, "yolo_edge_model_info",
+                                "Always 1; the model running, its precision and its file as "
+                                "labels.")),
+        temperature(gauge_family(registry, "yolo_edge_temperature_celsius",
+                                 "Temperature of each thermal zone.")),
+        cpu_frequency(gauge_family(registry, "yolo_edge_cpu_frequency_hertz",
+                                   "Clock the kernel last requested for each core "
+                                   "(scaling_cur_freq).")),
+        arm_clock(gauge_family(registry, "yolo_edge_arm_clock_hertz",
+                               "Arm clock the Raspberry Pi firmware measures (shows firmware "
+                               "throttling, unlike the kernel's).")),
+        throttle_active(gauge_family(registry, "yolo_edge_throttle_active",
+                                     "1 while the Raspberry Pi firmware reports the condition "
+                                     "(get_throttled bits 0-3).")),
+        throttle_since_boot(gauge_family(registry, "yolo_edge_throttle_since_boot",
+                                         "1 when the Raspberry Pi firmware saw the condition "
+                                         "since boot (get_throttled bits 16-19).")),
+        under_voltage_alarm(gauge_family(registry, "yolo_edge_under_voltage_alarm",
+                                         "1 while the Pi's rpi_volt sensor raises its "
+                                         "under-voltage alarm.")),
+        power(gauge_family(registry, "yolo_edge_power_watts",
+                           "Power drawn, from the preferred source (external sensor, then "
+                           "Pi 5 PMIC, then RAPL).")),
+        power_sources(
+            gauge_family(registry, "yolo_edge_power_source_watts", "Power each source measures.")),
+        cpu_busy(gauge_family(registry, "yolo_edge_cpu_busy_ratio",
+                              "Share of all cores busy since the previous sample (0-1).")),
+        cpu_core_busy(gauge_family(registry, "yolo_edge_cpu_core_busy_ratio",
+                                   "Share of each core busy since the previous sample (0-1).")),
+        resident_memory(gauge_family(registry, "yolo_edge_resident_memory_bytes",
+                                     "Resident memory of yolo-edged.")) {
+    build_info.update({{{{"version", valid_utf8(version())}}, 1}});
+    // Known from the start, at 0: a dashboard's rate() of them shows 0 rather than "No data"
+    // until the first error.
+    for (const std::string_view kind : kErrorEvents) errors.Add({{"kind", std::string(kind)}});
+  }
+
+  // The series of `model`, created at its first frame.
+  FrameSeries series_of(std::shared_ptr<const ModelInfo> model) {
+    FrameSeries s;
+    const prometheus::Labels labels = {{"model", valid_utf8(model->name)},
+                                       {"precision", valid_utf8(model->precision)}};
+    s.frames = &frames.Add(labels);
+    for (std::size_t i = 0; i < kStages.size(); ++i) {
+      prometheus::Labels stage = labels;
+      stage.emplace("stage", kStages[i].name);
+      s.stages[i] = &latency.Add(stage, kLatencyBuckets);
+    }
+    s.detections.assign(model->names.size(), nullptr);
+    s.model = std::move(model);
+    return s;
+  }
+
+  Counter& detection(FrameSeries& s, int class_id) {
+    const auto add = [&] {
+      return &detections.Add({{"model", valid_utf8(s.model->name)},
+                              {"precision", valid_utf8(s.model->precision)},
+                              {"label", valid_utf8(s.model->names.name(class_id))}});
+    };
+    if (class_id < 0) return *add();
+    const auto index = static_cast<std::size_t>(class_id);
+    if (index >= s.detections.size()) s.detections.resize(index + 1, nullptr);
+    if (!s.detections[index]) s.detections[index] = add();
+    return *s.detections[index];
+  }
+
+  prometheus::Registry registry;
+
+  Family<Counter>& frames;
+  Family<Counter>& detections;
+  Counter& dropped;
+  Family<Counter>& reloads;
+  Counter& reloads_ok;
+  Counter& reloads_rejected;
+  Counter& swaps;
+  Counter& source_lost;
+  Counter& source_reopened;
+  Family<Counter>& errors;
+  Family<Counter>& energy;
+  Family<Histogram>& latency;
+  Gauge& threads;
+
+  // The series of the model of the last frame; guarded by frame_mutex, which only publish()
+  // takes, so the inference thread never waits on the other calls.
+  std::mutex frame_mutex;
+  FrameSeries series;
+
+  // Guards everything below.
+  std::mutex mutex;
+  GaugeSnapshot build_info;
+  Gauge* start_time_gauge = nullptr;
+  Family<Gauge>& start_time;
+  GaugeSnapshot fps;
+  StateGauge state;
+  StateGauge source_state;
+  GaugeSnapshot model_info;
+  GaugeSnapshot temperature;
+  GaugeSnapshot cpu_frequency;
+  GaugeSnapshot arm_clock;
+  GaugeSnapshot throttle_active;
+  GaugeSnapshot throttle_since_boot;
+  GaugeSnapshot under_voltage_alarm;
+  GaugeSnapshot power;
+  GaugeSnapshot power_sources;
+  GaugeSnapshot cpu_busy;
+  GaugeSnapshot cpu_core_busy;
+  GaugeSnapshot resident_memory;
+  // The energy counter's series and the sampler's count it last added up to.
+  Counter* energy_total = nullptr;
+  std::optional<double> energy_seen;
+  // Families added through add_counter and set_gauge, by name.
+  std::map<std::string, Family<Counter>*> custom_counters;
+  std::map<std::string, Family<Gauge>*> custom_gauges;
+
+  std::atomic<std::int64_t> scrapes{0};
+};
+
+Metrics::Metrics() : state_(std::make_unique<State>()) {}
+
+Metrics::~Metrics() = default;
+
+void Metrics::publish(std::shared_ptr<const FrameResult> result) {
+  if (!result || !result->model) return;
+  State& s = *state_;
+  std::lock_guard lock(s.frame_mutex);
+  if (s.series.model != result->model) s.series = s.series_of(result->model);
+  FrameSeries& series = s.series;
+  series.frames->Increment();
+  for (std::size_t i = 0; i < kStages.size(); ++i) {
+    series.stages[i]->Observe(result->times.*kStages[i].ms / 1000.0);
+  }
+  for (const auto& d : result->detections) s.detection(series, d.class_id).Increment();
+  if (result->dropped > 0) s.dropped.Increment(static_cast<double>(result->dropped));
+  s.threads.Set(result->threads);
+}
+
+void Metrics::telemetry(const telemetry::Sample& sample) {
+  State& s = *state_;
+  GaugeSnapshot::Values temperatures, clocks, power_sources, core_busy, active, since_boot;
+  for (const auto& t : sample.thermal) {
+    temperatures.push_back(
+        {{{"zone", valid_utf8(t.zone)}, {"type", valid_utf8(t.type)}}, t.celsius});
+  }
+  for (const auto& c : sample.clocks) {
+    clocks.push_back({{{"cpu", std::to_string(c.cpu)}}, c.mhz * 1e6});
+  }
+  for (const auto& p : sample.power) {
+    power_sources.push_back({{{"source", valid_utf8(p.source)}}, p.watts});
+  }
+  for (std::size_t cpu = 0; cpu < sample.cpu_busy.size(); ++cpu) {
+    core_busy.push_back({{{"cpu", std::to_string(cpu)}}, sample.cpu_busy[cpu]});
+  }
+  if (sample.throttle) {
+    for (const auto& c : kThrottleConditions) {
+      active.push_back({{{"condition", c.name}}, (*sample.throttle.*c.now)() ? 1.0 : 0.0});
+      since_boot.push_back(
+          {{{"condition", c.name}}, (*sample.throttle.*c.since_boot)() ? 1.0 : 0.0});
+    }
+  }
+  const auto mhz_to_hertz = [](std::optional<double> mhz) {
+    return mhz ? std::optional<double>(*mhz * 1e6) : std::nullopt;
+  };
+  const auto flag = [](std::optional<bool> on) {
+    return on ? std::optional<double>(*on ? 1 : 0) : std::nullopt;
+  };
+
+  std::lock_guard lock(s.mutex);
+  s.temperature.update(temperatures);
+  s.cpu_frequency.update(clocks);
+  s.arm_clock.update(mhz_to_hertz(sample.arm_clock_mhz));
+  s.throttle_active.update(active);
+  s.throttle_since_boot.update(since_boot);
+  s.under_voltage_alarm.update(flag(sample.under_voltage_alarm));
+  s.power.update(sample.power_w);
+  s.power_sources.update(power_sources);
+  s.cpu_busy.update(sample.cpu_busy_total);
+  s.cpu_core_busy.update(core_busy);
+  s.resident_memory.update(sample.rss_bytes ? std::optional<double>(*sample.rss_bytes)
+                                            : std::nullopt);
+  if (sample.energy_j && std::isfinite(*sample.energy_j)) {
+    const double count = *sample.energy_j;
+    // The sampler counts from its own start, and starts again when the telemetry settings
+    // change: a count below the last one is all new energy.
+    const double added = s.energy_seen && count >= *s.energy_seen ? count - *s.energy_seen : count;
+    if (!s.energy_total) s.energy_total = &s.energy.Add({});
+    if (added > 0) s.energy_total->Increment(added);
+    s.energy_seen = count;
+  }
+}
+
+void Metrics::event(const nlohmann::json& event) {
+  const std::optional<std::string> name = string_at(event, "/event");
+  if (!name) return;
+  State& s = *state_;
+  std::lock_guard lock(s.mutex);
+  if (*name == "config") {
+    s.reloads_ok.Increment();
+  } else if (*name == "config_rejected") {
+    s.reloads_rejected.Increment();
+  } else if (*name == "swap") {
+    s.swaps.Increment();
+  } else if (*name == "source_lost") {
+    s.source_lost.Increment();
+  } else if (*name == "source_opened" && event.contains("reopened") && event["reopened"] == true) {
+    s.source_reopened.Increment();
+  }
+  if (string_at(event, "/level") == "error")
+    s.errors.Add({{"kind", valid_utf8(*name)}}).Increment();
+}
+
+void Metrics::stats(const nlohmann::json& status) {
+  State& s = *state_;
+  std::lock_guard lock(s.mutex);
+  s.fps.update(number_at(status, "/fps"));
+  if (const auto state = string_at(status, "/state")) s.state.set(*state);
+  if (const auto state = string_at(status, "/source/state")) s.source_state.set(*state);
+  const auto model = string_at(status, "/model/name");
+  const auto precision = string_at(status, "/model/precision");
+  const auto file = string_at(status, "/model/file");
+  if (model && precision && file) {
+    s.model_info.update({{{{"model", valid_utf8(*model)},
+                           {"precision", valid_utf8(*precision)},
+                           {"file", valid_utf8(*file)}},
+                          1}});
+  }
+  // Set once: the status rounds the uptime to seconds, so recomputing it would make the start
+  // time jitter.
+  const auto uptime = number_at(status, "/uptime_s");
+  if (uptime && !s.start_time_gauge) {
+    const double now =
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    s.start_time_gauge = &s.start_time.Add({});
+    s.start_time_gauge->Set(std::round(now - *uptime));
+  }
+}
+
+nlohmann::json Metrics::status() const {
+  return {{"ok", true}, {"scrapes", state_->scrapes.load()}};
+}
+
+std::string Metrics::render() const {
+  ++state_->scrapes;
+  return prometheus::TextSerializer().Serialize(state_->registry.Collect());
+}
+
+namespace {
+
+// The family `name` of `families`, registered at its first use.
+template <typename T, typename Builder>
+Family<T>& custom_family(std::map<std::string, Family<T>*>& families,
+                         prometheus::Registry& registry, Builder builder, const std::string& name,
+                         const std::string& help) {
+  if (const auto found = families.find(name); found != families.end()) return *found->second;
+  if (!prometheus::CheckMetricName(name)) {
+    throw std::invalid_argument("metrics: '" + name + "' is not a valid metric name");
+  }
+  try {
+    Family<T>& family = builder.Name(name).Help(help_text(help)).Register(registry);
+    families.emplace(name, &family);
+    return family;
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument("metrics: cannot add '" + name + "': " + e.what());
+  }
+}
+
+}  // namespace
+
+void Metrics::add_counter(const std::string& name, const std::string& help, const Labels& labels,
+                          double delta) {
+  if (!name.ends_with("_total")) {
+    throw std::invalid_argument("metrics: counter '" + name + "' must be named ..._total");
+  }
+  if (!(delta >= 0) || !std::isfinite(delta)) {
+    throw std::invalid_argument("metrics: counter '" + name + "' cannot change by " +
+                                std::to_string(delta) + ": counters only go up");
+  }
+  const prometheus::Labels series = clean(labels);
+  State& s = *state_;
+  std::lock_guard lock(s.mutex);
+  custom_family(s.custom_counters, s.registry, prometheus::BuildCounter(), name, help)
+      .Add(series)
+      .Increment(delta);
+}
+
+void Metrics::follow_counter(const std::string& name, const std::string& help, const Labels& labels,
+                             double total) {
+  const prometheus::Labels series = clean(labels);
+  State& s = *state_;
+  std::lock_guard lock(s.mutex);
+  if (!name.ends_with("_total")) {
+    throw std::invalid_argument("metrics: counter '" + name + "' must be named ..._total");
+  }
+  prometheus::Counter& counter =
+      custom_family(s.custom_counters, s.registry, prometheus::BuildCounter(), name, help)
+          .Add(series);
+  if (std::isfinite(total) && total > counter.Value()) counter.Increment(total - counter.Value());
+}
+
+void Metrics::set_gauge(const std::string& name, const std::string& help, const Labels& labels,
+                        double value) {
+  if (!std::isfinite(value)) {
+    throw std::invalid_argument("metrics: gauge '" + name + "' cannot be set to " +
+                                std::to_string(value));
+  }
+  const prometheus::Labels series = clean(labels);
+  State& s = *state_;
+  std::lock_guard lock(s.mutex);
+  custom_family(s.custom_gauges, s.registry, prometheus::BuildGauge(), name, help)
+      .Add(series)
+      .Set(value);
+}
+
+}  // namespace yolo::daemon

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "daemon/core/publisher.h"
+
+namespace yolo::daemon {
+
+// The daemon's Prometheus metrics (yolo_edge_*: docs/grafana/yolo-edge.json charts them), kept
+// from what the publishers receive and rendered in the text exposition format 0.0.4 for
+// GET /metrics. Needs no thread: publish() only increments counters and histograms under a short
+// lock, so the inference thread never waits on a scrape for longer than a few increments. Every
+// call is thread-safe. Per-frame series carry the model and precision as labels: a swap starts
+// new series and the old ones stay, as Prometheus expects of counters.
+class Metrics : public Publisher {
+ public:
+  // Label name to value. Values may be any text (escaped on rendering; bytes that are not UTF-8
+  // become U+FFFD).
+  using Labels = std::map<std::string, std::string>;
+
+  // What GET /metrics is served as.
+  static constexpr std::string_view kContentType = "text/plain; version=0.0.4; charset=utf-8";
+
+  Metrics();
+  ~Metrics() override;
+
+  std::string_view name() const override { return "metrics"; }
+  // Nothing to configure: the metrics are the same whatever the config.
+  void configure(const config::Config& config) override { (void)config; }
+  void start() override {}
+  // Frames, detections by label, dropped frames, threads and the per-stage latency histograms.
+  void publish(std::shared_ptr<const FrameResult> result) override;
+  // Temperatures, clocks, throttling, power, energy, CPU use and memory; a sensor missing from
+  // `sample` has no series until it comes back.
+  void telemetry(const telemetry::Sample& sample) override;
+  // Reloads, swaps, the source lost and reopened, errors by kind.
+  void event(const nlohmann::json& event) override;
+  // FPS, daemon and source state, the model running and the start time.
+  void stats(const nlohmann::json& status) override;
+  // {"ok": true, "scrapes": renders so far}.
+  nlohmann::json status() const override;
+  bool stop() override { return true; }
+
+  // Every series in the text exposition format 0.0.4.
+  std::string render() const;
+
+  // Adds `delta` (>= 0) to the counter `name` (which must end in _total) with `labels`, creating
+  // it at 0 first; for other parts of the daemon (HTTP, MQTT). A name that is not a valid metric
+  // name, or one already used with another type, throws std::invalid_argument: those are
+  // mistakes in our code, not in the user's input.
+  void add_counter(const std::string& name, const std::string& help, const Labels& labels,
+                   double delta = 1);
+  // Brings the counter `name` with `labels` up to `total`, a count kept elsewhere (the HTTP
+  // server's failed logins); a lower total changes nothing. Thrown errors as add_counter's.
+  void follow_counter(const std::string& name, const std::string& help, const Labels& labels,
+                      double total);
+  // Sets the gauge `name` with `labels` to `value`; thrown errors as add_counter's.
+  void set_gauge(const std::string& name, const std::string& help, const Labels& labels,
+                 double value);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace yolo::daemon

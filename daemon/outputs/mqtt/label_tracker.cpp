@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "daemon/outputs/mqtt/label_tracker.h"
+
+#include <algorithm>
+
+namespace yolo::daemon {
+
+namespace {
+
+// The labels whose count differs between `before` and `after`, in label order.
+std::vector<LabelChange> differences(const std::map<std::string, int>& before,
+                                     const std::map<std::string, int>& after) {
+  std::vector<LabelChange> changes;
+  auto b = before.begin();
+  auto a = after.begin();
+  while (b != before.end() || a != after.end()) {
+    if (a == after.end() || (b != before.end() && b->first < a->first)) {
+      changes.push_back({b->first, b->second, 0});
+      ++b;
+    } else if (b == before.end() || a->first < b->first) {
+      changes.push_back({a->first, 0, a->second});
+      ++a;
+    } else {
+      if (a->second != b->second) changes.push_back({a->first, b->second, a->second});
+      ++a;
+      ++b;
+    }
+  }
+  return changes;
+}
+
+}  // namespace
+
+std::vector<LabelChange> LabelTracker::add(const std::map<std::string, int>& counts,
+                                           Clock::time_point time) {
+  const std::map<std::string, int> before = this->counts();
+  prune(time);
+  for (const auto& [label, count] : counts) {
+    if (count <= 0) continue;
+    Window& window = windows_[label];
+    // An older sighting with no more than this count can never be the maximum again.
+    while (!window.empty() && window.back().second <= count) window.pop_back();
+    window.emplace_back(time, count);
+  }
+  return differences(before, this->counts());
+}
+
+std::vector<LabelChange> LabelTracker::expire(Clock::time_point time) {
+  const std::map<std::string, int> before = counts();
+  prune(time);
+  return differences(before, counts());
+}
+
+std::optional<LabelTracker::Clock::time_point> LabelTracker::next_expiry() const {
+  std::optional<Clock::time_point> next;
+  for (const auto& [label, window] : windows_) {
+    const Clock::time_point due = window.front().first + hold_;
+    next = next ? std::min(*next, due) : due;
+  }
+  return next;
+}
+
+std::map<std::string, int> LabelTracker::counts() const {
+  std::map<std::string, int> counts;
+  for (const auto& [label, window] : windows_) counts[label] = window.front().second;
+  return counts;
+}
+
+void LabelTracker::prune(Clock::time_point time) {
+  for (auto it = windows_.begin(); it != windows_.end();) {
+    Window& window = it->second;
+    while (!window.empty() && window.front().first + hold_ <= time) window.pop_front();
+    it = window.empty() ? windows_.erase(it) : std::next(it);
+  }
+}
+
+}  // namespace yolo::daemon

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "daemon/outputs/mqtt/mqtt_messages.h"
+
+#include <cmath>
+
+#include "daemon/base/utc_time.h"
+#include "daemon/base/version.h"
+
+namespace yolo::daemon {
+
+namespace {
+
+using nlohmann::json;
+
+// The status keys PREFIX/stats carries: what a dashboard or an automation watches, each at the
+// place /api/status has it. The rest of the status (every output's state, every thermal zone,
+// the thread decision's measurements) is for the live view and stays off the broker.
+constexpr const char* kStatsKeys[] = {
+    "/version",        "/host",
+    "/state",          "/uptime_s",
+    "/model/name",     "/model/precision",
+    "/source/state",   "/fps",
+    "/frames",         "/latency_ms",
+    "/threads/count",  "/temperature_c",
+    "/device/power_w", "/device/throttle",
+    "/last_error",
+};
+
+// `value` rounded to `decimals` places (JSON then prints 0.871, not 0.87099999).
+double rounded(double value, int decimals) {
+  const double scale = std::pow(10.0, decimals);
+  return std::round(value * scale) / scale;
+}
+
+std::string label_of(const FrameResult& frame, int class_id) {
+  return frame.model ? frame.model->names.name(class_id) : vision::ClassNames().name(class_id);
+}
+
+// Home Assistant: the device every entity belongs to, and the availability they share.
+json device(const DiscoverySettings& s, const std::string& node) {
+  return {{"identifiers", json::array({node})},
+          {"name", "yolo-edge " + s.host},
+          {"model", "yolo-edge"},
+          {"manufacturer", "yolo-edge"},
+          {"sw_version", std::string(version())}};
+}
+
+json entity(const DiscoverySettings& s, const std::string& node, const std::string& name,
+            const std::string& id) {
+  return {{"name", name},
+          {"unique_id", node + "_" + id},
+          {"availability_topic", s.topics.available()},
+          {"payload_available", kOnline},
+          {"payload_not_available", kOffline},
+          {"device", device(s, node)},
+          {"origin", {{"name", "yolo-edge"}, {"sw_version", std::string(version())}}}};
+}
+
+// A sensor read from PREFIX/stats; `value` is a Jinja expression on value_json, `guard` the
+// condition under which it exists (an absent value reads as unknown instead of a template error).
+json stats_sensor(const DiscoverySettings& s, const std::string& node, const std::string& name,
+                  const std::string& id, const std::string& value, const std::string& guard) {
+  json j = entity(s, node, name, id);
+  j["state_topic"] = s.topics.stats();
+  j["value_template"] = "{{ " + value + " if " + guard + " else none }}";
+  j["state_class"] = "measurement";
+  j["expire_after"] = static_cast<int>(std::ceil(3 * s.stats_interval_s));
+  return j;
+}
+
+}  // namespace
+
+std::string topic_segment(std::string_view text) {
+  std::string segment;
+  for (const char c : text) {
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                       c == '-' || c == '_';
+    segment += plain ? c : '_';
+  }
+  return segment.empty() ? "_" : segment;
+}
+
+std::string MqttTopics::occupancy(const std::string& label) const {
+  return prefix + "/occupancy/" + topic_segment(label);
+}
+
+std::string MqttTopics::occupancy_segment(std::string_view topic) const {
+  const std::string start = prefix + "/occupancy/";
+  if (!topic.starts_with(start)) return "";
+  const std::string_view rest = topic.substr(start.size());
+  return rest.find('/') == std::string_view::npos ? std::string(rest) : "";
+}
+
+std::map<std::string, int> label_counts(const FrameResult& frame) {
+  std::map<std::string, int> counts;
+  for (const auto& d : frame.detections) ++counts[label_of(frame, d.class_id)];
+  return counts;
+}
+
+json event_payload(const std::vector<LabelChange>& changes,
+                   const std::map<std::string, int>& counts, const FrameResult* frame,
+                   std::int64_t last_index, std::chrono::system_clock::time_point now) {
+  json changed = json::array();
+  for (const auto& c : changes) {
+    changed.push_back({{"label", c.label}, {"from", c.from}, {"to", c.to}});
+  }
+  json labels = json::array();
+  json counted = json::object();
+  for (const auto& [label, count] : counts) {
+    labels.push_back(label);
+    counted[label] = count;
+  }
+  json detections = json::array();
+  if (frame) {
+    for (const auto& d : frame->detections) {
+      detections.push_back({{"label", label_of(*frame, d.class_id)},
+                            {"score", rounded(d.score, 3)},
+                            {"box",
+                             {rounded(d.box.x1, 1), rounded(d.box.y1, 1), rounded(d.box.x2, 1),
+                              rounded(d.box.y2, 1)}}});
+    }
+  }
+  return {{"time", iso8601_utc(frame ? frame->wall : now)},
+          {"frame", frame ? frame->index : last_index},
+          {"changes", std::move(changed)},
+          {"labels", std::move(labels)},
+          {"counts", std::move(counted)},
+          {"detections", std::move(detections)}};
+}
+
+json stats_payload(const json& status, std::chrono::system_clock::time_point now) {
+  json stats = json::object();
+  stats["time"] = iso8601_utc(now);
+  for (const char* key : kStatsKeys) {
+    const json::json_pointer pointer(key);
+    if (status.contains(pointer)) stats[pointer] = status[pointer];
+  }
+  return stats;
+}
+
+std::string home_assistant_status_topic(const DiscoverySettings& settings) {
+  return settings.discovery_prefix + "/status";
+}
+
+std::map<std::string, json> discovery_configs(const DiscoverySettings& s,
+                                              const std::set<std::string>& labels) {
+  const std::string node = topic_segment(s.host + "_" + s.topics.prefix);
+  const auto topic = [&](const std::string& component, const std::string& id) {
+    return s.discovery_prefix + "/" + component + "/" + node + "/" + id + "/config";
+  };
+  std::map<std::string, json> configs;
+
+  json fps = stats_sensor(s, node, "FPS", "fps", "value_json.fps", "value_json.fps is defined");
+  fps["unit_of_measurement"] = "fps";
+  fps["icon"] = "mdi:speedometer";
+  fps["suggested_display_precision"] = 1;
+  configs[topic("sensor", "fps")] = std::move(fps);
+
+  json latency =
+      stats_sensor(s, node, "Inference latency", "inference_latency",
+                   "value_json.latency_ms.inference.p50", "value_json.latency_ms is defined");
+  latency["device_class"] = "duration";
+  latency["unit_of_measurement"] = "ms";
+  latency["suggested_display_precision"] = 1;
+  configs[topic("sensor", "inference_latency")] = std::move(latency);
+
+  json temperature = stats_sensor(s, node, "Temperature", "temperature", "value_json.temperature_c",
+                                  "value_json.temperature_c is defined");
+  temperature["device_class"] = "temperature";
+  temperature["unit_of_measurement"] = "°C";
+  temperature["suggested_display_precision"] = 1;
+  configs[topic("sensor", "temperature")] = std::move(temperature);
+
+  json power =
+      stats_sensor(s, node, "Power", "power", "value_json.device.power_w",
+                   "value_json.device is defined and value_json.device.power_w is defined");
+  power["device_class"] = "power";
+  power["unit_of_measurement"] = "W";
+  power["suggested_display_precision"] = 2;
+  configs[topic("sensor", "power")] = std::move(power);
+
+  for (const auto& label : labels) {
+    const std::string id = topic_segment(label);
+    json occupancy = entity(s, node, label, id + "_occupancy");
+    occupancy["device_class"] = "occupancy";
+    occupancy["state_topic"] = s.topics.occupancy(label);
+    occupancy["payload_on"] = kOccupied;
+    occupancy["payload_off"] = kVacant;
+    configs[topic("binary_sensor", id)] = std::move(occupancy);
+  }
+  return configs;
+}
+
+}  // namespace yolo::daemon

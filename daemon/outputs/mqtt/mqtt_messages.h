@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "daemon/core/frame_result.h"
+#include "daemon/outputs/mqtt/label_tracker.h"
+
+namespace yolo::daemon {
+
+// What yolo-edged publishes over MQTT, in one place: topic names and payloads (docs/mqtt.md
+// describes them for users). The connection and timing live in MqttPublisher.
+
+// Payloads of the availability and occupancy topics.
+inline constexpr std::string_view kOnline = "online";
+inline constexpr std::string_view kOffline = "offline";
+inline constexpr std::string_view kOccupied = "ON";
+inline constexpr std::string_view kVacant = "OFF";
+
+// `text` as one topic level and Home Assistant id: ASCII letters, digits, '-' and '_' kept, any
+// other byte '_' ("traffic light" -> "traffic_light"); never empty.
+std::string topic_segment(std::string_view text);
+
+// The topics of one daemon under mqtt.prefix.
+struct MqttTopics {
+  std::string prefix;
+
+  // "online" / "offline", retained; the last will.
+  std::string available() const { return prefix + "/available"; }
+  // One message per change of what is seen (event_payload).
+  std::string events() const { return prefix + "/events"; }
+  // The status subset every mqtt.stats_interval_s (stats_payload).
+  std::string stats() const { return prefix + "/stats"; }
+  // "ON" / "OFF" per label, retained: PREFIX/occupancy/<topic_segment(label)>.
+  std::string occupancy(const std::string& label) const;
+  // Every occupancy topic (a subscription filter).
+  std::string all_occupancy() const { return prefix + "/occupancy/+"; }
+  // The label segment of an occupancy topic, or "" when `topic` is not one.
+  std::string occupancy_segment(std::string_view topic) const;
+};
+
+// How many detections of each label a frame has, by the model's names.
+std::map<std::string, int> label_counts(const FrameResult& frame);
+
+// The PREFIX/events payload for `changes`, with the reported (debounced) `counts` after them.
+// `frame` is the frame that made the change: its wall time, index and detections are sent. When
+// the change came without a frame (labels expired while the source stalled), `frame` is null:
+// the time is `now`, the index `last_index` (the last frame seen) and detections are empty.
+nlohmann::json event_payload(const std::vector<LabelChange>& changes,
+                             const std::map<std::string, int>& counts, const FrameResult* frame,
+                             std::int64_t last_index, std::chrono::system_clock::time_point now);
+
+// The PREFIX/stats payload: a fixed subset of the daemon's status (the same keys and shapes as
+// GET /api/status, see kStatsKeys in the .cpp) and "time", the UTC time it was sent.
+nlohmann::json stats_payload(const nlohmann::json& status,
+                             std::chrono::system_clock::time_point now);
+
+// What Home Assistant discovery announces, and where.
+struct DiscoverySettings {
+  // mqtt.discovery_prefix ("homeassistant").
+  std::string discovery_prefix;
+  MqttTopics topics;
+  // The device's host name: its identifier and name.
+  std::string host;
+  // mqtt.stats_interval_s: the sensors expire after three missed stats.
+  double stats_interval_s = 10;
+};
+
+// Where Home Assistant announces itself ("online" when it starts).
+std::string home_assistant_status_topic(const DiscoverySettings& settings);
+
+// Every discovery config, by topic: an occupancy binary_sensor per label and sensors for FPS,
+// inference latency, temperature and power read from the stats topic, all of one device and
+// available while PREFIX/available says online. Published retained.
+std::map<std::string, nlohmann::json> discovery_configs(const DiscoverySettings& settings,
+                                                        const std::set<std::string>& labels);
+
+}  // namespace yolo::daemon

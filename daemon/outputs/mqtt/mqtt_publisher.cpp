@@ -1,0 +1,776 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "daemon/outputs/mqtt/mqtt_publisher.h"
+
+#include <mosquitto.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "daemon/base/host_name.h"
+#include "daemon/core/events.h"
+#include "daemon/outputs/mqtt/label_tracker.h"
+#include "daemon/outputs/mqtt/mqtt_messages.h"
+
+namespace yolo::daemon {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using nlohmann::json;
+
+// Frames that stop for this long mean the source stalled: labels then expire on the clock
+// instead of on the next frame.
+constexpr auto kStalledAfter = std::chrono::seconds(2);
+// The longest the thread sleeps while it has a connection: libmosquitto's keepalive (PINGREQ)
+// and its timeout need a call now and then.
+constexpr auto kServicePeriod = std::chrono::seconds(1);
+// QoS 1 (at least once) for events, occupancy, availability and discovery; QoS 0 is enough for
+// stats, which the next one replaces.
+constexpr int kAtLeastOnce = 1;
+constexpr int kAtMostOnce = 0;
+
+// libmosquitto's global state, set up once per process on first use and cleaned up at exit.
+void use_library() {
+  static const struct Library {
+    Library() { mosquitto_lib_init(); }
+    ~Library() { mosquitto_lib_cleanup(); }
+  } library;
+}
+
+// A JSON payload; text that is not valid UTF-8 (a label from a model's metadata) gets U+FFFD
+// instead of throwing.
+std::string payload_text(const json& j) {
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// A libmosquitto result as words for the status: "connection refused".
+std::string describe(int rc, int error) {
+  std::string text;
+  if (rc == MOSQ_ERR_ERRNO) {
+    text = error != 0 ? std::error_code(error, std::generic_category()).message()
+                      : "the connection was closed";
+  } else if (rc == MOSQ_ERR_EAI) {
+    text = "cannot resolve mqtt.host";
+  } else {
+    text = mosquitto_strerror(rc);
+  }
+  if (!text.empty() && text.back() == '.') text.pop_back();
+  if (!text.empty() && text.front() >= 'A' && text.front() <= 'Z' &&
+      !(text.size() > 1 && text[1] >= 'A' && text[1] <= 'Z')) {
+    text.front() = static_cast<char>(text.front() - 'A' + 'a');
+  }
+  return text;
+}
+
+// Why a connection attempt failed, as the status says it after "MQTT broker HOST:PORT ".
+std::string problem(int rc, int error) {
+  if (rc == MOSQ_ERR_TLS) {
+    return "failed the TLS check: its certificate is not signed by mqtt.ca_file or not issued "
+           "for mqtt.host, or the port does not speak TLS";
+  }
+  return "unreachable: " + describe(rc, error);
+}
+
+// A libmosquitto result code and the errno that came with it.
+struct Failure {
+  int rc = MOSQ_ERR_SUCCESS;
+  int error = 0;
+};
+
+// "30 s", "0.4 s".
+std::string seconds_text(std::chrono::milliseconds duration) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g s", std::chrono::duration<double>(duration).count());
+  return text;
+}
+
+// A CONNACK refusal (MQTT 3.1.1 return codes) as words, with what to check.
+std::string refusal(int code) {
+  switch (code) {
+    case 1:
+      return "refused the connection: unacceptable protocol version";
+    case 2:
+      return "refused the connection: client identifier rejected";
+    case 3:
+      return "refused the connection: server unavailable";
+    case 4:
+      return "refused the connection: bad user name or password; check mqtt.username and "
+             "mqtt.password";
+    case 5:
+      return "refused the connection: not authorised; check mqtt.username and mqtt.password";
+    default:
+      return "refused the connection (CONNACK code " + std::to_string(code) + ")";
+  }
+}
+
+// What the connection depends on: a change reconnects.
+struct BrokerSettings {
+  std::string host;
+  int port = 0;
+  std::string username;
+  std::string password;
+  std::filesystem::path ca_file;
+  std::string prefix;
+
+  bool operator==(const BrokerSettings&) const = default;
+  std::string address() const { return host + ":" + std::to_string(port); }
+};
+
+BrokerSettings broker_of(const config::MqttConfig& m) {
+  return {m.host, m.port, m.username, m.password, m.ca_file, m.prefix};
+}
+
+// A message from a subscription.
+struct Received {
+  std::string topic;
+  std::string payload;
+  bool retained = false;
+};
+
+struct MosquittoDeleter {
+  void operator()(mosquitto* handle) const { mosquitto_destroy(handle); }
+};
+
+// One connection attempt and, once the broker accepted it, the connection: a libmosquitto handle
+// used without its thread. Its callbacks only record what happened; the MQTT thread acts on it
+// after each service().
+class Connection {
+ public:
+  // `published` counts the messages the broker took (QoS 1 acknowledged, QoS 0 written).
+  Connection(const BrokerSettings& broker, const std::string& client_id, int keepalive_s,
+             std::int64_t& published)
+      : broker_(broker), keepalive_s_(keepalive_s), published_(published) {
+    use_library();
+    handle_.reset(mosquitto_new(client_id.c_str(), true, this));
+    if (!handle_) throw std::bad_alloc();
+    mosquitto_connect_callback_set(handle_.get(), [](mosquitto*, void* self, int code) {
+      static_cast<Connection*>(self)->connack_ = code;
+    });
+    mosquitto_disconnect_callback_set(handle_.get(), [](mosquitto*, void* self, int rc) {
+      if (rc != 0) static_cast<Connection*>(self)->lost_ = rc;
+    });
+    mosquitto_publish_callback_set(handle_.get(), [](mosquitto*, void* self, int mid) {
+      static_cast<Connection*>(self)->taken(mid);
+    });
+    mosquitto_message_callback_set(
+        handle_.get(), [](mosquitto*, void* self, const mosquitto_message* m) {
+          std::string payload;
+          if (m->payloadlen > 0)
+            payload.assign(static_cast<const char*>(m->payload), m->payloadlen);
+          static_cast<Connection*>(self)->received_.push_back(
+              {m->topic, std::move(payload), m->retain});
+        });
+  }
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  // Starts connecting without waiting (but for the host name lookup); what went wrong as the
+  // status says it.
+  std::optional<std::string> begin(const std::string& will_topic) {
+    mosquitto* m = handle_.get();
+    if (!broker_.username.empty()) {
+      mosquitto_username_pw_set(m, broker_.username.c_str(),
+                                broker_.password.empty() ? nullptr : broker_.password.c_str());
+    }
+    if (!broker_.ca_file.empty()) {
+      if (std::FILE* f = std::fopen(broker_.ca_file.c_str(), "r")) {
+        std::fclose(f);
+      } else {
+        return "not tried: cannot read mqtt.ca_file " + broker_.ca_file.string() + " (" +
+               std::error_code(errno, std::generic_category()).message() +
+               "): give the CA certificate (PEM) that signed the broker's, or leave it empty to "
+               "connect without TLS";
+      }
+      const int rc =
+          mosquitto_tls_set(m, broker_.ca_file.c_str(), nullptr, nullptr, nullptr, nullptr);
+      if (rc != MOSQ_ERR_SUCCESS) return "not tried: mqtt.ca_file: " + describe(rc, errno);
+    }
+    const std::string offline(kOffline);
+    mosquitto_will_set(m, will_topic.c_str(), static_cast<int>(offline.size()), offline.data(),
+                       kAtLeastOnce, true);
+    errno = 0;
+    const int rc = mosquitto_connect_async(m, broker_.host.c_str(), broker_.port, keepalive_s_);
+    if (rc != MOSQ_ERR_SUCCESS) return problem(rc, errno);
+    return std::nullopt;
+  }
+
+  // The socket to poll (-1 once closed) and whether to poll it for writing.
+  int socket() const { return mosquitto_socket(handle_.get()); }
+  bool wants_write() const { return mosquitto_want_write(handle_.get()); }
+
+  // Reads, writes and keeps alive without waiting; the callbacks run here.
+  void service() {
+    errno = 0;
+    const int rc = mosquitto_loop(handle_.get(), 0, 1);
+    if (rc != MOSQ_ERR_SUCCESS && rc != MOSQ_ERR_NO_CONN && !error_) error_ = Failure{rc, errno};
+  }
+
+  // The broker's CONNACK code, once it answered.
+  std::optional<int> connack() const { return connack_; }
+  // Why the connection ended, once it did.
+  std::optional<Failure> closed() const {
+    if (socket() >= 0) return std::nullopt;
+    if (error_) return error_;
+    return Failure{lost_.value_or(MOSQ_ERR_CONN_LOST), 0};
+  }
+
+  // Queues a message (written at once when the socket takes it); false when libmosquitto
+  // refused it (no connection).
+  bool send(const std::string& topic, std::string_view payload, int qos, bool retain) {
+    int mid = 0;
+    const int rc = mosquitto_publish(handle_.get(), &mid, topic.c_str(),
+                                     static_cast<int>(payload.size()), payload.data(), qos, retain);
+    if (rc != MOSQ_ERR_SUCCESS) return false;
+    // A QoS 0 message written at once is reported taken before mosquitto_publish returns.
+    if (!taken_early_.erase(mid)) in_flight_.insert(mid);
+    return true;
+  }
+  void subscribe(const std::string& filter) {
+    mosquitto_subscribe(handle_.get(), nullptr, filter.c_str(), kAtLeastOnce);
+  }
+  void unsubscribe(const std::string& filter) {
+    mosquitto_unsubscribe(handle_.get(), nullptr, filter.c_str());
+  }
+  void disconnect() { mosquitto_disconnect(handle_.get()); }
+
+  // Messages handed over and not yet taken by the broker.
+  std::size_t in_flight() const { return in_flight_.size(); }
+  std::vector<Received> take_received() { return std::exchange(received_, {}); }
+
+ private:
+  void taken(int mid) {
+    ++published_;
+    if (!in_flight_.erase(mid)) taken_early_.insert(mid);
+  }
+
+  BrokerSettings broker_;
+  int keepalive_s_;
+  std::int64_t& published_;
+  std::unique_ptr<mosquitto, MosquittoDeleter> handle_;
+  // What the callbacks recorded.
+  std::optional<int> connack_;
+  std::optional<int> lost_;
+  std::vector<Received> received_;
+  // The first error service() met.
+  std::optional<Failure> error_;
+  // Message ids handed over and not yet taken, and ids taken before send() saw them.
+  std::set<int> in_flight_;
+  std::set<int> taken_early_;
+};
+
+}  // namespace
+
+// Everything the MQTT thread owns: the settings it runs with, the connection and its backoff,
+// the debounced labels, the discovery configs it published and the latest stats.
+class MqttPublisher::Loop {
+ public:
+  explicit Loop(MqttPublisher& owner)
+      : owner_(owner),
+        options_(owner.options_),
+        host_(options_.host.empty() ? host_name() : options_.host),
+        client_id_("yolo-edged-" + host_ + "-" + std::to_string(getpid())) {}
+
+  void run() {
+    for (;;) {
+      take_settings();
+      connect_if_due(Clock::now());
+      // Before sleeping: the status must not wait for the next wake to tell what happened.
+      report();
+      wait(Clock::now());
+      if (conn_) {
+        conn_->service();
+        for (const Received& message : conn_->take_received()) on_message(message);
+        check_connection(Clock::now());
+      }
+      while (std::optional<Item> item = owner_.queue_.pop(std::chrono::milliseconds(0))) {
+        if (!settings_.mqtt.enabled) continue;
+        if (auto* frame = std::get_if<std::shared_ptr<const FrameResult>>(&*item)) {
+          on_frame(std::move(*frame), Clock::now());
+        } else {
+          latest_stats_ = std::move(std::get<json>(*item));
+          stats_waiting_ = true;
+        }
+      }
+      on_clock(Clock::now());
+      // Closed first, then empty: once closed nothing more comes in.
+      if (owner_.queue_.closed() && owner_.queue_.size() == 0) break;
+    }
+    close(topics().available());
+    report();
+  }
+
+ private:
+  // --- settings ---
+
+  void take_settings() {
+    Settings next;
+    {
+      std::lock_guard lock(owner_.settings_mutex_);
+      if (owner_.settings_version_ == settings_version_) return;
+      settings_version_ = owner_.settings_version_;
+      next = owner_.settings_;
+    }
+    if (next == settings_) return;
+    const Settings previous = std::exchange(settings_, std::move(next));
+    const config::MqttConfig& mqtt = settings_.mqtt;
+    tracker_.set_hold(std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double>(mqtt.debounce_s)));
+    if (settings_.classes != previous.classes) refresh_watched();
+    const bool same_broker = previous.mqtt.enabled && broker_of(previous.mqtt) == broker_of(mqtt);
+    if (mqtt.enabled && same_broker) {
+      // The same connection: follow Home Assistant's status topic, announce what changed.
+      if (connected_) {
+        follow_home_assistant();
+        reconcile_discovery(false);
+      }
+      return;
+    }
+    close(MqttTopics{previous.mqtt.prefix}.available());
+    backoff_ = options_.retry_min;
+    next_attempt_ = Clock::now();
+    problem_.clear();
+    said_unreachable_ = false;
+    if (!mqtt.enabled) {
+      // Announced again in full when it is enabled.
+      discovery_.clear();
+    }
+  }
+
+  MqttTopics topics() const { return {settings_.mqtt.prefix}; }
+
+  DiscoverySettings discovery_settings() const {
+    return {settings_.mqtt.discovery_prefix, topics(), host_, settings_.mqtt.stats_interval_s};
+  }
+
+  // --- the connection ---
+
+  void connect_if_due(Clock::time_point now) {
+    if (!settings_.mqtt.enabled || conn_ || now < next_attempt_) return;
+    conn_ = std::make_unique<Connection>(broker_of(settings_.mqtt), client_id_,
+                                         options_.keepalive_s, published_);
+    attempt_started_ = now;
+    if (auto problem = conn_->begin(topics().available())) fail(*problem, now);
+  }
+
+  void check_connection(Clock::time_point now) {
+    if (connected_) {
+      if (auto why = conn_->closed()) {
+        const bool plain = why->rc == MOSQ_ERR_CONN_LOST;
+        fail("unreachable: connection lost" +
+                 (plain ? "" : " (" + describe(why->rc, why->error) + ")"),
+             now);
+      }
+      return;
+    }
+    if (auto code = conn_->connack()) {
+      if (*code == 0) {
+        on_connected();
+      } else {
+        fail(refusal(*code), now);
+      }
+    } else if (auto why = conn_->closed()) {
+      fail(problem(why->rc, why->error), now);
+    } else if (now - attempt_started_ >= options_.connect_timeout) {
+      fail("unreachable: no answer within " + seconds_text(options_.connect_timeout), now);
+    }
+  }
+
+  void fail(std::string problem, Clock::time_point now) {
+    if (conn_) dropped_ += static_cast<std::int64_t>(conn_->in_flight());
+    conn_.reset();
+    connected_ = false;
+    following_.clear();
+    if (!said_unreachable_) {
+      said_unreachable_ = true;
+      const std::string broker = broker_of(settings_.mqtt).address();
+      owner_.events_.emit(config::LogLevel::kWarning, "mqtt_unreachable",
+                          "MQTT broker " + broker + " " + problem + "; retrying, at most every " +
+                              seconds_text(options_.retry_max) + ", until it answers",
+                          {{"broker", broker}, {"problem", problem}});
+    }
+    problem_ = std::move(problem);
+    next_attempt_ = now + backoff_;
+    backoff_ = std::min<std::chrono::milliseconds>(backoff_ * 2, options_.retry_max);
+  }
+
+  void on_connected() {
+    connected_ = true;
+    problem_.clear();
+    said_unreachable_ = false;
+    const std::string broker = broker_of(settings_.mqtt).address();
+    owner_.events_.emit(config::LogLevel::kInfo, "mqtt_connected",
+                        "MQTT: connected to " + broker +
+                            (settings_.mqtt.ca_file.empty() ? "" : " over TLS") +
+                            ", publishing on " + settings_.mqtt.prefix + "/",
+                        {{"broker", broker}, {"prefix", settings_.mqtt.prefix}});
+    backoff_ = options_.retry_min;
+    send(topics().available(), kOnline, kAtLeastOnce, true, false);
+    conn_->subscribe(topics().all_occupancy());
+    follow_home_assistant();
+    reconcile_discovery(true);
+    publish_states();
+    // The first stats go out as soon as there are some.
+    stats_sent_ = {};
+  }
+
+  // Says "offline" on `available` and waits (bounded) for it and what is still in flight, then
+  // disconnects.
+  void close(const std::string& available) {
+    if (!conn_) return;
+    if (connected_) {
+      send(available, kOffline, kAtLeastOnce, true, false);
+      const auto deadline = Clock::now() + options_.offline_wait;
+      while (conn_->in_flight() > 0 && !conn_->closed() && Clock::now() < deadline) {
+        pollfd fd{conn_->socket(),
+                  static_cast<short>(POLLIN | (conn_->wants_write() ? POLLOUT : 0)), 0};
+        poll(&fd, 1, static_cast<int>(milliseconds_until(deadline)));
+        conn_->service();
+      }
+      conn_->disconnect();
+      conn_->service();
+    }
+    dropped_ += static_cast<std::int64_t>(conn_->in_flight());
+    conn_.reset();
+    connected_ = false;
+    following_.clear();
+  }
+
+  // Subscribes to Home Assistant's status topic while discovery is on (and only then).
+  void follow_home_assistant() {
+    const std::string wanted =
+        settings_.mqtt.homeassistant ? home_assistant_status_topic(discovery_settings()) : "";
+    if (wanted == following_) return;
+    if (!following_.empty()) conn_->unsubscribe(following_);
+    if (!wanted.empty()) conn_->subscribe(wanted);
+    following_ = wanted;
+  }
+
+  // Hands a message to the broker. `droppable` messages (events, stats) are dropped and counted
+  // while there is no connection or too much is in flight; the others (states, availability,
+  // discovery) are sent again in full on every connection.
+  bool send(const std::string& topic, std::string_view payload, int qos, bool retain,
+            bool droppable) {
+    if (!connected_ || (droppable && conn_->in_flight() >= options_.max_in_flight)) {
+      if (droppable) ++dropped_;
+      return false;
+    }
+    if (conn_->send(topic, payload, qos, retain)) return true;
+    if (droppable) ++dropped_;
+    return false;
+  }
+
+  // --- what is seen ---
+
+  void on_frame(std::shared_ptr<const FrameResult> frame, Clock::time_point now) {
+    last_frame_at_ = now;
+    if (!first_frame_at_) first_frame_at_ = now;
+    const std::map<std::string, int> counts = label_counts(*frame);
+    bool new_labels = false;
+    for (const auto& [label, count] : counts) new_labels = seen_.insert(label).second || new_labels;
+    const bool new_model = frame->model != model_;
+    if (new_model) {
+      model_ = frame->model;
+      refresh_watched();
+    }
+    last_index_ = frame->index;
+    if (new_labels || new_model) reconcile_discovery(false);
+    const std::vector<LabelChange> changes = tracker_.add(counts, now);
+    if (!changes.empty()) on_changes(changes, frame.get());
+  }
+
+  void on_changes(const std::vector<LabelChange>& changes, const FrameResult* frame) {
+    const json event = event_payload(changes, tracker_.counts(), frame, last_index_,
+                                     std::chrono::system_clock::now());
+    send(topics().events(), payload_text(event), kAtLeastOnce, false, true);
+    for (const LabelChange& c : changes) {
+      if ((c.from == 0) != (c.to == 0)) publish_state(c.label);
+    }
+  }
+
+  // The watched labels by name: detect.classes through the model's names (known from the first
+  // frame on).
+  void refresh_watched() {
+    watched_.clear();
+    if (!model_) return;
+    for (const int id : settings_.classes) watched_.insert(model_->names.name(id));
+  }
+
+  // The labels that get an occupancy topic and sensor: the watched ones, else each one seen.
+  std::set<std::string> known_labels() const {
+    return settings_.classes.empty() ? seen_ : watched_;
+  }
+
+  // Warm: a label has had `hold` to show up since the first frame, so "not seen" now means OFF.
+  bool warm(Clock::time_point now) const {
+    return first_frame_at_ && now >= *first_frame_at_ + tracker_.hold();
+  }
+
+  void publish_state(const std::string& label) {
+    const bool present = tracker_.present(label);
+    if (!present && !warm_) return;
+    send(topics().occupancy(label), present ? kOccupied : kVacant, kAtLeastOnce, true, false);
+  }
+
+  // The state of every known label and every label seen now; with `only_vacant` just the OFF
+  // ones (when warm: the ON ones went out as they appeared).
+  void publish_states(bool only_vacant = false) {
+    std::set<std::string> labels = known_labels();
+    for (const auto& [label, count] : tracker_.counts()) labels.insert(label);
+    for (const auto& label : labels) {
+      if (!only_vacant || !tracker_.present(label)) publish_state(label);
+    }
+  }
+
+  bool segment_present(const std::string& segment) const {
+    for (const auto& [label, count] : tracker_.counts()) {
+      if (topic_segment(label) == segment) return true;
+    }
+    return false;
+  }
+
+  // An occupancy state left "ON" on the broker (by an earlier run that was killed, or for a label
+  // no longer watched) is set "OFF" once it is clear it is not seen; Home Assistant's "online"
+  // gets discovery and states again.
+  void on_message(const Received& message) {
+    if (!following_.empty() && message.topic == following_) {
+      if (message.payload == kOnline) {
+        reconcile_discovery(true);
+        publish_states();
+      }
+      return;
+    }
+    const std::string segment = topics().occupancy_segment(message.topic);
+    if (segment.empty() || !message.retained || message.payload != kOccupied) return;
+    if (segment_present(segment)) return;
+    if (warm_) {
+      send(message.topic, kVacant, kAtLeastOnce, true, false);
+    } else {
+      stale_.insert(segment);
+    }
+  }
+
+  // Publishes the discovery configs that are missing or changed (all of them with `force`) and
+  // removes (empty retained message) those no longer wanted.
+  void reconcile_discovery(bool force) {
+    if (!connected_) return;
+    const std::map<std::string, json> wanted =
+        settings_.mqtt.homeassistant ? discovery_configs(discovery_settings(), known_labels())
+                                     : std::map<std::string, json>{};
+    for (auto it = discovery_.begin(); it != discovery_.end();) {
+      if (wanted.contains(it->first)) {
+        ++it;
+        continue;
+      }
+      send(it->first, "", kAtLeastOnce, true, false);
+      it = discovery_.erase(it);
+    }
+    for (const auto& [topic, config] : wanted) {
+      auto it = discovery_.find(topic);
+      if (!force && it != discovery_.end() && it->second == config) continue;
+      send(topic, payload_text(config), kAtLeastOnce, true, false);
+      discovery_[topic] = config;
+    }
+  }
+
+  // --- time ---
+
+  void on_clock(Clock::time_point now) {
+    if (!warm_ && warm(now)) {
+      warm_ = true;
+      publish_states(true);
+      for (const auto& segment : stale_) {
+        if (!segment_present(segment)) {
+          send(topics().occupancy(segment), kVacant, kAtLeastOnce, true, false);
+        }
+      }
+      stale_.clear();
+    }
+    if (tracker_.next_expiry() && now >= last_frame_at_ + kStalledAfter) {
+      const std::vector<LabelChange> changes = tracker_.expire(now);
+      if (!changes.empty()) on_changes(changes, nullptr);
+    }
+    if (connected_ && stats_waiting_ && now >= stats_sent_ + stats_interval()) {
+      send(topics().stats(),
+           payload_text(stats_payload(latest_stats_, std::chrono::system_clock::now())),
+           kAtMostOnce, false, true);
+      stats_sent_ = now;
+      stats_waiting_ = false;
+    }
+  }
+
+  Clock::duration stats_interval() const {
+    return std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double>(settings_.mqtt.stats_interval_s));
+  }
+
+  static long milliseconds_until(Clock::time_point deadline) {
+    const auto left = deadline - Clock::now();
+    if (left <= Clock::duration::zero()) return 0;
+    return static_cast<long>(std::chrono::ceil<std::chrono::milliseconds>(left).count());
+  }
+
+  // Sleeps until something is queued, the socket is ready, or the next thing is due.
+  void wait(Clock::time_point now) {
+    std::optional<Clock::time_point> due;
+    const auto consider = [&](Clock::time_point t) { due = due ? std::min(*due, t) : t; };
+    if (settings_.mqtt.enabled && !conn_) consider(next_attempt_);
+    if (conn_) consider(now + kServicePeriod);
+    if (conn_ && !connected_) consider(attempt_started_ + options_.connect_timeout);
+    if (connected_ && stats_waiting_) consider(stats_sent_ + stats_interval());
+    if (const auto expiry = tracker_.next_expiry()) {
+      consider(std::max(*expiry, last_frame_at_ + kStalledAfter));
+    }
+    if (!warm_ && first_frame_at_) consider(*first_frame_at_ + tracker_.hold());
+
+    pollfd fds[2] = {{owner_.wake_fd_.get(), POLLIN, 0}, {-1, 0, 0}};
+    if (conn_ && conn_->socket() >= 0) {
+      fds[1].fd = conn_->socket();
+      fds[1].events = static_cast<short>(POLLIN | (conn_->wants_write() ? POLLOUT : 0));
+    }
+    poll(fds, 2, due ? static_cast<int>(milliseconds_until(*due)) : -1);
+    if (fds[0].revents & POLLIN) {
+      std::uint64_t count = 0;
+      [[maybe_unused]] const ssize_t n = read(owner_.wake_fd_.get(), &count, sizeof count);
+    }
+  }
+
+  void report() {
+    Snapshot s;
+    s.enabled = settings_.mqtt.enabled;
+    s.broker = broker_of(settings_.mqtt).address();
+    s.tls = !settings_.mqtt.ca_file.empty();
+    s.connected = connected_;
+    s.published = published_;
+    s.dropped = dropped_ + owner_.queue_.dropped();
+    s.problem = problem_;
+    s.retry_at = next_attempt_;
+    std::lock_guard lock(owner_.snapshot_mutex_);
+    owner_.snapshot_ = std::move(s);
+  }
+
+  MqttPublisher& owner_;
+  const MqttOptions& options_;
+  const std::string host_;
+  const std::string client_id_;
+
+  Settings settings_;
+  std::uint64_t settings_version_ = 0;
+
+  // The connection (or the attempt under way), whether the broker accepted it, and the backoff.
+  std::unique_ptr<Connection> conn_;
+  bool connected_ = false;
+  Clock::time_point attempt_started_;
+  Clock::time_point next_attempt_;
+  std::chrono::milliseconds backoff_ = options_.retry_min;
+  // Why it is not connected; empty while connected or before the first attempt ended.
+  std::string problem_;
+  // Whether the current outage was announced as an event (once, not on every retry).
+  bool said_unreachable_ = false;
+  // Home Assistant's status topic while subscribed to it.
+  std::string following_;
+  std::int64_t published_ = 0;
+  std::int64_t dropped_ = 0;
+
+  // What is seen: the debounce, every label seen since start, the watched ones by name.
+  LabelTracker tracker_{Clock::duration::zero()};
+  std::set<std::string> seen_;
+  std::set<std::string> watched_;
+  std::shared_ptr<const ModelInfo> model_;
+  std::int64_t last_index_ = -1;
+  std::optional<Clock::time_point> first_frame_at_;
+  Clock::time_point last_frame_at_;
+  bool warm_ = false;
+  // Occupancy segments the broker holds "ON" for, to set "OFF" once warm unless seen.
+  std::set<std::string> stale_;
+
+  // The discovery configs published, by topic.
+  std::map<std::string, json> discovery_;
+
+  // The daemon's latest status, whether it is newer than the last stats sent, and when that was.
+  json latest_stats_;
+  bool stats_waiting_ = false;
+  Clock::time_point stats_sent_;
+};
+
+MqttPublisher::MqttPublisher(Events& events, MqttOptions options)
+    : events_(events),
+      options_(std::move(options)),
+      queue_(options_.queue_capacity),
+      wake_fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+  if (!wake_fd_.valid()) {
+    throw std::system_error(errno, std::generic_category(), "mqtt: cannot create an eventfd");
+  }
+}
+
+MqttPublisher::~MqttPublisher() {
+  stop();
+}
+
+void MqttPublisher::configure(const config::Config& config) {
+  {
+    std::lock_guard lock(settings_mutex_);
+    settings_ = {config.mqtt, config.detect.classes};
+    ++settings_version_;
+  }
+  enabled_ = config.mqtt.enabled;
+  wake();
+}
+
+void MqttPublisher::start() {
+  if (!worker_.running()) worker_.start("mqtt", [this] { run(); });
+}
+
+void MqttPublisher::publish(std::shared_ptr<const FrameResult> result) {
+  if (!enabled_ || !result) return;
+  if (queue_.push(std::move(result))) wake();
+}
+
+void MqttPublisher::stats(const nlohmann::json& status) {
+  if (!enabled_) return;
+  if (queue_.push(status)) wake();
+}
+
+nlohmann::json MqttPublisher::status() const {
+  std::lock_guard lock(snapshot_mutex_);
+  const Snapshot& s = snapshot_;
+  if (!s.enabled) return {{"ok", true}, {"enabled", false}};
+  nlohmann::json j = {
+      {"ok", s.problem.empty()},  {"enabled", true},          {"broker", s.broker},  {"tls", s.tls},
+      {"connected", s.connected}, {"published", s.published}, {"dropped", s.dropped}};
+  if (!s.problem.empty()) {
+    const auto left = std::chrono::ceil<std::chrono::seconds>(s.retry_at - Clock::now()).count();
+    j["warning"] = "MQTT broker " + s.broker + " " + s.problem +
+                   (left > 0 ? "; retrying in " + std::to_string(left) + " s" : "; retrying now");
+  }
+  return j;
+}
+
+bool MqttPublisher::stop() {
+  queue_.close();
+  wake();
+  // The thread's own waits are bounded (offline_wait); this only catches a host name lookup the
+  // resolver never returns from.
+  return worker_.stop_within(options_.offline_wait + std::chrono::seconds(2));
+}
+
+void MqttPublisher::run() {
+  Loop(*this).run();
+}
+
+void MqttPublisher::wake() {
+  const std::uint64_t one = 1;
+  [[maybe_unused]] const ssize_t n = write(wake_fd_.get(), &one, sizeof one);
+}
+
+}  // namespace yolo::daemon

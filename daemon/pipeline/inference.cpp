@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "daemon/pipeline/inference.h"
+
+#include <cmath>
+#include <utility>
+#include <vector>
+
+#include "vision/latency_stats.h"
+#include "vision/rounded.h"
+
+namespace yolo::daemon {
+
+using vision::rounded;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The span over which fps() counts results; fewer than kFpsMinResults in it and the last
+// kFpsMinResults count however old, so a source slower than one frame a window still has a rate.
+constexpr auto kFpsWindow = std::chrono::seconds(3);
+constexpr std::size_t kFpsMinResults = 3;
+// How many results the status's latency percentiles are taken over.
+constexpr std::size_t kRecentResults = 100;
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+std::string describe(const ModelInfo& m) {
+  return m.name + " " + m.precision + " " + std::to_string(m.input_width) + "x" +
+         std::to_string(m.input_height);
+}
+
+}  // namespace
+
+double results_per_second(const std::deque<std::chrono::steady_clock::time_point>& times,
+                          std::chrono::steady_clock::time_point now) {
+  if (times.size() < 2) return 0;
+  std::size_t in_window = 0;
+  for (auto t : times) in_window += now - t <= kFpsWindow ? 1 : 0;
+  const std::size_t n = std::max(in_window, std::min(times.size(), kFpsMinResults));
+  const auto first = times[times.size() - n];
+  const auto last = times.back();
+  // The mean interval of the last n results; once the next result is more than twice that late,
+  // half the time since the last, so a source that stopped shows a falling rate (and one late
+  // frame of a jittery stream does not).
+  const double mean = std::chrono::duration<double>(last - first).count() / double(n - 1);
+  const double interval = std::max(mean, std::chrono::duration<double>(now - last).count() / 2);
+  return interval > 0 ? 1.0 / interval : 0;
+}
+
+std::int64_t results_lost(double gap_ms, double interval_ms, double first_frame_ms) {
+  // Fewer than two results before the swap: no pace to judge the gap by.
+  if (gap_ms <= 0 || interval_ms <= 0) return 0;
+  const double expected = std::max(interval_ms, first_frame_ms);
+  return std::max<std::int64_t>(0, std::llround(gap_ms / expected) - 1);
+}
+
+nlohmann::json to_json(const ThreadDecision& d) {
+  nlohmann::json latency = nlohmann::json::object();
+  for (const auto& [threads, ms] : d.latency_ms)
+    latency[std::to_string(threads)] = rounded(ms, 0.01);
+  return {{"from", d.from},
+          {"to", d.to},
+          {"kind", d.kind},
+          {"reason", d.reason},
+          {"latency_ms", latency}};
+}
+
+Inference::Inference(Events& events, FrameSlot& slot, std::vector<Publisher*> publishers,
+                     Retire retire)
+    : events_(events),
+      slot_(slot),
+      publishers_(std::move(publishers)),
+      retire_(std::move(retire)) {}
+
+Inference::~Inference() {
+  stop(std::chrono::milliseconds(5000));
+}
+
+void Inference::start(LoadedModel model, const vision::DecodeOptions& decode,
+                      const ThreadPolicy& policy) {
+  current_ = std::move(model);
+  decode_ = decode;
+  current_.detector->set_decode(decode_);
+  controller_.emplace(policy);
+  {
+    std::lock_guard lock(status_mutex_);
+    model_ = current_.info;
+  }
+  record(controller_->last_decision());
+  heartbeat_ns_.store(Clock::now().time_since_epoch().count());
+  worker_.start("infer", [this] { run(); });
+}
+
+void Inference::swap_in(LoadedModel model) {
+  std::lock_guard lock(pending_mutex_);
+  if (pending_model_) retire_(std::move(pending_model_->detector));
+  pending_model_ = std::move(model);
+}
+
+void Inference::start_trial(LoadedModel candidate, TrialDone done) {
+  std::optional<TrialRequest> superseded;
+  {
+    std::lock_guard lock(pending_mutex_);
+    superseded = std::exchange(pending_trial_, TrialRequest{std::move(candidate), std::move(done)});
+  }
+  if (superseded)
+    superseded->done(TrialOutcome{std::nullopt, std::move(superseded->candidate), ""});
+}
+
+void Inference::cancel_trial() {
+  std::optional<TrialRequest> cancelled;
+  {
+    std::lock_guard lock(pending_mutex_);
+    cancelled = std::exchange(pending_trial_, std::nullopt);
+    pending_trial_cancel_ = true;
+  }
+  if (cancelled) cancelled->done(TrialOutcome{std::nullopt, std::move(cancelled->candidate), ""});
+}
+
+void Inference::set_decode(const vision::DecodeOptions& decode) {
+  std::lock_guard lock(pending_mutex_);
+  pending_decode_ = decode;
+}
+
+void Inference::set_thread_policy(const ThreadPolicy& policy) {
+  std::lock_guard lock(pending_mutex_);
+  pending_policy_ = policy;
+}
+
+void Inference::throttling_changed(bool throttled) {
+  std::lock_guard lock(pending_mutex_);
+  pending_throttled_ = throttled;
+}
+
+bool Inference::stop(std::chrono::milliseconds limit) {
+  stopping_ = true;
+  slot_.close();
+  return worker_.stop_within(limit);
+}
+
+std::shared_ptr<const ModelInfo> Inference::model() const {
+  std::lock_guard lock(status_mutex_);
+  return model_;
+}
+
+Clock::time_point Inference::heartbeat() const {
+  return Clock::time_point(Clock::duration(heartbeat_ns_.load()));
+}
+
+Clock::time_point Inference::last_result() const {
+  return Clock::time_point(Clock::duration(last_result_ns_.load()));
+}
+
+double Inference::fps() const {
+  std::lock_guard lock(status_mutex_);
+  return results_per_second(recent_, Clock::now());
+}
+
+StageTimes Inference::last_times() const {
+  std::lock_guard lock(status_mutex_);
+  return last_times_;
+}
+
+nlohmann::json Inference::status() const {
+  const double rate = fps();
+  std::lock_guard lock(status_mutex_);
+  nlohmann::json j = {{"frames", frames_.load()},
+                      {"fps", rounded(rate, 0.01)},
+                      {"threads", threads_},
+                      {"settled", settled_}};
+  if (trial_frames_left_ > 0) j["trial_frames_left"] = trial_frames_left_;
+  if (!recent_times_.empty()) {
+    nlohmann::json latency = nlohmann::json::object();
+    const std::pair<const char*, double StageTimes::*> stages[] = {
+        {"capture_age", &StageTimes::capture_age_ms},
+        {"preprocess", &StageTimes::preprocess_ms},
+        {"inference", &StageTimes::inference_ms},
+        {"postprocess", &StageTimes::postprocess_ms},
+        {"end_to_end", &StageTimes::end_to_end_ms}};
+    for (const auto& [name, member] : stages) {
+      std::vector<double> values;
+      values.reserve(recent_times_.size());
+      for (const StageTimes& t : recent_times_) values.push_back(t.*member);
+      const vision::LatencyStats s = vision::summarize(std::move(values));
+      latency[name] = {{"p50", rounded(s.p50, 0.01)}, {"p90", rounded(s.p90, 0.01)}};
+    }
+    j["latency_ms"] = std::move(latency);
+  }
+  if (!last_decision_.is_null()) j["last_decision"] = last_decision_;
+  return j;
+}
+
+void Inference::run() {
+  vision::Frame frame;
+  while (!stopping_) {
+    heartbeat_ns_.store(Clock::now().time_since_epoch().count());
+    apply_pending();
+    const std::optional<std::int64_t> dropped = slot_.take(frame, std::chrono::milliseconds(250));
+    if (!dropped) continue;
+    // What arrived while this thread waited applies to this frame already.
+    apply_pending();
+    process(frame, *dropped);
+  }
+}
+
+void Inference::apply_pending() {
+  std::optional<LoadedModel> model;
+  std::optional<vision::DecodeOptions> decode;
+  std::optional<ThreadPolicy> policy;
+  std::optional<bool> throttled;
+  std::optional<TrialRequest> trial;
+  bool cancel_trial = false;
+  {
+    std::lock_guard lock(pending_mutex_);
+    trial = std::exchange(pending_trial_, std::nullopt);
+    cancel_trial = std::exchange(pending_trial_cancel_, false);
+    model = std::exchange(pending_model_, std::nullopt);
+    decode = std::exchange(pending_decode_, std::nullopt);
+    policy = std::exchange(pending_policy_, std::nullopt);
+    throttled = std::exchange(pending_throttled_, std::nullopt);
+  }
+  std::vector<ThreadDecision> decisions;
+  if (decode) {
+    decode_ = *decode;
+    current_.detector->set_decode(decode_);
+    if (trial_) trial_->candidate.detector->set_decode(detector::prediction_decode(decode_));
+  }
+  // A trial measures the candidate against the model running: a new model ends it.
+  if (trial_ && (cancel_trial || model || trial)) end_trial(false, "");
+  if (model) {
+    double interval_ms = 0;
+    {
+      std::lock_guard lock(status_mutex_);
+      if (recent_.size() >= 2) {
+        interval_ms = ms_between(recent_.front(), recent_.back()) / double(recent_.size() - 1);
+      }
+    }
+    swap_ = PendingSwap{current_.info,
+                        model->info,
+                        model->build_ms,
+                        last_index_,
+                        Clock::time_point(Clock::duration(last_result_ns_.load())),
+                        interval_ms};
+    retire_(std::move(current_.detector));
+    current_ = std::move(*model);
+    current_.detector->set_decode(decode_);
+    {
+      std::lock_guard lock(status_mutex_);
+      model_ = current_.info;
+    }
+    if (auto d = controller_->restart("the model changed to " + describe(*current_.info))) {
+      decisions.push_back(std::move(*d));
+    }
+  }
+  if (policy) {
+    if (auto d = controller_->set_policy(*policy)) decisions.push_back(std::move(*d));
+  }
+  if (throttled) {
+    if (auto d = controller_->throttling_changed(*throttled)) decisions.push_back(std::move(*d));
+  }
+  for (const auto& d : decisions) record(d);
+  if (trial) {
+    const ThreadPolicy& policy = controller_->policy();
+    const detector::TrialPlan plan = detector::trial_plan(
+        policy.mode == config::ThreadMode::kFixed ? std::vector<int>{policy.fixed}
+                                                  : detector::thread_counts_to_try(policy.max));
+    trial->candidate.detector->set_decode(detector::prediction_decode(decode_));
+    trial_.emplace(Trial{detector::PrecisionTrial(plan, decode_.conf), std::move(trial->candidate),
+                         std::move(trial->done)});
+    std::lock_guard lock(status_mutex_);
+    trial_frames_left_ = trial_->trial.frames_left();
+  }
+}
+
+void Inference::end_trial(bool finished, std::string error) {
+  TrialOutcome outcome;
+  if (finished) outcome.figures = trial_->trial.figures();
+  outcome.candidate = std::move(trial_->candidate);
+  outcome.error = std::move(error);
+  TrialDone done = std::move(trial_->done);
+  trial_.reset();
+  {
+    std::lock_guard lock(status_mutex_);
+    trial_frames_left_ = 0;
+  }
+  done(std::move(outcome));
+}
+
+void Inference::record(const ThreadDecision& d) {
+  nlohmann::json j = to_json(d);
+  {
+    std::lock_guard lock(status_mutex_);
+    last_decision_ = j;
+    threads_ = controller_->threads();
+    settled_ = controller_->settled();
+  }
+  events_.emit(config::LogLevel::kInfo, "threads", "threads: " + d.reason, std::move(j));
+}
+
+cv::Size Inference::frame_size() const {
+  const std::int64_t packed = frame_size_.load();
+  return {static_cast<int>(packed >> 32), static_cast<int>(packed & 0xFFFFFFFF)};
+}
+
+void Inference::process(vision::Frame& frame, std::int64_t dropped) {
+  const auto start = Clock::now();
+  frame_size_.store(std::int64_t{frame.bgr.cols} << 32 | frame.bgr.rows);
+  detector::Detector& detector = *current_.detector;
+  const int threads = trial_ ? trial_->trial.threads() : controller_->threads();
+  detector.engine().set_threads(threads);
+
+  auto result = std::make_shared<FrameResult>();
+  detector::DetectTimings t;
+  try {
+    result->detections =
+        trial_ ? trial_->trial.run(detector, *trial_->candidate.detector, frame.bgr, &t)
+               : detector.detect(frame.bgr, &t);
+  } catch (const std::exception& e) {
+    // A candidate that cannot run a frame has lost its trial; the running model goes on.
+    if (trial_) {
+      end_trial(false, e.what());
+      return;
+    }
+    // A frame the model cannot take (it should not happen) is skipped, said once per message.
+    const std::string message = std::string("frame ") + std::to_string(frame.index) +
+                                " could not be processed: " + e.what();
+    if (e.what() != last_failure_) {
+      last_failure_ = e.what();
+      events_.emit(config::LogLevel::kError, "frame_failed", message, {{"error", e.what()}});
+    }
+    return;
+  }
+  const auto done = Clock::now();
+  if (trial_) {
+    // Before the result is published, so whoever sees it sees the trial's progress too.
+    std::lock_guard lock(status_mutex_);
+    trial_frames_left_ = trial_->trial.frames_left();
+  }
+  result->index = frame.index;
+  result->captured = frame.timestamp;
+  result->wall = std::chrono::system_clock::now();
+  result->times = {ms_between(frame.timestamp, start), t.preprocess_ms, t.inference_ms,
+                   t.postprocess_ms, ms_between(frame.timestamp, done)};
+  result->model = current_.info;
+  result->threads = threads;
+  result->dropped = dropped;
+  for (const Publisher* p : publishers_) {
+    if (p->wants_frame()) {
+      result->frame = std::make_shared<const cv::Mat>(frame.bgr.clone());
+      break;
+    }
+  }
+  std::shared_ptr<const FrameResult> shared = std::move(result);
+  // Counted before it is published, so whoever sees the result sees it counted.
+  last_index_ = frame.index;
+  last_result_ns_.store(done.time_since_epoch().count());
+  frames_.fetch_add(1);
+  {
+    std::lock_guard lock(status_mutex_);
+    recent_.push_back(done);
+    while (recent_.size() > kFpsMinResults && done - recent_.front() > kFpsWindow) {
+      recent_.pop_front();
+    }
+    last_times_ = shared->times;
+    recent_times_.push_back(shared->times);
+    if (recent_times_.size() > kRecentResults) recent_times_.pop_front();
+  }
+  for (Publisher* p : publishers_) p->publish(shared);
+  if (swap_) report_swap(shared->index, done, t.preprocess_ms + t.inference_ms + t.postprocess_ms);
+  if (trial_) {
+    // The trial chose the thread counts: its frames say nothing about the controller's.
+    if (trial_->trial.done()) end_trial(true, "");
+  } else if (auto d = controller_->observe(t.inference_ms)) {
+    record(*d);
+  }
+}
+
+void Inference::report_swap(std::int64_t first_index, Clock::time_point first_done,
+                            double first_frame_ms) {
+  const PendingSwap s = std::move(*swap_);
+  swap_.reset();
+  const double gap_ms =
+      s.last_done == Clock::time_point{} ? 0 : ms_between(s.last_done, first_done);
+  const std::int64_t lost = results_lost(gap_ms, s.interval_ms, first_frame_ms);
+  std::string message =
+      "switched from " + (s.from ? describe(*s.from) : std::string("nothing")) + " to " +
+      describe(*s.to) + " (built in " + std::to_string(static_cast<int>(std::lround(s.build_ms))) +
+      " ms); " +
+      (lost == 0 ? std::string("no frame lost") : std::to_string(lost) + " frame(s) lost");
+  nlohmann::json fields = {{"to", s.to->name},
+                           {"to_precision", s.to->precision},
+                           {"to_path", s.to->path.string()},
+                           {"build_ms", rounded(s.build_ms, 0.1)},
+                           {"last_frame_before", s.last_index},
+                           {"first_frame_after", first_index},
+                           {"frames_lost", lost},
+                           {"gap_ms", rounded(gap_ms, 0.1)}};
+  if (s.from) {
+    fields["from"] = s.from->name;
+    fields["from_precision"] = s.from->precision;
+  }
+  events_.emit(config::LogLevel::kInfo, "swap", message, std::move(fields));
+}
+
+}  // namespace yolo::daemon

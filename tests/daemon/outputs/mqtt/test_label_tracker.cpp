@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: Apache-2.0
+// LabelTracker: the debounce of what is seen, on a clock the test sets (daemon/outputs/mqtt/label_tracker.cpp).
+#include "daemon/outputs/mqtt/label_tracker.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace yolo::daemon {
+namespace {
+
+using namespace std::chrono_literals;
+using Changes = std::vector<LabelChange>;
+using Counts = std::map<std::string, int>;
+
+const LabelTracker::Clock::time_point t0{};
+
+TEST(LabelTracker, ALabelAppearsAtOnceAndDisappearsAfterTheHold) {
+  LabelTracker tracker(2s);
+  EXPECT_EQ(tracker.add({{"bird", 1}}, t0), (Changes{{"bird", 0, 1}}));
+  EXPECT_TRUE(tracker.present("bird"));
+  EXPECT_EQ(tracker.next_expiry(), t0 + 2s);
+  // Unseen for less than the hold: still there.
+  EXPECT_EQ(tracker.add({}, t0 + 1s), Changes{});
+  EXPECT_EQ(tracker.add({}, t0 + 1999ms), Changes{});
+  EXPECT_TRUE(tracker.present("bird"));
+  // A sighting restarts the hold.
+  EXPECT_EQ(tracker.add({{"bird", 1}}, t0 + 1500ms), Changes{});
+  EXPECT_EQ(tracker.add({}, t0 + 3400ms), Changes{});
+  EXPECT_EQ(tracker.add({}, t0 + 3500ms), (Changes{{"bird", 1, 0}}));
+  EXPECT_FALSE(tracker.present("bird"));
+  EXPECT_EQ(tracker.next_expiry(), std::nullopt);
+  EXPECT_TRUE(tracker.counts().empty());
+}
+
+TEST(LabelTracker, ACountRisesAtOnceAndFallsOnlyAfterTheHold) {
+  LabelTracker tracker(1s);
+  tracker.add({{"bird", 2}}, t0);
+  EXPECT_EQ(tracker.add({{"bird", 3}}, t0 + 100ms), (Changes{{"bird", 2, 3}}));
+  // Back to 2: reported as 3 until 3 was last seen a hold ago.
+  EXPECT_EQ(tracker.add({{"bird", 2}}, t0 + 200ms), Changes{});
+  EXPECT_EQ(tracker.counts(), (Counts{{"bird", 3}}));
+  EXPECT_EQ(tracker.add({{"bird", 2}}, t0 + 1099ms), Changes{});
+  EXPECT_EQ(tracker.add({{"bird", 2}}, t0 + 1100ms), (Changes{{"bird", 3, 2}}));
+  EXPECT_EQ(tracker.counts(), (Counts{{"bird", 2}}));
+}
+
+TEST(LabelTracker, AFlickeringCountGivesAtMostOneRiseAndOneFallPerHold) {
+  LabelTracker tracker(1s);
+  int events = 0;
+  // 30 frames a second for 3 s, the count jumping between 2 and 3 every other frame, then 2.
+  for (int frame = 0; frame < 90; ++frame) {
+    const int count = frame % 2 == 0 ? 2 : 3;
+    events += static_cast<int>(tracker.add({{"bird", count}}, t0 + frame * 33ms).size());
+  }
+  EXPECT_EQ(events, 2) << "appear at 2, rise to 3";
+  for (int frame = 90; frame < 150; ++frame) {
+    events += static_cast<int>(tracker.add({{"bird", 2}}, t0 + frame * 33ms).size());
+  }
+  EXPECT_EQ(events, 3) << "and one fall back to 2 a hold after the last 3";
+  // A dip for one frame gives nothing.
+  events += static_cast<int>(tracker.add({{"bird", 1}}, t0 + 150 * 33ms).size());
+  events += static_cast<int>(tracker.add({}, t0 + 151 * 33ms).size());
+  events += static_cast<int>(tracker.add({{"bird", 2}}, t0 + 152 * 33ms).size());
+  EXPECT_EQ(events, 3);
+}
+
+TEST(LabelTracker, LabelsAreTrackedApartAndReportedInOrder) {
+  LabelTracker tracker(1s);
+  EXPECT_EQ(tracker.add({{"person", 1}, {"car", 2}}, t0),
+            (Changes{{"car", 0, 2}, {"person", 0, 1}}));
+  EXPECT_EQ(tracker.add({{"person", 1}}, t0 + 600ms), Changes{});
+  EXPECT_EQ(tracker.next_expiry(), t0 + 1s);
+  EXPECT_EQ(tracker.add({{"person", 1}, {"dog", 1}}, t0 + 1200ms),
+            (Changes{{"car", 2, 0}, {"dog", 0, 1}}));
+  EXPECT_EQ(tracker.counts(), (Counts{{"dog", 1}, {"person", 1}}));
+}
+
+TEST(LabelTracker, ExpireWithoutFramesEndsWhatWentUnseen) {
+  LabelTracker tracker(2s);
+  tracker.add({{"bird", 1}, {"cat", 1}}, t0);
+  tracker.add({{"cat", 1}}, t0 + 1s);
+  EXPECT_EQ(tracker.expire(t0 + 1500ms), Changes{});
+  EXPECT_EQ(tracker.expire(t0 + 2s), (Changes{{"bird", 1, 0}}));
+  EXPECT_EQ(tracker.next_expiry(), t0 + 3s);
+  EXPECT_EQ(tracker.expire(t0 + 3s), (Changes{{"cat", 1, 0}}));
+}
+
+TEST(LabelTracker, AZeroHoldReportsEveryFramesCounts) {
+  LabelTracker tracker(0s);
+  EXPECT_EQ(tracker.add({{"bird", 2}}, t0), (Changes{{"bird", 0, 2}}));
+  EXPECT_EQ(tracker.add({{"bird", 1}}, t0 + 10ms), (Changes{{"bird", 2, 1}}));
+  EXPECT_EQ(tracker.add({}, t0 + 20ms), (Changes{{"bird", 1, 0}}));
+  // A longer hold applies from the next frame.
+  tracker.set_hold(1s);
+  tracker.add({{"bird", 2}}, t0 + 30ms);
+  EXPECT_EQ(tracker.add({}, t0 + 40ms), Changes{});
+}
+
+}  // namespace
+}  // namespace yolo::daemon

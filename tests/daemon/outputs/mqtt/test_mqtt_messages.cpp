@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: Apache-2.0
+// The MQTT topics and payloads (daemon/outputs/mqtt/mqtt_messages.cpp): what a subscriber and Home Assistant
+// read.
+#include "daemon/outputs/mqtt/mqtt_messages.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "daemon/base/version.h"
+
+namespace yolo::daemon {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+std::shared_ptr<const ModelInfo> coco_model() {
+  auto model = std::make_shared<ModelInfo>();
+  model->name = "yolo11n_320_fp32";
+  model->names = vision::ClassNames({"person", "bicycle", "traffic light"});
+  return model;
+}
+
+TEST(MqttMessages, TopicSegmentsKeepPlainCharactersOnly) {
+  EXPECT_EQ(topic_segment("person"), "person");
+  EXPECT_EQ(topic_segment("traffic light"), "traffic_light");
+  EXPECT_EQ(topic_segment("a/b+#c"), "a_b__c");
+  EXPECT_EQ(topic_segment("pi5.local_yolo-edge"), "pi5_local_yolo-edge");
+  EXPECT_EQ(topic_segment(""), "_");
+  const MqttTopics topics{"home/cam"};
+  EXPECT_EQ(topics.available(), "home/cam/available");
+  EXPECT_EQ(topics.events(), "home/cam/events");
+  EXPECT_EQ(topics.stats(), "home/cam/stats");
+  EXPECT_EQ(topics.occupancy("traffic light"), "home/cam/occupancy/traffic_light");
+  EXPECT_EQ(topics.all_occupancy(), "home/cam/occupancy/+");
+  EXPECT_EQ(topics.occupancy_segment("home/cam/occupancy/traffic_light"), "traffic_light");
+  EXPECT_EQ(topics.occupancy_segment("home/cam/occupancy/a/b"), "");
+  EXPECT_EQ(topics.occupancy_segment("home/other/occupancy/person"), "");
+}
+
+TEST(MqttMessages, AnEventCarriesTheChangeTheCountsAndTheFramesDetections) {
+  FrameResult frame;
+  frame.index = 1234;
+  frame.wall = std::chrono::system_clock::time_point(1'700'000'000'123ms);
+  frame.model = coco_model();
+  frame.detections = {{0, 0.87123f, {10.04f, 20.0f, 110.55f, 220.0f}},
+                      {2, 0.5f, {1, 2, 3, 4}},
+                      {0, 0.6f, {5, 6, 7, 8}}};
+  EXPECT_EQ(label_counts(frame), (std::map<std::string, int>{{"person", 2}, {"traffic light", 1}}));
+  const json event = event_payload({{"person", 1, 2}}, {{"person", 2}, {"traffic light", 1}},
+                                   &frame, 99, std::chrono::system_clock::now());
+  EXPECT_EQ(event["time"], "2023-11-14T22:13:20.123Z");
+  EXPECT_EQ(event["frame"], 1234);
+  EXPECT_EQ(event["changes"], json::parse(R"([{"label":"person","from":1,"to":2}])"));
+  EXPECT_EQ(event["labels"], json::parse(R"(["person","traffic light"])"));
+  EXPECT_EQ(event["counts"], json::parse(R"({"person":2,"traffic light":1})"));
+  ASSERT_EQ(event["detections"].size(), 3u);
+  EXPECT_EQ(event["detections"][0],
+            json::parse(R"({"label":"person","score":0.871,"box":[10.0,20.0,110.6,220.0]})"));
+  EXPECT_EQ(event["detections"][1]["label"], "traffic light");
+}
+
+TEST(MqttMessages, AnEventWithoutAFrameIsStampedNowWithTheLastIndex) {
+  const auto now = std::chrono::system_clock::time_point(1'700'000'000'000ms);
+  const json event = event_payload({{"person", 1, 0}}, {}, nullptr, 41, now);
+  EXPECT_EQ(event["time"], "2023-11-14T22:13:20.000Z");
+  EXPECT_EQ(event["frame"], 41);
+  EXPECT_EQ(event["labels"], json::array());
+  EXPECT_EQ(event["counts"], json::object());
+  EXPECT_EQ(event["detections"], json::array());
+}
+
+TEST(MqttMessages, StatsAreTheStatusSubsetAtTheStatusPlaces) {
+  const json status = json::parse(R"({
+    "version": "0.1.0", "state": "running", "host": "pi5", "config": "/etc/x.yaml",
+    "uptime_s": 12, "status_line": "long text",
+    "model": {"name": "yolo11n", "precision": "int8", "file": "/m.onnx", "input": [320, 320]},
+    "source": {"state": "streaming", "uri": "/dev/video0", "frames": 100},
+    "fps": 24.8, "frames": 300,
+    "latency_ms": {"inference": {"p50": 30.5, "p90": 40.1}},
+    "threads": {"count": 2, "mode": "adaptive", "last_decision": {"why": "x"}},
+    "device": {"power_w": 3.2, "rss_bytes": 1000, "temp_c": {"cpu": 50}},
+    "temperature_c": 50.5,
+    "outputs": {"mqtt": {"ok": true}}
+  })");
+  const json stats = stats_payload(status, std::chrono::system_clock::time_point(1'700'000'000s));
+  EXPECT_EQ(stats, json::parse(R"({
+    "time": "2023-11-14T22:13:20.000Z",
+    "version": "0.1.0", "state": "running", "host": "pi5", "uptime_s": 12,
+    "model": {"name": "yolo11n", "precision": "int8"},
+    "source": {"state": "streaming"},
+    "fps": 24.8, "frames": 300,
+    "latency_ms": {"inference": {"p50": 30.5, "p90": 40.1}},
+    "threads": {"count": 2},
+    "device": {"power_w": 3.2},
+    "temperature_c": 50.5
+  })"))
+      << stats.dump(2);
+}
+
+TEST(MqttMessages, DiscoveryAnnouncesOneDeviceWithSensorsAndAnOccupancyPerLabel) {
+  const DiscoverySettings settings{"homeassistant", MqttTopics{"yolo-edge"}, "pi5.local", 10};
+  EXPECT_EQ(home_assistant_status_topic(settings), "homeassistant/status");
+  const auto configs = discovery_configs(settings, {"person", "traffic light"});
+  const std::string node = "pi5_local_yolo-edge";
+  std::vector<std::string> topics;
+  for (const auto& [topic, config] : configs) topics.push_back(topic);
+  EXPECT_EQ(topics, (std::vector<std::string>{
+                        "homeassistant/binary_sensor/" + node + "/person/config",
+                        "homeassistant/binary_sensor/" + node + "/traffic_light/config",
+                        "homeassistant/sensor/" + node + "/fps/config",
+                        "homeassistant/sensor/" + node + "/inference_latency/config",
+                        "homeassistant/sensor/" + node + "/power/config",
+                        "homeassistant/sensor/" + node + "/temperature/config",
+                    }));
+  for (const auto& [topic, config] : configs) {
+    EXPECT_EQ(config["device"]["identifiers"], json::array({node})) << topic;
+    EXPECT_EQ(config["device"]["name"], "yolo-edge pi5.local");
+    EXPECT_EQ(config["device"]["sw_version"], std::string(version()));
+    EXPECT_EQ(config["availability_topic"], "yolo-edge/available");
+    EXPECT_EQ(config["payload_available"], "online");
+    EXPECT_EQ(config["payload_not_available"], "offline");
+    EXPECT_TRUE(config["unique_id"].get<std::string>().starts_with(node + "_")) << topic;
+  }
+  const json& light = configs.at("homeassistant/binary_sensor/" + node + "/traffic_light/config");
+  EXPECT_EQ(light["name"], "traffic light");
+  EXPECT_EQ(light["device_class"], "occupancy");
+  EXPECT_EQ(light["state_topic"], "yolo-edge/occupancy/traffic_light");
+  EXPECT_EQ(light["payload_on"], "ON");
+  EXPECT_EQ(light["payload_off"], "OFF");
+  const json& power = configs.at("homeassistant/sensor/" + node + "/power/config");
+  EXPECT_EQ(power["state_topic"], "yolo-edge/stats");
+  EXPECT_EQ(power["device_class"], "power");
+  EXPECT_EQ(power["unit_of_measurement"], "W");
+  EXPECT_EQ(power["expire_after"], 30);
+  EXPECT_EQ(power["value_template"],
+            "{{ value_json.device.power_w if value_json.device is defined and "
+            "value_json.device.power_w is defined else none }}");
+  const json& latency = configs.at("homeassistant/sensor/" + node + "/inference_latency/config");
+  EXPECT_EQ(latency["unit_of_measurement"], "ms");
+  EXPECT_EQ(latency["value_template"],
+            "{{ value_json.latency_ms.inference.p50 if value_json.latency_ms is defined else "
+            "none }}");
+  EXPECT_EQ(configs.at("homeassistant/sensor/" + node + "/temperature/config")["device_class"],
+            "temperature");
+}
+
+}  // namespace
+}  // namespace yolo::daemon

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: Apache-2.0
+// Capture: the capture thread reads a real source into the slot, numbers frames across
+// reopenings, and reopens a source that stops after reconnect_s (daemon/pipeline/capture.cpp).
+#include "daemon/pipeline/capture.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+
+#include "tests/support/fixtures.h"
+#include "tests/support/temp_folder.h"
+
+namespace yolo::daemon {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Records every event, so a test can wait for one.
+class EventLog : public Publisher {
+ public:
+  std::string_view name() const override { return "events"; }
+  void configure(const config::Config&) override {}
+  void start() override {}
+  void publish(std::shared_ptr<const FrameResult>) override {}
+  void event(const nlohmann::json& e) override {
+    std::lock_guard lock(mutex_);
+    events_.push_back(e);
+  }
+  bool stop() override { return true; }
+  int count(const std::string& name) const {
+    std::lock_guard lock(mutex_);
+    int n = 0;
+    for (const auto& e : events_) n += e["event"] == name;
+    return n;
+  }
+  std::vector<nlohmann::json> named(const std::string& name) const {
+    std::lock_guard lock(mutex_);
+    std::vector<nlohmann::json> found;
+    for (const auto& e : events_) {
+      if (e["event"] == name) found.push_back(e);
+    }
+    return found;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<nlohmann::json> events_;
+};
+
+struct Fixture {
+  Logger log{Logger::Sink::kStderr, config::LogLevel::kError};
+  Events events{log};
+  EventLog recorded;
+  FrameSlot slot;
+  Fixture() { events.add(&recorded); }
+};
+
+config::SourceConfig images(bool loop) {
+  config::SourceConfig c;
+  c.uri = (test::fixtures_dir() / "images").string();
+  c.loop = loop;
+  c.realtime = true;
+  c.fps = 20;
+  c.reconnect_s = 0.2;
+  return c;
+}
+
+TEST(Capture, NumbersFramesAcrossReopeningsOfASourceThatStops) {
+  YOLO_REQUIRE_FIXTURES();
+  Fixture f;
+  Capture capture(f.events, f.slot);
+  capture.start(images(false));
+  // Six photos, then the source stops and is reopened 0.2 s later: frames 0..17 over three runs.
+  vision::Frame frame;
+  std::int64_t expected = 0;
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (expected < 18 && std::chrono::steady_clock::now() < deadline) {
+    const auto dropped = f.slot.take(frame, 1000ms);
+    if (!dropped) continue;
+    EXPECT_EQ(*dropped, 0);
+    EXPECT_EQ(frame.index, expected);
+    ++expected;
+  }
+  EXPECT_EQ(expected, 18);
+  EXPECT_GE(f.recorded.count("source_lost"), 2);
+  const auto opened = f.recorded.named("source_opened");
+  ASSERT_GE(opened.size(), 3u);
+  // The event says which openings are reopenings (the metrics count them).
+  EXPECT_EQ(opened[0]["reopened"], false);
+  EXPECT_EQ(opened[1]["reopened"], true);
+  EXPECT_EQ(opened[2]["reopened"], true);
+  EXPECT_GE(capture.status()["reopened"].get<int>(), 2);
+  EXPECT_TRUE(capture.stop(2000ms));
+  EXPECT_EQ(capture.state(), Capture::State::kStopped);
+}
+
+TEST(Capture, ASourceThatCannotOpenIsRetriedWithGrowingWaits) {
+  Fixture f;
+  Capture capture(f.events, f.slot);
+  test::TempFolder folder;
+  config::SourceConfig c;
+  c.uri = (folder.path() / "missing.mp4").string();
+  c.reconnect_s = 0.1;
+  capture.start(c);
+  // Waits of 0.1, 0.2, 0.4 s: three failures within a second, not thirty.
+  std::this_thread::sleep_for(1000ms);
+  const nlohmann::json status = capture.status();
+  EXPECT_EQ(status["state"], "lost");
+  EXPECT_NE(status["last_error"].get<std::string>().find("no such file or folder"),
+            std::string::npos);
+  const int lost = f.recorded.count("source_lost");
+  EXPECT_GE(lost, 3);
+  EXPECT_LE(lost, 5);
+  // The heartbeat goes on while it waits: the watchdog keeps being fed.
+  EXPECT_LT(std::chrono::steady_clock::now() - capture.heartbeat(), 1500ms);
+  // A reload with a source that works opens it at once.
+  if (test::have_fixtures()) {
+    capture.reconfigure(images(true));
+    vision::Frame frame;
+    EXPECT_TRUE(f.slot.take(frame, 5000ms));
+    // The thread marks itself streaming right after handing the frame over.
+    for (int i = 0; i < 100 && capture.state() != Capture::State::kStreaming; ++i) {
+      std::this_thread::sleep_for(10ms);
+    }
+    EXPECT_EQ(capture.state(), Capture::State::kStreaming);
+  }
+  EXPECT_TRUE(capture.stop(2000ms));
+}
+
+// A camera back after a long absence is opened when its node appears, not at the end of a long
+// backoff. As root (CI): a node made with mknod in /dev; it is not a V4L2 device, so the attempt
+// fails again, but it is made at once.
+TEST(Capture, ACameraNodeThatAppearsIsOpenedAtOnceWhateverTheBackoff) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root, to make a device node in /dev";
+  const std::filesystem::path node = "/dev/yolo-edge-test-video-" + std::to_string(getpid());
+  std::filesystem::remove(node);
+  Fixture f;
+  config::SourceConfig c;
+  c.uri = node.string();
+  c.reconnect_s = 60;
+  Capture capture(f.events, f.slot);
+  capture.start(c);
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (f.recorded.count("source_lost") < 1 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_EQ(f.recorded.count("source_lost"), 1);
+  std::this_thread::sleep_for(200ms);
+  EXPECT_EQ(f.recorded.count("source_lost"), 1) << "retried before the 60 s backoff";
+
+  // A character device that is not a camera (/dev/null's numbers).
+  ASSERT_EQ(mknod(node.c_str(), S_IFCHR | 0600, makedev(1, 3)), 0) << std::strerror(errno);
+  const auto made = std::chrono::steady_clock::now();
+  while (f.recorded.count("source_lost") < 2 && std::chrono::steady_clock::now() < made + 5s) {
+    std::this_thread::sleep_for(20ms);
+  }
+  std::filesystem::remove(node);
+  EXPECT_EQ(f.recorded.count("source_appeared"), 1);
+  EXPECT_EQ(f.recorded.count("source_lost"), 2) << "the appeared node was not tried at once";
+  EXPECT_TRUE(capture.stop(2000ms));
+}
+
+}  // namespace
+}  // namespace yolo::daemon
