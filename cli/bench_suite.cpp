@@ -182,9 +182,12 @@ double ScenarioResult::headline_value() const {
 std::vector<Speedup> int8_speedups(const std::vector<ScenarioResult>& results) {
   std::vector<Speedup> speedups;
   for (const auto& fp32 : results) {
-    if (fp32.precision != "fp32") continue;
+    if (fp32.precision != runtime::precision_name(runtime::Precision::kFp32)) continue;
     for (const auto& int8 : results) {
-      if (int8.precision != "int8" || int8.spec.scenario != fp32.spec.scenario) continue;
+      if (int8.precision != runtime::precision_name(runtime::Precision::kInt8) ||
+          int8.spec.scenario != fp32.spec.scenario) {
+        continue;
+      }
       Speedup s;
       s.spec = fp32.spec;
       s.fp32 = fp32.headline_value();

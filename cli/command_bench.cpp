@@ -209,10 +209,12 @@ int run_sweep(const BenchArgs& args) {
           {"stddev_ms", r.ours.stddev},  {"best_round_p50_ms", r.ours_best_round_p50},
           {"peak_rss_mb", r.peak_rss_mb}};
       if (r.baseline) {
-        t["baseline"] = {
-            {"model", args.baseline},    {"precision", "fp32"},
-            {"min_ms", r.baseline->min}, {"p50_ms", r.baseline->p50},
-            {"p90_ms", r.baseline->p90}, {"best_round_p50_ms", r.baseline_best_round_p50}};
+        t["baseline"] = {{"model", args.baseline},
+                         {"precision", runtime::precision_name(runtime::Precision::kFp32)},
+                         {"min_ms", r.baseline->min},
+                         {"p50_ms", r.baseline->p50},
+                         {"p90_ms", r.baseline->p90},
+                         {"best_round_p50_ms", r.baseline_best_round_p50}};
         t["ratio_baseline_p50"] = r.ours_best_round_p50 / r.baseline_best_round_p50;
       }
       if (r.peer) {
@@ -324,9 +326,9 @@ std::vector<PrecisionModel> precisions_to_run(const BenchArgs& args, bool precis
     if (args.int8.empty() &&
         runtime::read_model_file(args.model.model).precision == runtime::Precision::kInt8) {
       // A static INT8 file is what it is: it runs int8, and there is no FP32 file to time.
-      asked = {"int8"};
+      asked = {runtime::precision_name(runtime::Precision::kInt8)};
     } else if (!args.int8.empty() || std::filesystem::is_regular_file(sibling, ec)) {
-      asked = {"fp32", "int8"};
+      asked = precision_choices();
     } else {
       notes.push_back("INT8: not timed, there is no INT8 file beside " + args.model.model + " (" +
                       sibling.string() +
@@ -334,7 +336,7 @@ std::vector<PrecisionModel> precisions_to_run(const BenchArgs& args, bool precis
                       "`yolo-edge quantize --model " +
                       args.model.model + " --calib VIDEO_OR_FOLDER --out " + sibling.string() +
                       "`");
-      asked = {"fp32"};
+      asked = {runtime::precision_name(runtime::Precision::kFp32)};
     }
   }
   std::vector<PrecisionModel> precisions;
@@ -345,8 +347,8 @@ std::vector<PrecisionModel> precisions_to_run(const BenchArgs& args, bool precis
     }
     PrecisionModel p;
     p.name = name;
-    if (name == "int8") {
-      p.precision = runtime::Precision::kInt8;
+    p.precision = precision_option(name);
+    if (p.precision == runtime::Precision::kInt8) {
       p.load = args.int8.empty() ? args.model.model : args.int8;
       p.file = int8_file(args);
       p.peer_file = args.peer_model.empty() ? p.file : std::filesystem::path(args.peer_model);

@@ -92,9 +92,7 @@ Side load_side(const std::string& option, const std::string& model, const std::s
   Side side{option, model, precision, conf, nullptr, 0, 0};
   detector::DetectorOptions options;
   options.model = model;
-  options.precision = precision.empty()     ? runtime::Precision::kFile
-                      : precision == "int8" ? runtime::Precision::kInt8
-                                            : runtime::Precision::kFp32;
+  options.precision = precision_option(precision);
   options.threads = args.threads;
   options.imgsz = imgsz;
   // A model is judged as its file computes: a dynamic-INT8 file with its activations rounded on
@@ -361,10 +359,10 @@ void register_compare(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--precision-a", args->precision_a,
                   "Run model A in fp32 or int8 (default: as the file was made)")
-      ->check(CLI::IsMember({"fp32", "int8"}));
+      ->check(CLI::IsMember(precision_choices()));
   sub->add_option("--precision-b", args->precision_b,
                   "Run model B in fp32 or int8 (default: as the file was made)")
-      ->check(CLI::IsMember({"fp32", "int8"}));
+      ->check(CLI::IsMember(precision_choices()));
   sub->add_option("--min-boxes", args->min_boxes,
                   "Classes with fewer of A's boxes are too few to judge: left out of the mAP50 "
                   "over judged classes, and warned about")

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/field_report.h"
 
+#include "runtime/precision.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -423,7 +425,8 @@ FieldReport build_field_report(const std::vector<json>& lines,
   }
   // FP32 first, the reference.
   std::stable_sort(names.begin(), names.end(),
-                   [](const auto& a, const auto& b) { return a == "fp32" && b != "fp32"; });
+                   [fp32 = runtime::precision_name(runtime::Precision::kFp32)](
+                       const auto& a, const auto& b) { return a == fp32 && b != fp32; });
   for (const auto& name : names) r.precisions.push_back(summarize_precision(name, intervals));
   note_missing(r, intervals, sensors_missing_items, skipped_all);
 

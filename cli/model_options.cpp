@@ -33,20 +33,31 @@ void ModelOptions::add_to(CLI::App& sub, bool several_precisions) {
   if (several_precisions) {
     sub.add_option("--precision", precisions, "Precisions to run: fp32, int8 or both (fp32,int8)")
         ->delimiter(',')
-        ->check(CLI::IsMember({"fp32", "int8"}));
+        ->check(CLI::IsMember(precision_choices()));
   } else {
     sub.add_option("--precision", precision,
                    "Run the model in fp32 or int8 (default: as the file was made: int8 for a "
                    "static INT8 file, fp32 for the others)")
-        ->check(CLI::IsMember({"fp32", "int8"}));
+        ->check(CLI::IsMember(precision_choices()));
   }
   add_imgsz_option(sub, imgsz);
   sub.add_flag("--profile", profile, "Time every operator and print where the time goes");
 }
 
 runtime::Precision ModelOptions::parsed_precision() const {
-  if (precision.empty()) return runtime::Precision::kFile;
-  return precision == "int8" ? runtime::Precision::kInt8 : runtime::Precision::kFp32;
+  return precision_option(precision);
+}
+
+std::vector<std::string> precision_choices() {
+  return {runtime::precision_name(runtime::Precision::kFp32),
+          runtime::precision_name(runtime::Precision::kInt8)};
+}
+
+runtime::Precision precision_option(const std::string& name) {
+  if (name.empty()) return runtime::Precision::kFile;
+  const auto precision = runtime::parse_precision(name);
+  if (!precision) throw std::invalid_argument("unknown precision '" + name + "'");
+  return *precision;
 }
 
 }  // namespace yolo::cli

@@ -37,4 +37,10 @@ CLI::Option* add_imgsz_option(CLI::App& sub, runtime::InputSize& imgsz,
                                   "side as exported)",
                               const std::string& name = "--imgsz");
 
+// What --precision options accept: fp32 and int8 (not given: the file's own).
+std::vector<std::string> precision_choices();
+// The precision an option's value names; kFile for "" (not given). std::invalid_argument for
+// a name the option's check would have refused.
+runtime::Precision precision_option(const std::string& name);
+
 }  // namespace yolo::cli

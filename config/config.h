@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/input_size.h"
+#include "runtime/precision.h"
 
 namespace yolo::config {
 
@@ -16,7 +20,16 @@ namespace yolo::config {
 // load_config() (config/config_loader.h) fills it from a validated YAML file. Enum members follow
 // the order of the allowed values in that table.
 
+// What model.precision asks for: the engine's precisions, or auto (chosen by measurement).
 enum class Precision { kFile, kFp32, kInt8, kAuto };
+// Its names, in the enum's order: the engine's three spelled as the engine spells them, then auto.
+inline constexpr std::array<std::string_view, 4> kPrecisionNames{
+    runtime::kPrecisionNames[0], runtime::kPrecisionNames[1], runtime::kPrecisionNames[2], "auto"};
+static_assert(static_cast<int>(Precision::kInt8) == static_cast<int>(runtime::Precision::kInt8));
+// "file", "fp32", "int8", "auto".
+constexpr const char* precision_name(Precision precision) {
+  return kPrecisionNames[static_cast<std::size_t>(precision)].data();
+}
 enum class Quantize { kOff, kAuto };
 enum class Decoder { kAuto, kYolov8, kEnd2end, kYolov5 };
 enum class ThreadMode { kFixed, kAdaptive, kEfficiency };

@@ -557,7 +557,7 @@ class Validator {
         c.model.precision == Precision::kInt8 || c.model.precision == Precision::kAuto;
     if (wants_int8 && c.model.quantize == Quantize::kOff && c.model.int8_path.empty() &&
         usable("model.int8_path") && !static_int8_model(c)) {
-      const std::string precision = c.model.precision == Precision::kInt8 ? "int8" : "auto";
+      const std::string precision = precision_name(c.model.precision);
       add("model.precision", written_at("model.precision"),
           precision +
               " needs model.int8_path: set it to a static INT8 model, or set model.quantize: "

@@ -383,7 +383,7 @@ std::vector<FieldSpec> build_fields() {
        .name = "precision",
        .type = F::kEnum,
        .default_value = text("file"),
-       .choices = {"file", "fp32", "int8", "auto"},
+       .choices = {kPrecisionNames.begin(), kPrecisionNames.end()},
        .description = "Precision to run at: file runs model.path as it was made (int8 for a "
                       "static INT8 file, fp32 for the others); fp32 runs model.path in FP32 (a "
                       "static INT8 file's Q/DQ computed in float); int8 runs model.int8_path, or "

@@ -175,7 +175,7 @@ PrecisionChoice choose_precision(const TrialFigures& figures, double min_map50) 
                fixed(min_map50, 3) + frames;
     return c;
   }
-  c.precision = "int8";
+  c.precision = runtime::Precision::kInt8;
   c.reason = "INT8: " + figures_text(c) + ", and it agrees with FP32: " + measure + " " +
              fixed(*c.map50, 3) + " >= " + fixed(min_map50, 3) + frames;
   return c;
@@ -188,7 +188,7 @@ nlohmann::json to_json(const PrecisionChoice& c, const TrialFigures& figures) {
     for (const auto& [n, v] : ms) j[std::to_string(n)] = rounded(v, 0.01);
     return j;
   };
-  nlohmann::json j = {{"precision", c.precision},
+  nlohmann::json j = {{"precision", runtime::precision_name(c.precision)},
                       {"decided", c.decided},
                       {"reason", c.reason},
                       {"fp32_threads", c.fp32_threads},

@@ -87,8 +87,8 @@ class PrecisionTrial {
 
 // The decision and why.
 struct PrecisionChoice {
-  // "fp32" or "int8".
-  std::string precision = "fp32";
+  // kFp32 or kInt8.
+  runtime::Precision precision = runtime::Precision::kFp32;
   // False when the trial could not tell (FP32 found nothing to check INT8 against): FP32 runs
   // and the trial should be tried again on other frames.
   bool decided = true;

@@ -498,18 +498,6 @@ InputSize ModelFile::input_for(const InputSize& request, const std::string& key)
   return resolve_input(input, metadata, request, key, path.string());
 }
 
-const char* precision_name(Precision precision) {
-  switch (precision) {
-    case Precision::kFile:
-      return "file";
-    case Precision::kFp32:
-      return "fp32";
-    case Precision::kInt8:
-      return "int8";
-  }
-  return "fp32";
-}
-
 const std::vector<LintFinding>& Engine::lint_findings() const {
   return impl_->lint;
 }

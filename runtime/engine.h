@@ -13,6 +13,7 @@
 #include "runtime/input_size.h"
 #include "runtime/model_lint.h"
 #include "runtime/model_metadata.h"
+#include "runtime/precision.h"
 #include "runtime/qdq_plan.h"
 #include "runtime/tensor.h"
 
@@ -25,13 +26,6 @@ class ThreadPools;
 // daemon builds a new engine beside the running one, and two engines must not double the threads.
 using SharedThreadPools = std::shared_ptr<xnn::ThreadPools>;
 SharedThreadPools make_thread_pools();
-
-// kFile: what the file was made for: int8 for a static (QDQ) INT8 file, fp32 for every other
-// (FP32, FP16, dynamic INT8). fp32 on a QDQ file computes its Q/DQ pairs in float; int8 on an
-// FP32 file runs its INT8 sibling.
-enum class Precision { kFile, kFp32, kInt8 };
-// "file", "fp32", "int8".
-const char* precision_name(Precision precision);
 
 // What a model file says about how it runs, read without planning it: for callers deciding what
 // to load (the daemon's model manager, bench) and for Engine::input_for.

@@ -6,6 +6,7 @@
 #include <set>
 #include <system_error>
 
+#include "runtime/precision.h"
 #include "runtime/qdq_lowering.h"
 
 namespace yolo::runtime {
@@ -290,7 +291,8 @@ const char* to_string(QuantizationKind kind) {
 }
 
 const char* ModelInfo::file_precision() const {
-  return quantization == QuantizationKind::kStaticQdq ? "int8" : "fp32";
+  return precision_name(quantization == QuantizationKind::kStaticQdq ? Precision::kInt8
+                                                                     : Precision::kFp32);
 }
 
 std::size_t ModelInfo::count(const std::string& op) const {

@@ -268,7 +268,9 @@ ControlReply Service::serve(const ControlRequest& request) {
   std::string precision = request.precision;
   if (precision == "toggle") {
     const auto model = inference_->model();
-    precision = model && model->precision == "int8" ? "fp32" : "int8";
+    precision = runtime::precision_name(model && model->precision == runtime::Precision::kInt8
+                                            ? runtime::Precision::kFp32
+                                            : runtime::Precision::kInt8);
   }
   return reload(request.origin,
                 config::Override{"model.precision", precision, "through " + request.origin});
@@ -487,7 +489,7 @@ nlohmann::json Service::build_status() const {
       {"status_line", status_line()},
       {"model",
        {{"name", model->name},
-        {"precision", model->precision},
+        {"precision", runtime::precision_name(model->precision)},
         {"file", model->path.string()},
         {"input", {model->input_width, model->input_height}},
         {"imgsz", config::format_field(*config::find_field("model.imgsz"),
@@ -533,9 +535,9 @@ std::string Service::status_line() const {
   std::string line;
   if (const auto model = inference_->model()) {
     // "auto int8": chosen by measurement rather than asked for.
-    line = (config_.model.precision == config::Precision::kAuto ? "auto " : "") + model->precision +
-           " " + model->name + " " + std::to_string(model->input_width) + "x" +
-           std::to_string(model->input_height);
+    line = std::string(config_.model.precision == config::Precision::kAuto ? "auto " : "") +
+           runtime::precision_name(model->precision) + " " + model->name + " " +
+           std::to_string(model->input_width) + "x" + std::to_string(model->input_height);
   }
   const nlohmann::json inference = inference_->status();
   const int threads = inference["threads"].get<int>();

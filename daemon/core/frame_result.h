@@ -10,6 +10,7 @@
 
 #include <opencv2/core.hpp>
 
+#include "runtime/precision.h"
 #include "vision/class_names.h"
 #include "vision/detection.h"
 
@@ -19,7 +20,7 @@ namespace yolo::daemon {
 struct ModelInfo {
   std::filesystem::path path;  // the file the engine runs (the INT8 file at int8)
   std::string name;            // its stem, e.g. "yolo11n_320_fp32"
-  std::string precision;       // "fp32" or "int8"
+  runtime::Precision precision = runtime::Precision::kFp32;  // kFp32 or kInt8
   int input_width = 0;
   int input_height = 0;
   vision::ClassNames names;

@@ -91,20 +91,6 @@ std::string unwritable_folder(const fs::path& folder) {
 
 }  // namespace
 
-const char* precision_name(config::Precision precision) {
-  switch (precision) {
-    case config::Precision::kFile:
-      return "file";
-    case config::Precision::kFp32:
-      return "fp32";
-    case config::Precision::kInt8:
-      return "int8";
-    case config::Precision::kAuto:
-      return "auto";
-  }
-  return "fp32";
-}
-
 ModelManager::ModelManager(Events& events, Options options, CalibrationReservoir& reservoir)
     : events_(events), options_(std::move(options)), reservoir_(reservoir) {}
 
@@ -180,7 +166,8 @@ ModelManager::Plan ModelManager::plan(const config::ModelConfig& model) {
     return p;
   }
   p.candidate = int8;
-  if (auto_ && auto_->fp32 == p.fp32 && auto_->int8 == int8 && auto_->choice.precision == "int8") {
+  if (auto_ && auto_->fp32 == p.fp32 && auto_->int8 == int8 &&
+      auto_->choice.precision == runtime::Precision::kInt8) {
     p.run = int8;
   }
   return p;
@@ -208,7 +195,7 @@ LoadedModel ModelManager::build(const ModelTarget& target, const config::ModelCo
   info->path = target.file;
   // Named after the FP32 model, so both precisions of one model compare under one name.
   info->name = model.path.stem().string();
-  info->precision = precision_name(target.precision);
+  info->precision = options.precision;
   info->input_width = width;
   info->input_height = height;
   info->names = detector->names();
@@ -229,7 +216,7 @@ LoadedModel ModelManager::load_initial(const config::ModelConfig& model) {
                    "x" + std::to_string(loaded.info->input_height) + ", in " +
                    std::to_string(std::lround(loaded.build_ms)) + " ms",
                {{"file", p.run.file.string()},
-                {"precision", loaded.info->precision},
+                {"precision", runtime::precision_name(loaded.info->precision)},
                 {"build_ms", std::round(loaded.build_ms * 10) / 10}});
   std::lock_guard lock(mutex_);
   running_ = p.run;
@@ -334,7 +321,7 @@ void ModelManager::step() {
                    "built " + describe(p.run) + " beside the running model in " +
                        std::to_string(std::lround(loaded.build_ms)) + " ms; swapping it in",
                    {{"file", p.run.file.string()},
-                    {"precision", loaded.info->precision},
+                    {"precision", runtime::precision_name(loaded.info->precision)},
                     {"build_ms", std::round(loaded.build_ms * 10) / 10}});
       inference_->swap_in(std::move(loaded));
       std::lock_guard lock(mutex_);
@@ -396,13 +383,18 @@ void ModelManager::step_auto(const config::ModelConfig& model, const Plan& p) {
     choice.min_map50 = model.auto_min_map50;
     choice.reason =
         "FP32: the INT8 model " + p.candidate->file.string() + " cannot be loaded: " + e.what();
-    decide(p, choice, {{"precision", "fp32"}, {"decided", true}, {"reason", choice.reason}}, {});
+    decide(p, choice,
+           {{"precision", runtime::precision_name(runtime::Precision::kFp32)},
+            {"decided", true},
+            {"reason", choice.reason}},
+           {});
     return;
   }
   events_.emit(config::LogLevel::kInfo, "precision_trial",
                "precision auto: measuring " + describe(p.fp32) + " against " +
                    describe(*p.candidate) + " on this camera's frames",
-               {{"fp32", p.fp32.file.string()}, {"int8", p.candidate->file.string()}});
+               {{runtime::precision_name(runtime::Precision::kFp32), p.fp32.file.string()},
+                {runtime::precision_name(runtime::Precision::kInt8), p.candidate->file.string()}});
   {
     std::lock_guard lock(mutex_);
     trial_candidate_ = *p.candidate;
@@ -433,7 +425,11 @@ void ModelManager::finish_trial(const config::ModelConfig& model, const Plan& p,
     choice.min_map50 = model.auto_min_map50;
     choice.reason = "FP32: the INT8 model " + p.candidate->file.string() +
                     " failed on a frame: " + outcome.error;
-    decide(p, choice, {{"precision", "fp32"}, {"decided", true}, {"reason", choice.reason}}, {});
+    decide(p, choice,
+           {{"precision", runtime::precision_name(runtime::Precision::kFp32)},
+            {"decided", true},
+            {"reason", choice.reason}},
+           {});
     return;
   }
   const detector::PrecisionChoice choice =
@@ -446,7 +442,7 @@ void ModelManager::decide(const Plan& p, detector::PrecisionChoice choice, nlohm
                           LoadedModel candidate) {
   events_.emit(config::LogLevel::kInfo, "precision_chosen", "precision auto: " + choice.reason,
                json);
-  const bool int8 = choice.precision == "int8";
+  const bool int8 = choice.precision == runtime::Precision::kInt8;
   if (int8) inference_->swap_in(std::move(candidate));
   std::lock_guard lock(mutex_);
   if (int8) running_ = *p.candidate;

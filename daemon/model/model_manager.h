@@ -174,6 +174,4 @@ class ModelManager {
   std::optional<TrialOutcome> trial_outcome_;
 };
 
-const char* precision_name(config::Precision precision);
-
 }  // namespace yolo::daemon

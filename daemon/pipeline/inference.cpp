@@ -28,8 +28,8 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
 }
 
 std::string describe(const ModelInfo& m) {
-  return m.name + " " + m.precision + " " + std::to_string(m.input_width) + "x" +
-         std::to_string(m.input_height);
+  return m.name + " " + runtime::precision_name(m.precision) + " " + std::to_string(m.input_width) +
+         "x" + std::to_string(m.input_height);
 }
 
 }  // namespace
@@ -391,7 +391,7 @@ void Inference::report_swap(std::int64_t first_index, Clock::time_point first_do
       " ms); " +
       (lost == 0 ? std::string("no frame lost") : std::to_string(lost) + " frame(s) lost");
   nlohmann::json fields = {{"to", s.to->name},
-                           {"to_precision", s.to->precision},
+                           {"to_precision", runtime::precision_name(s.to->precision)},
                            {"to_path", s.to->path.string()},
                            {"build_ms", rounded(s.build_ms, 0.1)},
                            {"last_frame_before", s.last_index},
@@ -400,7 +400,7 @@ void Inference::report_swap(std::int64_t first_index, Clock::time_point first_do
                            {"gap_ms", rounded(gap_ms, 0.1)}};
   if (s.from) {
     fields["from"] = s.from->name;
-    fields["from_precision"] = s.from->precision;
+    fields["from_precision"] = runtime::precision_name(s.from->precision);
   }
   events_.emit(config::LogLevel::kInfo, "swap", message, std::move(fields));
 }

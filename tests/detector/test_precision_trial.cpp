@@ -43,7 +43,7 @@ TEST(ThreadCountsToTry, EveryCountToFourThenDoublingThenMax) {
 
 TEST(ChoosePrecision, Int8WhenFasterAndAgreeing) {
   const auto c = choose_precision(figures({{1, 20}, {2, 12}}, {{1, 10}, {2, 7}}, 0.97), 0.95);
-  EXPECT_EQ(c.precision, "int8");
+  EXPECT_EQ(c.precision, runtime::Precision::kInt8);
   EXPECT_TRUE(c.decided);
   EXPECT_EQ(c.fp32_threads, 2);
   EXPECT_EQ(c.int8_threads, 2);
@@ -57,7 +57,7 @@ TEST(ChoosePrecision, Int8WhenFasterAndAgreeing) {
 TEST(ChoosePrecision, EachPrecisionAtItsOwnFastestCount) {
   // FP32 is fastest at 2 threads, INT8 at 1 (its 2-thread run contends): compared best to best.
   const auto c = choose_precision(figures({{1, 20}, {2, 11}}, {{1, 8}, {2, 9}}, 1.0), 0.95);
-  EXPECT_EQ(c.precision, "int8");
+  EXPECT_EQ(c.precision, runtime::Precision::kInt8);
   EXPECT_EQ(c.fp32_threads, 2);
   EXPECT_EQ(c.int8_threads, 1);
   EXPECT_DOUBLE_EQ(c.fp32_ms, 11);
@@ -67,27 +67,28 @@ TEST(ChoosePrecision, EachPrecisionAtItsOwnFastestCount) {
 TEST(ChoosePrecision, Fp32WhenInt8IsSlowerOrBarelyFaster) {
   // Dynamic INT8 on a CPU: slower than FP32.
   auto c = choose_precision(figures({{1, 10}}, {{1, 31}}, 1.0), 0.95);
-  EXPECT_EQ(c.precision, "fp32");
+  EXPECT_EQ(c.precision, runtime::Precision::kFp32);
   EXPECT_TRUE(c.decided);
   EXPECT_NE(c.reason.find("not at least 1.05x faster"), std::string::npos) << c.reason;
   // 3 % faster is within timing noise.
   c = choose_precision(figures({{1, 10.3}}, {{1, 10}}, 1.0), 0.95);
-  EXPECT_EQ(c.precision, "fp32");
+  EXPECT_EQ(c.precision, runtime::Precision::kFp32);
   // 5 % is enough.
   c = choose_precision(figures({{1, 10.5}}, {{1, 10}}, 1.0), 0.95);
-  EXPECT_EQ(c.precision, "int8");
+  EXPECT_EQ(c.precision, runtime::Precision::kInt8);
 }
 
 TEST(ChoosePrecision, Fp32WhenInt8Disagrees) {
   const auto c = choose_precision(figures({{1, 20}}, {{1, 10}}, 0.9), 0.95);
-  EXPECT_EQ(c.precision, "fp32");
+  EXPECT_EQ(c.precision, runtime::Precision::kFp32);
   EXPECT_TRUE(c.decided);
   EXPECT_NE(c.reason.find("disagrees with FP32: mAP50 over the classes with >= 10 boxes 0.900 < "
                           "0.950"),
             std::string::npos)
       << c.reason;
   // The threshold is the config's.
-  EXPECT_EQ(choose_precision(figures({{1, 20}}, {{1, 10}}, 0.9), 0.85).precision, "int8");
+  EXPECT_EQ(choose_precision(figures({{1, 20}}, {{1, 10}}, 0.9), 0.85).precision,
+            runtime::Precision::kInt8);
 }
 
 TEST(ChoosePrecision, ClassesWithFewBoxesDoNotDecide) {
@@ -95,19 +96,19 @@ TEST(ChoosePrecision, ClassesWithFewBoxesDoNotDecide) {
   auto f = figures({{1, 20}}, {{1, 10}}, 0.98);
   f.agreement.map50 = 0.70;
   auto c = choose_precision(f, 0.95);
-  EXPECT_EQ(c.precision, "int8") << c.reason;
+  EXPECT_EQ(c.precision, runtime::Precision::kInt8) << c.reason;
   EXPECT_DOUBLE_EQ(*c.map50, 0.98);
   // No class with 10 boxes: the box-weighted AP50 decides, and the reason says so.
   f = figures({{1, 20}}, {{1, 10}}, 0.9, 32, 6);
   c = choose_precision(f, 0.95);
-  EXPECT_EQ(c.precision, "fp32");
+  EXPECT_EQ(c.precision, runtime::Precision::kFp32);
   EXPECT_NE(c.reason.find("box-weighted AP50 (no class with 10 boxes) 0.900"), std::string::npos)
       << c.reason;
 }
 
 TEST(ChoosePrecision, UndecidedWhenFp32FoundNothingToCompare) {
   const auto c = choose_precision(figures({{1, 20}}, {{1, 10}}, std::nullopt, 32, 0), 0.95);
-  EXPECT_EQ(c.precision, "fp32");
+  EXPECT_EQ(c.precision, runtime::Precision::kFp32);
   EXPECT_FALSE(c.decided);
   EXPECT_NE(c.reason.find("FP32 found nothing on 32 frame(s)"), std::string::npos) << c.reason;
 }

@@ -124,7 +124,7 @@ nlohmann::ordered_json IntervalStats::line(std::chrono::system_clock::time_point
   j["host"] = host_;
   if (model_) {
     j["model"] = model_->name;
-    j["precision"] = model_->precision;
+    j["precision"] = runtime::precision_name(model_->precision);
     j["input"] = {model_->input_width, model_->input_height};
   }
   if (threads_ > 0) j["threads"] = threads_;

@@ -114,7 +114,7 @@ nlohmann::json detections_json(const FrameResult& r) {
                       {"detections", std::move(list)}};
   if (r.model) {
     j["model"] = r.model->name;
-    j["precision"] = r.model->precision;
+    j["precision"] = runtime::precision_name(r.model->precision);
   }
   if (r.frame && !r.frame->empty()) j["size"] = {r.frame->cols, r.frame->rows};
   return j;

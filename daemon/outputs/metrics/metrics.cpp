@@ -309,7 +309,7 @@ struct Metrics::State {
   FrameSeries series_of(std::shared_ptr<const ModelInfo> model) {
     FrameSeries s;
     const prometheus::Labels labels = {{"model", valid_utf8(model->name)},
-                                       {"precision", valid_utf8(model->precision)}};
+                                       {"precision", runtime::precision_name(model->precision)}};
     s.frames = &frames.Add(labels);
     for (std::size_t i = 0; i < kStages.size(); ++i) {
       prometheus::Labels stage = labels;
@@ -324,7 +324,7 @@ struct Metrics::State {
   Counter& detection(FrameSeries& s, int class_id) {
     const auto add = [&] {
       return &detections.Add({{"model", valid_utf8(s.model->name)},
-                              {"precision", valid_utf8(s.model->precision)},
+                              {"precision", runtime::precision_name(s.model->precision)},
                               {"label", valid_utf8(s.model->names.name(class_id))}});
     };
     if (class_id < 0) return *add();

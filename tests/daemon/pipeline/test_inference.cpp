@@ -73,7 +73,7 @@ LoadedModel load(const std::string& name) {
   m.detector = std::make_unique<detector::Detector>(options);
   auto info = std::make_shared<ModelInfo>();
   info->name = name;
-  info->precision = "fp32";
+  info->precision = runtime::Precision::kFp32;
   info->input_width = m.detector->engine().input_width();
   info->input_height = m.detector->engine().input_height();
   info->names = m.detector->names();

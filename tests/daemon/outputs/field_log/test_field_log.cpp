@@ -36,7 +36,7 @@ FieldLogOptions options_in(const fs::path& dir, std::chrono::milliseconds interv
 std::shared_ptr<const ModelInfo> model(const std::string& precision) {
   auto info = std::make_shared<ModelInfo>();
   info->name = "yolo11n_320_" + precision;
-  info->precision = precision;
+  info->precision = runtime::parse_precision(precision).value();
   info->input_width = info->input_height = 320;
   info->names = vision::ClassNames({"person", "bicycle"});
   return info;

@@ -21,7 +21,7 @@ const auto kWall = std::chrono::system_clock::time_point(std::chrono::seconds(1'
 std::shared_ptr<const ModelInfo> model(const std::string& precision) {
   auto info = std::make_shared<ModelInfo>();
   info->name = "yolo11n_320_" + precision;
-  info->precision = precision;
+  info->precision = runtime::parse_precision(precision).value();
   info->input_width = 320;
   info->input_height = 320;
   info->names = vision::ClassNames({"person", "bicycle", "car"});

@@ -59,7 +59,7 @@ config::Config http_config(const std::string& listen, const std::string& token =
 std::shared_ptr<const FrameResult> frame_result(std::int64_t index, bool with_pixels) {
   auto model = std::make_shared<ModelInfo>();
   model->name = "yolo11n_320_fp32";
-  model->precision = "fp32";
+  model->precision = runtime::Precision::kFp32;
   model->names = vision::ClassNames({"person", "bird"});
   auto r = std::make_shared<FrameResult>();
   r->index = index;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Metrics: what the publishers receive becomes yolo_edge_* series in the Prometheus text format
-// 0.0.4 (daemon/outputs/metrics/metrics.cpp), read back with a strict parser (tests/support/prometheus_text.h)
-// and, where Prometheus's own promtool is installed, checked by it; and the fleet dashboard
-// (docs/grafana/yolo-edge.json) asks only for series the daemon serves.
+// 0.0.4 (daemon/outputs/metrics/metrics.cpp), read back with a strict parser
+// (tests/support/prometheus_text.h) and, where Prometheus's own promtool is installed, checked by
+// it; and the fleet dashboard (docs/grafana/yolo-edge.json) asks only for series the daemon serves.
 #include "daemon/outputs/metrics/metrics.h"
 
 #include "daemon/core/events.h"
@@ -67,7 +67,7 @@ using test::PromText;
 std::shared_ptr<const ModelInfo> model(const std::string& name, const std::string& precision) {
   auto info = std::make_shared<ModelInfo>();
   info->name = name;
-  info->precision = precision;
+  info->precision = runtime::parse_precision(precision).value();
   info->path = "/var/lib/yolo-edge/models/" + name + ".onnx";
   info->input_width = info->input_height = 320;
   info->names = vision::ClassNames({"person", "bicycle", "car"});

@@ -245,7 +245,7 @@ class Subscriber {
 std::shared_ptr<const ModelInfo> test_model() {
   auto model = std::make_shared<ModelInfo>();
   model->name = "yolo11n_320_fp32";
-  model->precision = "fp32";
+  model->precision = runtime::Precision::kFp32;
   model->names = vision::ClassNames({"person", "bird", "car", "dog"});
   return model;
 }
