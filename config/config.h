@@ -25,7 +25,9 @@ enum class Precision { kFile, kFp32, kInt8, kAuto };
 // Its names, in the enum's order: the engine's three spelled as the engine spells them, then auto.
 inline constexpr std::array<std::string_view, 4> kPrecisionNames{
     runtime::kPrecisionNames[0], runtime::kPrecisionNames[1], runtime::kPrecisionNames[2], "auto"};
-static_assert(static_cast<int>(Precision::kInt8) == static_cast<int>(runtime::Precision::kInt8));
+static_assert(static_cast<int>(Precision::kFile) == static_cast<int>(runtime::Precision::kFile) &&
+              static_cast<int>(Precision::kFp32) == static_cast<int>(runtime::Precision::kFp32) &&
+              static_cast<int>(Precision::kInt8) == static_cast<int>(runtime::Precision::kInt8));
 // "file", "fp32", "int8", "auto".
 constexpr const char* precision_name(Precision precision) {
   return kPrecisionNames[static_cast<std::size_t>(precision)].data();

@@ -46,7 +46,7 @@ std::string timestamp() {
   return text;
 }
 
-// `file` as a path in the source tree ("daemon/app/service.cpp"), without the folder it was built in.
+// `file` as a path in the source tree ("daemon/app/service.cpp"), not the build machine's path.
 std::string_view source_path(std::string_view file) {
   constexpr std::string_view tree = YOLO_EDGE_SOURCE_TREE "/";
   if (file.starts_with(tree)) file.remove_prefix(tree.size());

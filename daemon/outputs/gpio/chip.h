@@ -13,8 +13,8 @@
 namespace yolo::daemon::gpio {
 
 // GPIO chips and lines behind one small interface: libgpiod's v1 API (Debian bookworm) or v2 API
-// (trixie), chosen at build time (daemon/outputs/gpio/libgpiod.h), or a fake in tests. Values are logical
-// everywhere: true means active, and a line requested active_low is active at 0 V.
+// (trixie), chosen at build time (daemon/outputs/gpio/libgpiod.h), or a fake in tests. Values are
+// logical everywhere: true means active, and a line requested active_low is active at 0 V.
 
 // Why a chip or a line could not be had. The daemon runs on without that line either way; the
 // kind only decides the advice.

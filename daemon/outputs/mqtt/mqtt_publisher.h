@@ -47,10 +47,10 @@ struct MqttOptions {
 };
 
 // Detections and status to an MQTT broker (libmosquitto), and Home Assistant discovery; off
-// unless mqtt.enabled. Topics and payloads are in daemon/outputs/mqtt/mqtt_messages.h. One thread of its own
-// owns the connection (libmosquitto without its thread: this thread polls the socket), the
-// debounce and the reconnect backoff, so publish() and stats() only queue: a broker that is down
-// or slow never stalls inference, and the status says when it is unreachable.
+// unless mqtt.enabled. Topics and payloads are in daemon/outputs/mqtt/mqtt_messages.h. One thread
+// of its own owns the connection (libmosquitto without its thread: this thread polls the socket),
+// the debounce and the reconnect backoff, so publish() and stats() only queue: a broker that is
+// down or slow never stalls inference, and the status says when it is unreachable.
 class MqttPublisher : public Publisher {
  public:
   // `events` gets "mqtt_connected" and "mqtt_unreachable" (once per outage, not per retry).

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// SignalPipe (daemon/app/signal_pipe.cpp): signals reach the control loop whichever thread the kernel
-// delivers them to. Then the real yolo-edged with a thread that a library started before main()
-// (a preloaded library, and OpenBLAS as libblas.so.3 where it is installed): ten reloads keep
-// the same process, and SIGTERM is a clean stop with its `stop` event.
+// SignalPipe (daemon/app/signal_pipe.cpp): signals reach the control loop whichever thread the
+// kernel delivers them to. Then the real yolo-edged with a thread that a library started before
+// main() (a preloaded library, and OpenBLAS as libblas.so.3 where it is installed): ten reloads
+// keep the same process, and SIGTERM is a clean stop with its `stop` event.
 #include "daemon/app/signal_pipe.h"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// DeviceWatch (daemon/pipeline/device_watch.cpp): a node that appears, in a folder that may not exist yet,
-// or whose attributes change (udev giving it its group), is seen; other names are not.
+// DeviceWatch (daemon/pipeline/device_watch.cpp): a node that appears, in a folder that may not
+// exist yet, or whose attributes change (udev giving it its group), is seen; other names are not.
 #include "daemon/pipeline/device_watch.h"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// GpioPublisher with its real thread on a fake chip (tests/daemon/outputs/gpio/fake_chip.h): frames set
-// an alert line off, the daemon's status drives the LED, a press calls the precision callback
+// GpioPublisher with its real thread on a fake chip (tests/daemon/outputs/gpio/fake_chip.h): frames
+// set an alert line off, the daemon's status drives the LED, a press calls the precision callback
 // once, a line that cannot be had is a warning, and lines go at reload and stop.
 #include "daemon/outputs/gpio/gpio_publisher.h"
 

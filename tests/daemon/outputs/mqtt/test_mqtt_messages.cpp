@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The MQTT topics and payloads (daemon/outputs/mqtt/mqtt_messages.cpp): what a subscriber and Home Assistant
-// read.
+// The MQTT topics and payloads (daemon/outputs/mqtt/mqtt_messages.cpp): what a subscriber and Home
+// Assistant read.
 #include "daemon/outputs/mqtt/mqtt_messages.h"
 
 #include <gtest/gtest.h>
