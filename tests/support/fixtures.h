@@ -27,6 +27,19 @@ inline std::filesystem::path cli_path() {
 
 }  // namespace yolo::test
 
+namespace yolo::test {
+
+// True in the arm64 build, whose tests run under user-mode QEMU about 100 times slower: tests that
+// repeat the same kernels over many inputs may prove them there on fewer.
+constexpr bool kEmulated =
+#ifdef YOLO_EDGE_EMULATED
+    true;
+#else
+    false;
+#endif
+
+}  // namespace yolo::test
+
 #define YOLO_REQUIRE_FIXTURES()                                                          \
   do {                                                                                   \
     if (!::yolo::test::have_fixtures())                                                  \

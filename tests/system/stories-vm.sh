@@ -116,11 +116,16 @@ story_vm_gpio() {
     echo 8 >$chip/bank0/num_lines
     echo yolo-edge-sim >$chip/bank0/label
     echo 1 >$chip/live'
-  local dev
-  dev=/dev/$(guest_sh 'basename $(ls -d /sys/devices/platform/gpio-sim.*/gpiochip* | head -n1)')
-  wait_until 10 "$dev owned by group gpio" '[ "$(guest_run stat -c %G:%a '"$dev"')" = gpio:660 ]'
-  local sim
-  sim=$(guest_sh 'ls -d /sys/devices/platform/gpio-sim.*/gpiochip*' | head -n1)
+  # This chip's own names from configfs: other stories' chips (the libgpiod tests make and remove
+  # their own) may come and go beside it.
+  local chip_name dev sim
+  chip_name=$(guest_run cat /sys/kernel/config/gpio-sim/yolo-edge-test/bank0/chip_name)
+  dev=/dev/$chip_name
+  sim=/sys/devices/platform/$(guest_run cat /sys/kernel/config/gpio-sim/yolo-edge-test/dev_name)/$chip_name
+  # udev applies the rule when it has processed the add event; under emulation that takes seconds.
+  guest_run udevadm settle --timeout=60 || true
+  wait_until 30 "$dev owned by group gpio" '[ "$(guest_run stat -c %G:%a '"$dev"')" = gpio:660 ]' \
+    'echo "$(guest_run stat -c %U:%G:%a '"$dev"'); udev rule: $(guest_run ls /usr/lib/udev/rules.d/ | grep yolo)"'
 
   # INT8 for the button, made natively on the host from the clip (emulated, it takes too long).
   local int8
