@@ -682,13 +682,13 @@ std::vector<FieldSpec> build_fields() {
   add({.section = "http",
        .name = "max_clients",
        .type = F::kInt,
-       .default_value = whole(4096),
+       .default_value = whole(256),
        .min = 16,
        .max = 65536,
        .description = "Most connections at once from everyone. When all are taken, the one "
                       "slowest to send its request (a slow client) makes room for a new one; "
-                      "when all are being answered, new ones are refused. A connection costs a "
-                      "few KiB, not a thread."},
+                      "when all are being answered, new ones are refused. A waiting connection "
+                      "costs 10-20 KiB, not a thread: 256 of them about 5 MB."},
       &C::http, &HttpConfig::max_clients);
   add({.section = "http",
        .name = "max_clients_per_address",

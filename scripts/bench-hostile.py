@@ -303,7 +303,8 @@ http:
     print(f"| daemon threads before / during (max) / after | {threads_before} / "
           f"{max(threads_during, default=0)} / {threads_after} | bounded |")
     print(f"| daemon RSS before / during (max) / after (MB) | {rss_before:.1f} / "
-          f"{max(rss_during, default=0):.1f} / {rss_after:.1f} (growth "
+          f"{max(rss_during, default=0):.1f} / {rss_after:.1f} (growth during "
+          f"{max(rss_during, default=rss_before) - rss_before:+.1f}, after "
           f"{rss_after - rss_before:+.1f}) | < 10 MB growth |")
     print(f"| scrapes answered | {scrapes - scrape_failures} of {scrapes} | all |")
     print(f"| MJPEG viewers that kept streaming | {args.viewers - len(viewer_errors)} of "

@@ -124,7 +124,7 @@ class HttpServer : public Publisher {
     double max_fps = 5;
     int jpeg_quality = 80;
     int max_viewers = 4;
-    int max_clients = 1024;
+    int max_clients = 256;
     int max_clients_per_address = 32;
 
     // Whether the server must be started again for the change from `other`.
