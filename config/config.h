@@ -211,7 +211,8 @@ struct Config {
   HttpConfig http;
   MqttConfig mqtt;
   GpioConfig gpio;
-  FileConfig config;
+  // The YAML section `config:` (the file's own settings).
+  FileConfig file;
 
   bool operator==(const Config&) const = default;
 };

@@ -907,7 +907,7 @@ std::vector<FieldSpec> build_fields() {
        .type = F::kBool,
        .default_value = false,
        .description = "Reload when this file changes, as on SIGHUP or systemctl reload."},
-      &C::config, &FileConfig::watch);
+      &C::file, &FileConfig::watch);
   return t;
 }
 

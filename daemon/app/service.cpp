@@ -204,7 +204,7 @@ int Service::start() {
   model_->start(*inference_);
   capture_ = std::make_unique<Capture>(events_, slot_);
   capture_->start(config_.source);
-  watch_config(config_.config.watch);
+  watch_config(config_.file.watch);
   return kExitOk;
 }
 
@@ -350,7 +350,7 @@ ControlReply Service::reload(const std::string& why, std::optional<config::Overr
   if (next.telemetry != config_.telemetry) telemetry_->reconfigure(next.telemetry);
   // Always: a reload also retries a model or a quantization that failed.
   model_->reconfigure(next.model);
-  if (next.config.watch != config_.config.watch) watch_config(next.config.watch);
+  if (next.file.watch != config_.file.watch) watch_config(next.file.watch);
   config_ = std::move(next);
   last_error_.clear();
   reloading_ = false;

@@ -12,10 +12,11 @@
 
 namespace yolo::daemon {
 
-// A consumer of what the daemon produces: the field log now; the live view, MQTT and GPIO plug
-// in the same way. Every publisher has the same small lifecycle (configure, start, publish,
-// stop) and its own thread and bounded queue, so a slow one never stalls inference: the publish
-// calls only queue and return.
+// A consumer of what the daemon produces: the outputs (field log, live view, metrics, MQTT, GPIO)
+// and the calibration reservoir. Each has the same small lifecycle (configure, start, publish,
+// stop), and its publish calls only hand over and return, so a slow one never stalls inference:
+// one that writes or sends does it on its own thread behind a bounded queue, one that only counts
+// (the metrics) does it under a short lock.
 class Publisher {
  public:
   virtual ~Publisher() = default;

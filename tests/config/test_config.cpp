@@ -28,7 +28,7 @@ TEST(Config, DefaultConstructionHoldsTheSchemaDefaults) {
   EXPECT_TRUE(c.gpio.alerts.empty());
   EXPECT_FALSE(c.gpio.status_led);
   EXPECT_FALSE(c.gpio.precision_button);
-  EXPECT_FALSE(c.config.watch);
+  EXPECT_FALSE(c.file.watch);
 }
 
 TEST(Config, ComparesFieldByField) {
@@ -38,7 +38,7 @@ TEST(Config, ComparesFieldByField) {
   b.detect.classes = {0};
   EXPECT_NE(a, b);
   b = a;
-  b.config.watch = true;
+  b.file.watch = true;
   EXPECT_NE(a, b);
   b = a;
   b.gpio.alerts.push_back({});

@@ -158,7 +158,7 @@ TEST(ConfigLoader, AcceptedSpellings) {
       "t.yaml", kSchemaOnly);
   EXPECT_TRUE(c.source.loop);
   EXPECT_FALSE(c.source.realtime);
-  EXPECT_TRUE(c.config.watch);
+  EXPECT_TRUE(c.file.watch);
   EXPECT_EQ(c.model.imgsz, runtime::InputSize::fixed(320, 320));
 }
 
