@@ -732,7 +732,7 @@ config:
                   {{17, "", {0, 2}, 0.6, 3, 500, true}, {5, "gpiochip1", {}, 0.5, 1, 2000, false}},
                   GpioLedConfig{27, "", true},
                   GpioButtonConfig{22, "/dev/gpiochip0", false, GpioBias::kPullDown, 20}}));
-  EXPECT_EQ(c.config, (FileConfig{true}));
+  EXPECT_EQ(c.file, (FileConfig{true}));
 
   // Written back out, with or without comments, it reads in as the same Config.
   EXPECT_EQ(parse_config(to_yaml(c, false), (dir / "again.yaml").string()), c);
