@@ -6,30 +6,22 @@
 #include <sstream>
 
 #include "cli/csv_table.h"
-#include "vision/rounded.h"
+#include "text/format.h"
 
 namespace yolo::cli {
 
 namespace {
 
-using vision::rounded;
-
-std::string fixed(double value, int decimals) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", decimals, value);
-  return text;
-}
-
 // "45.0 -> 47.5", or "n/a" when the device has no such reading.
 std::string start_end(const std::optional<double>& start, const std::optional<double>& end,
                       int decimals) {
   if (!start && !end) return "n/a";
-  auto one = [&](const std::optional<double>& v) { return v ? fixed(*v, decimals) : "?"; };
+  auto one = [&](const std::optional<double>& v) { return v ? text::fixed(*v, decimals) : "?"; };
   return one(start) + " -> " + one(end);
 }
 
 std::string optional_fixed(const std::optional<double>& value, int decimals) {
-  return value ? fixed(*value, decimals) : "n/a";
+  return value ? text::fixed(*value, decimals) : "n/a";
 }
 
 std::string shape(const ScenarioSpec& spec) {
@@ -53,11 +45,12 @@ std::string results_table(const SuiteResult& suite) {
   for (const auto& r : suite.results) {
     const auto& l = r.latency;
     md << "| " << r.spec.name << " | " << r.precision << " | " << shape(r.spec) << " | " << l.runs
-       << " | " << fixed(l.mean, 2) << " | " << fixed(l.stddev, 2) << " | "
-       << fixed(100 * l.cv(), 1) << " | " << fixed(l.p50, 2) << " | " << fixed(l.p90, 2) << " | "
-       << fixed(l.p95, 2) << " | " << fixed(l.p99, 2) << " | " << fixed(l.iqr(), 2) << " | "
-       << fixed(r.throughput, 2) << " | " << fixed(static_cast<double>(r.file_bytes) / 1e6, 2)
-       << " | " << fixed(r.peak_rss_mb, 1) << " | " << start_end(r.start.temp_c, r.end.temp_c, 1)
+       << " | " << text::fixed(l.mean, 2) << " | " << text::fixed(l.stddev, 2) << " | "
+       << text::fixed(100 * l.cv(), 1) << " | " << text::fixed(l.p50, 2) << " | "
+       << text::fixed(l.p90, 2) << " | " << text::fixed(l.p95, 2) << " | " << text::fixed(l.p99, 2)
+       << " | " << text::fixed(l.iqr(), 2) << " | " << text::fixed(r.throughput, 2) << " | "
+       << text::fixed(static_cast<double>(r.file_bytes) / 1e6, 2) << " | "
+       << text::fixed(r.peak_rss_mb, 1) << " | " << start_end(r.start.temp_c, r.end.temp_c, 1)
        << " | " << start_end(r.start.clock_mhz, r.end.clock_mhz, 0) << " | "
        << optional_fixed(r.power_w, 2) << " | " << optional_fixed(r.energy_per_frame_mj, 1)
        << " |\n";
@@ -70,8 +63,8 @@ std::string speedup_table(const std::vector<Speedup>& speedups) {
   md << "| scenario | judged by | FP32 | INT8 | INT8 speedup |\n"
      << "| --- | --- | --- | --- | --- |\n";
   for (const auto& s : speedups) {
-    md << "| " << s.spec.name << " | " << headline_label(s.spec) << " | " << fixed(s.fp32, 2)
-       << " | " << fixed(s.int8, 2) << " | **" << fixed(s.int8_speedup, 2) << "x** |\n";
+    md << "| " << s.spec.name << " | " << headline_label(s.spec) << " | " << text::fixed(s.fp32, 2)
+       << " | " << text::fixed(s.int8, 2) << " | **" << text::fixed(s.int8_speedup, 2) << "x** |\n";
   }
   return md.str();
 }
@@ -91,23 +84,23 @@ std::string peer_table(const SuiteResult& suite, const BenchContext& context) {
   for (const auto& r : suite.results) {
     if (!r.peer || !r.ratio_peer_p50) continue;
     md << "| " << r.spec.name << " | " << r.precision << " | " << r.spec.threads << " | "
-       << fixed(r.best_round_p50_ms, 2) << " | " << fixed(r.peer->p50_ms, 2) << " | **"
-       << fixed(*r.ratio_peer_p50, 2) << "** |\n";
+       << text::fixed(r.best_round_p50_ms, 2) << " | " << text::fixed(r.peer->p50_ms, 2) << " | **"
+       << text::fixed(*r.ratio_peer_p50, 2) << "** |\n";
   }
   return md.str();
 }
 
 nlohmann::json reading_json(const DeviceReading& r) {
   nlohmann::json j = nlohmann::json::object();
-  if (r.temp_c) j["temp_c"] = rounded(*r.temp_c, 0.01);
-  if (r.clock_mhz) j["clock_mhz"] = rounded(*r.clock_mhz, 0.1);
+  if (r.temp_c) j["temp_c"] = text::rounded(*r.temp_c, 2);
+  if (r.clock_mhz) j["clock_mhz"] = text::rounded(*r.clock_mhz, 1);
   if (r.throttled) j["throttled"] = *r.throttled;
   return j;
 }
 
 nlohmann::json result_json(const ScenarioResult& r) {
   const auto& l = r.latency;
-  auto ms = [](double v) { return rounded(v, 0.001); };
+  auto ms = [](double v) { return text::rounded(v, 3); };
   nlohmann::json j = {{"scenario", r.spec.name},
                       {"precision", r.precision},
                       {"engines", r.spec.engines},
@@ -119,11 +112,11 @@ nlohmann::json result_json(const ScenarioResult& r) {
                       {"min_seconds", r.budget.min_seconds},
                       {"queries", l.runs},
                       {"frames", r.frames},
-                      {"seconds", rounded(r.seconds, 0.001)},
+                      {"seconds", text::rounded(r.seconds, 3)},
                       {"latency_ms",
                        {{"mean", ms(l.mean)},
                         {"stddev", ms(l.stddev)},
-                        {"cv", rounded(l.cv(), 0.0001)},
+                        {"cv", text::rounded(l.cv(), 4)},
                         {"min", ms(l.min)},
                         {"p25", ms(l.p25)},
                         {"p50", ms(l.p50)},
@@ -134,20 +127,20 @@ nlohmann::json result_json(const ScenarioResult& r) {
                         {"max", ms(l.max)},
                         {"iqr", ms(l.iqr())},
                         {"best_round_p50", ms(r.best_round_p50_ms)}}},
-                      {"throughput_fps", rounded(r.throughput, 0.01)},
+                      {"throughput_fps", text::rounded(r.throughput, 2)},
                       {"model", r.file.string()},
                       {"model_bytes", r.file_bytes},
-                      {"load_ms", rounded(r.load_ms, 0.1)},
-                      {"peak_rss_mb", rounded(r.peak_rss_mb, 0.1)},
+                      {"load_ms", text::rounded(r.load_ms, 1)},
+                      {"peak_rss_mb", text::rounded(r.peak_rss_mb, 1)},
                       {"device", {{"start", reading_json(r.start)}, {"end", reading_json(r.end)}}}};
-  if (r.power_w) j["power_w"] = rounded(*r.power_w, 0.001);
-  if (r.energy_per_frame_mj) j["energy_per_frame_mj"] = rounded(*r.energy_per_frame_mj, 0.001);
+  if (r.power_w) j["power_w"] = text::rounded(*r.power_w, 3);
+  if (r.energy_per_frame_mj) j["energy_per_frame_mj"] = text::rounded(*r.energy_per_frame_mj, 3);
   if (r.peer) {
     j["peer"] = {{"name", r.peer->peer},     {"runs", r.peer->runs},
                  {"min_ms", r.peer->min_ms}, {"p50_ms", r.peer->p50_ms},
                  {"p90_ms", r.peer->p90_ms}, {"max_ms", r.peer->max_ms}};
   }
-  if (r.ratio_peer_p50) j["ratio_peer_p50"] = rounded(*r.ratio_peer_p50, 0.001);
+  if (r.ratio_peer_p50) j["ratio_peer_p50"] = text::rounded(*r.ratio_peer_p50, 3);
   return j;
 }
 
@@ -261,9 +254,9 @@ nlohmann::json bench_results_json(const SuiteResult& suite, const BenchContext& 
   for (const auto& s : int8_speedups(suite.results)) {
     j["int8_speedup"].push_back({{"scenario", s.spec.name},
                                  {"judged_by", headline_name(s.spec.headline)},
-                                 {"fp32", rounded(s.fp32, 0.001)},
-                                 {"int8", rounded(s.int8, 0.001)},
-                                 {"speedup", rounded(s.int8_speedup, 0.001)}});
+                                 {"fp32", text::rounded(s.fp32, 3)},
+                                 {"int8", text::rounded(s.int8, 3)},
+                                 {"speedup", text::rounded(s.int8_speedup, 3)}});
   }
   return j;
 }

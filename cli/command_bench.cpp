@@ -37,6 +37,7 @@
 #include "config/config.h"
 #include "detector/precision_trial.h"
 #include "runtime/engine.h"
+#include "text/format.h"
 #include "vision/latency_stats.h"
 
 namespace yolo::cli {
@@ -281,12 +282,6 @@ std::vector<std::string> names(const std::vector<const CLI::Option*>& options) {
   return given;
 }
 
-std::string joined(const std::vector<std::string>& items) {
-  std::string text;
-  for (const auto& item : items) text += (text.empty() ? "" : ", ") + item;
-  return text;
-}
-
 // Whether the options ask for the scenarios rather than the thread sweep; throws
 // std::invalid_argument when they mix the two.
 bool wants_scenarios(const BenchArgs& args, const GivenOptions& given) {
@@ -294,11 +289,11 @@ bool wants_scenarios(const BenchArgs& args, const GivenOptions& given) {
   const bool scenarios = !scenario_options.empty() || args.model.precisions.size() > 1;
   const auto sweep_options = names(given.sweep);
   if (scenarios && !sweep_options.empty()) {
-    std::string message = joined(sweep_options);
+    std::string message = text::joined(sweep_options);
     message += sweep_options.size() == 1 ? " is" : " are";
     message += " for the thread sweep and ";
-    message +=
-        scenario_options.empty() ? std::string("several precisions") : joined(scenario_options);
+    message += scenario_options.empty() ? std::string("several precisions")
+                                        : text::joined(scenario_options);
     message +=
         " for the scenarios, which choose their own threads (1 for controlled, every core "
         "for the others) and lengths (--queries or --duration); leave out one or the other";
@@ -459,7 +454,7 @@ int run_choose_command(const BenchArgs& args, const GivenOptions& given) {
   if (given.precision->count() > 0) others.push_back("--precision");
   if (!others.empty()) {
     throw std::invalid_argument(
-        joined(others) + (others.size() == 1 ? " is" : " are") +
+        text::joined(others) + (others.size() == 1 ? " is" : " are") +
         " not for --choose, which times FP32 and INT8 on your frames at the thread counts the "
         "daemon tries (or --threads); leave " +
         (others.size() == 1 ? "it" : "them") + " out");

@@ -16,6 +16,7 @@
 #include "cli/frame_sources.h"
 #include "cli/model_options.h"
 #include "detector/detector.h"
+#include "text/format.h"
 #include "vision/capture.h"
 #include "vision/metrics.h"
 
@@ -62,21 +63,8 @@ struct Side {
   double inference_ms = 0;
 };
 
-// Rounded to `decimals` places; dividing by the power of ten keeps the JSON text short.
-double round_to(double v, int decimals) {
-  const double scale = std::pow(10.0, decimals);
-  return std::round(v * scale) / scale;
-}
-
 nlohmann::json optional_number(const std::optional<double>& v) {
-  return v ? nlohmann::json(round_to(*v, 6)) : nlohmann::json(nullptr);
-}
-
-std::string fixed(const std::optional<double>& v, int decimals) {
-  if (!v) return "n/a";
-  char text[32];
-  std::snprintf(text, sizeof text, "%.*f", decimals, *v);
-  return text;
+  return v ? nlohmann::json(text::rounded(*v, 6)) : nlohmann::json(nullptr);
 }
 
 // "int8", or "fp32 (dynamic INT8 run as written)" for a file whose chains run as written.
@@ -154,17 +142,18 @@ void print_text(const CompareArgs& args, const Side& a, const Side& b, long fram
   std::printf("            (%s)\n", kPredictionConfWhy);
   std::printf("frames      %ld from %s\n", frames, source.c_str());
   std::printf("mAP50       %s over the %d class(es) with >= %ld of A's boxes (--min-boxes)\n",
-              fixed(r.map50_judged, 4).c_str(), r.judged_classes, r.min_boxes);
-  std::printf("box AP50    %s weighted by A's %ld boxes\n", fixed(r.box_ap50, 4).c_str(),
+              text::fixed(r.map50_judged, 4).c_str(), r.judged_classes, r.min_boxes);
+  std::printf("box AP50    %s weighted by A's %ld boxes\n", text::fixed(r.box_ap50, 4).c_str(),
               r.truth_boxes);
-  std::printf("class mean  %s mAP50 over every class A detected\n", fixed(r.map50, 4).c_str());
+  std::printf("class mean  %s mAP50 over every class A detected\n",
+              text::fixed(r.map50, 4).c_str());
   std::printf(
       "mAP50-95    %s over the classes with >= %ld boxes, %s weighted by boxes, %s class "
       "mean\n",
-      fixed(r.map50_95_judged, 4).c_str(), r.min_boxes, fixed(r.box_ap50_95, 4).c_str(),
-      fixed(r.map50_95, 4).c_str());
+      text::fixed(r.map50_95_judged, 4).c_str(), r.min_boxes, text::fixed(r.box_ap50_95, 4).c_str(),
+      text::fixed(r.map50_95, 4).c_str());
   std::printf("score MAD   %s over %ld matched pairs (same class, IoU >= 0.5)\n",
-              fixed(r.score_mad, 6).c_str(), r.matched_pairs);
+              text::fixed(r.score_mad, 6).c_str(), r.matched_pairs);
   std::printf(
       "latency     A %.1f ms/frame (inference %.1f), B %.1f ms/frame (inference %.1f), %d "
       "thread(s)\n",
@@ -194,7 +183,8 @@ void print_text(const CompareArgs& args, const Side& a, const Side& b, long fram
     const std::optional<double> ap50 = c.has_truth() ? std::optional(c.ap50()) : std::nullopt;
     const std::optional<double> ap = c.has_truth() ? std::optional(c.ap50_95()) : std::nullopt;
     std::printf("%-16s %6ld %8ld %8ld %7s %8s\n", a.detector->names().name(c.class_id).c_str(),
-                c.a_count, c.b_count, c.matched, fixed(ap50, 3).c_str(), fixed(ap, 3).c_str());
+                c.a_count, c.b_count, c.matched, text::fixed(ap50, 3).c_str(),
+                text::fixed(ap, 3).c_str());
   }
   if (hidden > 0) {
     std::printf(
@@ -209,9 +199,9 @@ void print_json(const CompareArgs& args, const Side& a, const Side& b, long fram
   auto side_json = [n](const Side& s) {
     return nlohmann::json{{"model", s.model},
                           {"precision", s.precision},
-                          {"conf", round_to(s.conf, 6)},
-                          {"mean_ms", round_to(s.total_ms / n, 2)},
-                          {"mean_inference_ms", round_to(s.inference_ms / n, 2)}};
+                          {"conf", text::rounded(s.conf, 6)},
+                          {"mean_ms", text::rounded(s.total_ms / n, 2)},
+                          {"mean_inference_ms", text::rounded(s.inference_ms / n, 2)}};
   };
   nlohmann::json classes = nlohmann::json::array();
   for (const auto& c : r.classes) {
@@ -221,15 +211,15 @@ void print_json(const CompareArgs& args, const Side& a, const Side& b, long fram
          {"a", c.a_count},
          {"b", c.b_count},
          {"matched", c.matched},
-         {"ap50", c.has_truth() ? nlohmann::json(round_to(c.ap50(), 6)) : nullptr},
-         {"ap50_95", c.has_truth() ? nlohmann::json(round_to(c.ap50_95(), 6)) : nullptr}});
+         {"ap50", c.has_truth() ? nlohmann::json(text::rounded(c.ap50(), 6)) : nullptr},
+         {"ap50_95", c.has_truth() ? nlohmann::json(text::rounded(c.ap50_95(), 6)) : nullptr}});
   }
   const nlohmann::json out = {{"frames", frames},
                               {"source", source},
                               {"threads", args.threads},
                               {"a", side_json(a)},
                               {"b", side_json(b)},
-                              {"count_conf", round_to(args.conf, 6)},
+                              {"count_conf", text::rounded(args.conf, 6)},
                               {"map50", optional_number(r.map50)},
                               {"map50_95", optional_number(r.map50_95)},
                               {"min_boxes", r.min_boxes},

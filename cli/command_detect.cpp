@@ -15,8 +15,10 @@
 #include "cli/lint_warnings.h"
 #include "cli/model_options.h"
 #include "detector/detector.h"
+#include "text/format.h"
 #include "vision/annotate.h"
 #include "vision/capture.h"
+#include "vision/detection_json.h"
 
 namespace yolo::cli {
 
@@ -36,13 +38,6 @@ struct DetectArgs {
   std::string out;
   bool json = false;
 };
-
-double round1(double v) {
-  return std::round(v * 10.0) / 10.0;
-}
-double round3(double v) {
-  return std::round(v * 1000.0) / 1000.0;
-}
 
 // Writes annotated frames to --out: an image file for a single still, a video otherwise.
 class AnnotatedOutput {
@@ -137,12 +132,8 @@ int run_detect(const DetectArgs& args) {
     total_ms += t.total();
     for (const auto& d : detections) {
       if (args.json) {
-        nlohmann::json j = {
-            {"frame", count},
-            {"class", d.class_id},
-            {"label", detector.names().name(d.class_id)},
-            {"score", round3(d.score)},
-            {"box", {round1(d.box.x1), round1(d.box.y1), round1(d.box.x2), round1(d.box.y2)}}};
+        nlohmann::json j = {{"frame", count}};
+        j.update(vision::detection_json(d, detector.names().name(d.class_id)));
         std::printf("%s\n", j.dump().c_str());
       }
     }

@@ -22,6 +22,7 @@
 #include "runtime/model_lint.h"
 #include "runtime/onnx_model.h"
 #include "runtime/qdq_lowering.h"
+#include "text/format.h"
 
 namespace yolo::cli {
 
@@ -67,22 +68,13 @@ std::string shape_text(const ValueInfo& value) {
   return text + "]";
 }
 
-std::string join(const std::vector<std::string>& parts, const char* separator) {
-  std::string text;
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    if (i > 0) text += separator;
-    text += parts[i];
-  }
-  return text;
-}
-
 std::string opsets_text(const ModelInfo& info) {
   std::vector<std::string> parts;
   for (const auto& [domain, version] : info.opsets) {
     parts.push_back(domain.empty() ? std::to_string(version)
                                    : domain + " " + std::to_string(version));
   }
-  return parts.empty() ? "none" : join(parts, ", ");
+  return parts.empty() ? "none" : text::joined(parts, ", ");
 }
 
 std::string quantization_summary(const ModelInfo& info) {
@@ -129,7 +121,7 @@ std::string float16_summary(const ModelInfo& info) {
   }
   const bool whole = info.float16_initializers > 0 && info.float16_casts == 0;
   return std::string(whole ? "FP16 export" : "float16 in part (Cast to and from float16)") +
-         ", computed in FP32 (" + join(parts, "; ") + ")";
+         ", computed in FP32 (" + text::joined(parts, "; ") + ")";
 }
 
 // Dynamic INT8 looks like the fast option and is usually the slow one; say so where users look.
@@ -195,7 +187,7 @@ void print_metadata(const runtime::ModelMetadata& meta) {
   if (!meta.imgsz.empty()) {
     std::vector<std::string> sizes;
     for (int n : meta.imgsz) sizes.push_back(std::to_string(n));
-    print_row("imgsz", join(sizes, " x "));
+    print_row("imgsz", text::joined(sizes, " x "));
   }
   if (meta.stride > 0) print_row("stride", std::to_string(meta.stride));
   if (meta.raw.contains("end2end")) {
@@ -205,7 +197,7 @@ void print_metadata(const runtime::ModelMetadata& meta) {
     std::vector<std::string> first(
         meta.names.begin(),
         meta.names.begin() + static_cast<std::ptrdiff_t>(std::min(kNamesShown, meta.names.size())));
-    std::string text = std::to_string(meta.names.size()) + ": " + join(first, ", ");
+    std::string text = std::to_string(meta.names.size()) + ": " + text::joined(first, ", ");
     if (meta.names.size() > kNamesShown) text += ", ... (all in --json)";
     print_row("classes", text);
   }

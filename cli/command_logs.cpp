@@ -14,6 +14,8 @@
 #include "cli/commands.h"
 #include "cli/csv_table.h"
 #include "cli/field_log_files.h"
+#include "fieldlog/keys.h"
+#include "text/format.h"
 
 namespace yolo::cli {
 
@@ -27,32 +29,35 @@ struct ExportArgs {
 };
 
 // The columns a reader looks for first; the rest follow sorted (docs/field-log.md).
-const std::vector<std::string> kIntervalColumns = {"time",      "duration_s", "host",    "model",
-                                                   "precision", "input.0",    "input.1", "threads",
-                                                   "frames",    "fps",        "dropped"};
-const std::vector<std::string> kEventColumns = {"time", "event"};
-
-std::string joined(const std::vector<std::string>& paths) {
-  std::string text;
-  for (const auto& path : paths) text += (text.empty() ? "" : ", ") + path;
-  return text;
-}
+namespace key = fieldlog::key;
+const std::vector<std::string> kIntervalColumns = {key::kTime,
+                                                   key::kDurationS,
+                                                   key::kHost,
+                                                   key::kModel,
+                                                   key::kPrecision,
+                                                   std::string(key::kInput) + ".0",
+                                                   std::string(key::kInput) + ".1",
+                                                   key::kThreads,
+                                                   key::kFrames,
+                                                   key::kFps,
+                                                   key::kDropped};
+const std::vector<std::string> kEventColumns = {key::kTime, key::kEvent};
 
 int run_export(const ExportArgs& args) {
   const auto files = field_log_files(args.paths);
-  const std::string wanted = args.events ? "event" : "interval";
+  const std::string wanted = args.events ? fieldlog::kEventLine : fieldlog::kIntervalLine;
   std::vector<CsvRow> rows;
   std::size_t other = 0;
   const auto warn = [](const std::string& warning) {
     std::fprintf(stderr, "yolo-edge logs: %s, skipped\n", warning.c_str());
   };
   for (const auto& line : read_field_log_lines(files, warn)) {
-    if (line["type"] != wanted) {
+    if (line[key::kType] != wanted) {
       ++other;
       continue;
     }
     CsvRow row = flatten(line);
-    row.erase("type");
+    row.erase(key::kType);
     rows.push_back(std::move(row));
   }
   if (rows.empty()) {
@@ -62,7 +67,7 @@ int run_export(const ExportArgs& args) {
                          : " (only event lines: add --events)";
     }
     std::fprintf(stderr, "yolo-edge logs export: no %s lines in %s%s\n", wanted.c_str(),
-                 joined(args.paths).c_str(), hint.c_str());
+                 text::joined(args.paths).c_str(), hint.c_str());
     return kBadInput;
   }
   const auto& first = args.events ? kEventColumns : kIntervalColumns;

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/field_report.h"
 
+#include "fieldlog/events.h"
+#include "fieldlog/keys.h"
 #include "runtime/precision.h"
+#include "text/format.h"
 
 #include <algorithm>
 #include <cmath>
@@ -41,7 +44,7 @@ std::string text_at(const json& line, const char* key) {
 
 // The hottest zone: temp_max_c, else the largest of temp_c.
 std::optional<double> temperature(const json& line) {
-  if (auto t = number_at(line, "temp_max_c")) return t;
+  if (auto t = number_at(line, fieldlog::key::kTempMaxC)) return t;
   const auto it = line.find("temp_c");
   if (it == line.end() || !it->is_object() || it->empty()) return std::nullopt;
   std::optional<double> hottest;
@@ -92,13 +95,14 @@ struct Interval {
 Interval read_interval(const json& line, double end) {
   Interval i;
   i.end = end;
-  i.start = end - number_at(line, "duration_s").value_or(0);
-  i.precision = text_at(line, "precision");
-  i.model = text_at(line, "model");
-  i.frames = static_cast<long long>(number_at(line, "frames").value_or(0));
-  i.fps = number_at(line, "fps").value_or(0);
-  if (auto t = number_at(line, "threads")) i.threads = static_cast<int>(*t);
-  if (const auto it = line.find("frames_by_threads"); it != line.end() && it->is_object()) {
+  i.start = end - number_at(line, fieldlog::key::kDurationS).value_or(0);
+  i.precision = text_at(line, fieldlog::key::kPrecision);
+  i.model = text_at(line, fieldlog::key::kModel);
+  i.frames = static_cast<long long>(number_at(line, fieldlog::key::kFrames).value_or(0));
+  i.fps = number_at(line, fieldlog::key::kFps).value_or(0);
+  if (auto t = number_at(line, fieldlog::key::kThreads)) i.threads = static_cast<int>(*t);
+  if (const auto it = line.find(fieldlog::key::kFramesByThreads);
+      it != line.end() && it->is_object()) {
     for (const auto& [count, frames] : it->items()) {
       if (frames.is_number()) {
         i.frames_by_threads[std::atoi(count.c_str())] += frames.get<long long>();
@@ -113,8 +117,8 @@ Interval read_interval(const json& line, double end) {
   i.temp_c = temperature(line);
   i.clock_mhz = clock(line);
   i.throttled = throttled(line);
-  i.power_w = number_at(line, "power_w");
-  i.energy_per_frame_mj = number_at(line, "energy_per_frame_mj");
+  i.power_w = number_at(line, fieldlog::key::kPowerW);
+  i.energy_per_frame_mj = number_at(line, fieldlog::key::kEnergyPerFrameMj);
   return i;
 }
 
@@ -198,19 +202,6 @@ std::string duration_text(double seconds) {
   return text;
 }
 
-std::string fixed(const std::optional<double>& v, int decimals) {
-  if (!v) return "n/a";
-  char text[32];
-  std::snprintf(text, sizeof text, "%.*f", decimals, *v);
-  return text;
-}
-
-std::string joined(const std::vector<std::string>& items, const char* separator) {
-  std::string text;
-  for (const auto& item : items) text += (text.empty() ? "" : separator) + item;
-  return text;
-}
-
 bool any_of(const std::vector<Interval>& intervals, auto member) {
   return std::any_of(intervals.begin(), intervals.end(),
                      [&](const Interval& i) { return (i.*member).has_value(); });
@@ -233,8 +224,9 @@ std::vector<std::string> sensors_missing(const std::vector<std::string>& missing
 }
 
 std::string because(const std::vector<std::string>& reasons) {
-  return reasons.empty() ? ""
-                         : " The daemon's sensor inventory said: " + joined(reasons, "; ") + ".";
+  return reasons.empty()
+             ? ""
+             : " The daemon's sensor inventory said: " + text::joined(reasons, "; ") + ".";
 }
 
 void note_missing(FieldReport& r, const std::vector<Interval>& intervals,
@@ -342,24 +334,26 @@ FieldReport build_field_report(const std::vector<json>& lines,
   std::vector<std::string> skipped_all = skipped;
   long long untimed = 0;
   for (const auto& line : lines) {
-    const auto time = parse_utc(text_at(line, "time"));
+    const auto time = parse_utc(text_at(line, fieldlog::key::kTime));
     if (!time) {
       ++untimed;
       continue;
     }
-    const std::string type = text_at(line, "type");
-    if (type == "interval") {
+    const std::string type = text_at(line, fieldlog::key::kType);
+    if (type == fieldlog::kIntervalLine) {
       ++r.interval_lines;
       intervals.push_back(read_interval(line, *time));
-      const std::string host = text_at(line, "host");
+      const std::string host = text_at(line, fieldlog::key::kHost);
       if (!host.empty() && std::find(r.hosts.begin(), r.hosts.end(), host) == r.hosts.end())
         r.hosts.push_back(host);
       continue;
     }
-    if (type != "event") continue;
+    if (type != fieldlog::kEventLine) continue;
     ++r.event_lines;
-    const std::string event = text_at(line, "event");
-    if (event == "threads") {
+    // A kind this version does not know (a newer daemon's) is counted and otherwise skipped.
+    const std::optional<fieldlog::EventKind> event =
+        fieldlog::event_kind(text_at(line, fieldlog::key::kEvent));
+    if (event == fieldlog::EventKind::kThreads) {
       ThreadDecisionEvent d;
       d.time = *time;
       d.from = static_cast<int>(number_at(line, "from").value_or(0));
@@ -367,7 +361,7 @@ FieldReport build_field_report(const std::vector<json>& lines,
       d.kind = text_at(line, "kind");
       d.reason = text_at(line, "reason");
       r.decisions.push_back(std::move(d));
-    } else if (event == "swap") {
+    } else if (event == fieldlog::EventKind::kSwap) {
       r.swaps.push_back({{"time", *time},
                          {"from", text_at(line, "from_precision")},
                          {"to", text_at(line, "to_precision")},
@@ -375,16 +369,16 @@ FieldReport build_field_report(const std::vector<json>& lines,
                          {"to_model", text_at(line, "to")},
                          {"frames_lost", line.value("frames_lost", json(nullptr))},
                          {"gap_ms", line.value("gap_ms", json(nullptr))}});
-    } else if (event == "precision_chosen") {
+    } else if (event == fieldlog::EventKind::kPrecisionChosen) {
       json c = {{"time", *time},
-                {"precision", text_at(line, "precision")},
+                {"precision", text_at(line, fieldlog::key::kPrecision)},
                 {"reason", text_at(line, "reason")}};
       for (const char* key :
            {"fp32_ms", "fp32_threads", "int8_ms", "int8_threads", "speedup", "map50"}) {
         c[key] = line.value(key, json(nullptr));
       }
       r.choices.push_back(std::move(c));
-    } else if (event == "sensors") {
+    } else if (event == fieldlog::EventKind::kSensors) {
       if (const auto it = line.find("missing"); it != line.end() && it->is_array()) {
         for (const auto& m : *it) {
           if (m.is_string() && std::find(sensors_missing_items.begin(), sensors_missing_items.end(),
@@ -466,8 +460,8 @@ std::string field_report_markdown(const FieldReport& r,
   md << "# Field report\n\n"
      << "From " << utc_text(r.first) << " to " << utc_text(r.last) << " UTC ("
      << duration_text(r.last - r.first) << ") on "
-     << (r.hosts.empty() ? "?" : joined(r.hosts, ", ")) << ": " << r.interval_lines
-     << " interval lines and " << r.event_lines << " events from " << joined(sources, ", ")
+     << (r.hosts.empty() ? "?" : text::joined(r.hosts, ", ")) << ": " << r.interval_lines
+     << " interval lines and " << r.event_lines << " events from " << text::joined(sources, ", ")
      << ".\n\n";
 
   md << "## Precisions\n\n"
@@ -491,30 +485,31 @@ std::string field_report_markdown(const FieldReport& r,
     std::string throttled = "n/a";
     if (p.throttle_known_s > 0) {
       throttled = duration_text(p.throttled_s) + " (" +
-                  fixed(100 * p.throttled_s / p.throttle_known_s, 0) + " %)";
+                  text::fixed(100 * p.throttled_s / p.throttle_known_s, 0) + " %)";
     }
     const std::string temp =
-        p.temp_mean_c ? fixed(p.temp_mean_c, 1) + " / " + fixed(p.temp_max_c, 1) : "n/a";
-    md << "| " << p.precision << " | " << joined(p.models, ", ") << " | "
-       << duration_text(p.seconds) << " | " << p.frames << " | " << fixed(p.fps, 2) << " | "
-       << fixed(p.inference_p90_ms, 2) << " | " << fixed(p.end_to_end_p90_ms, 2) << " | " << temp
-       << " | " << fixed(p.clock_mean_mhz, 0) << " | " << fixed(p.power_w, 2) << " | "
-       << fixed(p.energy_per_frame_mj, 1) << " | " << throttled << " | "
-       << (threads.empty() ? "n/a" : threads) << " |\n";
+        p.temp_mean_c ? text::fixed(p.temp_mean_c, 1) + " / " + text::fixed(p.temp_max_c, 1)
+                      : "n/a";
+    md << "| " << p.precision << " | " << text::joined(p.models, ", ") << " | "
+       << duration_text(p.seconds) << " | " << p.frames << " | " << text::fixed(p.fps, 2) << " | "
+       << text::fixed(p.inference_p90_ms, 2) << " | " << text::fixed(p.end_to_end_p90_ms, 2)
+       << " | " << temp << " | " << text::fixed(p.clock_mean_mhz, 0) << " | "
+       << text::fixed(p.power_w, 2) << " | " << text::fixed(p.energy_per_frame_mj, 1) << " | "
+       << throttled << " | " << (threads.empty() ? "n/a" : threads) << " |\n";
   }
   if (r.precisions.size() == 2) {
     const auto& a = r.precisions[0];
     const auto& b = r.precisions[1];
     if (a.fps > 0 && b.fps > 0) {
       md << "\n"
-         << b.precision << " / " << a.precision << ": FPS " << fixed(b.fps / a.fps, 2) << "x";
+         << b.precision << " / " << a.precision << ": FPS " << text::fixed(b.fps / a.fps, 2) << "x";
       if (a.inference_p90_ms && b.inference_p90_ms && *b.inference_p90_ms > 0) {
-        md << ", p90 inference speedup " << fixed(*a.inference_p90_ms / *b.inference_p90_ms, 2)
-           << "x";
+        md << ", p90 inference speedup "
+           << text::fixed(*a.inference_p90_ms / *b.inference_p90_ms, 2) << "x";
       }
       if (a.energy_per_frame_mj && b.energy_per_frame_mj && *a.energy_per_frame_mj > 0) {
-        md << ", energy per frame " << fixed(*b.energy_per_frame_mj / *a.energy_per_frame_mj, 2)
-           << "x";
+        md << ", energy per frame "
+           << text::fixed(*b.energy_per_frame_mj / *a.energy_per_frame_mj, 2) << "x";
       }
       md << ".\n";
     }
@@ -571,10 +566,7 @@ std::string field_report_markdown(const FieldReport& r,
           "| why |\n| --- | --- | --- | --- | --- | --- | --- |\n";
     for (const auto& c : r.choices) {
       auto figure = [](const json& v, int decimals) {
-        if (!v.is_number()) return std::string("n/a");
-        char text[32];
-        std::snprintf(text, sizeof text, "%.*f", decimals, v.get<double>());
-        return std::string(text);
+        return text::fixed(v.is_number() ? std::optional(v.get<double>()) : std::nullopt, decimals);
       };
       auto at = [&](const char* ms, const char* threads) {
         return figure(c.at(ms), 1) + " (" + figure(c.at(threads), 0) + ")";

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "config/suggest.h"
+#include "text/format.h"
 
 #include <algorithm>
 #include <cctype>
@@ -15,12 +16,7 @@ std::string to_lower(std::string_view s) {
 }
 
 std::string join_names(const std::vector<std::string_view>& names) {
-  std::string out;
-  for (std::string_view n : names) {
-    if (!out.empty()) out += ", ";
-    out += n;
-  }
-  return out;
+  return text::joined(names);
 }
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {

@@ -6,8 +6,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "text/format.h"
 #include "vision/latency_stats.h"
-#include "vision/rounded.h"
 
 namespace yolo::detector {
 
@@ -17,14 +17,8 @@ namespace {
 constexpr int kEveryCountUpTo = 4;
 
 // `value` with `digits` decimals.
-std::string fixed(double value, int digits) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.*f", digits, value);
-  return text;
-}
-
 std::string ms_text(double ms) {
-  return fixed(ms, 1) + " ms";
+  return text::fixed(ms, 1) + " ms";
 }
 
 std::string threads_text(int n) {
@@ -33,8 +27,8 @@ std::string threads_text(int n) {
 
 std::string figures_text(const PrecisionChoice& c) {
   return "INT8 " + ms_text(c.int8_ms) + " at " + threads_text(c.int8_threads) + " vs FP32 " +
-         ms_text(c.fp32_ms) + " at " + threads_text(c.fp32_threads) + " (" + fixed(c.speedup, 2) +
-         "x)";
+         ms_text(c.fp32_ms) + " at " + threads_text(c.fp32_threads) + " (" +
+         text::fixed(c.speedup, 2) + "x)";
 }
 
 }  // namespace
@@ -159,7 +153,7 @@ PrecisionChoice choose_precision(const TrialFigures& figures, double min_map50) 
   for (const auto& k : figures.agreement.classes) c.fp32_boxes += k.a_count;
   const std::string frames = " on " + std::to_string(c.frames) + " frame(s)";
   if (c.speedup < kMinInt8Speedup) {
-    c.reason = "FP32: INT8 is not at least " + fixed(kMinInt8Speedup, 2) +
+    c.reason = "FP32: INT8 is not at least " + text::fixed(kMinInt8Speedup, 2) +
                "x faster here: " + figures_text(c);
     return c;
   }
@@ -171,21 +165,20 @@ PrecisionChoice choose_precision(const TrialFigures& figures, double min_map50) 
   }
   if (*c.map50 < min_map50) {
     c.reason = "FP32: INT8 is faster (" + figures_text(c) +
-               ") but disagrees with FP32: " + measure + " " + fixed(*c.map50, 3) + " < " +
-               fixed(min_map50, 3) + frames;
+               ") but disagrees with FP32: " + measure + " " + text::fixed(*c.map50, 3) + " < " +
+               text::fixed(min_map50, 3) + frames;
     return c;
   }
   c.precision = runtime::Precision::kInt8;
   c.reason = "INT8: " + figures_text(c) + ", and it agrees with FP32: " + measure + " " +
-             fixed(*c.map50, 3) + " >= " + fixed(min_map50, 3) + frames;
+             text::fixed(*c.map50, 3) + " >= " + text::fixed(min_map50, 3) + frames;
   return c;
 }
 
 nlohmann::json to_json(const PrecisionChoice& c, const TrialFigures& figures) {
-  using vision::rounded;
   auto by_count = [](const std::map<int, double>& ms) {
     nlohmann::json j = nlohmann::json::object();
-    for (const auto& [n, v] : ms) j[std::to_string(n)] = rounded(v, 0.01);
+    for (const auto& [n, v] : ms) j[std::to_string(n)] = text::rounded(v, 2);
     return j;
   };
   nlohmann::json j = {{"precision", runtime::precision_name(c.precision)},
@@ -193,15 +186,15 @@ nlohmann::json to_json(const PrecisionChoice& c, const TrialFigures& figures) {
                       {"reason", c.reason},
                       {"fp32_threads", c.fp32_threads},
                       {"int8_threads", c.int8_threads},
-                      {"fp32_ms", rounded(c.fp32_ms, 0.01)},
-                      {"int8_ms", rounded(c.int8_ms, 0.01)},
-                      {"speedup", rounded(c.speedup, 0.001)},
+                      {"fp32_ms", text::rounded(c.fp32_ms, 2)},
+                      {"int8_ms", text::rounded(c.int8_ms, 2)},
+                      {"speedup", text::rounded(c.speedup, 3)},
                       {"min_map50", c.min_map50},
                       {"frames", c.frames},
                       {"fp32_boxes", c.fp32_boxes},
                       {"fp32_ms_by_threads", by_count(figures.fp32_ms)},
                       {"int8_ms_by_threads", by_count(figures.int8_ms)}};
-  j["map50"] = c.map50 ? nlohmann::json(rounded(*c.map50, 0.0001)) : nlohmann::json(nullptr);
+  j["map50"] = c.map50 ? nlohmann::json(text::rounded(*c.map50, 4)) : nlohmann::json(nullptr);
   return j;
 }
 

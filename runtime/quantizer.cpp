@@ -18,7 +18,7 @@
 #include "runtime/quantize/regions.h"
 #include "runtime/quantize/report.h"
 #include "runtime/quantize/sensitivity.h"
-#include "runtime/quantize/text.h"
+#include "text/format.h"
 
 namespace yolo::runtime {
 
@@ -27,7 +27,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) {
-  return round_to(std::chrono::duration<double>(Clock::now() - start).count(), 0.001);
+  return text::rounded(std::chrono::duration<double>(Clock::now() - start).count(), 3);
 }
 
 // Runs `phase` and records its wall time in seconds under `key` of `times`.
@@ -117,11 +117,11 @@ nlohmann::json trades_report(const TradeReport& trades, const std::string& agree
   for (const auto& t : trades.trades) {
     rows.push_back(
         {{"node", t.conv},
-         {"gain_db", round_to(t.gain_db, 0.01)},
-         {"mac_share", round_to(t.mac_share, 0.0001)},
-         {"cost_ms", round_to(t.cost_ms, 0.01)},
+         {"gain_db", text::rounded(t.gain_db, 2)},
+         {"mac_share", text::rounded(t.mac_share, 4)},
+         {"cost_ms", text::rounded(t.cost_ms, 2)},
          {"agreement", agreement_name},
-         {"agreement_gain", t.agreement_gain ? nlohmann::json(round_to(*t.agreement_gain, 0.0001))
+         {"agreement_gain", t.agreement_gain ? nlohmann::json(text::rounded(*t.agreement_gain, 4))
                                              : nlohmann::json(nullptr)},
          {"kept_fp32", t.kept}});
   }
@@ -142,15 +142,15 @@ nlohmann::json frame_report(const Measurement& m, const std::set<std::string>& t
     tail_ms += it->second;
     if (node.op_type() == "Softmax") softmax_ms += it->second;
   }
-  return {{"frame_ms", round_to(m.frame_ms, 0.01)},
-          {"tail_ms", round_to(tail_ms, 0.01)},
-          {"softmax_ms", round_to(softmax_ms, 0.01)},
+  return {{"frame_ms", text::rounded(m.frame_ms, 2)},
+          {"tail_ms", text::rounded(tail_ms, 2)},
+          {"softmax_ms", text::rounded(softmax_ms, 2)},
           {"agreement",
-           m.agreement ? nlohmann::json(round_to(*m.agreement, 0.0001)) : nlohmann::json(nullptr)}};
+           m.agreement ? nlohmann::json(text::rounded(*m.agreement, 4)) : nlohmann::json(nullptr)}};
 }
 
 std::string tail_text(const nlohmann::json& frame) {
-  return format_text(
+  return text::format(
       "int8 frame on the held frames, 1 thread: %.2f ms, of which the FP32 detection tail %.2f ms "
       "(DFL softmax %.2f ms)",
       frame.at("frame_ms").get<double>(), frame.at("tail_ms").get<double>(),
@@ -282,8 +282,8 @@ QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
     const TradeReport trades = search_fp32_trades(units, regions.final_convs, meter, keep, log);
     report["fp32_trades"] = trades_report(trades, meter.agreement_name());
     report["noise"] = {
-        {"final_conv_sqnr_db_before_trades", round_to(trades.before.noise_db(), 0.01)},
-        {"final_conv_sqnr_db_chosen", round_to(trades.chosen.noise_db(), 0.01)}};
+        {"final_conv_sqnr_db_before_trades", text::rounded(trades.before.noise_db(), 2)},
+        {"final_conv_sqnr_db_chosen", text::rounded(trades.chosen.noise_db(), 2)}};
     report["held_frame_int8"] = frame_report(trades.chosen, regions.tail, graph);
     log(tail_text(report["held_frame_int8"]));
   });
@@ -311,7 +311,7 @@ QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
   result.kept_fp32.assign(kept.begin(), kept.end());
   log("kept FP32: " + std::to_string(kept.size()) + " node(s) (" +
       std::to_string(regions.tail.size()) + " in the detection tail), " +
-      format_text("%.1f%%", 100.0 * macs.fp32_share()) + " of conv MACs");
+      text::format("%.1f%%", 100.0 * macs.fp32_share()) + " of conv MACs");
   for (const auto& unit : units) {
     if (auto why = keep.find(unit.conv); why != keep.end()) {
       log("kept FP32: " + unit.conv + ": " + why->second);
@@ -320,16 +320,17 @@ QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
 
   report["frames"] = calib.frames;
   report["kept_fp32"] = kept_report(graph, keep);
-  report["fp32_conv_mac_share"] = round_to(macs.fp32_share(), 0.0001);
+  report["fp32_conv_mac_share"] = text::rounded(macs.fp32_share(), 4);
   report["activations"] =
       activations_report(quantized, raised.graph(), kept, calib.stats, ranges, refined);
   report["weights"] = weights_report(quantized);
   report["size"] = {
       {"fp32_bytes", result.fp32_bytes},
       {"int8_bytes", result.int8_bytes},
-      {"ratio", round_to(static_cast<double>(result.int8_bytes) /
-                             static_cast<double>(std::max<std::uintmax_t>(result.fp32_bytes, 1)),
-                         0.0001)}};
+      {"ratio",
+       text::rounded(static_cast<double>(result.int8_bytes) /
+                         static_cast<double>(std::max<std::uintmax_t>(result.fp32_bytes, 1)),
+                     4)}};
   report["time"] = times;
   result.report = std::move(report);
   return result;

@@ -1,24 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "telemetry/inventory.h"
+#include "text/format.h"
 
 namespace yolo::telemetry {
 
-namespace {
-
-std::string joined(const std::vector<std::string>& items, const char* separator) {
-  std::string text;
-  for (const std::string& item : items) {
-    if (!text.empty()) text += separator;
-    text += item;
-  }
-  return text;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::string Inventory::line() const {
-  std::string text = "found: " + (found.empty() ? std::string("nothing") : joined(found, ", "));
-  if (!missing.empty()) text += "; missing: " + joined(missing, "; ");
+  std::string text =
+      "found: " + (found.empty() ? std::string("nothing") : text::joined(found, ", "));
+  if (!missing.empty()) text += "; missing: " + text::joined(missing, "; ");
   return text;
 }
 

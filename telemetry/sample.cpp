@@ -1,15 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "telemetry/sample.h"
+#include "text/format.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-#include "vision/rounded.h"
-
 namespace yolo::telemetry {
-
-using vision::rounded;
 
 namespace {
 
@@ -48,31 +45,31 @@ nlohmann::json to_json(const Sample& s) {
       std::string key = t.type.empty() ? t.zone : t.type;
       // Laptops often have several zones of one type ("acpitz"): keep each.
       if (zones.contains(key)) key += " (" + t.zone + ")";
-      zones[key] = rounded(t.celsius, 0.01);
+      zones[key] = text::rounded(t.celsius, 2);
     }
     j["temp_c"] = std::move(zones);
   }
   if (!s.clocks.empty()) {
     nlohmann::json clocks = nlohmann::json::array();
-    for (const auto& c : s.clocks) clocks.push_back(rounded(c.mhz, 0.1));
+    for (const auto& c : s.clocks) clocks.push_back(text::rounded(c.mhz, 1));
     j["clock_mhz"] = std::move(clocks);
   }
-  if (s.arm_clock_mhz) j["arm_clock_mhz"] = rounded(*s.arm_clock_mhz, 0.1);
+  if (s.arm_clock_mhz) j["arm_clock_mhz"] = text::rounded(*s.arm_clock_mhz, 1);
   if (s.throttle) j["throttle"] = throttle_json(*s.throttle);
   if (s.under_voltage_alarm) j["under_voltage_alarm"] = *s.under_voltage_alarm;
   if (!s.power.empty()) {
     nlohmann::json power = nlohmann::json::object();
-    for (const auto& p : s.power) power[p.source] = rounded(p.watts, 0.001);
+    for (const auto& p : s.power) power[p.source] = text::rounded(p.watts, 3);
     j["power_sources_w"] = std::move(power);
   }
-  if (s.power_w) j["power_w"] = rounded(*s.power_w, 0.001);
-  if (s.energy_j) j["energy_j"] = rounded(*s.energy_j, 0.001);
+  if (s.power_w) j["power_w"] = text::rounded(*s.power_w, 3);
+  if (s.energy_j) j["energy_j"] = text::rounded(*s.energy_j, 3);
   if (!s.cpu_busy.empty()) {
     nlohmann::json busy = nlohmann::json::array();
-    for (double b : s.cpu_busy) busy.push_back(rounded(b, 0.001));
+    for (double b : s.cpu_busy) busy.push_back(text::rounded(b, 3));
     j["cpu_busy"] = std::move(busy);
   }
-  if (s.cpu_busy_total) j["cpu_busy_total"] = rounded(*s.cpu_busy_total, 0.001);
+  if (s.cpu_busy_total) j["cpu_busy_total"] = text::rounded(*s.cpu_busy_total, 3);
   if (s.rss_bytes) j["rss_bytes"] = *s.rss_bytes;
   return j;
 }

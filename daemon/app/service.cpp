@@ -21,6 +21,7 @@
 #include "daemon/outputs/metrics/metrics.h"
 #include "daemon/outputs/mqtt/mqtt_publisher.h"
 #include "runtime/engine.h"
+#include "text/format.h"
 #include "vision/capture.h"
 
 namespace yolo::daemon {
@@ -59,12 +60,6 @@ constexpr auto kStopAtLeast = std::chrono::milliseconds(200);
 
 double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-std::string fixed(double v, int digits) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.*f", digits, v);
-  return text;
 }
 
 }  // namespace
@@ -172,7 +167,7 @@ int Service::start() {
     events_.add(p.get());
   }
   events_.emit(
-      config::LogLevel::kInfo, "start",
+      config::LogLevel::kInfo, fieldlog::EventKind::kStart,
       "yolo-edged " + std::string(version()) + " starting with " + options_.config_file.string(),
       {{"version", version()},
        {"config", options_.config_file.string()},
@@ -187,7 +182,7 @@ int Service::start() {
   try {
     model = model_->load_initial(config_.model);
   } catch (const std::exception& e) {
-    events_.emit(config::LogLevel::kError, "model_failed",
+    events_.emit(config::LogLevel::kError, fieldlog::EventKind::kModelFailed,
                  std::string("cannot load the model, not starting: ") + e.what(),
                  {{"error", e.what()}});
     shutdown("the model could not be loaded");
@@ -283,7 +278,7 @@ ControlReply Service::reload(const std::string& why, std::optional<config::Overr
   const auto refuse = [&](const config::ConfigError& e) {
     last_error_ = std::string("reload refused: ") + e.what();
     last_error_time_ = iso8601_utc(std::chrono::system_clock::now());
-    events_.emit(config::LogLevel::kError, "config_rejected",
+    events_.emit(config::LogLevel::kError, fieldlog::EventKind::kConfigRejected,
                  "reload (" + why + ") refused, still running the previous config:\n" + e.what(),
                  {{"error", e.what()},
                   {"key", e.key()},
@@ -304,7 +299,7 @@ ControlReply Service::reload(const std::string& why, std::optional<config::Overr
   try {
     next = load(&warnings);
     const auto drop = [&](const std::string& reason) {
-      events_.emit(config::LogLevel::kInfo, "precision_override_dropped",
+      events_.emit(config::LogLevel::kInfo, fieldlog::EventKind::kPrecisionOverrideDropped,
                    "model.precision " + override_next->value.value + " set " +
                        override_next->value.origin + " no longer applies: " + reason,
                    {{"set", override_next->value.value}, {"reason", reason}});
@@ -339,7 +334,7 @@ ControlReply Service::reload(const std::string& why, std::optional<config::Overr
   for (const auto& k : changed) list += (list.empty() ? "" : ", ") + k;
   const std::string message =
       "reloaded (" + why + "): " + (changed.empty() ? "nothing changed" : list);
-  events_.emit(config::LogLevel::kInfo, "config", message,
+  events_.emit(config::LogLevel::kInfo, fieldlog::EventKind::kConfig, message,
                {{"changed", changed}, {"trigger", why}});
 
   log_.set_level(next.logging.level);
@@ -368,7 +363,8 @@ void Service::shutdown(const std::string& why) {
   notifier_.status("stopping (" + why + ")");
   nlohmann::json fields = {{"reason", why}, {"uptime_s", std::round(seconds_since(started_))}};
   if (inference_) fields["frames"] = inference_->frames();
-  events_.emit(config::LogLevel::kInfo, "stop", "stopping (" + why + ")", std::move(fields));
+  events_.emit(config::LogLevel::kInfo, fieldlog::EventKind::kStop, "stopping (" + why + ")",
+               std::move(fields));
   bool clean = true;
   // One budget for all: what a quick thread does not use, a slower one may.
   const auto deadline = Clock::now() + kStopThreads;
@@ -416,12 +412,12 @@ void Service::tick() {
     if (flowing || waiting || now - started_ > kReadyAtLatest) {
       ready_sent_ = true;
       notifier_.ready();
-      events_.emit(config::LogLevel::kInfo, "ready",
+      events_.emit(config::LogLevel::kInfo, fieldlog::EventKind::kReady,
                    flowing
                        ? "ready: frames are flowing"
                        : "ready, waiting for the source: " +
                              capture_->status().value("last_error", std::string("no frame yet")),
-                   {{"startup_s", std::round(seconds_since(started_) * 1000) / 1000}});
+                   {{"startup_s", text::rounded(seconds_since(started_), 3)}});
       update_status_line(true);
     }
   }
@@ -545,17 +541,17 @@ std::string Service::status_line() const {
   if (!inference["settled"].get<bool>()) line += " (exploring)";
   // Two decimals below 1: a device doing a frame every 10 s reads 0.10, not 0.1 or 0.0.
   const double fps = inference["fps"].get<double>();
-  line += ", " + fixed(fps, fps < 1 ? 2 : 1) + " fps";
+  line += ", " + text::fixed(fps, fps < 1 ? 2 : 1) + " fps";
   if (const auto sample = telemetry_->latest()) {
-    if (const auto c = sample->max_celsius()) line += ", " + fixed(*c, 1) + " C";
+    if (const auto c = sample->max_celsius()) line += ", " + text::fixed(*c, 1) + " C";
     if (sample->throttle && sample->throttle->any_now()) line += ", THROTTLED";
-    if (sample->power_w) line += ", " + fixed(*sample->power_w, 2) + " W";
+    if (sample->power_w) line += ", " + text::fixed(*sample->power_w, 2) + " W";
   }
   const nlohmann::json source = capture_->status();
   if (source["state"] != "streaming") {
     line += "; source " + source["state"].get<std::string>();
     if (source.contains("retry_in_s")) {
-      line += ", retrying in " + fixed(source["retry_in_s"].get<double>(), 0) + " s";
+      line += ", retrying in " + text::fixed(source["retry_in_s"].get<double>(), 0) + " s";
     }
   }
   if (const std::string pending = model_->pending_summary(); !pending.empty()) {

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "daemon/core/events.h"
 
-#include "daemon/base/utc_time.h"
-
 #include <cctype>
 #include <chrono>
 
@@ -28,9 +26,9 @@ void Events::add(Publisher* publisher) {
   publishers_.push_back(publisher);
 }
 
-void Events::emit(config::LogLevel level, std::string_view name, const std::string& message,
+void Events::emit(config::LogLevel level, fieldlog::EventKind kind, const std::string& message,
                   nlohmann::json fields, std::source_location where) {
-  LogFields journal{{"YOLO_EVENT", std::string(name)}};
+  LogFields journal{{"YOLO_EVENT", std::string(fieldlog::event_name(kind))}};
   for (const auto& [key, value] : fields.items()) {
     if (value.is_primitive()) {
       journal.emplace_back(journal_field(key),
@@ -39,11 +37,11 @@ void Events::emit(config::LogLevel level, std::string_view name, const std::stri
   }
   log_.log(level, message, journal, where);
 
-  nlohmann::json event = {{"event", name},
-                          {"time", iso8601_utc(std::chrono::system_clock::now())},
-                          {"level", level_name(level)},
-                          {"message", message}};
-  for (auto& [key, value] : fields.items()) event[key] = std::move(value);
+  const Event event{.kind = kind,
+                    .level = level,
+                    .time = std::chrono::system_clock::now(),
+                    .message = message,
+                    .fields = fields.is_object() ? std::move(fields) : nlohmann::json::object()};
   std::lock_guard lock(mutex_);
   for (Publisher* p : publishers_) p->event(event);
 }

@@ -15,10 +15,6 @@
 
 namespace yolo::daemon {
 
-// The events the daemon emits at level error, by name (Metrics counts them from 0).
-inline constexpr std::string_view kErrorEvents[] = {
-    "config_rejected", "frame_failed", "model_error", "model_failed", "quantize_failed"};
-
 // Where everything worth remembering goes: one call logs the message (to the journal with the
 // event's fields) and hands the event to every publisher (the field log writes it as an event
 // line). Thread-safe; publishers are added before the threads start.
@@ -28,10 +24,10 @@ class Events {
 
   void add(Publisher* publisher);
 
-  // Logs `message` at `level` and publishes {"event": name, "time", "level", "message",
-  // ...fields} (the field log writes it as an event line). Scalar fields also become journal fields
-  // YOLO_<NAME>; the journal's CODE_FILE and CODE_LINE are the caller's.
-  void emit(config::LogLevel level, std::string_view name, const std::string& message,
+  // Logs `message` at `level` and hands the event to every publisher (the field log writes it as
+  // an event line). Scalar fields also become journal fields YOLO_<NAME>; the journal's
+  // CODE_FILE and CODE_LINE are the caller's.
+  void emit(config::LogLevel level, fieldlog::EventKind kind, const std::string& message,
             nlohmann::json fields = nlohmann::json::object(),
             std::source_location where = std::source_location::current());
 

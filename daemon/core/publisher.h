@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/config.h"
+#include "daemon/core/event.h"
 #include "daemon/core/frame_result.h"
 #include "telemetry/sample.h"
 
@@ -34,9 +35,8 @@ class Publisher {
   virtual void publish(std::shared_ptr<const FrameResult> result) = 0;
   // One telemetry sample, from the telemetry thread.
   virtual void telemetry(const telemetry::Sample& sample) { (void)sample; }
-  // One event (start, stop, reload, swap, thread decision, camera lost, ...): `event` holds at
-  // least "event" (its name) and "time"; from any thread.
-  virtual void event(const nlohmann::json& event) { (void)event; }
+  // One event (start, stop, reload, swap, thread decision, camera lost, ...); from any thread.
+  virtual void event(const Event& event) { (void)event; }
   // The daemon's status, the JSON GET /api/status serves, about once a second from the control
   // loop (MQTT publishes it as PREFIX/stats).
   virtual void stats(const nlohmann::json& status) { (void)status; }

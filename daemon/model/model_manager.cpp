@@ -2,6 +2,7 @@
 #include "daemon/model/model_manager.h"
 
 #include "runtime/model_lint.h"
+#include "text/format.h"
 
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -211,13 +212,13 @@ LoadedModel ModelManager::load_initial(const config::ModelConfig& model) {
   wanted_ = model;
   const Plan p = plan(model);
   LoadedModel loaded = build(p.run, model);
-  events_.emit(config::LogLevel::kInfo, "model_loaded",
+  events_.emit(config::LogLevel::kInfo, fieldlog::EventKind::kModelLoaded,
                "loaded " + describe(p.run) + ", input " + std::to_string(loaded.info->input_width) +
                    "x" + std::to_string(loaded.info->input_height) + ", in " +
                    std::to_string(std::lround(loaded.build_ms)) + " ms",
                {{"file", p.run.file.string()},
                 {"precision", runtime::precision_name(loaded.info->precision)},
-                {"build_ms", std::round(loaded.build_ms * 10) / 10}});
+                {"build_ms", text::rounded(loaded.build_ms, 1)}});
   std::lock_guard lock(mutex_);
   running_ = p.run;
   if (wants_int8(model.precision)) {
@@ -286,7 +287,8 @@ void ModelManager::run() {
       // anything else (the model file vanished) is said once, and tried again every tick.
       if (e.what() != last_error_) {
         last_error_ = e.what();
-        events_.emit(config::LogLevel::kError, "model_error", std::string("model: ") + e.what());
+        events_.emit(config::LogLevel::kError, fieldlog::EventKind::kModelError,
+                     std::string("model: ") + e.what());
       }
     }
   }
@@ -310,25 +312,25 @@ void ModelManager::step() {
   if (p.make.empty() && job_) {
     job_->cancel();
     job_.reset();
-    events_.emit(config::LogLevel::kInfo, "quantize_cancelled",
+    events_.emit(config::LogLevel::kInfo, fieldlog::EventKind::kQuantizeCancelled,
                  "quantization cancelled: the config no longer asks for it");
   }
   if (running != p.run &&
       !(failed_build_ && failed_build_->first == p.run && failed_build_->second == generation)) {
     try {
       LoadedModel loaded = build(p.run, model);
-      events_.emit(config::LogLevel::kInfo, "model_built",
+      events_.emit(config::LogLevel::kInfo, fieldlog::EventKind::kModelBuilt,
                    "built " + describe(p.run) + " beside the running model in " +
                        std::to_string(std::lround(loaded.build_ms)) + " ms; swapping it in",
                    {{"file", p.run.file.string()},
                     {"precision", runtime::precision_name(loaded.info->precision)},
-                    {"build_ms", std::round(loaded.build_ms * 10) / 10}});
+                    {"build_ms", text::rounded(loaded.build_ms, 1)}});
       inference_->swap_in(std::move(loaded));
       std::lock_guard lock(mutex_);
       running_ = p.run;
     } catch (const std::exception& e) {
       failed_build_ = {p.run, generation};
-      events_.emit(config::LogLevel::kError, "model_failed",
+      events_.emit(config::LogLevel::kError, fieldlog::EventKind::kModelFailed,
                    "cannot load " + p.run.file.string() + ": " + e.what() + "; still running " +
                        (running ? describe(*running) : "the old model"),
                    {{"file", p.run.file.string()}, {"error", e.what()}});
@@ -390,7 +392,7 @@ void ModelManager::step_auto(const config::ModelConfig& model, const Plan& p) {
            {});
     return;
   }
-  events_.emit(config::LogLevel::kInfo, "precision_trial",
+  events_.emit(config::LogLevel::kInfo, fieldlog::EventKind::kPrecisionTrial,
                "precision auto: measuring " + describe(p.fp32) + " against " +
                    describe(*p.candidate) + " on this camera's frames",
                {{runtime::precision_name(runtime::Precision::kFp32), p.fp32.file.string()},
@@ -440,8 +442,8 @@ void ModelManager::finish_trial(const config::ModelConfig& model, const Plan& p,
 
 void ModelManager::decide(const Plan& p, detector::PrecisionChoice choice, nlohmann::json json,
                           LoadedModel candidate) {
-  events_.emit(config::LogLevel::kInfo, "precision_chosen", "precision auto: " + choice.reason,
-               json);
+  events_.emit(config::LogLevel::kInfo, fieldlog::EventKind::kPrecisionChosen,
+               "precision auto: " + choice.reason, json);
   const bool int8 = choice.precision == runtime::Precision::kInt8;
   if (int8) inference_->swap_in(std::move(candidate));
   std::lock_guard lock(mutex_);
@@ -468,7 +470,7 @@ void ModelManager::step_quantization(const config::ModelConfig& model, const fs:
     }
     const double seconds = job_->elapsed_s();
     if (job_->succeeded()) {
-      events_.emit(config::LogLevel::kInfo, "quantize_done",
+      events_.emit(config::LogLevel::kInfo, fieldlog::EventKind::kQuantizeDone,
                    "made " + make.string() + " in " + std::to_string(std::lround(seconds)) +
                        " s; switching to it",
                    {{"file", make.string()}, {"seconds", std::round(seconds)}});
@@ -477,7 +479,7 @@ void ModelManager::step_quantization(const config::ModelConfig& model, const fs:
       failed_quantize_ = {make, generation};
       const std::string why = job_->failure();
       events_.emit(
-          config::LogLevel::kError, "quantize_failed",
+          config::LogLevel::kError, fieldlog::EventKind::kQuantizeFailed,
           "quantizing " + model.path.string() + " failed: " + why + "; running fp32 until a reload",
           {{"file", make.string()}, {"error", why}});
       set_int8(Int8State::kFailed, "", why);
@@ -508,8 +510,8 @@ void ModelManager::step_quantization(const config::ModelConfig& model, const fs:
                             ": " + problem +
                             "; it must be a folder the daemon's user can write (set "
                             "model.int8_path, or give the folder to that user)";
-    events_.emit(config::LogLevel::kError, "quantize_failed", why + "; running fp32 until a reload",
-                 {{"file", make.string()}, {"error", why}});
+    events_.emit(config::LogLevel::kError, fieldlog::EventKind::kQuantizeFailed,
+                 why + "; running fp32 until a reload", {{"file", make.string()}, {"error", why}});
     set_int8(Int8State::kFailed, "", why);
     return;
   }
@@ -525,12 +527,12 @@ void ModelManager::step_quantization(const config::ModelConfig& model, const fs:
     job_ = std::make_unique<QuantizeJob>(request);
   } catch (const std::exception& e) {
     failed_quantize_ = {make, generation};
-    events_.emit(config::LogLevel::kError, "quantize_failed",
+    events_.emit(config::LogLevel::kError, fieldlog::EventKind::kQuantizeFailed,
                  std::string(e.what()) + "; running fp32 until a reload", {{"error", e.what()}});
     set_int8(Int8State::kFailed, "", e.what());
     return;
   }
-  events_.emit(config::LogLevel::kInfo, "quantize_started",
+  events_.emit(config::LogLevel::kInfo, fieldlog::EventKind::kQuantizeStarted,
                "quantizing " + model.path.filename().string() + " to INT8 on " +
                    std::to_string(have) +
                    " calibration frames from this camera, at a lower priority (nice " +

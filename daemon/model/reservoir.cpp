@@ -167,7 +167,8 @@ void CalibrationReservoir::run() {
         changed = warning != warning_;
         warning_ = warning;
       }
-      if (changed) events_.emit(config::LogLevel::kWarning, "calibration_frames", warning);
+      if (changed)
+        events_.emit(config::LogLevel::kWarning, fieldlog::EventKind::kCalibrationFrames, warning);
     }
   }
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "daemon/pipeline/capture.h"
+#include "text/format.h"
 
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -108,7 +109,7 @@ nlohmann::json Capture::status() const {
   if (!last_error_.empty()) j["last_error"] = last_error_;
   if (state_ == State::kWaiting) {
     const double left = std::chrono::duration<double>(retry_at_ - Clock::now()).count();
-    j["retry_in_s"] = std::max(0.0, std::round(left * 10) / 10);
+    j["retry_in_s"] = std::max(0.0, text::rounded(left, 1));
   }
   return j;
 }
@@ -156,7 +157,7 @@ bool Capture::wait_before_retry(double seconds, std::uint64_t generation, Device
       // udev gives a new node its group a moment after the kernel makes it; opening before that
       // would only fail with "permission denied".
       std::this_thread::sleep_for(kDeviceSettle);
-      events_.emit(config::LogLevel::kInfo, "source_appeared",
+      events_.emit(config::LogLevel::kInfo, fieldlog::EventKind::kSourceAppeared,
                    device->device().string() + " appeared; opening it now",
                    {{"device", device->device().string()}});
       return true;
@@ -207,7 +208,7 @@ void Capture::run() {
         reopened = frames_ > 0 || had_error;
         if (reopened) ++reopened_;
       }
-      events_.emit(config::LogLevel::kInfo, "source_opened",
+      events_.emit(config::LogLevel::kInfo, fieldlog::EventKind::kSourceOpened,
                    (had_error ? "source reopened: " : "source opened: ") + described,
                    {{"uri", config.uri}, {"description", described}, {"reopened", reopened}});
       const bool live = source->is_live();
@@ -250,7 +251,7 @@ void Capture::run() {
     }
     const std::string message = failure + "; retrying in " + seconds_text(backoff);
     events_.emit(failure == reported ? config::LogLevel::kDebug : config::LogLevel::kWarning,
-                 "source_lost", message,
+                 fieldlog::EventKind::kSourceLost, message,
                  {{"uri", config.uri}, {"error", failure}, {"retry_in_s", backoff}});
     reported = failure;
     if (!device || device->device() != vision::camera_device(config.uri)) {
@@ -259,7 +260,7 @@ void Capture::run() {
         try {
           device = std::make_unique<DeviceWatch>(*node);
         } catch (const std::exception& e) {
-          events_.emit(config::LogLevel::kWarning, "source_watch_failed",
+          events_.emit(config::LogLevel::kWarning, fieldlog::EventKind::kSourceWatchFailed,
                        std::string(e.what()) + "; the camera is retried on its backoff only",
                        {{"error", e.what()}});
         }

@@ -5,12 +5,10 @@
 #include <utility>
 #include <vector>
 
+#include "text/format.h"
 #include "vision/latency_stats.h"
-#include "vision/rounded.h"
 
 namespace yolo::daemon {
-
-using vision::rounded;
 
 namespace {
 
@@ -60,7 +58,7 @@ std::int64_t results_lost(double gap_ms, double interval_ms, double first_frame_
 nlohmann::json to_json(const ThreadDecision& d) {
   nlohmann::json latency = nlohmann::json::object();
   for (const auto& [threads, ms] : d.latency_ms)
-    latency[std::to_string(threads)] = rounded(ms, 0.01);
+    latency[std::to_string(threads)] = text::rounded(ms, 2);
   return {{"from", d.from},
           {"to", d.to},
           {"kind", d.kind},
@@ -168,7 +166,7 @@ nlohmann::json Inference::status() const {
   const double rate = fps();
   std::lock_guard lock(status_mutex_);
   nlohmann::json j = {{"frames", frames_.load()},
-                      {"fps", rounded(rate, 0.01)},
+                      {"fps", text::rounded(rate, 2)},
                       {"threads", threads_},
                       {"settled", settled_}};
   if (trial_frames_left_ > 0) j["trial_frames_left"] = trial_frames_left_;
@@ -185,7 +183,7 @@ nlohmann::json Inference::status() const {
       values.reserve(recent_times_.size());
       for (const StageTimes& t : recent_times_) values.push_back(t.*member);
       const vision::LatencyStats s = vision::summarize(std::move(values));
-      latency[name] = {{"p50", rounded(s.p50, 0.01)}, {"p90", rounded(s.p90, 0.01)}};
+      latency[name] = {{"p50", text::rounded(s.p50, 2)}, {"p90", text::rounded(s.p90, 2)}};
     }
     j["latency_ms"] = std::move(latency);
   }
@@ -297,7 +295,8 @@ void Inference::record(const ThreadDecision& d) {
     threads_ = controller_->threads();
     settled_ = controller_->settled();
   }
-  events_.emit(config::LogLevel::kInfo, "threads", "threads: " + d.reason, std::move(j));
+  events_.emit(config::LogLevel::kInfo, fieldlog::EventKind::kThreads, "threads: " + d.reason,
+               std::move(j));
 }
 
 cv::Size Inference::frame_size() const {
@@ -329,7 +328,8 @@ void Inference::process(vision::Frame& frame, std::int64_t dropped) {
                                 " could not be processed: " + e.what();
     if (e.what() != last_failure_) {
       last_failure_ = e.what();
-      events_.emit(config::LogLevel::kError, "frame_failed", message, {{"error", e.what()}});
+      events_.emit(config::LogLevel::kError, fieldlog::EventKind::kFrameFailed, message,
+                   {{"error", e.what()}});
     }
     return;
   }
@@ -393,16 +393,16 @@ void Inference::report_swap(std::int64_t first_index, Clock::time_point first_do
   nlohmann::json fields = {{"to", s.to->name},
                            {"to_precision", runtime::precision_name(s.to->precision)},
                            {"to_path", s.to->path.string()},
-                           {"build_ms", rounded(s.build_ms, 0.1)},
+                           {"build_ms", text::rounded(s.build_ms, 1)},
                            {"last_frame_before", s.last_index},
                            {"first_frame_after", first_index},
                            {"frames_lost", lost},
-                           {"gap_ms", rounded(gap_ms, 0.1)}};
+                           {"gap_ms", text::rounded(gap_ms, 1)}};
   if (s.from) {
     fields["from"] = s.from->name;
     fields["from_precision"] = runtime::precision_name(s.from->precision);
   }
-  events_.emit(config::LogLevel::kInfo, "swap", message, std::move(fields));
+  events_.emit(config::LogLevel::kInfo, fieldlog::EventKind::kSwap, message, std::move(fields));
 }
 
 }  // namespace yolo::daemon

@@ -25,8 +25,8 @@ std::unique_ptr<telemetry::Sampler> TelemetryThread::make_sampler(
   options.firmware_missing_reason = firmware_.missing_reason;
   auto sampler = std::make_unique<telemetry::Sampler>(options);
   const telemetry::Inventory& inventory = sampler->inventory();
-  events_.emit(config::LogLevel::kInfo, "sensors", "sensors " + inventory.line(),
-               telemetry::to_json(inventory));
+  events_.emit(config::LogLevel::kInfo, fieldlog::EventKind::kSensors,
+               "sensors " + inventory.line(), telemetry::to_json(inventory));
   return sampler;
 }
 
@@ -95,7 +95,8 @@ void TelemetryThread::run() {
       const bool now = sample.throttle->any_now();
       if (throttled && *throttled != now) {
         events_.emit(
-            now ? config::LogLevel::kWarning : config::LogLevel::kInfo, "throttling",
+            now ? config::LogLevel::kWarning : config::LogLevel::kInfo,
+            fieldlog::EventKind::kThrottling,
             now ? "the Pi reports throttling: " + telemetry::to_json(sample)["throttle"].dump()
                 : "the Pi no longer reports throttling",
             {{"throttled", now}, {"raw", sample.throttle->raw}});

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "detector/precision_trial.h"
+#include "text/format.h"
 
 namespace yolo::daemon {
 namespace {
@@ -57,17 +58,11 @@ double median(std::vector<double> v) {
   return (v[mid] + *std::max_element(v.begin(), v.begin() + mid)) / 2;
 }
 
-std::string format(const char* spec, double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, spec, value);
-  return text;
-}
-
 std::string ms(double value) {
-  return format("%.1f ms", value);
+  return text::format("%.1f ms", value);
 }
 std::string percent(double fraction) {
-  return format("%.0f%%", fraction * 100);
+  return text::format("%.0f%%", fraction * 100);
 }
 
 std::string threads_text(int n) {
@@ -231,7 +226,7 @@ ThreadDecision ThreadController::settle() {
     latency_ms[count] = count_ms;
     kind = "abandon";
     reason = "abandoned " + threads_text(count) + " after " + std::to_string(kAbandonFrames) +
-             " frames at " + ms(count_ms) + ", over " + format("%.0f", kFarSlower) +
+             " frames at " + ms(count_ms) + ", over " + text::format("%.0f", kFarSlower) +
              "x the best; " + reason;
   }
 
@@ -259,10 +254,11 @@ std::optional<ThreadDecision> ThreadController::watch(double inference_ms) {
   }
   w.far_slower_run = inference_ms > kFarSlower * w.baseline_ms ? w.far_slower_run + 1 : 0;
   if (w.far_slower_run >= kCollapseFrames) {
-    return begin("drift", "latency at " + threads_text(threads_) + " collapsed: " +
-                              std::to_string(kCollapseFrames) + " frames in a row over " +
-                              format("%.0f", kFarSlower) + "x the settled " + ms(w.baseline_ms) +
-                              ", the last " + ms(inference_ms) + "; exploring again");
+    return begin("drift", "latency at " + threads_text(threads_) +
+                              " collapsed: " + std::to_string(kCollapseFrames) +
+                              " frames in a row over " + text::format("%.0f", kFarSlower) +
+                              "x the settled " + ms(w.baseline_ms) + ", the last " +
+                              ms(inference_ms) + "; exploring again");
   }
 
   if (w.baseline_frames.size() < kBaselineFrames) {
@@ -277,7 +273,7 @@ std::optional<ThreadDecision> ThreadController::watch(double inference_ms) {
                                   ms(w.baseline_ms) + " (median of " +
                                   std::to_string(kBaselineFrames) + " frames), not the " +
                                   ms(explored_ms) + " measured while exploring (" +
-                                  format("%+.0f%%", moved * 100) + "); exploring again");
+                                  text::format("%+.0f%%", moved * 100) + "); exploring again");
       }
     }
   } else {
@@ -300,8 +296,8 @@ std::optional<ThreadDecision> ThreadController::explore_again_if_due() {
     const double now = median(std::vector<double>(w.recent.begin(), w.recent.end()));
     return begin("drift", "latency at " + threads_text(threads_) + " drifted from " +
                               ms(w.baseline_ms) + " to " + ms(now) + " (" +
-                              format("%+.0f%%", (now / w.baseline_ms - 1) * 100) + ", median of " +
-                              std::to_string(kDriftWindow) + " frames, for " +
+                              text::format("%+.0f%%", (now / w.baseline_ms - 1) * 100) +
+                              ", median of " + std::to_string(kDriftWindow) + " frames, for " +
                               std::to_string(kDriftRun) + " frames); exploring again");
   }
   if (throttled_ != measured_throttled_) {

@@ -10,7 +10,7 @@
 #include "runtime/quantize/error.h"
 #include "runtime/quantize/graph_index.h"
 #include "runtime/quantize/model_file.h"
-#include "runtime/quantize/text.h"
+#include "text/format.h"
 
 namespace yolo::runtime {
 
@@ -188,7 +188,7 @@ std::map<std::string, std::string> refine_ranges(const onnx::GraphProto& graph,
     const float step = activation_quant(ry->second).scale;
     const float floor = silu_floor(step);
     if (rx->second.lo >= floor) continue;
-    why[*x] = format_text(
+    why[*x] = text::format(
         "read only by a SiLU: inputs below %.2f (calibrated min %.2f) give the same int8 output "
         "(step %.4f)",
         floor, rx->second.lo, step);

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <set>
 
-#include "runtime/quantize/text.h"
+#include "text/format.h"
 
 namespace yolo::runtime {
 
@@ -13,10 +13,10 @@ bool worth_fp32(double gain_db, double mac_share) {
 }
 
 std::string trade_text(const Fp32Trade& t, const std::string& agreement_name) {
-  std::string text = format_text("%+.2f ms (%.1f%% of conv MACs), %+.1f dB at the final convs",
-                                 t.cost_ms, 100.0 * t.mac_share, t.gain_db);
+  std::string text = text::format("%+.2f ms (%.1f%% of conv MACs), %+.1f dB at the final convs",
+                                  t.cost_ms, 100.0 * t.mac_share, t.gain_db);
   if (t.agreement_gain)
-    text += format_text(", %s %+.3f", agreement_name.c_str(), *t.agreement_gain);
+    text += text::format(", %s %+.3f", agreement_name.c_str(), *t.agreement_gain);
   return text;
 }
 
@@ -50,8 +50,8 @@ TradeReport search_fp32_trades(const std::vector<ConvUnit>& units,
     const std::string text = trade_text(t, meter.agreement_name());
     log("FP32 " + unit.conv + " would cost " + text +
         (t.kept ? " -> kept FP32"
-                : format_text(" -> int8 (FP32 only for >= %.0f dB within %.0f%% of the MACs)",
-                              kTradeGainDb, 100.0 * kMaxTradeMacShare)));
+                : text::format(" -> int8 (FP32 only for >= %.0f dB within %.0f%% of the MACs)",
+                               kTradeGainDb, 100.0 * kMaxTradeMacShare)));
     if (t.kept) {
       for (const auto& n : unit.nodes) {
         keep[n] = "worth its time: keeping it FP32 alone measured " + text;

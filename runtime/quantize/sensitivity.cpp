@@ -5,7 +5,7 @@
 #include <limits>
 #include <map>
 
-#include "runtime/quantize/text.h"
+#include "text/format.h"
 
 namespace yolo::runtime {
 
@@ -47,32 +47,32 @@ nlohmann::json judge_final_convs(const std::vector<std::string>& final_convs,
     const bool unseen_positive = positive_share < kMinPositiveShare;
     const bool keep_it = gain >= kKeepGainDb || unseen_positive;
     rows.push_back({{"node", conv},
-                    {"sqnr_int8_db", round_to(all_int8[k], 0.01)},
-                    {"sqnr_kept_fp32_db", round_to(kept_db, 0.01)},
-                    {"gain_db", round_to(gain, 0.01)},
-                    {"cost_ms", round_to(trade.cost_ms, 0.01)},
-                    {"final_convs_gain_db", round_to(trade.gain_db, 0.01)},
+                    {"sqnr_int8_db", text::rounded(all_int8[k], 2)},
+                    {"sqnr_kept_fp32_db", text::rounded(kept_db, 2)},
+                    {"gain_db", text::rounded(gain, 2)},
+                    {"cost_ms", text::rounded(trade.cost_ms, 2)},
+                    {"final_convs_gain_db", text::rounded(trade.gain_db, 2)},
                     {"agreement_gain", trade.agreement_gain
-                                           ? nlohmann::json(round_to(*trade.agreement_gain, 0.0001))
+                                           ? nlohmann::json(text::rounded(*trade.agreement_gain, 4))
                                            : nlohmann::json(nullptr)},
                     {"calibrated_min", seen.min()},
                     {"calibrated_max", seen.max()},
                     {"kept_fp32", keep_it}});
     if (gain >= kKeepGainDb) {
-      keep[conv] = format_text(
+      keep[conv] = text::format(
           "final conv: keeping it FP32 raises its output SQNR from %.1f to %.1f dB (>= %.0f dB "
           "gain); FP32 measured %s",
           all_int8[k], kept_db, kKeepGainDb, cost.c_str());
     } else if (unseen_positive) {
-      keep[conv] = format_text(
+      keep[conv] = text::format(
           "final conv: calibration saw its output in [%.2f, %.2f], above 0 over %.1f%% of that "
           "range only; int8 would clip scores above those of the calibration frames; FP32 "
           "measured %s",
           seen.min(), seen.max(), 100.0 * positive_share, cost.c_str());
     }
     log("final conv " + conv +
-        format_text(": SQNR %.1f dB int8, %.1f dB kept FP32 (%s), range [%.2f, %.2f]", all_int8[k],
-                    kept_db, cost.c_str(), seen.min(), seen.max()) +
+        text::format(": SQNR %.1f dB int8, %.1f dB kept FP32 (%s), range [%.2f, %.2f]", all_int8[k],
+                     kept_db, cost.c_str(), seen.min(), seen.max()) +
         (keep_it ? " -> kept FP32" : " -> int8"));
   }
   return rows;

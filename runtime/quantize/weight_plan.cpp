@@ -8,7 +8,7 @@
 
 #include "runtime/quantize/graph_index.h"
 #include "runtime/quantize/onnx_proto.h"
-#include "runtime/quantize/text.h"
+#include "text/format.h"
 
 namespace yolo::runtime {
 
@@ -108,9 +108,9 @@ WeightPhase plan_weights(const onnx::GraphProto& graph, const std::vector<ConvTa
         const WeightError before = weight_error(w, tap.geometry, gram.all, q);
         const std::int64_t flipped = holds ? optimise_rounding(w, tap.geometry, gram.all, q) : 0;
         const WeightError after = weight_error(w, tap.geometry, gram.all, q);
-        row["sqnr_nearest_db"] = round_to(before.sqnr_db(), 0.01);
-        row["sqnr_adaptive_db"] = round_to(after.sqnr_db(), 0.01);
-        row["held_out_gain_db"] = round_to(held_trial.sqnr_db() - held_nearest.sqnr_db(), 0.01);
+        row["sqnr_nearest_db"] = text::rounded(before.sqnr_db(), 2);
+        row["sqnr_adaptive_db"] = text::rounded(after.sqnr_db(), 2);
+        row["held_out_gain_db"] = text::rounded(held_trial.sqnr_db() - held_nearest.sqnr_db(), 2);
         row["rounding"] = holds ? "adaptive" : "nearest";
         row["flipped"] = flipped;
         flipped_total += flipped;
@@ -125,7 +125,7 @@ WeightPhase plan_weights(const onnx::GraphProto& graph, const std::vector<ConvTa
             runtime::bias_correction(w, tap.geometry, calib.patch_means.at(tap.conv).means(), q);
         float largest = 0;
         for (const float s : shift) largest = std::max(largest, std::abs(s));
-        row["bias_shift_max"] = round_to(largest, 1e-5);
+        row["bias_shift_max"] = text::rounded(largest, 5);
         phase.plan.bias_shift[tap.conv] = std::move(shift);
       }
       phase.plan.weights[tap.weight] = std::move(q);
@@ -136,11 +136,11 @@ WeightPhase plan_weights(const onnx::GraphProto& graph, const std::vector<ConvTa
   if (rounding == WeightRounding::kAdaptive) {
     auto db = [&](double noise) { return 10.0 * std::log10(std::max(signal, 1e-300) / noise); };
     log(
-        format_text("weights: adaptive rounding in %zu of %zu convs (the others' did not hold on "
-                    "frames it was not chosen on) flipped %lld of %lld weights; conv output SQNR "
-                    "on the held frames %.1f dB (round to nearest %.1f dB)",
-                    adapted, taps.size(), static_cast<long long>(flipped_total),
-                    static_cast<long long>(weights_total), db(chosen_noise), db(nearest_noise)));
+        text::format("weights: adaptive rounding in %zu of %zu convs (the others' did not hold on "
+                     "frames it was not chosen on) flipped %lld of %lld weights; conv output SQNR "
+                     "on the held frames %.1f dB (round to nearest %.1f dB)",
+                     adapted, taps.size(), static_cast<long long>(flipped_total),
+                     static_cast<long long>(weights_total), db(chosen_noise), db(nearest_noise)));
   }
   if (bias_correction)
     log("weights: bias corrected for the mean shift of " + std::to_string(taps.size()) +

@@ -13,6 +13,8 @@
 #include <utility>
 
 #include "daemon/base/utc_time.h"
+#include "daemon/core/logger.h"
+#include "fieldlog/keys.h"
 
 namespace yolo::daemon {
 
@@ -27,24 +29,20 @@ std::string line_text(const nlohmann::ordered_json& line) {
   return line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
-// An event as its line: "type" and "event" first, then "time" (now, when the event has none),
-// then its own fields. An event's own "type" would clash with the line's and becomes
-// "event_type".
-nlohmann::ordered_json event_line(const nlohmann::json& event) {
+// An event as its line: "type", "event" and "time" first, then "level", "message" and its own
+// fields in name order. An event's own "type" would clash with the line's and becomes
+// "event_type"; its own "event" or "time" would hide the line's and is left out.
+nlohmann::ordered_json event_line(const Event& event) {
   nlohmann::ordered_json line;
-  line["type"] = "event";
-  const bool named = event.is_object() && event.contains("event") && event["event"].is_string();
-  line["event"] = named ? event["event"].get<std::string>() : "unnamed";
-  const bool timed = event.is_object() && event.contains("time") && event["time"].is_string();
-  line["time"] =
-      timed ? event["time"].get<std::string>() : iso8601_utc(std::chrono::system_clock::now());
-  if (!event.is_object()) {
-    line["value"] = event;
-    return line;
-  }
-  for (const auto& [key, value] : event.items()) {
-    if (key == "event" || key == "time") continue;
-    line[key == "type" ? "event_type" : key] = value;
+  line[fieldlog::key::kType] = fieldlog::kEventLine;
+  line[fieldlog::key::kEvent] = fieldlog::event_name(event.kind);
+  line[fieldlog::key::kTime] = iso8601_utc(event.time);
+  nlohmann::json rest = event.fields;
+  rest["level"] = level_name(event.level);
+  rest["message"] = event.message;
+  for (const auto& [key, value] : rest.items()) {
+    if (key == fieldlog::key::kEvent || key == fieldlog::key::kTime) continue;
+    line[key == fieldlog::key::kType ? "event_type" : key] = value;
   }
   return line;
 }
@@ -76,11 +74,12 @@ class LineWriter {
   // path again.
   void write(bool sync) {
     if (lost_ > 0) {
-      nlohmann::ordered_json lost{{"type", "event"},
-                                  {"event", "log_lines_lost"},
-                                  {"time", iso8601_utc(std::chrono::system_clock::now())},
-                                  {"lines", lost_},
-                                  {"reason", lost_reason_}};
+      nlohmann::ordered_json lost{
+          {fieldlog::key::kType, fieldlog::kEventLine},
+          {fieldlog::key::kEvent, fieldlog::event_name(fieldlog::EventKind::kLogLinesLost)},
+          {fieldlog::key::kTime, iso8601_utc(std::chrono::system_clock::now())},
+          {"lines", lost_},
+          {"reason", lost_reason_}};
       if (!append(line_text(lost))) return;
       lost_ = 0;
     }
@@ -200,7 +199,7 @@ void FieldLog::telemetry(const telemetry::Sample& sample) {
   queue_.push(sample);
 }
 
-void FieldLog::event(const nlohmann::json& event) {
+void FieldLog::event(const Event& event) {
   queue_.push(event);
 }
 
@@ -275,7 +274,7 @@ void FieldLog::run() {
       } else if (auto* sample = std::get_if<telemetry::Sample>(&*item)) {
         interval.add(*sample);
       } else {
-        writer.add(line_text(event_line(std::get<nlohmann::json>(*item))));
+        writer.add(line_text(event_line(std::get<Event>(*item))));
         // While the disk fails, held lines wait for the next interval's retry.
         if (writer.failing()) {
           report();

@@ -61,7 +61,7 @@ class FieldLog : public Publisher {
   void start() override;
   void publish(std::shared_ptr<const FrameResult> result) override;
   void telemetry(const telemetry::Sample& sample) override;
-  void event(const nlohmann::json& event) override;
+  void event(const Event& event) override;
   // {"ok", "file", "lines_written", "lines_held", "lines_lost", "warning" (when not ok)}. Still
   // valid after stop(): ok false then means lines could not be written before exit.
   nlohmann::json status() const override;
@@ -70,7 +70,7 @@ class FieldLog : public Publisher {
   bool stop() override;
 
  private:
-  using Item = std::variant<std::shared_ptr<const FrameResult>, telemetry::Sample, nlohmann::json>;
+  using Item = std::variant<std::shared_ptr<const FrameResult>, telemetry::Sample, Event>;
 
   void run();
 

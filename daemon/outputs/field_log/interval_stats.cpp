@@ -5,12 +5,11 @@
 #include <cmath>
 
 #include "daemon/base/utc_time.h"
+#include "fieldlog/keys.h"
+#include "text/format.h"
 #include "vision/latency_stats.h"
-#include "vision/rounded.h"
 
 namespace yolo::daemon {
-
-using vision::rounded;
 
 namespace {
 
@@ -32,11 +31,11 @@ bool same_model(const ModelInfo& a, const ModelInfo& b) {
 
 nlohmann::ordered_json latency_summary(const std::vector<double>& samples_ms) {
   const vision::LatencyStats s = vision::summarize(samples_ms);
-  return {{"p50", rounded(s.p50, 0.001)},
-          {"p90", rounded(s.p90, 0.001)},
-          {"p99", rounded(s.p99, 0.001)},
-          {"mean", rounded(s.mean, 0.001)},
-          {"max", rounded(s.max, 0.001)}};
+  return {{"p50", text::rounded(s.p50, 3)},
+          {"p90", text::rounded(s.p90, 3)},
+          {"p99", text::rounded(s.p99, 3)},
+          {"mean", text::rounded(s.mean, 3)},
+          {"max", text::rounded(s.max, 3)}};
 }
 
 }  // namespace
@@ -118,39 +117,41 @@ nlohmann::ordered_json IntervalStats::line(std::chrono::system_clock::time_point
                                            SteadyTime end) const {
   const double duration_s = std::max(0.0, std::chrono::duration<double>(end - start_).count());
   nlohmann::ordered_json j;
-  j["type"] = "interval";
-  j["time"] = iso8601_utc(wall_end);
-  j["duration_s"] = rounded(duration_s, 0.001);
-  j["host"] = host_;
+  j[fieldlog::key::kType] = fieldlog::kIntervalLine;
+  j[fieldlog::key::kTime] = iso8601_utc(wall_end);
+  j[fieldlog::key::kDurationS] = text::rounded(duration_s, 3);
+  j[fieldlog::key::kHost] = host_;
   if (model_) {
-    j["model"] = model_->name;
-    j["precision"] = runtime::precision_name(model_->precision);
-    j["input"] = {model_->input_width, model_->input_height};
+    j[fieldlog::key::kModel] = model_->name;
+    j[fieldlog::key::kPrecision] = runtime::precision_name(model_->precision);
+    j[fieldlog::key::kInput] = {model_->input_width, model_->input_height};
   }
-  if (threads_ > 0) j["threads"] = threads_;
+  if (threads_ > 0) j[fieldlog::key::kThreads] = threads_;
   if (frames_by_threads_.size() > 1) {
     nlohmann::ordered_json by_threads = nlohmann::ordered_json::object();
     for (const auto& [threads, frames] : frames_by_threads_) {
       by_threads[std::to_string(threads)] = frames;
     }
-    j["frames_by_threads"] = std::move(by_threads);
+    j[fieldlog::key::kFramesByThreads] = std::move(by_threads);
   }
-  j["frames"] = frames_;
-  j["fps"] = duration_s > 0 ? rounded(static_cast<double>(frames_) / duration_s, 0.01) : 0.0;
-  j["dropped"] = dropped_ + unlogged_;
-  if (unlogged_ > 0) j["unlogged"] = unlogged_;
+  j[fieldlog::key::kFrames] = frames_;
+  j[fieldlog::key::kFps] =
+      duration_s > 0 ? text::rounded(static_cast<double>(frames_) / duration_s, 2) : 0.0;
+  j[fieldlog::key::kDropped] = dropped_ + unlogged_;
+  if (unlogged_ > 0) j[fieldlog::key::kUnlogged] = unlogged_;
   if (frames_ > 0) {
-    j["frame_first"] = first_index_;
-    j["frame_last"] = last_index_;
+    j[fieldlog::key::kFrameFirst] = first_index_;
+    j[fieldlog::key::kFrameLast] = last_index_;
     nlohmann::ordered_json latency;
     for (std::size_t i = 0; i < kStages; ++i) {
       latency[kStageNames[i]] = latency_summary(latency_ms_[i]);
     }
-    j["latency_ms"] = std::move(latency);
+    j[fieldlog::key::kLatencyMs] = std::move(latency);
   }
   if (!gaps_ms_.empty()) {
     const vision::LatencyStats gaps = vision::summarize(gaps_ms_);
-    j["result_gap_ms"] = {{"p50", rounded(gaps.p50, 0.001)}, {"max", rounded(gaps.max, 0.001)}};
+    j[fieldlog::key::kResultGapMs] = {{"p50", text::rounded(gaps.p50, 3)},
+                                      {"max", text::rounded(gaps.max, 3)}};
   }
   nlohmann::ordered_json detections = nlohmann::ordered_json::object();
   for (const auto& [class_id, count] : detections_) {
@@ -158,7 +159,7 @@ nlohmann::ordered_json IntervalStats::line(std::chrono::system_clock::time_point
         model_ ? model_->names.name(class_id) : vision::ClassNames().name(class_id);
     detections[name] = detections.value(name, std::int64_t{0}) + count;
   }
-  j["detections"] = std::move(detections);
+  j[fieldlog::key::kDetections] = std::move(detections);
   add_device(j, duration_s);
   return j;
 }
@@ -170,26 +171,26 @@ void IntervalStats::add_device(nlohmann::ordered_json& line, double duration_s) 
   // below are what it is for.
   device.erase("energy_j");
   if (samples_ > 0 && cpu_total_count_ > 0) {
-    device["cpu_busy_total"] =
-        rounded(cpu_total_sum_ / static_cast<double>(cpu_total_count_), 0.001);
+    device[fieldlog::key::kCpuBusyTotal] =
+        text::rounded(cpu_total_sum_ / static_cast<double>(cpu_total_count_), 3);
   }
   if (samples_ > 0 && cpu_core_count_ > 0) {
     nlohmann::json cores = nlohmann::json::array();
     for (double sum : cpu_core_sums_) {
-      cores.push_back(rounded(sum / static_cast<double>(cpu_core_count_), 0.001));
+      cores.push_back(text::rounded(sum / static_cast<double>(cpu_core_count_), 3));
     }
-    device["cpu_busy"] = std::move(cores);
+    device[fieldlog::key::kCpuBusy] = std::move(cores);
   }
   const auto power = mean_power_w();
-  if (power) device["power_w"] = rounded(*power, 0.001);
+  if (power) device[fieldlog::key::kPowerW] = text::rounded(*power, 3);
 
-  line["telemetry_samples"] = samples_;
+  line[fieldlog::key::kTelemetrySamples] = samples_;
   for (const auto& [key, value] : device.items()) line[key] = value;
   const auto hottest = samples_ > 0 ? max_celsius_ : last_sample_->max_celsius();
-  if (hottest) line["temp_max_c"] = rounded(*hottest, 0.01);
+  if (hottest) line[fieldlog::key::kTempMaxC] = text::rounded(*hottest, 2);
   if (power && frames_ > 0) {
-    line["energy_per_frame_mj"] =
-        rounded(*power * duration_s / static_cast<double>(frames_) * 1000.0, 0.001);
+    line[fieldlog::key::kEnergyPerFrameMj] =
+        text::rounded(*power * duration_s / static_cast<double>(frames_) * 1000.0, 3);
   }
 }
 

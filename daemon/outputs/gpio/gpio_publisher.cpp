@@ -115,7 +115,7 @@ void GpioPublisher::run() {
     }
     if (config) {
       for (const std::string& problem : controller.configure(*config)) {
-        events_.emit(config::LogLevel::kWarning, "gpio_line_unavailable",
+        events_.emit(config::LogLevel::kWarning, fieldlog::EventKind::kGpioLineUnavailable,
                      problem + "; running without that line", {{"problem", problem}});
       }
     }
@@ -128,7 +128,7 @@ void GpioPublisher::run() {
     }
     const auto now = Clock::now();
     for (int presses = controller.read_button(now); presses > 0; --presses) {
-      events_.emit(config::LogLevel::kInfo, "precision_button",
+      events_.emit(config::LogLevel::kInfo, fieldlog::EventKind::kPrecisionButton,
                    "precision button pressed: asking for the other precision",
                    {{"request", "toggle"}});
       if (on_press_) on_press_("toggle");

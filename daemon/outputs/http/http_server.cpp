@@ -27,12 +27,11 @@
 #include "daemon/base/utc_time.h"
 #include "daemon/outputs/http/tls_identity.h"
 #include "daemon/outputs/http/web_assets.h"
+#include "text/format.h"
 #include "vision/annotate.h"
-#include "vision/rounded.h"
+#include "vision/detection_json.h"
 
 namespace yolo::daemon {
-
-using vision::rounded;
 
 namespace {
 
@@ -98,19 +97,14 @@ std::string address_text(const HttpAccess::Address& a) {
 nlohmann::json detections_json(const FrameResult& r) {
   nlohmann::json list = nlohmann::json::array();
   for (const vision::Detection& d : r.detections) {
-    list.push_back(
-        {{"label", r.model ? r.model->names.name(d.class_id) : std::to_string(d.class_id)},
-         {"class_id", d.class_id},
-         {"score", rounded(d.score, 0.001)},
-         {"box",
-          {rounded(d.box.x1, 0.1), rounded(d.box.y1, 0.1), rounded(d.box.x2, 0.1),
-           rounded(d.box.y2, 0.1)}}});
+    list.push_back(vision::detection_json(
+        d, r.model ? r.model->names.name(d.class_id) : std::to_string(d.class_id)));
   }
   nlohmann::json j = {{"frame", r.index},
                       {"time", iso8601_utc(r.wall)},
                       {"latency_ms",
-                       {{"inference", rounded(r.times.inference_ms, 0.01)},
-                        {"end_to_end", rounded(r.times.end_to_end_ms, 0.01)}}},
+                       {{"inference", text::rounded(r.times.inference_ms, 2)},
+                        {"end_to_end", text::rounded(r.times.end_to_end_ms, 2)}}},
                       {"detections", std::move(list)}};
   if (r.model) {
     j["model"] = r.model->name;
@@ -1370,7 +1364,7 @@ nlohmann::json HttpServer::status() const {
                       {"event_clients", event_clients_.load()},
                       {"connections", connections},
                       {"frames_encoded", frames_encoded_.load()},
-                      {"stream_fps", rounded(stream_fps_.load(), 0.1)},
+                      {"stream_fps", text::rounded(stream_fps_.load(), 1)},
                       {"requests", requests_.load()},
                       {"refused", refused_.load()},
                       {"refused_connections", refused_connections_.load()},

@@ -302,7 +302,9 @@ struct Metrics::State {
     build_info.update({{{{"version", valid_utf8(version())}}, 1}});
     // Known from the start, at 0: a dashboard's rate() of them shows 0 rather than "No data"
     // until the first error.
-    for (const std::string_view kind : kErrorEvents) errors.Add({{"kind", std::string(kind)}});
+    for (const fieldlog::EventSpec& e : fieldlog::event_specs()) {
+      if (e.error) errors.Add({{"kind", std::string(e.name)}});
+    }
   }
 
   // The series of `model`, created at its first frame.
@@ -458,24 +460,32 @@ void Metrics::telemetry(const telemetry::Sample& sample) {
   }
 }
 
-void Metrics::event(const nlohmann::json& event) {
-  const std::optional<std::string> name = string_at(event, "/event");
-  if (!name) return;
+void Metrics::event(const Event& event) {
+  using fieldlog::EventKind;
   State& s = *state_;
   std::lock_guard lock(s.mutex);
-  if (*name == "config") {
-    s.reloads_ok.Increment();
-  } else if (*name == "config_rejected") {
-    s.reloads_rejected.Increment();
-  } else if (*name == "swap") {
-    s.swaps.Increment();
-  } else if (*name == "source_lost") {
-    s.source_lost.Increment();
-  } else if (*name == "source_opened" && event.contains("reopened") && event["reopened"] == true) {
-    s.source_reopened.Increment();
+  switch (event.kind) {
+    case EventKind::kConfig:
+      s.reloads_ok.Increment();
+      break;
+    case EventKind::kConfigRejected:
+      s.reloads_rejected.Increment();
+      break;
+    case EventKind::kSwap:
+      s.swaps.Increment();
+      break;
+    case EventKind::kSourceLost:
+      s.source_lost.Increment();
+      break;
+    case EventKind::kSourceOpened:
+      if (event.fields.value("reopened", false)) s.source_reopened.Increment();
+      break;
+    default:
+      break;
   }
-  if (string_at(event, "/level") == "error")
-    s.errors.Add({{"kind", valid_utf8(*name)}}).Increment();
+  if (event.level == config::LogLevel::kError) {
+    s.errors.Add({{"kind", std::string(fieldlog::event_name(event.kind))}}).Increment();
+  }
 }
 
 void Metrics::stats(const nlohmann::json& status) {

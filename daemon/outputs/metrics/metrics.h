@@ -40,7 +40,7 @@ class Metrics : public Publisher {
   // `sample` has no series until it comes back.
   void telemetry(const telemetry::Sample& sample) override;
   // Reloads, swaps, the source lost and reopened, errors by kind.
-  void event(const nlohmann::json& event) override;
+  void event(const Event& event) override;
   // FPS, daemon and source state, the model running and the start time.
   void stats(const nlohmann::json& status) override;
   // {"ok": true, "scrapes": renders so far}.

@@ -5,6 +5,8 @@
 
 #include "daemon/base/utc_time.h"
 #include "daemon/base/version.h"
+#include "text/format.h"
+#include "vision/detection_json.h"
 
 namespace yolo::daemon {
 
@@ -25,12 +27,6 @@ constexpr const char* kStatsKeys[] = {
     "/device/power_w", "/device/throttle",
     "/last_error",
 };
-
-// `value` rounded to `decimals` places (JSON then prints 0.871, not 0.87099999).
-double rounded(double value, int decimals) {
-  const double scale = std::pow(10.0, decimals);
-  return std::round(value * scale) / scale;
-}
 
 std::string label_of(const FrameResult& frame, int class_id) {
   return frame.model ? frame.model->names.name(class_id) : vision::ClassNames().name(class_id);
@@ -113,11 +109,7 @@ json event_payload(const std::vector<LabelChange>& changes,
   json detections = json::array();
   if (frame) {
     for (const auto& d : frame->detections) {
-      detections.push_back({{"label", label_of(*frame, d.class_id)},
-                            {"score", rounded(d.score, 3)},
-                            {"box",
-                             {rounded(d.box.x1, 1), rounded(d.box.y1, 1), rounded(d.box.x2, 1),
-                              rounded(d.box.y2, 1)}}});
+      detections.push_back(vision::detection_json(d, label_of(*frame, d.class_id)));
     }
   }
   return {{"time", iso8601_utc(frame ? frame->wall : now)},

@@ -394,7 +394,7 @@ class MqttPublisher::Loop {
     if (!said_unreachable_) {
       said_unreachable_ = true;
       const std::string broker = broker_of(settings_.mqtt).address();
-      owner_.events_.emit(config::LogLevel::kWarning, "mqtt_unreachable",
+      owner_.events_.emit(config::LogLevel::kWarning, fieldlog::EventKind::kMqttUnreachable,
                           "MQTT broker " + broker + " " + problem + "; retrying, at most every " +
                               seconds_text(options_.retry_max) + ", until it answers",
                           {{"broker", broker}, {"problem", problem}});
@@ -409,7 +409,7 @@ class MqttPublisher::Loop {
     problem_.clear();
     said_unreachable_ = false;
     const std::string broker = broker_of(settings_.mqtt).address();
-    owner_.events_.emit(config::LogLevel::kInfo, "mqtt_connected",
+    owner_.events_.emit(config::LogLevel::kInfo, fieldlog::EventKind::kMqttConnected,
                         "MQTT: connected to " + broker +
                             (settings_.mqtt.ca_file.empty() ? "" : " over TLS") +
                             ", publishing on " + settings_.mqtt.prefix + "/",

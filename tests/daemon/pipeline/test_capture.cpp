@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "tests/daemon/recorded_event.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/temp_folder.h"
 
@@ -29,9 +30,9 @@ class EventLog : public Publisher {
   void configure(const config::Config&) override {}
   void start() override {}
   void publish(std::shared_ptr<const FrameResult>) override {}
-  void event(const nlohmann::json& e) override {
+  void event(const Event& e) override {
     std::lock_guard lock(mutex_);
-    events_.push_back(e);
+    events_.push_back(test::recorded(e));
   }
   bool stop() override { return true; }
   int count(const std::string& name) const {

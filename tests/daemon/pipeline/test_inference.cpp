@@ -16,6 +16,7 @@
 
 #include <opencv2/imgcodecs.hpp>
 
+#include "tests/daemon/recorded_event.h"
 #include "tests/support/fixtures.h"
 
 namespace yolo::daemon {
@@ -36,9 +37,9 @@ class Recorder : public Publisher {
     }
     changed_.notify_all();
   }
-  void event(const nlohmann::json& e) override {
+  void event(const Event& e) override {
     std::lock_guard lock(mutex_);
-    events_.push_back(e);
+    events_.push_back(test::recorded(e));
   }
   bool wants_frame() const override { return wants_frame_.load(); }
   bool stop() override { return true; }

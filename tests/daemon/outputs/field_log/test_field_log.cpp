@@ -52,8 +52,12 @@ std::shared_ptr<const FrameResult> frame(std::shared_ptr<const ModelInfo> info, 
   return r;
 }
 
-json named_event(const std::string& name) {
-  return {{"event", name}};
+// An event the test can follow through the file by its "mark" field.
+Event marked(const std::string& mark) {
+  return {.kind = fieldlog::EventKind::kConfig,
+          .time = std::chrono::system_clock::now(),
+          .message = "config " + mark,
+          .fields = {{"mark", mark}}};
 }
 
 // Every line of the field log in `dir` (rotated files first), parsed; a line that is not JSON
@@ -91,6 +95,15 @@ std::vector<std::string> event_names(const std::vector<json>& lines) {
   std::vector<std::string> names;
   for (const auto& line : of_type(lines, "event")) names.push_back(line["event"]);
   return names;
+}
+
+// The marks of the marked() events, in file order.
+std::vector<std::string> marks(const std::vector<json>& lines) {
+  std::vector<std::string> found;
+  for (const auto& line : of_type(lines, "event")) {
+    if (line.contains("mark")) found.push_back(line["mark"]);
+  }
+  return found;
 }
 
 // Expects the "time" of lines[from], lines[from + 1], ... never to go back.
@@ -160,25 +173,34 @@ TEST(FieldLog, EventsAreWrittenInOrderWithTheIntervalLines) {
   TempFolder tmp;
   FieldLog log(options_in(tmp.path(), 150ms));
   log.start();
-  log.event({{"event", "start"}, {"time", "2026-11-23T19:07:26.123Z"}, {"version", "0.1.0"}});
+  using std::chrono::sys_days;
+  log.event({.kind = fieldlog::EventKind::kStart,
+             .time = sys_days{std::chrono::year{2026} / 11 / 23} + 19h + 7min + 26s + 123ms,
+             .message = "starting",
+             .fields = {{"version", "0.1.0"}}});
   log.publish(frame(model("fp32"), 0));
   ASSERT_TRUE(wait_for([&] { return !of_type(read_lines(tmp.path()), "interval").empty(); }));
-  log.event({{"event", "thread_decision"}, {"type", "explore"}, {"threads", 2}});
-  log.event(named_event("stop"));
+  log.event({.kind = fieldlog::EventKind::kThreads,
+             .time = std::chrono::system_clock::now(),
+             .message = "threads: exploring 2",
+             .fields = {{"type", "explore"}, {"threads", 2}}});
+  log.event({.kind = fieldlog::EventKind::kStop,
+             .time = std::chrono::system_clock::now(),
+             .message = "stopping"});
   log.stop();
 
   const auto lines = read_lines(tmp.path());
   ASSERT_GE(lines.size(), 5u);
   EXPECT_EQ(lines[0], json::parse(R"({"type":"event","event":"start",)"
-                                  R"("time":"2026-11-23T19:07:26.123Z","version":"0.1.0"})"));
+                                  R"("time":"2026-11-23T19:07:26.123Z","level":"info",)"
+                                  R"("message":"starting","version":"0.1.0"})"));
   EXPECT_EQ(lines[1]["type"], "interval");
-  EXPECT_EQ(event_names(lines), (std::vector<std::string>{"start", "thread_decision", "stop"}));
+  EXPECT_EQ(event_names(lines), (std::vector<std::string>{"start", "threads", "stop"}));
   const auto decision = of_type(lines, "event")[1];
   // The event's own "type" cannot take the line's key.
   EXPECT_EQ(decision["event_type"], "explore");
   EXPECT_EQ(decision["threads"], 2);
-  // Events without a time get the time they were written; times never go back in the file
-  // (after the start event, whose time the test made up).
+  // Times never go back in the file (after the start event, whose time the test made up).
   EXPECT_EQ(of_type(lines, "event")[2]["time"].get<std::string>().size(), 24u);
   expect_in_time_order(lines, 1);
   // The last line is the partial interval stop() closed.
@@ -192,10 +214,12 @@ TEST(FieldLog, TextThatIsNotUtf8IsWrittenWithReplacementCharacters) {
   auto info = std::make_shared<ModelInfo>(*model("fp32"));
   info->names = vision::ClassNames({"caf\xe9"});  // Latin-1, from a model's metadata
   log.publish(frame(info, 0));
-  log.event({{"event", "camera_lost"},
-             {"device",
-              "/dev/v\xff"
-              "deo0"}});
+  log.event({.kind = fieldlog::EventKind::kSourceLost,
+             .time = std::chrono::system_clock::now(),
+             .message = "camera lost",
+             .fields = {{"device",
+                         "/dev/v\xff"
+                         "deo0"}}});
   log.stop();
   const auto lines = read_lines(tmp.path());
   ASSERT_EQ(lines.size(), 2u);
@@ -257,12 +281,12 @@ TEST(FieldLog, AnUnwritableFolderHoldsLinesUntilItIsBack) {
   const fs::path dir = tmp.path() / "logs";
   FieldLog log(options_in(dir, 200ms));
   log.start();
-  log.event(named_event("before"));
-  ASSERT_TRUE(wait_for([&] { return event_names(read_lines(dir)).size() == 1; }));
+  log.event(marked("before"));
+  ASSERT_TRUE(wait_for([&] { return marks(read_lines(dir)).size() == 1; }));
 
   fs::rename(dir, tmp.path() / "away");
   tmp.write("logs", "not a folder");
-  for (const char* name : {"held1", "held2", "held3"}) log.event(named_event(name));
+  for (const char* name : {"held1", "held2", "held3"}) log.event(marked(name));
   ASSERT_TRUE(wait_for([&] {
     const json status = log.status();
     return status["ok"] == false && status["lines_held"].get<int>() >= 3;
@@ -282,7 +306,7 @@ TEST(FieldLog, AnUnwritableFolderHoldsLinesUntilItIsBack) {
   log.stop();
 
   const auto lines = read_lines(dir);
-  EXPECT_EQ(event_names(lines), (std::vector<std::string>{"before", "held1", "held2", "held3"}));
+  EXPECT_EQ(marks(lines), (std::vector<std::string>{"before", "held1", "held2", "held3"}));
   EXPECT_GE(of_type(lines, "interval").size(), 3u);
   expect_in_time_order(lines, 0);
   EXPECT_EQ(log.status()["lines_lost"], 0);
@@ -299,7 +323,7 @@ TEST(FieldLog, AFullBufferDropsTheOldestAndSaysHowMany) {
   const fs::path file = tmp.path() / "yolo-edge.jsonl";
   fs::create_symlink("/dev/full", file);
   log.start();
-  for (int i = 0; i < 20; ++i) log.event(named_event(std::string("e").append(std::to_string(i))));
+  for (int i = 0; i < 20; ++i) log.event(marked(std::string("e").append(std::to_string(i))));
   ASSERT_TRUE(wait_for([&] { return log.status()["lines_lost"].get<int>() >= 15; }));
   EXPECT_EQ(log.status()["ok"], false);
   EXPECT_NE(log.status()["warning"].get<std::string>().find("(ENOSPC)"), std::string::npos);
@@ -316,8 +340,7 @@ TEST(FieldLog, AFullBufferDropsTheOldestAndSaysHowMany) {
   EXPECT_EQ(log.status()["lines_lost"], lost);
   EXPECT_NE(lines[0]["reason"].get<std::string>().find("ENOSPC"), std::string::npos);
   // What survived is the newest, in order: e19 is there, e0 is not.
-  auto names = event_names(lines);
-  names.erase(names.begin());
+  auto names = marks(lines);
   ASSERT_FALSE(names.empty());
   EXPECT_EQ(names.back(), "e19");
   for (std::size_t i = 1; i < names.size(); ++i) {
@@ -334,7 +357,7 @@ TEST(FieldLog, StopReturnsPromptlyWhenTheDiskIsDead) {
   fs::create_symlink("/dev/full", tmp.path() / "yolo-edge.jsonl");
   log.start();
   for (int i = 0; i < 5; ++i) log.publish(frame(model("fp32"), i));
-  log.event(named_event("stop"));
+  log.event(marked("stop"));
   const auto begin = std::chrono::steady_clock::now();
   log.stop();
   const auto took = std::chrono::steady_clock::now() - begin;
@@ -351,7 +374,7 @@ TEST(FieldLog, AReloadMovesTheLogFromTheNextLine) {
   TempFolder tmp;
   FieldLog log(options_in(tmp.path() / "first", 60s));
   log.start();
-  log.event(named_event("one"));
+  log.event(marked("one"));
   ASSERT_TRUE(wait_for([&] { return !read_lines(tmp.path() / "first").empty(); }));
 
   config::Config config;
@@ -360,14 +383,14 @@ TEST(FieldLog, AReloadMovesTheLogFromTheNextLine) {
   config.logging.max_bytes = 4096;
   config.logging.max_files = 2;
   log.configure(config);
-  log.event(named_event("two"));
+  log.event(marked("two"));
   ASSERT_TRUE(wait_for([&] { return !read_lines(tmp.path() / "second").empty(); }));
   // The interval is 1 s now.
   ASSERT_TRUE(wait_for(
       [&] { return !of_type(read_lines(tmp.path() / "second"), "interval").empty(); }, 3s));
   log.stop();
-  EXPECT_EQ(event_names(read_lines(tmp.path() / "first")), std::vector<std::string>{"one"});
-  EXPECT_EQ(event_names(read_lines(tmp.path() / "second")), std::vector<std::string>{"two"});
+  EXPECT_EQ(marks(read_lines(tmp.path() / "first")), std::vector<std::string>{"one"});
+  EXPECT_EQ(marks(read_lines(tmp.path() / "second")), std::vector<std::string>{"two"});
   EXPECT_EQ(log.status()["file"], (tmp.path() / "second" / "yolo-edge.jsonl").string());
 }
 

@@ -115,10 +115,9 @@ json status(const std::string& precision = "int8") {
           {"source", {{"state", "streaming"}}}};
 }
 
-json event(const std::string& name, const std::string& level = "info", json fields = {}) {
-  json e = {{"event", name}, {"time", "2025-01-01T00:00:00.000Z"}, {"level", level}};
-  for (auto& [key, value] : fields.items()) e[key] = value;
-  return e;
+Event event(fieldlog::EventKind kind, config::LogLevel level = config::LogLevel::kInfo,
+            json fields = json::object()) {
+  return {.kind = kind, .level = level, .time = {}, .message = {}, .fields = std::move(fields)};
 }
 
 // A daemon's first minutes: frames at fp32 then at int8 after a swap, a telemetry sample, the
@@ -132,12 +131,12 @@ void feed(Metrics& m) {
   }
   m.telemetry(pi_sample());
   m.stats(status());
-  m.event(event("config"));
-  m.event(event("config_rejected", "error"));
-  m.event(event("swap", "info", {{"to_precision", "int8"}}));
-  m.event(event("source_lost", "warning"));
-  m.event(event("source_opened", "info", {{"reopened", true}}));
-  m.event(event("frame_failed", "error"));
+  m.event(event(fieldlog::EventKind::kConfig));
+  m.event(event(fieldlog::EventKind::kConfigRejected, config::LogLevel::kError));
+  m.event(event(fieldlog::EventKind::kSwap, config::LogLevel::kInfo, {{"to_precision", "int8"}}));
+  m.event(event(fieldlog::EventKind::kSourceLost, config::LogLevel::kWarning));
+  m.event(event(fieldlog::EventKind::kSourceOpened, config::LogLevel::kInfo, {{"reopened", true}}));
+  m.event(event(fieldlog::EventKind::kFrameFailed, config::LogLevel::kError));
 }
 
 PromText rendered(const Metrics& m) {
@@ -316,9 +315,10 @@ TEST(Metrics, CountersOnlyGrowAcrossScrapes) {
 
 TEST(Metrics, EventCountersStartAtZeroAndAFirstOpeningIsNoReopening) {
   Metrics m;
-  m.event(event("source_opened", "info", {{"reopened", false}}));
-  m.event(event("threads"));
-  m.event(event("model_error", "error"));
+  m.event(
+      event(fieldlog::EventKind::kSourceOpened, config::LogLevel::kInfo, {{"reopened", false}}));
+  m.event(event(fieldlog::EventKind::kThreads));
+  m.event(event(fieldlog::EventKind::kModelError, config::LogLevel::kError));
   const PromText text = rendered(m);
   // Present from the start, so rate() and increase() see the first one.
   EXPECT_EQ(text.value("yolo_edge_reloads_total", {{"result", "ok"}}), 0);
@@ -329,8 +329,13 @@ TEST(Metrics, EventCountersStartAtZeroAndAFirstOpeningIsNoReopening) {
   EXPECT_EQ(text.value("yolo_edge_dropped_frames_total"), 0);
   // Every kind of error is there at 0 before the first (a dashboard's panel shows 0, not "No
   // data"); the one that came counts 1.
-  ASSERT_EQ(text.samples("yolo_edge_errors_total").size(), std::size(kErrorEvents));
-  for (const std::string_view kind : kErrorEvents) {
+  const auto specs = fieldlog::event_specs();
+  const auto errors =
+      std::count_if(specs.begin(), specs.end(), [](const auto& e) { return e.error; });
+  ASSERT_EQ(text.samples("yolo_edge_errors_total").size(), static_cast<std::size_t>(errors));
+  for (const fieldlog::EventSpec& spec : specs) {
+    if (!spec.error) continue;
+    const std::string_view kind = spec.name;
     EXPECT_EQ(text.value("yolo_edge_errors_total", {{"kind", std::string(kind)}}),
               kind == "model_error" ? 1 : 0)
         << kind;
@@ -483,7 +488,7 @@ TEST(Metrics, ScrapesWhileFramesArriveSeeConsistentGrowingCounts) {
     while (!done) {
       m.telemetry(pi_sample());
       m.stats(status());
-      m.event(event("frame_failed", "error"));
+      m.event(event(fieldlog::EventKind::kFrameFailed, config::LogLevel::kError));
     }
   });
   const Stop stop{done};

@@ -59,7 +59,8 @@ TEST(MqttMessages, AnEventCarriesTheChangeTheCountsAndTheFramesDetections) {
   EXPECT_EQ(event["counts"], json::parse(R"({"person":2,"traffic light":1})"));
   ASSERT_EQ(event["detections"].size(), 3u);
   EXPECT_EQ(event["detections"][0],
-            json::parse(R"({"label":"person","score":0.871,"box":[10.0,20.0,110.6,220.0]})"));
+            json::parse(
+                R"({"class_id":0,"label":"person","score":0.871,"box":[10.0,20.0,110.6,220.0]})"));
   EXPECT_EQ(event["detections"][1]["label"], "traffic light");
 }
 

@@ -361,9 +361,9 @@ class EventNames : public Publisher {
   void configure(const config::Config&) override {}
   void start() override {}
   void publish(std::shared_ptr<const FrameResult>) override {}
-  void event(const json& event) override {
+  void event(const Event& event) override {
     std::lock_guard lock(mutex_);
-    names_.push_back(event.value("event", ""));
+    names_.emplace_back(fieldlog::event_name(event.kind));
   }
   bool stop() override { return true; }
 

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// The keys of the field log's lines that the daemon writes and yolo-edge reads back, each named
+// once (docs/field-log.md describes them; the device's own readings, such as temp_c or
+// clock_mhz, are telemetry's: telemetry/sample.h).
+
+namespace yolo::fieldlog {
+
+// The two kinds of line, the value of key::kType.
+inline constexpr char kIntervalLine[] = "interval";
+inline constexpr char kEventLine[] = "event";
+
+namespace key {
+
+// Every line.
+inline constexpr char kType[] = "type";
+inline constexpr char kTime[] = "time";
+
+// Event lines: the kind's name (fieldlog/events.h).
+inline constexpr char kEvent[] = "event";
+
+// Interval lines.
+inline constexpr char kDurationS[] = "duration_s";
+inline constexpr char kHost[] = "host";
+inline constexpr char kModel[] = "model";
+inline constexpr char kPrecision[] = "precision";
+inline constexpr char kInput[] = "input";
+inline constexpr char kThreads[] = "threads";
+inline constexpr char kFramesByThreads[] = "frames_by_threads";
+inline constexpr char kFrames[] = "frames";
+inline constexpr char kFps[] = "fps";
+inline constexpr char kDropped[] = "dropped";
+inline constexpr char kUnlogged[] = "unlogged";
+inline constexpr char kFrameFirst[] = "frame_first";
+inline constexpr char kFrameLast[] = "frame_last";
+inline constexpr char kLatencyMs[] = "latency_ms";
+inline constexpr char kResultGapMs[] = "result_gap_ms";
+inline constexpr char kDetections[] = "detections";
+inline constexpr char kTelemetrySamples[] = "telemetry_samples";
+inline constexpr char kCpuBusy[] = "cpu_busy";
+inline constexpr char kCpuBusyTotal[] = "cpu_busy_total";
+inline constexpr char kTempMaxC[] = "temp_max_c";
+inline constexpr char kPowerW[] = "power_w";
+inline constexpr char kEnergyPerFrameMj[] = "energy_per_frame_mj";
+
+}  // namespace key
+}  // namespace yolo::fieldlog
