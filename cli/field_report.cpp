@@ -356,30 +356,31 @@ FieldReport build_field_report(const std::vector<json>& lines,
     if (event == fieldlog::EventKind::kThreads) {
       ThreadDecisionEvent d;
       d.time = *time;
-      d.from = static_cast<int>(number_at(line, "from").value_or(0));
-      d.to = static_cast<int>(number_at(line, "to").value_or(0));
-      d.kind = text_at(line, "kind");
-      d.reason = text_at(line, "reason");
+      d.from = static_cast<int>(number_at(line, fieldlog::key::kFrom).value_or(0));
+      d.to = static_cast<int>(number_at(line, fieldlog::key::kTo).value_or(0));
+      d.kind = text_at(line, fieldlog::key::kKind);
+      d.reason = text_at(line, fieldlog::key::kReason);
       r.decisions.push_back(std::move(d));
     } else if (event == fieldlog::EventKind::kSwap) {
       r.swaps.push_back({{"time", *time},
-                         {"from", text_at(line, "from_precision")},
-                         {"to", text_at(line, "to_precision")},
-                         {"from_model", text_at(line, "from")},
-                         {"to_model", text_at(line, "to")},
-                         {"frames_lost", line.value("frames_lost", json(nullptr))},
-                         {"gap_ms", line.value("gap_ms", json(nullptr))}});
+                         {"from", text_at(line, fieldlog::key::kFromPrecision)},
+                         {"to", text_at(line, fieldlog::key::kToPrecision)},
+                         {"from_model", text_at(line, fieldlog::key::kFrom)},
+                         {"to_model", text_at(line, fieldlog::key::kTo)},
+                         {"frames_lost", line.value(fieldlog::key::kFramesLost, json(nullptr))},
+                         {"gap_ms", line.value(fieldlog::key::kGapMs, json(nullptr))}});
     } else if (event == fieldlog::EventKind::kPrecisionChosen) {
       json c = {{"time", *time},
                 {"precision", text_at(line, fieldlog::key::kPrecision)},
-                {"reason", text_at(line, "reason")}};
+                {"reason", text_at(line, fieldlog::key::kReason)}};
+      namespace k = fieldlog::key;
       for (const char* key :
-           {"fp32_ms", "fp32_threads", "int8_ms", "int8_threads", "speedup", "map50"}) {
+           {k::kFp32Ms, k::kFp32Threads, k::kInt8Ms, k::kInt8Threads, k::kSpeedup, k::kMap50}) {
         c[key] = line.value(key, json(nullptr));
       }
       r.choices.push_back(std::move(c));
     } else if (event == fieldlog::EventKind::kSensors) {
-      if (const auto it = line.find("missing"); it != line.end() && it->is_array()) {
+      if (const auto it = line.find(fieldlog::key::kMissing); it != line.end() && it->is_array()) {
         for (const auto& m : *it) {
           if (m.is_string() && std::find(sensors_missing_items.begin(), sensors_missing_items.end(),
                                          m.get<std::string>()) == sensors_missing_items.end()) {

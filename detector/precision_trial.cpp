@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "fieldlog/keys.h"
 #include "text/format.h"
 #include "vision/latency_stats.h"
 
@@ -181,20 +182,22 @@ nlohmann::json to_json(const PrecisionChoice& c, const TrialFigures& figures) {
     for (const auto& [n, v] : ms) j[std::to_string(n)] = text::rounded(v, 2);
     return j;
   };
-  nlohmann::json j = {{"precision", runtime::precision_name(c.precision)},
+  // The fields of the precision_chosen event, which `yolo-edge report` reads.
+  namespace key = fieldlog::key;
+  nlohmann::json j = {{key::kPrecision, runtime::precision_name(c.precision)},
                       {"decided", c.decided},
-                      {"reason", c.reason},
-                      {"fp32_threads", c.fp32_threads},
-                      {"int8_threads", c.int8_threads},
-                      {"fp32_ms", text::rounded(c.fp32_ms, 2)},
-                      {"int8_ms", text::rounded(c.int8_ms, 2)},
-                      {"speedup", text::rounded(c.speedup, 3)},
+                      {key::kReason, c.reason},
+                      {key::kFp32Threads, c.fp32_threads},
+                      {key::kInt8Threads, c.int8_threads},
+                      {key::kFp32Ms, text::rounded(c.fp32_ms, 2)},
+                      {key::kInt8Ms, text::rounded(c.int8_ms, 2)},
+                      {key::kSpeedup, text::rounded(c.speedup, 3)},
                       {"min_map50", c.min_map50},
                       {"frames", c.frames},
                       {"fp32_boxes", c.fp32_boxes},
                       {"fp32_ms_by_threads", by_count(figures.fp32_ms)},
                       {"int8_ms_by_threads", by_count(figures.int8_ms)}};
-  j["map50"] = c.map50 ? nlohmann::json(text::rounded(*c.map50, 4)) : nlohmann::json(nullptr);
+  j[key::kMap50] = c.map50 ? nlohmann::json(text::rounded(*c.map50, 4)) : nlohmann::json(nullptr);
   return j;
 }
 

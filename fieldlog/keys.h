@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// The keys of the field log's lines that the daemon writes and yolo-edge reads back, each named
-// once (docs/field-log.md describes them; the device's own readings, such as temp_c or
-// clock_mhz, are telemetry's: telemetry/sample.h).
+// The keys of the field log's lines that the daemon (and the detector's and telemetry's parts of
+// its events) write and yolo-edge reads back, each named once (docs/field-log.md describes them;
+// the device's own readings, such as temp_c or clock_mhz, are telemetry's: telemetry/sample.h).
 
 namespace yolo::fieldlog {
 
@@ -43,6 +43,27 @@ inline constexpr char kCpuBusyTotal[] = "cpu_busy_total";
 inline constexpr char kTempMaxC[] = "temp_max_c";
 inline constexpr char kPowerW[] = "power_w";
 inline constexpr char kEnergyPerFrameMj[] = "energy_per_frame_mj";
+
+// Fields of the events the report reads.
+// threads: the count before and after, what kind of decision, why.
+inline constexpr char kFrom[] = "from";
+inline constexpr char kTo[] = "to";
+inline constexpr char kKind[] = "kind";
+inline constexpr char kReason[] = "reason";
+// swap: kFrom and kTo are the models; their precisions, and what the swap cost.
+inline constexpr char kFromPrecision[] = "from_precision";
+inline constexpr char kToPrecision[] = "to_precision";
+inline constexpr char kFramesLost[] = "frames_lost";
+inline constexpr char kGapMs[] = "gap_ms";
+// precision_chosen: kPrecision and kReason, and each precision's measured figures.
+inline constexpr char kFp32Ms[] = "fp32_ms";
+inline constexpr char kFp32Threads[] = "fp32_threads";
+inline constexpr char kInt8Ms[] = "int8_ms";
+inline constexpr char kInt8Threads[] = "int8_threads";
+inline constexpr char kSpeedup[] = "speedup";
+inline constexpr char kMap50[] = "map50";
+// sensors: the sensors this device lacks.
+inline constexpr char kMissing[] = "missing";
 
 }  // namespace key
 }  // namespace yolo::fieldlog

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "telemetry/inventory.h"
+#include "fieldlog/keys.h"
 #include "text/format.h"
 
 namespace yolo::telemetry {
@@ -14,7 +15,7 @@ std::string Inventory::line() const {
 }
 
 nlohmann::json to_json(const Inventory& inventory) {
-  return {{"found", inventory.found}, {"missing", inventory.missing}};
+  return {{"found", inventory.found}, {fieldlog::key::kMissing, inventory.missing}};
 }
 
 }  // namespace yolo::telemetry

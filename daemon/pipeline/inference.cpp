@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "fieldlog/keys.h"
 #include "text/format.h"
 #include "vision/latency_stats.h"
 
@@ -59,10 +60,11 @@ nlohmann::json to_json(const ThreadDecision& d) {
   nlohmann::json latency = nlohmann::json::object();
   for (const auto& [threads, ms] : d.latency_ms)
     latency[std::to_string(threads)] = text::rounded(ms, 2);
-  return {{"from", d.from},
-          {"to", d.to},
-          {"kind", d.kind},
-          {"reason", d.reason},
+  namespace key = fieldlog::key;
+  return {{key::kFrom, d.from},
+          {key::kTo, d.to},
+          {key::kKind, d.kind},
+          {key::kReason, d.reason},
           {"latency_ms", latency}};
 }
 
@@ -390,17 +392,18 @@ void Inference::report_swap(std::int64_t first_index, Clock::time_point first_do
       describe(*s.to) + " (built in " + std::to_string(static_cast<int>(std::lround(s.build_ms))) +
       " ms); " +
       (lost == 0 ? std::string("no frame lost") : std::to_string(lost) + " frame(s) lost");
-  nlohmann::json fields = {{"to", s.to->name},
-                           {"to_precision", runtime::precision_name(s.to->precision)},
+  namespace key = fieldlog::key;
+  nlohmann::json fields = {{key::kTo, s.to->name},
+                           {key::kToPrecision, runtime::precision_name(s.to->precision)},
                            {"to_path", s.to->path.string()},
                            {"build_ms", text::rounded(s.build_ms, 1)},
                            {"last_frame_before", s.last_index},
                            {"first_frame_after", first_index},
-                           {"frames_lost", lost},
-                           {"gap_ms", text::rounded(gap_ms, 1)}};
+                           {key::kFramesLost, lost},
+                           {key::kGapMs, text::rounded(gap_ms, 1)}};
   if (s.from) {
-    fields["from"] = s.from->name;
-    fields["from_precision"] = runtime::precision_name(s.from->precision);
+    fields[key::kFrom] = s.from->name;
+    fields[key::kFromPrecision] = runtime::precision_name(s.from->precision);
   }
   events_.emit(config::LogLevel::kInfo, fieldlog::EventKind::kSwap, message, std::move(fields));
 }
