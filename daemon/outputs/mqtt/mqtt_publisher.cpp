@@ -20,6 +20,7 @@
 #include "daemon/base/host_name.h"
 #include "daemon/core/events.h"
 #include "daemon/outputs/mqtt/label_tracker.h"
+#include "daemon/outputs/mqtt/mqtt_connection.h"
 #include "daemon/outputs/mqtt/mqtt_messages.h"
 
 namespace yolo::daemon {
@@ -35,58 +36,11 @@ constexpr auto kStalledAfter = std::chrono::seconds(2);
 // The longest the thread sleeps while it has a connection: libmosquitto's keepalive (PINGREQ)
 // and its timeout need a call now and then.
 constexpr auto kServicePeriod = std::chrono::seconds(1);
-// QoS 1 (at least once) for events, occupancy, availability and discovery; QoS 0 is enough for
-// stats, which the next one replaces.
-constexpr int kAtLeastOnce = 1;
-constexpr int kAtMostOnce = 0;
-
-// libmosquitto's global state, set up once per process on first use and cleaned up at exit.
-void use_library() {
-  static const struct Library {
-    Library() { mosquitto_lib_init(); }
-    ~Library() { mosquitto_lib_cleanup(); }
-  } library;
-}
-
 // A JSON payload; text that is not valid UTF-8 (a label from a model's metadata) gets U+FFFD
 // instead of throwing.
 std::string payload_text(const json& j) {
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
-
-// A libmosquitto result as words for the status: "connection refused".
-std::string describe(int rc, int error) {
-  std::string text;
-  if (rc == MOSQ_ERR_ERRNO) {
-    text = error != 0 ? std::error_code(error, std::generic_category()).message()
-                      : "the connection was closed";
-  } else if (rc == MOSQ_ERR_EAI) {
-    text = "cannot resolve mqtt.host";
-  } else {
-    text = mosquitto_strerror(rc);
-  }
-  if (!text.empty() && text.back() == '.') text.pop_back();
-  if (!text.empty() && text.front() >= 'A' && text.front() <= 'Z' &&
-      !(text.size() > 1 && text[1] >= 'A' && text[1] <= 'Z')) {
-    text.front() = static_cast<char>(text.front() - 'A' + 'a');
-  }
-  return text;
-}
-
-// Why a connection attempt failed, as the status says it after "MQTT broker HOST:PORT ".
-std::string problem(int rc, int error) {
-  if (rc == MOSQ_ERR_TLS) {
-    return "failed the TLS check: its certificate is not signed by mqtt.ca_file or not issued "
-           "for mqtt.host, or the port does not speak TLS";
-  }
-  return "unreachable: " + describe(rc, error);
-}
-
-// A libmosquitto result code and the errno that came with it.
-struct Failure {
-  int rc = MOSQ_ERR_SUCCESS;
-  int error = 0;
-};
 
 // "30 s", "0.4 s".
 std::string seconds_text(std::chrono::milliseconds duration) {
@@ -94,180 +48,6 @@ std::string seconds_text(std::chrono::milliseconds duration) {
   std::snprintf(text, sizeof text, "%g s", std::chrono::duration<double>(duration).count());
   return text;
 }
-
-// A CONNACK refusal (MQTT 3.1.1 return codes) as words, with what to check.
-std::string refusal(int code) {
-  switch (code) {
-    case 1:
-      return "refused the connection: unacceptable protocol version";
-    case 2:
-      return "refused the connection: client identifier rejected";
-    case 3:
-      return "refused the connection: server unavailable";
-    case 4:
-      return "refused the connection: bad user name or password; check mqtt.username and "
-             "mqtt.password";
-    case 5:
-      return "refused the connection: not authorised; check mqtt.username and mqtt.password";
-    default:
-      return "refused the connection (CONNACK code " + std::to_string(code) + ")";
-  }
-}
-
-// What the connection depends on: a change reconnects.
-struct BrokerSettings {
-  std::string host;
-  int port = 0;
-  std::string username;
-  std::string password;
-  std::filesystem::path ca_file;
-  std::string prefix;
-
-  bool operator==(const BrokerSettings&) const = default;
-  std::string address() const { return host + ":" + std::to_string(port); }
-};
-
-BrokerSettings broker_of(const config::MqttConfig& m) {
-  return {m.host, m.port, m.username, m.password, m.ca_file, m.prefix};
-}
-
-// A message from a subscription.
-struct Received {
-  std::string topic;
-  std::string payload;
-  bool retained = false;
-};
-
-struct MosquittoDeleter {
-  void operator()(mosquitto* handle) const { mosquitto_destroy(handle); }
-};
-
-// One connection attempt and, once the broker accepted it, the connection: a libmosquitto handle
-// used without its thread. Its callbacks only record what happened; the MQTT thread acts on it
-// after each service().
-class Connection {
- public:
-  // `published` counts the messages the broker took (QoS 1 acknowledged, QoS 0 written).
-  Connection(const BrokerSettings& broker, const std::string& client_id, int keepalive_s,
-             std::int64_t& published)
-      : broker_(broker), keepalive_s_(keepalive_s), published_(published) {
-    use_library();
-    handle_.reset(mosquitto_new(client_id.c_str(), true, this));
-    if (!handle_) throw std::bad_alloc();
-    mosquitto_connect_callback_set(handle_.get(), [](mosquitto*, void* self, int code) {
-      static_cast<Connection*>(self)->connack_ = code;
-    });
-    mosquitto_disconnect_callback_set(handle_.get(), [](mosquitto*, void* self, int rc) {
-      if (rc != 0) static_cast<Connection*>(self)->lost_ = rc;
-    });
-    mosquitto_publish_callback_set(handle_.get(), [](mosquitto*, void* self, int mid) {
-      static_cast<Connection*>(self)->taken(mid);
-    });
-    mosquitto_message_callback_set(
-        handle_.get(), [](mosquitto*, void* self, const mosquitto_message* m) {
-          std::string payload;
-          if (m->payloadlen > 0)
-            payload.assign(static_cast<const char*>(m->payload), m->payloadlen);
-          static_cast<Connection*>(self)->received_.push_back(
-              {m->topic, std::move(payload), m->retain});
-        });
-  }
-  Connection(const Connection&) = delete;
-  Connection& operator=(const Connection&) = delete;
-
-  // Starts connecting without waiting (but for the host name lookup); what went wrong as the
-  // status says it.
-  std::optional<std::string> begin(const std::string& will_topic) {
-    mosquitto* m = handle_.get();
-    if (!broker_.username.empty()) {
-      mosquitto_username_pw_set(m, broker_.username.c_str(),
-                                broker_.password.empty() ? nullptr : broker_.password.c_str());
-    }
-    if (!broker_.ca_file.empty()) {
-      if (std::FILE* f = std::fopen(broker_.ca_file.c_str(), "r")) {
-        std::fclose(f);
-      } else {
-        return "not tried: cannot read mqtt.ca_file " + broker_.ca_file.string() + " (" +
-               std::error_code(errno, std::generic_category()).message() +
-               "): give the CA certificate (PEM) that signed the broker's, or leave it empty to "
-               "connect without TLS";
-      }
-      const int rc =
-          mosquitto_tls_set(m, broker_.ca_file.c_str(), nullptr, nullptr, nullptr, nullptr);
-      if (rc != MOSQ_ERR_SUCCESS) return "not tried: mqtt.ca_file: " + describe(rc, errno);
-    }
-    const std::string offline(kOffline);
-    mosquitto_will_set(m, will_topic.c_str(), static_cast<int>(offline.size()), offline.data(),
-                       kAtLeastOnce, true);
-    errno = 0;
-    const int rc = mosquitto_connect_async(m, broker_.host.c_str(), broker_.port, keepalive_s_);
-    if (rc != MOSQ_ERR_SUCCESS) return problem(rc, errno);
-    return std::nullopt;
-  }
-
-  // The socket to poll (-1 once closed) and whether to poll it for writing.
-  int socket() const { return mosquitto_socket(handle_.get()); }
-  bool wants_write() const { return mosquitto_want_write(handle_.get()); }
-
-  // Reads, writes and keeps alive without waiting; the callbacks run here.
-  void service() {
-    errno = 0;
-    const int rc = mosquitto_loop(handle_.get(), 0, 1);
-    if (rc != MOSQ_ERR_SUCCESS && rc != MOSQ_ERR_NO_CONN && !error_) error_ = Failure{rc, errno};
-  }
-
-  // The broker's CONNACK code, once it answered.
-  std::optional<int> connack() const { return connack_; }
-  // Why the connection ended, once it did.
-  std::optional<Failure> closed() const {
-    if (socket() >= 0) return std::nullopt;
-    if (error_) return error_;
-    return Failure{lost_.value_or(MOSQ_ERR_CONN_LOST), 0};
-  }
-
-  // Queues a message (written at once when the socket takes it); false when libmosquitto
-  // refused it (no connection).
-  bool send(const std::string& topic, std::string_view payload, int qos, bool retain) {
-    int mid = 0;
-    const int rc = mosquitto_publish(handle_.get(), &mid, topic.c_str(),
-                                     static_cast<int>(payload.size()), payload.data(), qos, retain);
-    if (rc != MOSQ_ERR_SUCCESS) return false;
-    // A QoS 0 message written at once is reported taken before mosquitto_publish returns.
-    if (!taken_early_.erase(mid)) in_flight_.insert(mid);
-    return true;
-  }
-  void subscribe(const std::string& filter) {
-    mosquitto_subscribe(handle_.get(), nullptr, filter.c_str(), kAtLeastOnce);
-  }
-  void unsubscribe(const std::string& filter) {
-    mosquitto_unsubscribe(handle_.get(), nullptr, filter.c_str());
-  }
-  void disconnect() { mosquitto_disconnect(handle_.get()); }
-
-  // Messages handed over and not yet taken by the broker.
-  std::size_t in_flight() const { return in_flight_.size(); }
-  std::vector<Received> take_received() { return std::exchange(received_, {}); }
-
- private:
-  void taken(int mid) {
-    ++published_;
-    if (!in_flight_.erase(mid)) taken_early_.insert(mid);
-  }
-
-  BrokerSettings broker_;
-  int keepalive_s_;
-  std::int64_t& published_;
-  std::unique_ptr<mosquitto, MosquittoDeleter> handle_;
-  // What the callbacks recorded.
-  std::optional<int> connack_;
-  std::optional<int> lost_;
-  std::vector<Received> received_;
-  // The first error service() met.
-  std::optional<Failure> error_;
-  // Message ids handed over and not yet taken, and ids taken before send() saw them.
-  std::set<int> in_flight_;
-  std::set<int> taken_early_;
-};
 
 }  // namespace
 
@@ -290,7 +70,7 @@ class MqttPublisher::Loop {
       wait(Clock::now());
       if (conn_) {
         conn_->service();
-        for (const Received& message : conn_->take_received()) on_message(message);
+        for (const MqttReceived& message : conn_->take_received()) on_message(message);
         check_connection(Clock::now());
       }
       while (std::optional<Item> item = owner_.queue_.pop(std::chrono::milliseconds(0))) {
@@ -357,8 +137,8 @@ class MqttPublisher::Loop {
 
   void connect_if_due(Clock::time_point now) {
     if (!settings_.mqtt.enabled || conn_ || now < next_attempt_) return;
-    conn_ = std::make_unique<Connection>(broker_of(settings_.mqtt), client_id_,
-                                         options_.keepalive_s, published_);
+    conn_ = std::make_unique<MqttConnection>(broker_of(settings_.mqtt), client_id_,
+                                             options_.keepalive_s, published_);
     attempt_started_ = now;
     if (auto problem = conn_->begin(topics().available())) fail(*problem, now);
   }
@@ -368,7 +148,7 @@ class MqttPublisher::Loop {
       if (auto why = conn_->closed()) {
         const bool plain = why->rc == MOSQ_ERR_CONN_LOST;
         fail("unreachable: connection lost" +
-                 (plain ? "" : " (" + describe(why->rc, why->error) + ")"),
+                 (plain ? "" : " (" + mqtt_describe(why->rc, why->error) + ")"),
              now);
       }
       return;
@@ -377,10 +157,10 @@ class MqttPublisher::Loop {
       if (*code == 0) {
         on_connected();
       } else {
-        fail(refusal(*code), now);
+        fail(mqtt_refusal(*code), now);
       }
     } else if (auto why = conn_->closed()) {
-      fail(problem(why->rc, why->error), now);
+      fail(mqtt_problem(why->rc, why->error), now);
     } else if (now - attempt_started_ >= options_.connect_timeout) {
       fail("unreachable: no answer within " + seconds_text(options_.connect_timeout), now);
     }
@@ -542,7 +322,7 @@ class MqttPublisher::Loop {
   // An occupancy state left "ON" on the broker (by an earlier run that was killed, or for a label
   // no longer watched) is set "OFF" once it is clear it is not seen; Home Assistant's "online"
   // gets discovery and states again.
-  void on_message(const Received& message) {
+  void on_message(const MqttReceived& message) {
     if (!following_.empty() && message.topic == following_) {
       if (message.payload == kOnline) {
         reconcile_discovery(true);
@@ -668,7 +448,7 @@ class MqttPublisher::Loop {
   std::uint64_t settings_version_ = 0;
 
   // The connection (or the attempt under way), whether the broker accepted it, and the backoff.
-  std::unique_ptr<Connection> conn_;
+  std::unique_ptr<MqttConnection> conn_;
   bool connected_ = false;
   Clock::time_point attempt_started_;
   Clock::time_point next_attempt_;
