@@ -4,6 +4,7 @@
 #include "fieldlog/events.h"
 #include "fieldlog/keys.h"
 #include "runtime/precision.h"
+#include "telemetry/sample.h"
 #include "text/format.h"
 
 #include <algorithm>
@@ -45,7 +46,7 @@ std::string text_at(const json& line, const char* key) {
 // The hottest zone: temp_max_c, else the largest of temp_c.
 std::optional<double> temperature(const json& line) {
   if (auto t = number_at(line, fieldlog::key::kTempMaxC)) return t;
-  const auto it = line.find("temp_c");
+  const auto it = line.find(telemetry::key::kTempC);
   if (it == line.end() || !it->is_object() || it->empty()) return std::nullopt;
   std::optional<double> hottest;
   for (const auto& [zone, c] : it->items()) {
@@ -56,8 +57,8 @@ std::optional<double> temperature(const json& line) {
 
 // The Pi firmware's Arm clock (it shows throttling), else the cores' mean requested clock.
 std::optional<double> clock(const json& line) {
-  if (auto arm = number_at(line, "arm_clock_mhz")) return arm;
-  const auto it = line.find("clock_mhz");
+  if (auto arm = number_at(line, telemetry::key::kArmClockMhz)) return arm;
+  const auto it = line.find(telemetry::key::kClockMhz);
   if (it == line.end() || !it->is_array() || it->empty()) return std::nullopt;
   double sum = 0;
   for (const auto& c : *it) {
@@ -69,10 +70,10 @@ std::optional<double> clock(const json& line) {
 
 // Any of the Pi firmware's four "now" conditions, or nullopt off a Pi.
 std::optional<bool> throttled(const json& line) {
-  const auto it = line.find("throttle");
+  const auto it = line.find(telemetry::key::kThrottle);
   if (it == line.end() || !it->is_object()) return std::nullopt;
   bool any = false;
-  for (const char* flag : {"under_voltage", "frequency_capped", "throttled", "soft_temp_limit"}) {
+  for (const char* flag : telemetry::key::kThrottleConditions) {
     any = any || it->value(flag, false);
   }
   return any;

@@ -10,22 +10,20 @@ namespace yolo::telemetry {
 
 namespace {
 
-// Sensor values carry no more precision than this in logs: 0.01 C, 0.1 MHz, 1 mW. Dividing by
-// the whole scale (rather than multiplying by the step) gives the double nearest the decimal, so
-// JSON prints 51.23, not 51.230000000000004.
+// The Pi firmware's throttle word: the raw value, and each condition now and since boot.
 nlohmann::json throttle_json(const ThrottleState& t) {
   char hex[16];
   std::snprintf(hex, sizeof hex, "0x%x", t.raw);
   return {{"raw", hex},
-          {"under_voltage", t.under_voltage()},
-          {"frequency_capped", t.frequency_capped()},
-          {"throttled", t.throttled()},
-          {"soft_temp_limit", t.soft_temp_limit()},
+          {key::kUnderVoltage, t.under_voltage()},
+          {key::kFrequencyCapped, t.frequency_capped()},
+          {key::kThrottled, t.throttled()},
+          {key::kSoftTempLimit, t.soft_temp_limit()},
           {"since_boot",
-           {{"under_voltage", t.under_voltage_since_boot()},
-            {"frequency_capped", t.frequency_capped_since_boot()},
-            {"throttled", t.throttled_since_boot()},
-            {"soft_temp_limit", t.soft_temp_limit_since_boot()}}}};
+           {{key::kUnderVoltage, t.under_voltage_since_boot()},
+            {key::kFrequencyCapped, t.frequency_capped_since_boot()},
+            {key::kThrottled, t.throttled_since_boot()},
+            {key::kSoftTempLimit, t.soft_temp_limit_since_boot()}}}};
 }
 
 }  // namespace
@@ -47,15 +45,15 @@ nlohmann::json to_json(const Sample& s) {
       if (zones.contains(key)) key += " (" + t.zone + ")";
       zones[key] = text::rounded(t.celsius, 2);
     }
-    j["temp_c"] = std::move(zones);
+    j[key::kTempC] = std::move(zones);
   }
   if (!s.clocks.empty()) {
     nlohmann::json clocks = nlohmann::json::array();
     for (const auto& c : s.clocks) clocks.push_back(text::rounded(c.mhz, 1));
-    j["clock_mhz"] = std::move(clocks);
+    j[key::kClockMhz] = std::move(clocks);
   }
-  if (s.arm_clock_mhz) j["arm_clock_mhz"] = text::rounded(*s.arm_clock_mhz, 1);
-  if (s.throttle) j["throttle"] = throttle_json(*s.throttle);
+  if (s.arm_clock_mhz) j[key::kArmClockMhz] = text::rounded(*s.arm_clock_mhz, 1);
+  if (s.throttle) j[key::kThrottle] = throttle_json(*s.throttle);
   if (s.under_voltage_alarm) j["under_voltage_alarm"] = *s.under_voltage_alarm;
   if (!s.power.empty()) {
     nlohmann::json power = nlohmann::json::object();

@@ -84,4 +84,19 @@ struct Sample {
 // the status API.
 nlohmann::json to_json(const Sample& sample);
 
+// The keys of to_json's readings that readers of the field log look for (`yolo-edge report`).
+namespace key {
+inline constexpr char kTempC[] = "temp_c";
+inline constexpr char kClockMhz[] = "clock_mhz";
+inline constexpr char kArmClockMhz[] = "arm_clock_mhz";
+inline constexpr char kThrottle[] = "throttle";
+// The throttle word's four conditions, each now and under "since_boot".
+inline constexpr char kUnderVoltage[] = "under_voltage";
+inline constexpr char kFrequencyCapped[] = "frequency_capped";
+inline constexpr char kThrottled[] = "throttled";
+inline constexpr char kSoftTempLimit[] = "soft_temp_limit";
+inline constexpr const char* kThrottleConditions[] = {kUnderVoltage, kFrequencyCapped, kThrottled,
+                                                      kSoftTempLimit};
+}  // namespace key
+
 }  // namespace yolo::telemetry
