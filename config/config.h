@@ -35,6 +35,12 @@ constexpr const char* precision_name(Precision precision) {
 enum class Quantize { kOff, kAuto };
 enum class Decoder { kAuto, kYolov8, kEnd2end, kYolov5 };
 enum class ThreadMode { kFixed, kAdaptive, kEfficiency };
+// Its names, in the enum's order.
+inline constexpr std::array<std::string_view, 3> kThreadModeNames{"fixed", "adaptive",
+                                                                  "efficiency"};
+constexpr const char* thread_mode_name(ThreadMode mode) {
+  return kThreadModeNames[static_cast<std::size_t>(mode)].data();
+}
 enum class LogLevel { kDebug, kInfo, kWarning, kError };
 enum class GpioBias { kPullUp, kPullDown, kDisabled, kAsIs };
 enum class HttpAuth { kPassword, kNone };

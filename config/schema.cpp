@@ -498,7 +498,7 @@ std::vector<FieldSpec> build_fields() {
        .name = "mode",
        .type = F::kEnum,
        .default_value = text("adaptive"),
-       .choices = {"fixed", "adaptive", "efficiency"},
+       .choices = {kThreadModeNames.begin(), kThreadModeNames.end()},
        .description = "fixed: threads.count; adaptive: the fastest count measured; efficiency: "
                       "the fewest within threads.margin of it."},
       &C::threads, &ThreadsConfig::mode);

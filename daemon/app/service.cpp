@@ -62,6 +62,17 @@ double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
+// The status an output reports, or an empty object when it is not running.
+nlohmann::json output_status(const DaemonStatus& status, std::string_view name) {
+  for (const OutputStatus& o : status.outputs)
+    if (o.name == name) return o.status;
+  return nlohmann::json::object();
+}
+
+std::string source_error(const SourceStatus& source) {
+  return source.last_error.empty() ? "no frame yet" : source.last_error;
+}
+
 }  // namespace
 
 vision::DecodeOptions decode_options(const config::DetectConfig& detect) {
@@ -408,15 +419,13 @@ void Service::tick() {
   const auto now = Clock::now();
   if (!ready_sent_) {
     const bool flowing = inference_->frames() > 0;
-    const bool waiting = capture_->state() == Capture::State::kWaiting;
+    const bool waiting = capture_->state() == Capture::State::kLost;
     if (flowing || waiting || now - started_ > kReadyAtLatest) {
       ready_sent_ = true;
       notifier_.ready();
       events_.emit(config::LogLevel::kInfo, fieldlog::EventKind::kReady,
-                   flowing
-                       ? "ready: frames are flowing"
-                       : "ready, waiting for the source: " +
-                             capture_->status().value("last_error", std::string("no frame yet")),
+                   flowing ? "ready: frames are flowing"
+                           : "ready, waiting for the source: " + source_error(capture_->status()),
                    {{"startup_s", text::rounded(seconds_since(started_), 3)}});
       update_status_line(true);
     }
@@ -435,7 +444,7 @@ void Service::tick() {
   if (now - stats_sent_ >= kStatsPeriod) {
     stats_sent_ = now;
     for (const auto& p : publishers_) p->stats(*status);
-    const nlohmann::json& http = (*status)["outputs"]["http"];
+    const nlohmann::json http = output_status(*status, "http");
     metrics_->set_gauge("yolo_edge_http_clients", "Clients of the live view's endless responses.",
                         {{"kind", "stream"}}, http.value("viewers", 0));
     metrics_->set_gauge("yolo_edge_http_clients", "Clients of the live view's endless responses.",
@@ -452,128 +461,101 @@ void Service::tick() {
     metrics_->follow_counter("yolo_edge_http_requests_cut_off_total",
                              "Requests cut off for not arriving whole in time (slow clients).", {},
                              http.value("requests_cut_off", 0));
-    if (const nlohmann::json& mqtt = (*status)["outputs"]["mqtt"]; mqtt.value("enabled", false)) {
+    if (const nlohmann::json mqtt = output_status(*status, "mqtt"); mqtt.value("enabled", false)) {
       metrics_->set_gauge("yolo_edge_mqtt_connected", "1 while the MQTT broker is connected.", {},
                           mqtt.value("connected", false) ? 1 : 0);
     }
   }
 }
 
-std::shared_ptr<const nlohmann::json> Service::refresh_status() {
-  auto status = std::make_shared<const nlohmann::json>(build_status());
+std::shared_ptr<const DaemonStatus> Service::refresh_status() {
+  auto status = std::make_shared<const DaemonStatus>(build_status());
   std::lock_guard lock(status_mutex_);
   status_ = status;
   return status;
 }
 
-std::shared_ptr<const nlohmann::json> Service::status() const {
+std::shared_ptr<const DaemonStatus> Service::status() const {
   std::lock_guard lock(status_mutex_);
   return status_;
 }
 
-nlohmann::json Service::build_status() const {
+DaemonStatus Service::build_status() const {
   const auto model = inference_->model();
-  nlohmann::json inference = inference_->status();
-  nlohmann::json j = {
-      {"version", version()},
-      {"state", reloading_    ? "reloading"
-                : ready_sent_ ? "running"
-                              : "starting"},
-      {"host", host_name()},
-      {"config", options_.config_file.string()},
-      {"uptime_s", std::round(seconds_since(started_))},
-      {"status_line", status_line()},
-      {"model",
-       {{"name", model->name},
-        {"precision", runtime::precision_name(model->precision)},
-        {"file", model->path.string()},
-        {"input", {model->input_width, model->input_height}},
-        {"imgsz", config::format_field(*config::find_field("model.imgsz"),
-                                       config::find_field("model.imgsz")->fetch(config_))},
-        {"wanted_precision", precision_name(config_.model.precision)}}},
-      {"source", capture_->status()},
-      {"fps", inference["fps"]},
-      {"frames", inference["frames"]},
-      {"threads",
-       {{"count", inference["threads"]},
-        {"mode", std::get<std::string>(config::find_field("threads.mode")->fetch(config_))},
-        {"settled", inference["settled"]}}}};
-  if (const std::string pending = model_->pending_summary(); !pending.empty()) {
-    j["model"]["pending"] = pending;
-  }
-  if (!model->warnings.empty()) j["model"]["warnings"] = model->warnings;
-  if (nlohmann::json a = model_->auto_status(); !a.is_null()) j["model"]["auto"] = std::move(a);
-  if (inference.contains("trial_frames_left")) {
-    j["model"]["trial_frames_left"] = inference["trial_frames_left"];
-  }
+  const config::FieldSpec& imgsz = *config::find_field("model.imgsz");
+  DaemonStatus s{.version = std::string(version()),
+                 .state = reloading_    ? DaemonState::kReloading
+                          : ready_sent_ ? DaemonState::kRunning
+                                        : DaemonState::kStarting,
+                 .host = host_name(),
+                 .config_file = options_.config_file,
+                 .uptime_s = seconds_since(started_),
+                 .status_line = {},
+                 .model = {.name = model->name,
+                           .precision = model->precision,
+                           .file = model->path,
+                           .input_width = model->input_width,
+                           .input_height = model->input_height,
+                           .imgsz = config::format_field(imgsz, imgsz.fetch(config_)),
+                           .wanted = config_.model.precision,
+                           .pending = model_->pending_summary(),
+                           .warnings = model->warnings,
+                           .automatic = model_->auto_status(),
+                           .precision_override = {}},
+                 .source = capture_->status(),
+                 .inference = inference_->status(),
+                 .threads_mode = config_.threads.mode,
+                 .device = telemetry_->latest(),
+                 .outputs = {},
+                 .last_error = {}};
   if (precision_override_) {
-    j["model"]["precision_override"] = {{"value", precision_override_->value.value},
-                                        {"origin", precision_override_->value.origin}};
+    s.model.precision_override = {precision_override_->value.value,
+                                  precision_override_->value.origin};
   }
-  if (inference.contains("latency_ms")) j["latency_ms"] = inference["latency_ms"];
-  if (inference.contains("last_decision"))
-    j["threads"]["last_decision"] = inference["last_decision"];
-  if (const auto sample = telemetry_->latest()) {
-    j["device"] = telemetry::to_json(*sample);
-    if (const auto hottest = sample->max_celsius()) j["temperature_c"] = *hottest;
-  }
-  nlohmann::json outputs = nlohmann::json::object();
-  for (const auto& p : publishers_) outputs[std::string(p->name())] = p->status();
-  j["outputs"] = std::move(outputs);
-  if (!last_error_.empty()) {
-    j["last_error"] = {{"time", last_error_time_}, {"message", last_error_}};
-  }
-  return j;
+  for (const auto& p : publishers_) s.outputs.push_back({std::string(p->name()), p->status()});
+  if (!last_error_.empty()) s.last_error = LastError{last_error_time_, last_error_};
+  s.status_line = status_line(s);
+  return s;
 }
-
-std::string Service::status_line() const {
-  if (reloading_) return "reloading " + options_.config_file.string();
-  std::string line;
-  if (const auto model = inference_->model()) {
-    // "auto int8": chosen by measurement rather than asked for.
-    line = std::string(config_.model.precision == config::Precision::kAuto ? "auto " : "") +
-           runtime::precision_name(model->precision) + " " + model->name + " " +
-           std::to_string(model->input_width) + "x" + std::to_string(model->input_height);
-  }
-  const nlohmann::json inference = inference_->status();
-  const int threads = inference["threads"].get<int>();
+std::string Service::status_line(const DaemonStatus& s) const {
+  if (s.state == DaemonState::kReloading) return "reloading " + s.config_file.string();
+  // "auto int8": chosen by measurement rather than asked for.
+  std::string line = std::string(s.model.wanted == config::Precision::kAuto ? "auto " : "") +
+                     runtime::precision_name(s.model.precision) + " " + s.model.name + " " +
+                     std::to_string(s.model.input_width) + "x" +
+                     std::to_string(s.model.input_height);
+  const int threads = s.inference.threads;
   line += ", " + std::to_string(threads) + (threads == 1 ? " thread" : " threads");
-  if (!inference["settled"].get<bool>()) line += " (exploring)";
+  if (!s.inference.settled) line += " (exploring)";
   // Two decimals below 1: a device doing a frame every 10 s reads 0.10, not 0.1 or 0.0.
-  const double fps = inference["fps"].get<double>();
+  const double fps = s.inference.fps;
   line += ", " + text::fixed(fps, fps < 1 ? 2 : 1) + " fps";
-  if (const auto sample = telemetry_->latest()) {
-    if (const auto c = sample->max_celsius()) line += ", " + text::fixed(*c, 1) + " C";
-    if (sample->throttle && sample->throttle->any_now()) line += ", THROTTLED";
-    if (sample->power_w) line += ", " + text::fixed(*sample->power_w, 2) + " W";
+  if (s.device) {
+    if (const auto c = s.device->max_celsius()) line += ", " + text::fixed(*c, 1) + " C";
+    if (s.device->throttle && s.device->throttle->any_now()) line += ", THROTTLED";
+    if (s.device->power_w) line += ", " + text::fixed(*s.device->power_w, 2) + " W";
   }
-  const nlohmann::json source = capture_->status();
-  if (source["state"] != "streaming") {
-    line += "; source " + source["state"].get<std::string>();
-    if (source.contains("retry_in_s")) {
-      line += ", retrying in " + text::fixed(source["retry_in_s"].get<double>(), 0) + " s";
-    }
+  if (s.source.state != SourceState::kStreaming) {
+    line += "; source " + std::string(state_name(s.source.state));
+    if (s.source.retry_in_s) line += ", retrying in " + text::fixed(*s.source.retry_in_s, 0) + " s";
   }
-  if (const std::string pending = model_->pending_summary(); !pending.empty()) {
-    line += "; " + pending;
+  if (!s.model.pending.empty()) line += "; " + s.model.pending;
+  if (!s.model.warnings.empty()) {
+    line += "; the model file has " + std::to_string(s.model.warnings.size()) +
+            " problem(s): yolo-edge inspect --lint " + s.model.file.string();
   }
-  if (const auto model = inference_->model(); model && !model->warnings.empty()) {
-    line += "; the model file has " + std::to_string(model->warnings.size()) +
-            " problem(s): yolo-edge inspect --lint " + model->path.string();
+  for (const OutputStatus& o : s.outputs) {
+    if (o.status.contains("warning"))
+      line += "; " + o.name + ": " + o.status["warning"].get<std::string>();
   }
-  for (const auto& p : publishers_) {
-    const nlohmann::json s = p->status();
-    if (s.contains("warning"))
-      line += "; " + std::string(p->name()) + ": " + s["warning"].get<std::string>();
-  }
-  if (!last_error_.empty()) line += "; " + last_error_.substr(0, last_error_.find('\n'));
+  if (s.last_error)
+    line += "; " + s.last_error->message.substr(0, s.last_error->message.find('\n'));
   return line;
 }
-
 void Service::update_status_line(bool force) {
   const auto now = Clock::now();
   if (!force && now - status_sent_ < kStatusMin) return;
-  const std::string line = status_line();
+  const std::string line = refresh_status()->status_line;
   if (!force && line == last_status_line_ && now - status_sent_ < kStatusRefresh) return;
   notifier_.status(line);
   last_status_line_ = line;

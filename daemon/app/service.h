@@ -17,6 +17,7 @@
 #include "daemon/app/notifier.h"
 #include "daemon/app/signal_pipe.h"
 #include "daemon/core/control_requests.h"
+#include "daemon/core/daemon_status.h"
 #include "daemon/core/events.h"
 #include "daemon/core/logger.h"
 #include "daemon/core/publisher.h"
@@ -62,8 +63,8 @@ class Service {
   // True when a thread did not stop in time at exit: the caller must then end the process
   // without running destructors (_exit), which would wait for it.
   bool left_threads_behind() const { return left_behind_; }
-  // The status as GET /api/status serves it, at most a tick old; thread-safe.
-  std::shared_ptr<const nlohmann::json> status() const;
+  // The status, at most a tick old; thread-safe.
+  std::shared_ptr<const DaemonStatus> status() const;
 
  private:
   int start();
@@ -79,11 +80,12 @@ class Service {
   void tick();
   bool watchdog_ok() const;
   void update_status_line(bool force);
-  std::string status_line() const;
+  // The line systemd shows for `status`.
+  std::string status_line(const DaemonStatus& status) const;
   // Builds the status from every part (control loop only; status() hands out the last one).
-  nlohmann::json build_status() const;
+  DaemonStatus build_status() const;
   // Builds the status and hands it to status() readers.
-  std::shared_ptr<const nlohmann::json> refresh_status();
+  std::shared_ptr<const DaemonStatus> refresh_status();
   config::Config load(std::vector<config::ConfigProblem>* warnings,
                       std::vector<config::Override> overrides = {}) const;
   std::vector<Publisher*> publishers() const;
@@ -127,7 +129,7 @@ class Service {
   std::optional<std::chrono::steady_clock::time_point> reload_due_;
   bool left_behind_ = false;
   mutable std::mutex status_mutex_;
-  std::shared_ptr<const nlohmann::json> status_;
+  std::shared_ptr<const DaemonStatus> status_;
   std::chrono::steady_clock::time_point stats_sent_{};
   // When and what the last error was (a refused reload, a model that failed), for the status.
   std::string last_error_time_;

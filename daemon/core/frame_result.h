@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <opencv2/core.hpp>
@@ -38,6 +40,18 @@ struct StageTimes {
   // From capture to the result being ready.
   double end_to_end_ms = 0;
 };
+
+// One stage: its name in the status and the metrics' "stage" label, and its time in StageTimes.
+struct Stage {
+  std::string_view name;
+  double StageTimes::*ms;
+};
+// Every stage, in pipeline order.
+inline constexpr std::array<Stage, 5> kStages{{{"capture_age", &StageTimes::capture_age_ms},
+                                               {"preprocess", &StageTimes::preprocess_ms},
+                                               {"inference", &StageTimes::inference_ms},
+                                               {"postprocess", &StageTimes::postprocess_ms},
+                                               {"end_to_end", &StageTimes::end_to_end_ms}}};
 
 // One processed frame, as every publisher receives it.
 struct FrameResult {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/config.h"
+#include "daemon/core/daemon_status.h"
 #include "daemon/core/event.h"
 #include "daemon/core/frame_result.h"
 #include "telemetry/sample.h"
@@ -37,9 +38,9 @@ class Publisher {
   virtual void telemetry(const telemetry::Sample& sample) { (void)sample; }
   // One event (start, stop, reload, swap, thread decision, camera lost, ...); from any thread.
   virtual void event(const Event& event) { (void)event; }
-  // The daemon's status, the JSON GET /api/status serves, about once a second from the control
-  // loop (MQTT publishes it as PREFIX/stats).
-  virtual void stats(const nlohmann::json& status) { (void)status; }
+  // The daemon's status, about once a second from the control loop (MQTT publishes it as
+  // PREFIX/stats).
+  virtual void stats(const DaemonStatus& status) { (void)status; }
   // Whether the next results should carry the frame's pixels (FrameResult::frame); asked once per
   // frame, so it must be cheap.
   virtual bool wants_frame() const { return false; }

@@ -561,19 +561,19 @@ std::string ModelManager::pending_summary() const {
   return "";
 }
 
-nlohmann::json ModelManager::auto_status() const {
+std::optional<ModelStatus::Auto> ModelManager::auto_status() const {
   std::lock_guard lock(mutex_);
-  if (wanted_.precision != config::Precision::kAuto) return nullptr;
-  nlohmann::json j;
+  if (wanted_.precision != config::Precision::kAuto) return std::nullopt;
+  ModelStatus::Auto a;
   if (trial_candidate_) {
-    j["state"] = "measuring";
+    a.state = "measuring";
   } else if (auto_) {
-    j["state"] = auto_->choice.decided ? "decided" : "undecided";
+    a.state = auto_->choice.decided ? "decided" : "undecided";
   } else {
-    j["state"] = "waiting for the INT8 model";
+    a.state = "waiting for the INT8 model";
   }
-  if (auto_) j["decision"] = auto_->json;
-  return j;
+  if (auto_) a.decision = auto_->json;
+  return a;
 }
 
 }  // namespace yolo::daemon

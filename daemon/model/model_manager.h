@@ -15,6 +15,7 @@
 
 #include "config/config.h"
 #include "daemon/base/worker.h"
+#include "daemon/core/daemon_status.h"
 #include "daemon/core/events.h"
 #include "daemon/model/quantize_job.h"
 #include "daemon/model/reservoir.h"
@@ -73,10 +74,9 @@ class ModelManager {
   // One phrase for the status line when INT8 is wanted but not running yet, or precision auto
   // has not decided yet, else "".
   std::string pending_summary() const;
-  // For precision auto: {"state": "waiting for the INT8 model" | "measuring" | "decided" |
-  // "undecided", "decision": what the last trial chose and why (detector::to_json)}; null
-  // otherwise.
-  nlohmann::json auto_status() const;
+  // For precision auto: its state ("waiting for the INT8 model", "measuring", "decided",
+  // "undecided") and what the last trial chose and why (detector::to_json); nothing otherwise.
+  std::optional<ModelStatus::Auto> auto_status() const;
 
  private:
   enum class Int8State { kNotWanted, kRunning, kCollecting, kQuantizing, kFailed };

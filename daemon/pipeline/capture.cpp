@@ -38,20 +38,6 @@ std::string seconds_text(double s) {
 
 }  // namespace
 
-const char* capture_state_name(Capture::State state) {
-  switch (state) {
-    case Capture::State::kOpening:
-      return "opening";
-    case Capture::State::kStreaming:
-      return "streaming";
-    case Capture::State::kWaiting:
-      return "lost";
-    case Capture::State::kStopped:
-      return "stopped";
-  }
-  return "stopped";
-}
-
 Capture::Capture(Events& events, FrameSlot& slot)
     : events_(events), slot_(slot), wake_fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
 
@@ -98,20 +84,21 @@ Capture::State Capture::state() const {
   return state_;
 }
 
-nlohmann::json Capture::status() const {
+SourceStatus Capture::status() const {
   std::lock_guard lock(mutex_);
-  nlohmann::json j = {{"state", capture_state_name(state_)},
-                      {"uri", config_.uri},
-                      {"frames", frames_},
-                      {"reopened", reopened_},
-                      {"dropped", slot_.dropped_total()}};
-  if (!description_.empty()) j["description"] = description_;
-  if (!last_error_.empty()) j["last_error"] = last_error_;
-  if (state_ == State::kWaiting) {
+  SourceStatus s{.state = state_,
+                 .uri = config_.uri,
+                 .description = description_,
+                 .frames = frames_,
+                 .reopened = reopened_,
+                 .dropped = slot_.dropped_total(),
+                 .last_error = last_error_,
+                 .retry_in_s = {}};
+  if (state_ == State::kLost) {
     const double left = std::chrono::duration<double>(retry_at_ - Clock::now()).count();
-    j["retry_in_s"] = std::max(0.0, text::rounded(left, 1));
+    s.retry_in_s = std::max(0.0, text::rounded(left, 1));
   }
-  return j;
+  return s;
 }
 
 std::chrono::steady_clock::time_point Capture::heartbeat() const {
@@ -132,7 +119,7 @@ bool Capture::wait_before_retry(double seconds, std::uint64_t generation, Device
                                         std::chrono::duration<double>(seconds));
   {
     std::lock_guard lock(mutex_);
-    state_ = State::kWaiting;
+    state_ = State::kLost;
     retry_at_ = until;
   }
   for (;;) {

@@ -8,10 +8,9 @@
 #include <mutex>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "config/config.h"
 #include "daemon/base/worker.h"
+#include "daemon/core/daemon_status.h"
 #include "daemon/core/events.h"
 #include "daemon/pipeline/device_watch.h"
 #include "daemon/pipeline/frame_slot.h"
@@ -27,7 +26,7 @@ namespace yolo::daemon {
 // gives up and never spins; the status says what it is doing.
 class Capture {
  public:
-  enum class State { kOpening, kStreaming, kWaiting, kStopped };
+  using State = SourceState;
 
   Capture(Events& events, FrameSlot& slot);
   ~Capture();
@@ -39,8 +38,7 @@ class Capture {
   bool stop(std::chrono::milliseconds limit);
 
   State state() const;
-  // {"state", "uri", "description", "frames", "reopened", "last_error", "retry_in_s"}.
-  nlohmann::json status() const;
+  SourceStatus status() const;
   // When the thread last showed it is alive (a frame read, an open attempt, a wait): the watchdog
   // is fed only while this is recent.
   std::chrono::steady_clock::time_point heartbeat() const;
@@ -79,7 +77,5 @@ class Capture {
 
   std::atomic<std::int64_t> heartbeat_ns_{0};
 };
-
-const char* capture_state_name(Capture::State state);
 
 }  // namespace yolo::daemon

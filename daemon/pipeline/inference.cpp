@@ -56,18 +56,6 @@ std::int64_t results_lost(double gap_ms, double interval_ms, double first_frame_
   return std::max<std::int64_t>(0, std::llround(gap_ms / expected) - 1);
 }
 
-nlohmann::json to_json(const ThreadDecision& d) {
-  nlohmann::json latency = nlohmann::json::object();
-  for (const auto& [threads, ms] : d.latency_ms)
-    latency[std::to_string(threads)] = text::rounded(ms, 2);
-  namespace key = fieldlog::key;
-  return {{key::kFrom, d.from},
-          {key::kTo, d.to},
-          {key::kKind, d.kind},
-          {key::kReason, d.reason},
-          {"latency_ms", latency}};
-}
-
 Inference::Inference(Events& events, FrameSlot& slot, std::vector<Publisher*> publishers,
                      Retire retire)
     : events_(events),
@@ -164,35 +152,27 @@ StageTimes Inference::last_times() const {
   return last_times_;
 }
 
-nlohmann::json Inference::status() const {
+InferenceStatus Inference::status() const {
   const double rate = fps();
   std::lock_guard lock(status_mutex_);
-  nlohmann::json j = {{"frames", frames_.load()},
-                      {"fps", text::rounded(rate, 2)},
-                      {"threads", threads_},
-                      {"settled", settled_}};
-  if (trial_frames_left_ > 0) j["trial_frames_left"] = trial_frames_left_;
+  InferenceStatus s{.frames = frames_.load(),
+                    .fps = rate,
+                    .threads = threads_,
+                    .settled = settled_,
+                    .trial_frames_left = trial_frames_left_,
+                    .latency_ms = {},
+                    .last_decision = last_decision_};
   if (!recent_times_.empty()) {
-    nlohmann::json latency = nlohmann::json::object();
-    const std::pair<const char*, double StageTimes::*> stages[] = {
-        {"capture_age", &StageTimes::capture_age_ms},
-        {"preprocess", &StageTimes::preprocess_ms},
-        {"inference", &StageTimes::inference_ms},
-        {"postprocess", &StageTimes::postprocess_ms},
-        {"end_to_end", &StageTimes::end_to_end_ms}};
-    for (const auto& [name, member] : stages) {
+    for (const auto& stage : kStages) {
       std::vector<double> values;
       values.reserve(recent_times_.size());
-      for (const StageTimes& t : recent_times_) values.push_back(t.*member);
-      const vision::LatencyStats s = vision::summarize(std::move(values));
-      latency[name] = {{"p50", text::rounded(s.p50, 2)}, {"p90", text::rounded(s.p90, 2)}};
+      for (const StageTimes& t : recent_times_) values.push_back(t.*stage.ms);
+      const vision::LatencyStats stats = vision::summarize(std::move(values));
+      s.latency_ms.push_back({.p50 = stats.p50, .p90 = stats.p90});
     }
-    j["latency_ms"] = std::move(latency);
   }
-  if (!last_decision_.is_null()) j["last_decision"] = last_decision_;
-  return j;
+  return s;
 }
-
 void Inference::run() {
   vision::Frame frame;
   while (!stopping_) {
@@ -290,15 +270,14 @@ void Inference::end_trial(bool finished, std::string error) {
 }
 
 void Inference::record(const ThreadDecision& d) {
-  nlohmann::json j = to_json(d);
   {
     std::lock_guard lock(status_mutex_);
-    last_decision_ = j;
+    last_decision_ = d;
     threads_ = controller_->threads();
     settled_ = controller_->settled();
   }
   events_.emit(config::LogLevel::kInfo, fieldlog::EventKind::kThreads, "threads: " + d.reason,
-               std::move(j));
+               to_json(d));
 }
 
 cv::Size Inference::frame_size() const {

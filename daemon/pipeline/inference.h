@@ -76,9 +76,8 @@ class Inference {
   std::shared_ptr<const ModelInfo> model() const;
   // Results delivered since start.
   std::int64_t frames() const { return frames_.load(); }
-  // {"frames", "fps", "threads", "settled", "last_decision", "latency_ms": {stage: {"p50",
-  // "p90"}} over the last results, and "trial_frames_left" while a precision trial runs}.
-  nlohmann::json status() const;
+  // Latency per stage over the last results.
+  InferenceStatus status() const;
   // When the loop last went round (a frame done, or a wait for one that timed out).
   std::chrono::steady_clock::time_point heartbeat() const;
   // When the last result was delivered (epoch when none yet).
@@ -153,7 +152,7 @@ class Inference {
   mutable std::mutex status_mutex_;
   std::shared_ptr<const ModelInfo> model_;
   std::deque<std::chrono::steady_clock::time_point> recent_;
-  nlohmann::json last_decision_;
+  std::optional<ThreadDecision> last_decision_;
   int threads_ = 0;
   bool settled_ = false;
   int trial_frames_left_ = 0;
@@ -167,9 +166,6 @@ class Inference {
   std::atomic<std::int64_t> heartbeat_ns_{0};
   std::atomic<std::int64_t> last_result_ns_{0};
 };
-
-// The decision as the status and the field log show it.
-nlohmann::json to_json(const ThreadDecision& decision);
 
 // The results a swap cost: how many intervals the gap between the last result before it and the
 // first after held beyond one. An interval is what the stream was doing before (a slow camera

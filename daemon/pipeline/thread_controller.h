@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "daemon/core/daemon_status.h"
 
 namespace yolo::daemon {
 
@@ -23,23 +24,6 @@ struct ThreadPolicy {
   double margin = 0.1;
 
   bool operator==(const ThreadPolicy&) const = default;
-};
-
-// One change of course: a count tried, a count settled on, or exploring again, with the
-// measurements behind it. Logged as an event and shown in the status.
-struct ThreadDecision {
-  int from = 0;
-  int to = 0;
-  // What happened. Exploring: "explore" (next count), "settle", "abandon" (a count far slower than
-  // the best known: exploring stops and settles on the best). Exploring again: "restart" (model,
-  // precision or policy changed), "throttled" (throttling started or ended), "drift" (settled
-  // latency moved by over 20 %, or collapsed), "recheck" (settled a long time: the load may have
-  // changed). "fixed": fixed mode, nothing measured.
-  std::string kind;
-  // A sentence for people, e.g. "settled on 1 thread: 12.1 ms median vs 13.0 ms at 2".
-  std::string reason;
-  // Median inference latency measured at each count tried so far in this exploration.
-  std::map<int, double> latency_ms;
 };
 
 // Chooses the inference thread count by measuring latency (DESIGN.md, adaptive threads). Driven

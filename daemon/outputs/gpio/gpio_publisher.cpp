@@ -22,15 +22,12 @@ using Clock = std::chrono::steady_clock;
 constexpr auto kIdle = std::chrono::milliseconds(1000);
 constexpr auto kButtonPoll = std::chrono::milliseconds(10);
 
-gpio::DaemonState state_of(const nlohmann::json& status) {
+gpio::DaemonState state_of(const DaemonStatus& status) {
   gpio::DaemonState s;
-  s.error = status.is_object() && status.contains("last_error");
-  if (status.is_object() && status.contains("source") && status["source"].is_object()) {
-    s.camera_lost = status["source"].value("state", std::string()) == "lost";
-  }
+  s.error = status.last_error.has_value();
+  s.camera_lost = status.source.state == SourceState::kLost;
   return s;
 }
-
 bool names_a_line(const config::GpioConfig& gpio) {
   return !gpio.alerts.empty() || gpio.status_led || gpio.precision_button;
 }
@@ -72,7 +69,7 @@ void GpioPublisher::publish(std::shared_ptr<const FrameResult> result) {
   wake();
 }
 
-void GpioPublisher::stats(const nlohmann::json& status) {
+void GpioPublisher::stats(const DaemonStatus& status) {
   const gpio::DaemonState state = state_of(status);
   {
     std::lock_guard lock(pending_mutex_);

@@ -44,7 +44,7 @@ class GpioPublisher : public Publisher {
   void start() override;
   void publish(std::shared_ptr<const FrameResult> result) override;
   // Reads last_error and source.state for the LED.
-  void stats(const nlohmann::json& status) override;
+  void stats(const DaemonStatus& status) override;
   // Controller::status(); {"ok": true, "lines": []} while nothing is configured.
   nlohmann::json status() const override;
   // Releases every line (outputs inactive) and joins the thread.

@@ -867,7 +867,7 @@ int HttpServer::serve(const std::shared_ptr<Exchange>& ex) {
   if (ex->path == "/api/status") {
     const auto status = backend_.status();
     if (!status) return queue_error(c, 503, "starting: no status yet");
-    return queue(c, 200, status->dump() + "\n", kJson, {{"Cache-Control", "no-store"}});
+    return queue(c, 200, to_json(*status).dump() + "\n", kJson, {{"Cache-Control", "no-store"}});
   }
   if (ex->path == "/stream.mjpg") return serve_stream(ex, false);
   if (ex->path == "/api/detections") return serve_stream(ex, true);
@@ -1076,9 +1076,8 @@ int HttpServer::serve_snapshot(const std::shared_ptr<Exchange>& ex) {
                         std::chrono::duration<double>(Clock::now() - ex->asked).count()))) +
                     " s";
   if (const auto status = backend_.status()) {
-    const nlohmann::json& source = (*status)["source"];
-    why += ": the source is " + source.value("state", std::string("unknown"));
-    if (source.contains("last_error")) why += " (" + source["last_error"].get<std::string>() + ")";
+    why += ": the source is " + std::string(state_name(status->source.state));
+    if (!status->source.last_error.empty()) why += " (" + status->source.last_error + ")";
   }
   return queue_error(c, 503, why, {{"Retry-After", "5"}});
 }
@@ -1258,29 +1257,19 @@ void HttpServer::publish(std::shared_ptr<const FrameResult> result) {
   wake_.notify_all();
 }
 
-void HttpServer::stats(const nlohmann::json& status) {
-  std::string text;
-  if (status.contains("model")) {
-    std::string precision = status["model"].value("precision", "");
-    std::transform(precision.begin(), precision.end(), precision.begin(), ::toupper);
-    text = precision + " " + status["model"].value("name", "");
-  }
-  if (status.contains("threads")) {
-    const int n = status["threads"].value("count", 0);
-    text += " " + std::to_string(n) + (n == 1 ? " thread" : " threads");
-  }
-  char fps[32];
-  std::snprintf(fps, sizeof fps, " %.1f fps", status.value("fps", 0.0));
-  text += fps;
-  if (status.contains("temperature_c")) {
-    char temp[32];
-    std::snprintf(temp, sizeof temp, " %.0f C", status["temperature_c"].get<double>());
-    text += temp;
+void HttpServer::stats(const DaemonStatus& status) {
+  std::string precision = runtime::precision_name(status.model.precision);
+  std::transform(precision.begin(), precision.end(), precision.begin(), ::toupper);
+  const int n = status.inference.threads;
+  std::string text = precision + " " + status.model.name + " " + std::to_string(n) +
+                     (n == 1 ? " thread" : " threads") + " " +
+                     text::fixed(status.inference.fps, 1) + " fps";
+  if (const auto hottest = status.device ? status.device->max_celsius() : std::nullopt) {
+    text += " " + text::fixed(*hottest, 0) + " C";
   }
   std::lock_guard lock(mutex_);
   overlay_ = std::move(text);
 }
-
 bool HttpServer::wants_frame() const {
   return viewers_.load() > 0 || snapshot_waiters_.load() > 0;
 }

@@ -29,8 +29,8 @@ namespace yolo::daemon {
 
 // What the HTTP server asks of the rest of the daemon.
 struct HttpBackend {
-  // The daemon's status as GET /api/status serves it (Service::status()); null before the first.
-  std::function<std::shared_ptr<const nlohmann::json>()> status;
+  // The daemon's status (Service::status()); null before the first.
+  std::function<std::shared_ptr<const DaemonStatus>()> status;
   // The Prometheus text of GET /metrics.
   std::function<std::string()> metrics;
   // Runs a reload or a precision switch on the control loop, waiting up to the given time for
@@ -94,7 +94,7 @@ class HttpServer : public Publisher {
   void configure(const config::Config& config) override;
   void start() override;
   void publish(std::shared_ptr<const FrameResult> result) override;
-  void stats(const nlohmann::json& status) override;
+  void stats(const DaemonStatus& status) override;
   bool wants_frame() const override;
   // {"ok", "listen", "port", "scheme", "auth", "viewers", "event_clients", "connections",
   //  "frames_encoded", "stream_fps", "requests", "refused", "refused_connections",

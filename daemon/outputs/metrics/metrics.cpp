@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "daemon/base/version.h"
+#include "text/format.h"
 
 namespace yolo::daemon {
 
@@ -39,17 +40,6 @@ using json = nlohmann::json;
 // waited through a swap).
 const Histogram::BucketBoundaries kLatencyBuckets = {
     0.001, 0.0025, 0.005, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 0.75, 1, 2, 5};
-
-// One pipeline stage: its "stage" label and where its time is in StageTimes.
-struct Stage {
-  const char* name;
-  double StageTimes::*ms;
-};
-constexpr std::array<Stage, 5> kStages{{{"capture_age", &StageTimes::capture_age_ms},
-                                        {"preprocess", &StageTimes::preprocess_ms},
-                                        {"inference", &StageTimes::inference_ms},
-                                        {"postprocess", &StageTimes::postprocess_ms},
-                                        {"end_to_end", &StageTimes::end_to_end_ms}}};
 
 // One condition of the Pi's throttle word: its "condition" label and its two bits.
 struct ThrottleCondition {
@@ -139,18 +129,6 @@ Family<Counter>& counter_family(prometheus::Registry& registry, const std::strin
 Family<Gauge>& gauge_family(prometheus::Registry& registry, const std::string& name,
                             std::string_view help) {
   return prometheus::BuildGauge().Name(name).Help(help_text(help)).Register(registry);
-}
-
-std::optional<std::string> string_at(const json& j, const char* pointer) {
-  const json::json_pointer p(pointer);
-  if (!j.is_object() || !j.contains(p) || !j.at(p).is_string()) return std::nullopt;
-  return j.at(p).get<std::string>();
-}
-
-std::optional<double> number_at(const json& j, const char* pointer) {
-  const json::json_pointer p(pointer);
-  if (!j.is_object() || !j.contains(p) || !j.at(p).is_number()) return std::nullopt;
-  return j.at(p).get<double>();
 }
 
 // A gauge family whose series are all replaced by each update: a sensor gone from the latest
@@ -315,7 +293,7 @@ struct Metrics::State {
     s.frames = &frames.Add(labels);
     for (std::size_t i = 0; i < kStages.size(); ++i) {
       prometheus::Labels stage = labels;
-      stage.emplace("stage", kStages[i].name);
+      stage.emplace("stage", std::string(kStages[i].name));
       s.stages[i] = &latency.Add(stage, kLatencyBuckets);
     }
     s.detections.assign(model->names.size(), nullptr);
@@ -488,32 +466,26 @@ void Metrics::event(const Event& event) {
   }
 }
 
-void Metrics::stats(const nlohmann::json& status) {
+void Metrics::stats(const DaemonStatus& status) {
   State& s = *state_;
   std::lock_guard lock(s.mutex);
-  s.fps.update(number_at(status, "/fps"));
-  if (const auto state = string_at(status, "/state")) s.state.set(*state);
-  if (const auto state = string_at(status, "/source/state")) s.source_state.set(*state);
-  const auto model = string_at(status, "/model/name");
-  const auto precision = string_at(status, "/model/precision");
-  const auto file = string_at(status, "/model/file");
-  if (model && precision && file) {
-    s.model_info.update({{{{"model", valid_utf8(*model)},
-                           {"precision", valid_utf8(*precision)},
-                           {"file", valid_utf8(*file)}},
+  s.fps.update(text::rounded(status.inference.fps, 2));
+  s.state.set(std::string(state_name(status.state)));
+  s.source_state.set(std::string(state_name(status.source.state)));
+  if (!status.model.name.empty()) {
+    s.model_info.update({{{{"model", valid_utf8(status.model.name)},
+                           {"precision", runtime::precision_name(status.model.precision)},
+                           {"file", valid_utf8(status.model.file.string())}},
                           1}});
   }
-  // Set once: the status rounds the uptime to seconds, so recomputing it would make the start
-  // time jitter.
-  const auto uptime = number_at(status, "/uptime_s");
-  if (uptime && !s.start_time_gauge) {
+  // Set once: recomputing it would make the start time jitter.
+  if (!s.start_time_gauge) {
     const double now =
         std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     s.start_time_gauge = &s.start_time.Add({});
-    s.start_time_gauge->Set(std::round(now - *uptime));
+    s.start_time_gauge->Set(std::round(now - status.uptime_s));
   }
 }
-
 nlohmann::json Metrics::status() const {
   return {{"ok", true}, {"scrapes", state_->scrapes.load()}};
 }

@@ -42,7 +42,7 @@ class Metrics : public Publisher {
   // Reloads, swaps, the source lost and reopened, errors by kind.
   void event(const Event& event) override;
   // FPS, daemon and source state, the model running and the start time.
-  void stats(const nlohmann::json& status) override;
+  void stats(const DaemonStatus& status) override;
   // {"ok": true, "scrapes": renders so far}.
   nlohmann::json status() const override;
   bool stop() override { return true; }

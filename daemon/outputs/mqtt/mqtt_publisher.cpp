@@ -516,9 +516,9 @@ void MqttPublisher::publish(std::shared_ptr<const FrameResult> result) {
   if (queue_.push(std::move(result))) wake();
 }
 
-void MqttPublisher::stats(const nlohmann::json& status) {
+void MqttPublisher::stats(const DaemonStatus& status) {
   if (!enabled_) return;
-  if (queue_.push(status)) wake();
+  if (queue_.push(to_json(status))) wake();
 }
 
 nlohmann::json MqttPublisher::status() const {

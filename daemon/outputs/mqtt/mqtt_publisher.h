@@ -65,7 +65,7 @@ class MqttPublisher : public Publisher {
   void configure(const config::Config& config) override;
   void start() override;
   void publish(std::shared_ptr<const FrameResult> result) override;
-  void stats(const nlohmann::json& status) override;
+  void stats(const DaemonStatus& status) override;
   // {"ok", "enabled"} and, when enabled, "broker", "tls", "connected", "published" (messages
   // the broker took), "dropped" (events and stats not sent: broker away or slow, or the thread
   // behind) and "warning" while it is not connected.

@@ -97,7 +97,7 @@ TEST(Capture, NumbersFramesAcrossReopeningsOfASourceThatStops) {
   EXPECT_EQ(opened[0]["reopened"], false);
   EXPECT_EQ(opened[1]["reopened"], true);
   EXPECT_EQ(opened[2]["reopened"], true);
-  EXPECT_GE(capture.status()["reopened"].get<int>(), 2);
+  EXPECT_GE(capture.status().reopened, 2);
   EXPECT_TRUE(capture.stop(2000ms));
   EXPECT_EQ(capture.state(), Capture::State::kStopped);
 }
@@ -112,10 +112,11 @@ TEST(Capture, ASourceThatCannotOpenIsRetriedWithGrowingWaits) {
   capture.start(c);
   // Waits of 0.1, 0.2, 0.4 s: three failures within a second, not thirty.
   std::this_thread::sleep_for(1000ms);
-  const nlohmann::json status = capture.status();
-  EXPECT_EQ(status["state"], "lost");
-  EXPECT_NE(status["last_error"].get<std::string>().find("no such file or folder"),
-            std::string::npos);
+  const SourceStatus status = capture.status();
+  EXPECT_EQ(status.state, SourceState::kLost);
+  EXPECT_TRUE(status.retry_in_s.has_value());
+  EXPECT_NE(status.last_error.find("no such file or folder"), std::string::npos);
+  EXPECT_EQ(to_json(status)["state"], "lost");
   const int lost = f.recorded.count("source_lost");
   EXPECT_GE(lost, 3);
   EXPECT_LE(lost, 5);

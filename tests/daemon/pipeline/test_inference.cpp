@@ -210,7 +210,7 @@ TEST_F(InferenceTest, ATrialRunsTheCandidateBesideTheModelAndHandsBackItsFigures
     EXPECT_EQ(r->model->name, "first");
     EXPECT_FALSE(r->detections.empty());
     if (i == 0) {
-      EXPECT_EQ(inference->status().value("trial_frames_left", 0), 32);
+      EXPECT_EQ(inference->status().trial_frames_left, 32);
     }
   }
   ASSERT_TRUE(box.wait(10s));
@@ -226,7 +226,7 @@ TEST_F(InferenceTest, ATrialRunsTheCandidateBesideTheModelAndHandsBackItsFigures
   // The same model on the same frames agrees fully.
   ASSERT_TRUE(o.figures->agreement.map50);
   EXPECT_DOUBLE_EQ(*o.figures->agreement.map50, 1.0);
-  EXPECT_FALSE(inference->status().contains("trial_frames_left"));
+  EXPECT_EQ(inference->status().trial_frames_left, 0);
   EXPECT_EQ(inference->model()->name, "first");
   EXPECT_TRUE(inference->stop(2000ms));
 }
@@ -246,7 +246,7 @@ TEST_F(InferenceTest, ASwapCancelsATrialAndHandsTheCandidateBack) {
   EXPECT_FALSE(box.outcome->figures);
   EXPECT_TRUE(box.outcome->error.empty());
   EXPECT_TRUE(box.outcome->candidate.detector);
-  EXPECT_FALSE(inference->status().contains("trial_frames_left"));
+  EXPECT_EQ(inference->status().trial_frames_left, 0);
 
   // A trial cancelled before it began hands its candidate back at once.
   TrialBox pending;

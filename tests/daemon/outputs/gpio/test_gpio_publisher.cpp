@@ -104,10 +104,14 @@ TEST_F(GpioPublisherTest, FramesSetAnAlertOffAndTheHoldLetsItGo) {
 TEST_F(GpioPublisherTest, TheLedShowsALostCameraFromTheStatus) {
   start({"gpiochip0", {}, config::GpioLedConfig{27, "", false}, std::nullopt});
   ASSERT_TRUE(eventually([&] { return gpio_.holder("gpiochip0", 27) == "yolo-edged"; }));
-  publisher_->stats({{"source", {{"state", "lost"}}}});
+  DaemonStatus status;
+  status.source.state = SourceState::kLost;
+  publisher_->stats(status);
   EXPECT_TRUE(eventually([&] { return gpio_.level("gpiochip0", 27) == true; }));
   EXPECT_TRUE(eventually([&] { return publisher_->status()["lines"][0]["mode"] == "steady"; }));
-  publisher_->stats({{"source", {{"state", "streaming"}}}, {"last_error", {{"message", "x"}}}});
+  status.source.state = SourceState::kStreaming;
+  status.last_error = LastError{"2026-11-26T00:00:00Z", "x"};
+  publisher_->stats(status);
   EXPECT_TRUE(eventually([&] { return publisher_->status()["lines"][0]["mode"] == "fast-blink"; }));
 }
 

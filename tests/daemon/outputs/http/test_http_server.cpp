@@ -103,8 +103,11 @@ class HttpServerTest : public ::testing::Test {
   HttpBackend backend() {
     HttpBackend b;
     b.status = [this] {
-      return std::make_shared<const nlohmann::json>(
-          nlohmann::json{{"state", "running"}, {"fps", 9.5}, {"source", {{"state", source_}}}});
+      auto status = std::make_shared<DaemonStatus>();
+      status->state = DaemonState::kRunning;
+      status->inference.fps = 9.5;
+      status->source.state = source_;
+      return std::shared_ptr<const DaemonStatus>(std::move(status));
     };
     b.metrics = [] { return std::string("# TYPE yolo_edge_up gauge\nyolo_edge_up 1\n"); };
     b.control = [this](ControlRequest r, std::chrono::milliseconds) -> std::optional<ControlReply> {
@@ -145,7 +148,7 @@ class HttpServerTest : public ::testing::Test {
   Events events_{log_};
   test::TempFolder state_;
   std::unique_ptr<HttpServer> server_;
-  std::string source_ = "streaming";
+  SourceState source_ = SourceState::kStreaming;
   std::mutex mutex_;
   std::vector<ControlRequest> requests_;
 };
@@ -433,7 +436,7 @@ TEST_F(HttpServerTest, SnapshotIsTheNextFrameOr503WithTheReason) {
   EXPECT_FALSE(
       cv::imdecode(std::vector<unsigned char>(snap->body.begin(), snap->body.end()), 1).empty());
 
-  source_ = "lost";
+  source_ = SourceState::kLost;
   std::this_thread::sleep_for(1100ms);
   auto none = c.Get("/snapshot.jpg");
   ASSERT_TRUE(none);

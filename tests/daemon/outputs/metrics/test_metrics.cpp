@@ -104,15 +104,17 @@ telemetry::Sample pi_sample(double energy_j = 120.5) {
   return s;
 }
 
-json status(const std::string& precision = "int8") {
-  return {{"state", "running"},
-          {"uptime_s", 3600},
-          {"fps", 21.5},
-          {"model",
-           {{"name", "yolo11n_320_" + precision},
-            {"precision", precision},
-            {"file", "/var/lib/yolo-edge/models/yolo11n_320_" + precision + ".onnx"}}},
-          {"source", {{"state", "streaming"}}}};
+DaemonStatus status(runtime::Precision precision = runtime::Precision::kInt8) {
+  const std::string name = std::string("yolo11n_320_") + runtime::precision_name(precision);
+  DaemonStatus s;
+  s.state = DaemonState::kRunning;
+  s.uptime_s = 3600;
+  s.inference.fps = 21.5;
+  s.model.name = name;
+  s.model.precision = precision;
+  s.model.file = "/var/lib/yolo-edge/models/" + name + ".onnx";
+  s.source.state = SourceState::kStreaming;
+  return s;
 }
 
 Event event(fieldlog::EventKind kind, config::LogLevel level = config::LogLevel::kInfo,
@@ -365,8 +367,8 @@ TEST(Metrics, ASecondModelOrPrecisionStartsNewSeriesAndTheOldOnesStay) {
   EXPECT_EQ(text.samples("yolo_edge_stage_latency_seconds_count").size(), 10u);
 
   // The model info names only the model running now.
-  m.stats(status("fp32"));
-  m.stats(status("int8"));
+  m.stats(status(runtime::Precision::kFp32));
+  m.stats(status(runtime::Precision::kInt8));
   const auto info = rendered(m).samples("yolo_edge_model_info");
   ASSERT_EQ(info.size(), 1u);
   EXPECT_EQ(info[0].labels.at("precision"), "int8");
@@ -374,12 +376,12 @@ TEST(Metrics, ASecondModelOrPrecisionStartsNewSeriesAndTheOldOnesStay) {
 
 TEST(Metrics, StatesAreOneForTheCurrentAndZeroForTheOthersSeen) {
   Metrics m;
-  json s = status();
-  s["source"]["state"] = "opening";
-  s["state"] = "starting";
+  DaemonStatus s = status();
+  s.source.state = SourceState::kOpening;
+  s.state = DaemonState::kStarting;
   m.stats(s);
-  s["source"]["state"] = "lost";
-  s["state"] = "reloading";
+  s.source.state = SourceState::kLost;
+  s.state = DaemonState::kReloading;
   m.stats(s);
   const PromText text = rendered(m);
   EXPECT_EQ(text.value("yolo_edge_source_state", {{"state", "lost"}}), 1);

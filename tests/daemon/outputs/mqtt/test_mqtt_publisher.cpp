@@ -468,8 +468,12 @@ TEST_F(MqttPublisherTest, AvailabilityEventsWithDebounceStatsAndOfflineOnStop) {
 
   // Stats every 0.5 s from the status handed in (here every 100 ms), the subset only.
   mark = sub.count();
+  DaemonStatus daemon;
+  daemon.host = "h";
+  daemon.outputs = {{"x", json{{"ok", true}}}};
   for (int i = 0; i < 16; ++i) {
-    publisher.stats(json{{"fps", 10 + i}, {"host", "h"}, {"outputs", {{"x", 1}}}});
+    daemon.inference.fps = 10 + i;
+    publisher.stats(daemon);
     std::this_thread::sleep_for(100ms);
   }
   const std::vector<Message> stats = sub.on("cam/stats");
@@ -620,7 +624,7 @@ TEST_F(MqttPublisherTest, ReconfigureReconnectsOnlyWhenTheBrokerSettingsChange) 
   EXPECT_TRUE(sub.wait_for("cam2/available", "offline", 2s, mark));
   EXPECT_TRUE(wait_status(
       publisher, [](const json& s) { return !s["enabled"]; }, 1s));
-  publisher.stats(json{{"fps", 1}});
+  publisher.stats(DaemonStatus{});
   EXPECT_FALSE(sub.wait_for([](const Message& m) { return m.topic == "cam2/stats"; }, 300ms, mark));
   EXPECT_TRUE(publisher.stop());
 }
