@@ -382,7 +382,7 @@ std::vector<FieldSpec> build_fields() {
   add({.section = "model",
        .name = "precision",
        .type = F::kEnum,
-       .default_value = text("file"),
+       .default_value = text(precision_name(Precision::kFile)),
        .choices = {kPrecisionNames.begin(), kPrecisionNames.end()},
        .description = "Precision to run at: file runs model.path as it was made (int8 for a "
                       "static INT8 file, fp32 for the others); fp32 runs model.path in FP32 (a "
