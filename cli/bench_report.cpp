@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli/csv_table.h"
+#include "runtime/precision.h"
 #include "text/format.h"
 
 namespace yolo::cli {
@@ -252,11 +253,12 @@ nlohmann::json bench_results_json(const SuiteResult& suite, const BenchContext& 
   for (const auto& r : suite.results) j["results"].push_back(result_json(r));
   j["int8_speedup"] = nlohmann::json::array();
   for (const auto& s : int8_speedups(suite.results)) {
-    j["int8_speedup"].push_back({{"scenario", s.spec.name},
-                                 {"judged_by", headline_name(s.spec.headline)},
-                                 {"fp32", text::rounded(s.fp32, 3)},
-                                 {"int8", text::rounded(s.int8, 3)},
-                                 {"speedup", text::rounded(s.int8_speedup, 3)}});
+    j["int8_speedup"].push_back(
+        {{"scenario", s.spec.name},
+         {"judged_by", headline_name(s.spec.headline)},
+         {runtime::precision_name(runtime::Precision::kFp32), text::rounded(s.fp32, 3)},
+         {runtime::precision_name(runtime::Precision::kInt8), text::rounded(s.int8, 3)},
+         {"speedup", text::rounded(s.int8_speedup, 3)}});
   }
   return j;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/bench_scenarios.h"
 
+#include <array>
 #include <stdexcept>
 
 namespace yolo::cli {
@@ -84,18 +85,13 @@ ScenarioSpec scenario_spec(Scenario scenario, int cores) {
   return s;
 }
 
+// The name of each headline, in the enum's order.
+constexpr std::array<const char*, 4> kHeadlineNames{"mean", "p90", "p99", "throughput"};
+static_assert(kHeadlineNames.size() == static_cast<std::size_t>(Headline::kThroughput) + 1);
+
 const char* headline_name(Headline headline) {
-  switch (headline) {
-    case Headline::kMean:
-      return "mean";
-    case Headline::kP90:
-      return "p90";
-    case Headline::kP99:
-      return "p99";
-    case Headline::kThroughput:
-      return "throughput";
-  }
-  return "";
+  const auto i = static_cast<std::size_t>(headline);
+  return i < kHeadlineNames.size() ? kHeadlineNames[i] : "";
 }
 
 }  // namespace yolo::cli

@@ -332,21 +332,13 @@ void register_compare(CLI::App& app) {
                   "Skip this many frames first (e.g. the ones used for calibration); with both "
                   "--images and --video, of the video")
       ->check(CLI::NonNegativeNumber);
-  sub->add_option("--conf", args->conf,
-                  "Score threshold of A's detections (the ground truth) and of B's counts")
-      ->check(CLI::Range(0.0f, 1.0f))
-      ->capture_default_str();
-  sub->add_option("--pred-conf", args->pred_conf,
-                  "Score threshold of B's detections for AP; keep it low so AP integrates B's "
-                  "whole precision-recall curve (Ultralytics val uses 0.001)")
-      ->check(CLI::Range(0.0f, 1.0f))
-      ->capture_default_str();
-  sub->add_option("--iou", args->iou, "IoU threshold of the NMS (both models)")
-      ->check(CLI::Range(0.0f, 1.0f))
-      ->capture_default_str();
-  sub->add_option("--threads,-t", args->threads, "Inference threads (both models)")
-      ->check(CLI::Range(1, 256))
-      ->capture_default_str();
+  add_threshold_option(*sub, "--conf", args->conf,
+                       "Score threshold of A's detections (the ground truth) and of B's counts");
+  add_threshold_option(*sub, "--pred-conf", args->pred_conf,
+                       "Score threshold of B's detections for AP; keep it low so AP integrates "
+                       "B's whole precision-recall curve (Ultralytics val uses 0.001)");
+  add_threshold_option(*sub, "--iou", args->iou, "IoU threshold of the NMS (both models)");
+  add_threads_option(*sub, args->threads, "Inference threads (both models)");
   sub->add_option("--precision-a", args->precision_a,
                   "Run model A in fp32 or int8 (default: as the file was made)")
       ->check(CLI::IsMember(precision_choices()));

@@ -9,7 +9,7 @@
 #include "cli/commands.h"
 #include "config/config_loader.h"
 #include "config/credential.h"
-#include "config/schema.h"
+#include "config/yaml_writer.h"
 #include "runtime/engine.h"
 #include "vision/capture.h"
 

@@ -179,15 +179,9 @@ void register_detect(CLI::App& app) {
   video->excludes(image);
   sub->add_option("--frames", args->frames, "Stop after this many frames (0 = all)")
       ->check(CLI::NonNegativeNumber);
-  sub->add_option("--conf", args->conf, "Score threshold")
-      ->check(CLI::Range(0.0f, 1.0f))
-      ->capture_default_str();
-  sub->add_option("--iou", args->iou, "IoU threshold of the NMS")
-      ->check(CLI::Range(0.0f, 1.0f))
-      ->capture_default_str();
-  sub->add_option("--threads,-t", args->threads, "Inference threads")
-      ->check(CLI::Range(1, 256))
-      ->capture_default_str();
+  add_threshold_option(*sub, "--conf", args->conf, "Score threshold");
+  add_threshold_option(*sub, "--iou", args->iou, "IoU threshold of the NMS");
+  add_threads_option(*sub, args->threads, "Inference threads");
   sub->add_option("--max-det", args->max_det, "Keep at most this many detections per frame")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();

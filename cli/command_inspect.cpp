@@ -21,6 +21,7 @@
 #include "runtime/model_info.h"
 #include "runtime/model_lint.h"
 #include "runtime/onnx_model.h"
+#include "runtime/precision.h"
 #include "runtime/qdq_lowering.h"
 #include "text/format.h"
 
@@ -315,9 +316,12 @@ void print_plan(const Int8Plan& result) {
   };
   row("node", "op", "precision", "note");
   for (std::size_t i = 0; i < groups.size(); ++i) {
-    row(group_names[i], groups[i].op, "int8", groups[i].note);
+    row(group_names[i], groups[i].op, runtime::precision_name(runtime::Precision::kInt8),
+        groups[i].note);
   }
-  for (const auto* layer : fp32) row(layer->node, layer->op, "fp32", layer->note);
+  for (const auto* layer : fp32) {
+    row(layer->node, layer->op, runtime::precision_name(runtime::Precision::kFp32), layer->note);
+  }
   std::printf("%s",
               wrapped("Summary: " + plan_summary(plan) + " (every layer: --json)", 2, 100).c_str());
 }
@@ -328,10 +332,12 @@ nlohmann::json plan_json(const Int8Plan& result) {
   const auto& s = plan.stats;
   auto layers = nlohmann::json::array();
   for (const auto& layer : plan.layers) {
-    nlohmann::json entry = {{"node", layer.node},
-                            {"op", layer.op},
-                            {"precision", layer.int8 ? "int8" : "fp32"},
-                            {"note", layer.note}};
+    nlohmann::json entry = {
+        {"node", layer.node},
+        {"op", layer.op},
+        {"precision", runtime::precision_name(layer.int8 ? runtime::Precision::kInt8
+                                                         : runtime::Precision::kFp32)},
+        {"note", layer.note}};
     if (!layer.fused_into.empty()) entry["fused_into"] = layer.fused_into;
     layers.push_back(std::move(entry));
   }

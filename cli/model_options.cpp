@@ -7,6 +7,19 @@
 
 namespace yolo::cli {
 
+CLI::Option* add_threshold_option(CLI::App& sub, const std::string& name, float& threshold,
+                                  const std::string& description) {
+  return sub.add_option(name, threshold, description)
+      ->check(CLI::Range(0.0f, 1.0f))
+      ->capture_default_str();
+}
+
+CLI::Option* add_threads_option(CLI::App& sub, int& threads, const std::string& description) {
+  return sub.add_option("--threads,-t", threads, description)
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+}
+
 CLI::Option* add_imgsz_option(CLI::App& sub, runtime::InputSize& imgsz,
                               const std::string& description, const std::string& name) {
   const config::FieldSpec& field = *config::find_field("model.imgsz");

@@ -37,6 +37,13 @@ CLI::Option* add_imgsz_option(CLI::App& sub, runtime::InputSize& imgsz,
                                   "side as exported)",
                               const std::string& name = "--imgsz");
 
+// A score or IoU threshold, a share from 0 to 1, with its default in --help (--conf, --iou).
+CLI::Option* add_threshold_option(CLI::App& sub, const std::string& name, float& threshold,
+                                  const std::string& description);
+
+// --threads,-t: inference threads from 1 to 256, with its default in --help.
+CLI::Option* add_threads_option(CLI::App& sub, int& threads, const std::string& description);
+
 // What --precision options accept: fp32 and int8 (not given: the file's own).
 std::vector<std::string> precision_choices();
 // The precision an option's value names; kFile for "" (not given). std::invalid_argument for

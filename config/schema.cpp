@@ -3,11 +3,11 @@
 
 #include <algorithm>
 #include <charconv>
-#include <initializer_list>
 #include <stdexcept>
 #include <type_traits>
 
 #include "config/address_list.h"
+#include "config/append.h"
 #include "config/suggest.h"
 
 namespace yolo::config {
@@ -382,7 +382,7 @@ std::vector<FieldSpec> build_fields() {
   add({.section = "model",
        .name = "precision",
        .type = F::kEnum,
-       .default_value = text("file"),
+       .default_value = text(precision_name(Precision::kFile)),
        .choices = {kPrecisionNames.begin(), kPrecisionNames.end()},
        .description = "Precision to run at: file runs model.path as it was made (int8 for a "
                       "static INT8 file, fp32 for the others); fp32 runs model.path in FP32 (a "
@@ -936,37 +936,6 @@ std::string quoted(const std::string& s) {
   return out + "\"";
 }
 
-// Appends `text` as lines of at most kWidth columns, the first starting with `prefix`, the
-// others with `next_prefix` (the same when empty).
-void append_wrapped(std::string& out, std::string_view prefix, std::string_view text,
-                    std::string_view next_prefix = {}) {
-  constexpr std::size_t kWidth = 100;
-  if (next_prefix.empty()) next_prefix = prefix;
-  std::string line(prefix);
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find(' ', start);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view word = text.substr(start, end - start);
-    if (line.size() > prefix.size() && line.size() + 1 + word.size() > kWidth) {
-      out += line;
-      out += '\n';
-      line = next_prefix;
-      prefix = next_prefix;
-    }
-    if (line.size() > prefix.size()) line += ' ';
-    line += word;
-    start = end + 1;
-  }
-  out += line;
-  out += '\n';
-}
-
-// Appends the pieces in order (also keeps GCC 12's -Wrestrict false alarm on "x" + string away).
-void append(std::string& out, std::initializer_list<std::string_view> pieces) {
-  for (std::string_view p : pieces) out += p;
-}
-
 std::string member_names(const FieldSpec& field) {
   std::string out;
   for (const FieldSpec& m : field.members) append(out, {out.empty() ? "" : ", ", m.name});
@@ -1221,68 +1190,6 @@ std::string format_field(const FieldSpec& field, const Value& value) {
     default:
       return format_value(value);
   }
-}
-
-std::string describe_schema() {
-  std::string out =
-      "yolo-edge configuration (YAML). Every key is optional and falls back to its default,\n"
-      "except model.path. Relative paths resolve against the config file's folder.\n";
-  for (const SectionSpec& section : sections()) {
-    append(out, {"\n", section.name, ": ", section.description, "\n"});
-    for (const FieldSpec& f : fields()) {
-      if (f.section != section.name) continue;
-      append(out, {"  ", f.path(), " (", f.accepts(), "; default ",
-                   format_field(f, f.default_value), ")\n"});
-      append_wrapped(out, "      ", f.description);
-      for (const FieldSpec& m : f.members) {
-        append(out,
-               {"      ", f.path(), f.type == FieldType::kRecordList ? "[]." : ".", m.name, " (",
-                m.accepts(), "; ",
-                m.required ? "required" : "default " + format_field(m, m.default_value), ")\n"});
-        append_wrapped(out, "          ", m.description);
-      }
-    }
-  }
-  return out;
-}
-
-std::string to_yaml(const Config& config, bool with_comments) {
-  std::string out;
-  for (const SectionSpec& section : sections()) {
-    if (!out.empty()) out += '\n';
-    if (with_comments) append_wrapped(out, "# ", section.description);
-    append(out, {section.name, ":\n"});
-    for (const FieldSpec& f : fields()) {
-      if (f.section != section.name) continue;
-      if (with_comments) {
-        std::string comment(f.description);
-        const bool obvious = f.type == FieldType::kBool || f.type == FieldType::kString ||
-                             f.type == FieldType::kPath;
-        if (!obvious) append(comment, {" (", f.accepts(), ")"});
-        append_wrapped(out, "  # ", comment);
-        for (const FieldSpec& m : f.members) {
-          std::string line = std::string(m.name) + ": " + std::string(m.description);
-          append(line,
-                 {" (", m.accepts(), "; ",
-                  m.required ? "required" : "default " + format_field(m, m.default_value), ")"});
-          append_wrapped(out, "  #   ", line, "  #       ");
-        }
-      }
-      append(out, {"  ", f.name, ": ", format_field(f, f.fetch(config)), "\n"});
-    }
-  }
-  return out;
-}
-
-std::string default_config_yaml() {
-  return "# yolo-edge daemon configuration: every key with its default.\n"
-         "# Remove the keys you leave at their default; set model.path before starting the "
-         "daemon.\n"
-         "# Relative paths are resolved against this file's folder. An invalid file is rejected\n"
-         "# whole, each problem named with its key, line and column; the running daemon keeps its\n"
-         "# old settings when a reload finds one.\n"
-         "\n" +
-         to_yaml(Config{}, true);
 }
 
 }  // namespace yolo::config

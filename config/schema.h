@@ -16,7 +16,8 @@ namespace yolo::config {
 
 // The schema: every setting the daemon reads, in one table (config/schema.cpp). Defaults
 // (Config::Config), validation (config_loader.cpp), the documentation (describe_schema) and the
-// shipped default file (default_config_yaml, config/yolo-edge.yaml) all come from it.
+// shipped default file (default_config_yaml, config/yolo-edge.yaml; both in config/yaml_writer.h)
+// all come from it.
 
 // kRecord is one optional mapping of keys of its own (gpio.status_led), kRecordList a list of them
 // (gpio.alerts); FieldSpec::members describes those keys. kImageSize is model.imgsz: a number (0
@@ -110,17 +111,5 @@ std::string format_value(const Value& value);
 // The value as the field is written in YAML: like format_value, but enum names unquoted and
 // records in flow style with their members in table order ("null" for a kRecord left out).
 std::string format_field(const FieldSpec& field, const Value& value);
-
-// Every section and key with type, allowed values, default and description, for people
-// (`yolo-edge config --describe`).
-std::string describe_schema();
-
-// The config as a YAML file that load_config() reads back to an equal Config; with comments,
-// each section and key is preceded by its description.
-std::string to_yaml(const Config& config, bool with_comments);
-
-// The documented default file: to_yaml(Config{}, true) under a header. config/yolo-edge.yaml is
-// exactly this text (a test checks it).
-std::string default_config_yaml();
 
 }  // namespace yolo::config

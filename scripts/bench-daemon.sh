@@ -18,14 +18,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/daemon-run.sh"
 model=yolo11n_320_fp32
 int8=""
 seconds=30
-while [ $# -gt 0 ]; do
-  case $1 in
-    --model) model=${2:?}; shift 2 ;;
-    --int8) int8=${2:?}; shift 2 ;;
-    --seconds) seconds=${2:?}; shift 2 ;;
-    *) echo "usage: scripts/bench-daemon.sh [--model NAME] [--int8 FILE] [--seconds S]" >&2; exit 2 ;;
-  esac
-done
+parse_options "usage: scripts/bench-daemon.sh [--model NAME] [--int8 FILE] [--seconds S]" \
+  --model=model --int8=int8 --seconds=seconds -- "$@"
 require_build
 fp32=$fixtures/models/$model.onnx
 video=$fixtures/video/birds_720p_10fps.mp4

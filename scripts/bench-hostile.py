@@ -27,14 +27,13 @@ import re
 import selectors
 import socket
 import statistics
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(HERE, "lib"))
+import fixture_daemon  # noqa: E402
 TOKEN = "bench-hostile-token-0123456789abcdef"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
@@ -173,48 +172,9 @@ def main():
     ap.add_argument("--slow", type=int, default=1000)
     ap.add_argument("--idle", type=int, default=200)
     ap.add_argument("--viewers", type=int, default=20)
-    ap.add_argument("--model", default="yolo11n_320_fp32")
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--build", default=os.environ.get("YOLO_EDGE_BUILD_DIR", f"{ROOT}/build"))
-    ap.add_argument("--fixtures",
-                    default=os.environ.get("YOLO_EDGE_FIXTURES", f"{ROOT}/../shared/fixtures"))
-    args = ap.parse_args()
-
-    work = tempfile.mkdtemp(prefix="bench-hostile-")
-    os.makedirs(f"{work}/logs")
-    config = f"{work}/yolo-edge.yaml"
-    with open(config, "w") as f:
-        f.write(f"""source:
-  uri: {args.fixtures}/video/birds_720p_10fps.mp4
-  loop: true
-  realtime: false
-model:
-  path: {args.fixtures}/models/{args.model}.onnx
-threads:
-  mode: fixed
-  count: {args.threads}
-logging:
-  dir: {work}/logs
-http:
-  listen: 127.0.0.1:0
-  token: {TOKEN}
-  max_viewers: {max(args.viewers, 4)}
-""")
-    log = open(f"{work}/daemon.log", "w")
-    daemon = subprocess.Popen([f"{args.build}/bin/yolo-edged", "--config", config,
-                               "--state-dir", f"{work}/state"], stdout=log, stderr=log)
-    try:
-        port = None
-        for _ in range(600):
-            m = re.search(r"http: serving http://127\.0\.0\.1:(\d+)/", open(f"{work}/daemon.log").read())
-            if m:
-                port = int(m.group(1))
-                break
-            time.sleep(0.1)
-        if not port:
-            raise SystemExit(f"the daemon did not start serving; see {work}/daemon.log")
-        time.sleep(10)  # warm up: model loaded, frames flowing
-
+    args = fixture_daemon.parse_args(ap, threads=1)
+    with fixture_daemon.serving(args, "bench-hostile", token=TOKEN,
+                                max_viewers=max(args.viewers, 4)) as (work, daemon, port):
         def quiet_fps():
             f0, t0 = frames(port), time.monotonic()
             time.sleep(args.baseline_s)
@@ -283,9 +243,6 @@ http:
         fps_after = quiet_fps()
         fps_idle = (fps_before + fps_after) / 2
         stats = get(port, "/api/status")[1].decode()
-    finally:
-        daemon.terminate()
-        daemon.wait(timeout=10)
 
     http_status = json.loads(stats)["outputs"]["http"]
     answered = len(latencies)

@@ -30,23 +30,10 @@ quantize_time=1
 methods=0
 work=
 usage="usage: scripts/bench-int8.sh [--peer DIR] [--rounds N] [--runs N] [--models M,M] [--no-quantize-time] [--methods] [--work DIR]"
-while [ $# -gt 0 ]; do
-  case $1 in
-    --peer) peer_dir=${2:?}; shift 2 ;;
-    --rounds) rounds=${2:?}; shift 2 ;;
-    --runs) runs=${2:?}; shift 2 ;;
-    --models) models=${2:?}; shift 2 ;;
-    --no-quantize-time) quantize_time=0; shift ;;
-    --methods) methods=1; shift ;;
-    --work) work=${2:?}; shift 2 ;;
-    *) echo "$usage" >&2; exit 2 ;;
-  esac
-done
+parse_options "$usage" --peer=peer_dir --rounds=rounds --runs=runs --models=models \
+  --no-quantize-time=quantize_time:0 --methods=methods:1 --work=work -- "$@"
 require_build
-if [ ! -f "$peer_dir/ort_peer.js" ]; then
-  echo "bench-int8: no ONNX Runtime peer in $peer_dir; make it with ../shared/bench/setup.sh $peer_dir" >&2
-  exit 2
-fi
+require_peer "$peer_dir"
 models_dir=$fixtures/models
 traffic=$fixtures/video/traffic_720p_30fps.mp4
 # The traffic clip has 335 frames: the first 167 calibrate, the other 168 judge.

@@ -17,16 +17,14 @@ import argparse
 import http.client
 import json
 import os
-import re
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(HERE, "lib"))
+import fixture_daemon  # noqa: E402
 import importlib.util  # noqa: E402
 
 _spec = importlib.util.spec_from_file_location("hostile", os.path.join(HERE, "hostile-clients.py"))
@@ -115,48 +113,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--phase-s", type=float, default=20)
     ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--model", default="yolo11n_320_fp32")
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--build", default=os.environ.get("YOLO_EDGE_BUILD_DIR", f"{ROOT}/build"))
-    ap.add_argument("--fixtures",
-                    default=os.environ.get("YOLO_EDGE_FIXTURES", f"{ROOT}/../shared/fixtures"))
-    args = ap.parse_args()
-
-    work = tempfile.mkdtemp(prefix="bench-live-")
-    os.makedirs(f"{work}/logs")
-    config = f"{work}/yolo-edge.yaml"
-    with open(config, "w") as f:
-        f.write(f"""source:
-  uri: {args.fixtures}/video/birds_720p_10fps.mp4
-  loop: true
-  realtime: false
-model:
-  path: {args.fixtures}/models/{args.model}.onnx
-threads:
-  mode: fixed
-  count: {args.threads}
-logging:
-  dir: {work}/logs
-http:
-  listen: 127.0.0.1:0
-  password: {PASSWORD}
-  max_viewers: 6
-""")
-    log = open(f"{work}/daemon.log", "w")
-    daemon = subprocess.Popen([f"{args.build}/bin/yolo-edged", "--config", config,
-                               "--state-dir", f"{work}/state"], stdout=log, stderr=log)
-    try:
-        port = None
-        for _ in range(600):
-            m = re.search(r"http: serving http://127\.0\.0\.1:(\d+)/", open(f"{work}/daemon.log").read())
-            if m:
-                port = int(m.group(1))
-                break
-            time.sleep(0.1)
-        if not port:
-            raise SystemExit(f"the daemon did not start serving; see {work}/daemon.log")
-        time.sleep(10)  # warm up: model loaded, frames flowing
-
+    args = fixture_daemon.parse_args(ap, threads=2)
+    with fixture_daemon.serving(args, "bench-live", password=PASSWORD,
+                                max_viewers=6) as (work, _, port):
         rows = []
         for r in range(args.rounds):
             idle = measure(port, args.phase_s)
@@ -173,9 +132,6 @@ http:
                          during=lambda s: hostile.run(f"http://127.0.0.1:{port}/", s, PASSWORD))
         after = measure(port, args.phase_s)
         page = attack["extra"]["page_loads_after"]
-    finally:
-        daemon.terminate()
-        daemon.wait(timeout=10)
 
     ratios = [b["fps"] / i["fps"] for i, b, _ in rows]
     print()

@@ -18,19 +18,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/daemon-run.sh"
 peer_dir=$HOME/.cache/ort-peer
 seconds=20
 rounds=3
-while [ $# -gt 0 ]; do
-  case $1 in
-    --peer) peer_dir=${2:?}; shift 2 ;;
-    --seconds) seconds=${2:?}; shift 2 ;;
-    --rounds) rounds=${2:?}; shift 2 ;;
-    *) echo "usage: scripts/bench-models.sh [--peer DIR] [--seconds S] [--rounds N]" >&2; exit 2 ;;
-  esac
-done
+parse_options "usage: scripts/bench-models.sh [--peer DIR] [--seconds S] [--rounds N]" \
+  --peer=peer_dir --seconds=seconds --rounds=rounds -- "$@"
 require_build
-if [ ! -f "$peer_dir/ort_peer.js" ]; then
-  echo "bench-models: no ONNX Runtime peer in $peer_dir; make it with ../shared/bench/setup.sh $peer_dir" >&2
-  exit 2
-fi
+require_peer "$peer_dir"
 for tool in fp32_twin ort_agreement; do
   if [ ! -x "$build_dir/bin/$tool" ]; then
     echo "bench-models: no $build_dir/bin/$tool; cmake --build $build_dir --target $tool" >&2

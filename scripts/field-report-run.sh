@@ -17,19 +17,8 @@ interval=10
 int8=""
 realtime=false
 out=""
-while [ $# -gt 0 ]; do
-  case $1 in
-    --minutes) minutes=${2:?}; shift 2 ;;
-    --interval) interval=${2:?}; shift 2 ;;
-    --int8) int8=${2:?}; shift 2 ;;
-    --paced) realtime=true; shift ;;
-    --out) out=${2:?}; shift 2 ;;
-    *)
-      echo "usage: scripts/field-report-run.sh [--minutes M] [--interval S] [--int8 FILE] [--paced] [--out DIR]" >&2
-      exit 2
-      ;;
-  esac
-done
+parse_options "usage: scripts/field-report-run.sh [--minutes M] [--interval S] [--int8 FILE] [--paced] [--out DIR]" \
+  --minutes=minutes --interval=interval --int8=int8 --paced=realtime:true --out=out -- "$@"
 require_build
 model=yolo11n_320_fp32
 fp32=$fixtures/models/$model.onnx

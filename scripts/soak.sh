@@ -17,13 +17,8 @@ shift
 [[ "$minutes" =~ ^[0-9]+$ ]] && [ "$minutes" -ge 1 ] || usage
 model=yolo11n_320_fp32
 realtime=false
-while [ $# -gt 0 ]; do
-  case $1 in
-    --model) model=${2:?}; shift 2 ;;
-    --paced) realtime=true; shift ;;
-    *) usage ;;
-  esac
-done
+parse_options "usage: scripts/soak.sh MINUTES [--model NAME] [--paced]" \
+  --model=model --paced=realtime:true -- "$@"
 require_build
 
 work=$(mktemp -d /tmp/yolo-edge-soak.XXXXXX)

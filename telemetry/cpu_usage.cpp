@@ -50,15 +50,12 @@ std::optional<double> busy_share(const CpuTicks& before, const CpuTicks& after) 
 
 }  // namespace
 
-CpuUsage::CpuUsage(const std::filesystem::path& proc_root) {
-  std::error_code error;
-  stat_ = KernelFile::open(proc_root / "stat", error);
-  if (!stat_) failure_ = open_failure(proc_root / "stat", error);
-}
+CpuUsage::CpuUsage(const std::filesystem::path& proc_root) : stat_(proc_root / "stat") {}
 
 void CpuUsage::read(Sample& sample) {
-  if (!stat_) return;
-  std::optional<std::string_view> text = stat_->read();
+  KernelFile* stat = stat_.get();
+  if (!stat) return;
+  std::optional<std::string_view> text = stat->read();
   if (!text) return;
   std::optional<CpuTicks> all;
   std::vector<std::optional<CpuTicks>> cores;
@@ -90,11 +87,7 @@ void CpuUsage::read(Sample& sample) {
 }
 
 void CpuUsage::describe(Inventory& inventory) const {
-  if (stat_) {
-    inventory.found.push_back("CPU use (" + stat_->path().string() + ")");
-  } else {
-    inventory.missing.push_back("CPU use: " + failure_);
-  }
+  stat_.describe(inventory, "CPU use");
 }
 
 }  // namespace yolo::telemetry

@@ -4,10 +4,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
-#include <string>
 #include <vector>
 
-#include "telemetry/kernel_file.h"
 #include "telemetry/sensor_group.h"
 
 namespace yolo::telemetry {
@@ -28,9 +26,7 @@ class CpuUsage : public SensorGroup {
   void describe(Inventory& inventory) const override;
 
  private:
-  std::optional<KernelFile> stat_;
-  // Why stat_ would not open.
-  std::string failure_;
+  GroupFile stat_;
   // The previous sample: all cores, and each core by number (empty where a core was offline).
   std::optional<CpuTicks> last_all_;
   std::vector<std::optional<CpuTicks>> last_cores_;

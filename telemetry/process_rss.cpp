@@ -6,15 +6,12 @@
 namespace yolo::telemetry {
 
 ProcessRss::ProcessRss(const std::filesystem::path& proc_root)
-    : page_bytes_(::sysconf(_SC_PAGESIZE)) {
-  std::error_code error;
-  statm_ = KernelFile::open(proc_root / "self/statm", error);
-  if (!statm_) failure_ = open_failure(proc_root / "self/statm", error);
-}
+    : statm_(proc_root / "self/statm"), page_bytes_(::sysconf(_SC_PAGESIZE)) {}
 
 void ProcessRss::read(Sample& sample) {
-  if (!statm_) return;
-  const std::optional<std::string_view> text = statm_->read();
+  KernelFile* statm = statm_.get();
+  if (!statm) return;
+  const std::optional<std::string_view> text = statm->read();
   if (!text) return;
   // "size resident shared text lib data dt", all in pages.
   const std::size_t first = text->find(' ');
@@ -26,11 +23,7 @@ void ProcessRss::read(Sample& sample) {
 }
 
 void ProcessRss::describe(Inventory& inventory) const {
-  if (statm_) {
-    inventory.found.push_back("RSS (" + statm_->path().string() + ")");
-  } else {
-    inventory.missing.push_back("RSS: " + failure_);
-  }
+  statm_.describe(inventory, "RSS");
 }
 
 }  // namespace yolo::telemetry

@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
-#include <optional>
-#include <string>
 
-#include "telemetry/kernel_file.h"
 #include "telemetry/sensor_group.h"
 
 namespace yolo::telemetry {
@@ -19,9 +17,7 @@ class ProcessRss : public SensorGroup {
   void describe(Inventory& inventory) const override;
 
  private:
-  std::optional<KernelFile> statm_;
-  // Why statm_ would not open.
-  std::string failure_;
+  GroupFile statm_;
   std::int64_t page_bytes_;
 };
 

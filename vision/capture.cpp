@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <filesystem>
 #include <optional>
@@ -59,10 +60,19 @@ std::string fps_text(double fps) {
   return s.str();
 }
 
-// Sleeps so that frame n is delivered n / fps seconds after the first one.
-class Pacer {
+// Numbers and time-stamps the frames a source delivers. Paced (a file or images played in real
+// time), it first sleeps so that frame n is delivered n / fps seconds after the first one.
+class FrameClock {
  public:
-  explicit Pacer(double fps) : fps_(fps) {}
+  void pace(double fps) { fps_ = fps; }
+
+  void stamp(Frame& frame) {
+    wait(next_);
+    frame.index = next_++;
+    frame.timestamp = Clock::now();
+  }
+
+ private:
   void wait(std::int64_t n) {
     if (fps_ <= 0) return;
     if (start_ == Clock::time_point{}) {
@@ -75,10 +85,10 @@ class Pacer {
     std::this_thread::sleep_until(due);
   }
 
- private:
-  double fps_;
+  double fps_ = 0;
   Clock::time_point start_{};
   std::int64_t first_ = 0;
+  std::int64_t next_ = 0;
 };
 
 // Cameras, pipelines, streams and files: everything cv::VideoCapture reads.
@@ -99,7 +109,7 @@ class VideoCaptureSource : public FrameSource {
     }
     size_ = {static_cast<int>(capture_.get(cv::CAP_PROP_FRAME_WIDTH)),
              static_cast<int>(capture_.get(cv::CAP_PROP_FRAME_HEIGHT))};
-    if (kind_ == SourceKind::kVideoFile && spec_.realtime) pacer_.emplace(fps_);
+    if (kind_ == SourceKind::kVideoFile && spec_.realtime) clock_.pace(fps_);
   }
 
   bool read(Frame& frame) override {
@@ -110,9 +120,7 @@ class VideoCaptureSource : public FrameSource {
       if (!capture_.read(frame.bgr) || frame.bgr.empty()) return false;
     }
     ++since_open_;
-    if (pacer_) pacer_->wait(next_index_);
-    frame.index = next_index_++;
-    frame.timestamp = Clock::now();
+    clock_.stamp(frame);
     return true;
   }
 
@@ -205,8 +213,7 @@ class VideoCaptureSource : public FrameSource {
   cv::Size size_;
   std::int64_t frame_count_ = 0;
   std::int64_t since_open_ = 0;
-  std::int64_t next_index_ = 0;
-  std::optional<Pacer> pacer_;
+  FrameClock clock_;
 };
 
 // A still image or a folder of images, read in file-name order.
@@ -233,7 +240,7 @@ class ImageSequenceSource : public FrameSource {
     if (spec.realtime) {
       if (!(spec.fps > 0))
         fail(spec.uri, "images have no frame rate of their own: set fps to pace them in real time");
-      pacer_.emplace(spec.fps);
+      clock_.pace(spec.fps);
     }
   }
 
@@ -250,9 +257,7 @@ class ImageSequenceSource : public FrameSource {
       if (frame.bgr.empty()) fail(spec_.uri, "could not decode image " + file.filename().string());
     }
     ++next_;
-    if (pacer_) pacer_->wait(index_);
-    frame.index = index_++;
-    frame.timestamp = Clock::now();
+    clock_.stamp(frame);
     return true;
   }
 
@@ -281,28 +286,19 @@ class ImageSequenceSource : public FrameSource {
   std::vector<fs::path> files_;
   cv::Mat still_;
   std::size_t next_ = 0;
-  std::int64_t index_ = 0;
-  std::optional<Pacer> pacer_;
+  FrameClock clock_;
 };
 
 }  // namespace
 
+// The name of each kind of source, in the enum's order.
+constexpr std::array<const char*, 6> kSourceKindNames{
+    "V4L2 camera", "GStreamer pipeline", "network stream", "video file", "image", "image folder"};
+static_assert(kSourceKindNames.size() == static_cast<std::size_t>(SourceKind::kImageFolder) + 1);
+
 const char* source_kind_name(SourceKind kind) {
-  switch (kind) {
-    case SourceKind::kV4l2:
-      return "V4L2 camera";
-    case SourceKind::kGstreamer:
-      return "GStreamer pipeline";
-    case SourceKind::kNetwork:
-      return "network stream";
-    case SourceKind::kVideoFile:
-      return "video file";
-    case SourceKind::kImage:
-      return "image";
-    case SourceKind::kImageFolder:
-      return "image folder";
-  }
-  return "unknown";
+  const auto i = static_cast<std::size_t>(kind);
+  return i < kSourceKindNames.size() ? kSourceKindNames[i] : "unknown";
 }
 
 std::optional<fs::path> camera_device(const std::string& uri) {

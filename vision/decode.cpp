@@ -2,6 +2,7 @@
 #include "vision/decode.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 
@@ -124,18 +125,13 @@ void decode_end2end(const float* data, std::size_t k, float conf, std::span<cons
 
 }  // namespace
 
+// The name of each decoder, in the enum's order.
+constexpr std::array<const char*, 4> kDecoderNames{"auto", "yolov8", "end2end", "yolov5"};
+static_assert(kDecoderNames.size() == static_cast<std::size_t>(DecoderKind::kYolov5) + 1);
+
 const char* decoder_name(DecoderKind kind) {
-  switch (kind) {
-    case DecoderKind::kAuto:
-      return "auto";
-    case DecoderKind::kYolov8:
-      return "yolov8";
-    case DecoderKind::kEnd2End:
-      return "end2end";
-    case DecoderKind::kYolov5:
-      return "yolov5";
-  }
-  return "unknown";
+  const auto i = static_cast<std::size_t>(kind);
+  return i < kDecoderNames.size() ? kDecoderNames[i] : "unknown";
 }
 
 DecoderKind choose_decoder(std::span<const std::int64_t> shape, DecoderKind requested,

@@ -2,6 +2,7 @@
 #include "vision/letterbox.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -26,16 +27,13 @@ std::string size_string(cv::Size s) {
 
 }  // namespace
 
+// The name of each layout, in the enum's order.
+constexpr std::array<const char*, 3> kLayoutNames{"NCHW float", "NHWC float", "NHWC uint8"};
+static_assert(kLayoutNames.size() == static_cast<std::size_t>(TensorLayout::kNhwcUint8) + 1);
+
 const char* layout_name(TensorLayout layout) {
-  switch (layout) {
-    case TensorLayout::kNchwFloat:
-      return "NCHW float";
-    case TensorLayout::kNhwcFloat:
-      return "NHWC float";
-    case TensorLayout::kNhwcUint8:
-      return "NHWC uint8";
-  }
-  return "unknown";
+  const auto i = static_cast<std::size_t>(layout);
+  return i < kLayoutNames.size() ? kLayoutNames[i] : "unknown";
 }
 
 LetterboxTransform LetterboxTransform::compute(cv::Size frame, cv::Size input) {

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
-# Shared by scripts/soak.sh and scripts/bench-daemon.sh: run yolo-edged on a config in a scratch
-# folder and read what it logged. Source it; it defines functions only.
+# Shared by scripts/soak.sh and the benchmark scripts (bench-daemon.sh, bench-int8.sh,
+# bench-models.sh, field-report-run.sh): read their options, run yolo-edged on a config in a
+# scratch folder and read what it logged. Source it; it defines functions only.
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build_dir=${YOLO_EDGE_BUILD_DIR:-$here/build}
@@ -15,6 +16,42 @@ require_build() {
   fi
   if [ ! -d "$fixtures/models" ]; then
     echo "$(basename "$0"): fixtures not found at $fixtures (clone ../shared beside the project or set YOLO_EDGE_FIXTURES)" >&2
+    exit 2
+  fi
+}
+
+# parse_options USAGE SPEC... -- ARGS...: sets a variable for each option in ARGS. A SPEC
+# --name=variable is an option that takes a value (--rounds=rounds: "--rounds 5" sets rounds=5);
+# --name=variable:VALUE is a flag that sets the variable to VALUE (--paced=realtime:true). Any
+# other argument, or an option without its value, prints USAGE and exits 2.
+parse_options() {
+  local usage=$1
+  shift
+  local -A takes=() sets=()
+  while [ "$1" != -- ]; do
+    local name=${1%%=*} target=${1#*=}
+    if [[ $target == *:* ]]; then sets[$name]=$target; else takes[$name]=$target; fi
+    shift
+  done
+  shift
+  while [ $# -gt 0 ]; do
+    if [ -n "${takes[$1]:-}" ] && [ -n "${2:-}" ]; then
+      printf -v "${takes[$1]}" '%s' "$2"
+      shift 2
+    elif [ -n "${sets[$1]:-}" ]; then
+      printf -v "${sets[$1]%%:*}" '%s' "${sets[$1]#*:}"
+      shift
+    else
+      echo "$usage" >&2
+      exit 2
+    fi
+  done
+}
+
+# require_peer DIR: exits 2 unless DIR holds the ONNX Runtime peer (ort_peer.js).
+require_peer() {
+  if [ ! -f "$1/ort_peer.js" ]; then
+    echo "$(basename "$0" .sh): no ONNX Runtime peer in $1; make it with ../shared/bench/setup.sh $1" >&2
     exit 2
   fi
 }

@@ -21,6 +21,12 @@ inline CliResult run_cli(const std::vector<std::string>& args) {
   return run_process(std::move(argv));
 }
 
+// A fixture model as the CLI takes it: fixture_model("yolo11n_320_fp32") is
+// <fixtures>/models/yolo11n_320_fp32.onnx.
+inline std::string fixture_model(const std::string& name) {
+  return (fixtures_dir() / "models" / (name + ".onnx")).string();
+}
+
 // The whole of a file the CLI wrote ("" when it cannot be read).
 inline std::string file_text(const std::filesystem::path& path) {
   return detail::slurp(path);

@@ -29,13 +29,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string fixture_model(const char* name) {
-  return (fixtures_dir() / "models" / name).string();
-}
-
 TEST(Bench, BaselineIsTimedInTheSameRun) {
   YOLO_REQUIRE_FIXTURES();
-  const auto model = fixture_model("yolo11n_320_fp32.onnx");
+  const auto model = fixture_model("yolo11n_320_fp32");
   const auto r = run_cli({"bench", "--model", model, "--baseline", model, "--threads", "1",
                           "--runs", "5", "--rounds", "2", "--warmup", "0", "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -59,9 +55,9 @@ TEST(Bench, BaselineIsTimedInTheSameRun) {
 
 TEST(Bench, PeerModelNeedsThePeer) {
   YOLO_REQUIRE_FIXTURES();
-  const auto model = fixture_model("yolo11n_320_fp32.onnx");
+  const auto model = fixture_model("yolo11n_320_fp32");
   const auto r = run_cli({"bench", "--model", model, "--peer-model",
-                          fixture_model("yolo11n_320_int8dyn.onnx"), "--runs", "1"});
+                          fixture_model("yolo11n_320_int8dyn"), "--runs", "1"});
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(contains(r.err, "--peer-model")) << r.err;
   EXPECT_TRUE(contains(r.err, "--peer")) << r.err;

@@ -17,16 +17,29 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string model(const std::string& name) {
-  return (fixtures_dir() / "models" / (name + ".onnx")).string();
-}
-
 std::string images() {
   return (fixtures_dir() / "images").string();
 }
 
 std::string video() {
   return (fixtures_dir() / "video" / "birds_720p_10fps.mp4").string();
+}
+
+// `yolo-edge compare` of fixture models `a` and `b` with `options` (the frames and the rest).
+CliResult run_compare(const std::string& a, const std::string& b,
+                      const std::vector<std::string>& options) {
+  std::vector<std::string> args{"compare", "--a", fixture_model(a), "--b", fixture_model(b)};
+  args.insert(args.end(), options.begin(), options.end());
+  return run_cli(args);
+}
+
+// The same with --json, parsed; the test fails, and the result is null, when compare does.
+nlohmann::json compare_json(const std::string& a, const std::string& b,
+                            std::vector<std::string> options) {
+  options.push_back("--json");
+  const auto r = run_compare(a, b, options);
+  EXPECT_EQ(r.status, 0) << r.err;
+  return r.status == 0 ? nlohmann::json::parse(r.out) : nlohmann::json();
 }
 
 TEST(CliCompare, HelpExplainsTheLowPredictionThreshold) {
@@ -40,10 +53,7 @@ TEST(CliCompare, HelpExplainsTheLowPredictionThreshold) {
 
 TEST(CliCompare, AModelAgainstItselfAgreesExactly) {
   YOLO_REQUIRE_FIXTURES();
-  const auto r = run_cli({"compare", "--a", model("yolo11n_320_fp32"), "--b",
-                          model("yolo11n_320_fp32"), "--images", images(), "--json"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  const auto j = nlohmann::json::parse(r.out);
+  const auto j = compare_json("yolo11n_320_fp32", "yolo11n_320_fp32", {"--images", images()});
   EXPECT_EQ(j["frames"], 6);
   EXPECT_EQ(j["map50"], 1.0);
   EXPECT_EQ(j["map50_95"], 1.0);
@@ -60,10 +70,7 @@ TEST(CliCompare, AModelAgainstItselfAgreesExactly) {
 
 TEST(CliCompare, DifferentModelsDisagreeMeasurably) {
   YOLO_REQUIRE_FIXTURES();
-  const auto r = run_cli({"compare", "--a", model("yolov8n_640_fp32"), "--b",
-                          model("yolo11n_320_fp32"), "--images", images(), "--json"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  const auto j = nlohmann::json::parse(r.out);
+  const auto j = compare_json("yolov8n_640_fp32", "yolo11n_320_fp32", {"--images", images()});
   const double map50 = j["map50"].get<double>();
   const double map50_95 = j["map50_95"].get<double>();
   EXPECT_GT(map50, 0.0);
@@ -77,17 +84,14 @@ TEST(CliCompare, DifferentModelsDisagreeMeasurably) {
 // not exactly as the folded form detect runs would.
 TEST(CliCompare, DynamicInt8RunAsWrittenAgreesWithItsFp32RebuildOnVideoFramesPastTheSkip) {
   YOLO_REQUIRE_FIXTURES();
-  const auto r =
-      run_cli({"compare", "--a", model("yolo11n_320_fp32"), "--b", model("yolo11n_320_int8dyn"),
-               "--video", video(), "--skip", "300", "--frames", "20", "--json"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  const auto j = nlohmann::json::parse(r.out);
+  const auto j = compare_json("yolo11n_320_fp32", "yolo11n_320_int8dyn",
+                              {"--video", video(), "--skip", "300", "--frames", "20"});
   EXPECT_EQ(j["frames"], 20);
   EXPECT_EQ(j["b"]["precision"], "fp32 (dynamic INT8 run as written)");
-  EXPECT_GE(j["map50"].get<double>(), 0.8) << r.out;
+  EXPECT_GE(j["map50"].get<double>(), 0.8) << j.dump();
   EXPECT_LT(j["map50"].get<double>(), 1.0) << "the activations' rounding changed nothing:\n"
-                                           << r.out;
-  EXPECT_GT(j["score_mad"].get<double>(), 0.0) << r.out;
+                                           << j.dump();
+  EXPECT_GT(j["score_mad"].get<double>(), 0.0) << j.dump();
 }
 
 // A dynamic-INT8 file is judged as it computes (its activations rounded on every run), and one
@@ -95,14 +99,14 @@ TEST(CliCompare, DynamicInt8RunAsWrittenAgreesWithItsFp32RebuildOnVideoFramesPas
 TEST(CliCompare, DynamicFilesRunAsWrittenAndSizesCompareInFramePixels) {
   YOLO_REQUIRE_FIXTURES();
   const std::string traffic = (fixtures_dir() / "video" / "traffic_720p_30fps.mp4").string();
-  const auto r = run_cli({"compare", "--a", model("yolov8n_kitti3_int8dyn"), "--b",
-                          model("yolov8n_kitti3_int8dyn"), "--video", traffic, "--frames", "2"});
+  const auto r = run_compare("yolov8n_kitti3_int8dyn", "yolov8n_kitti3_int8dyn",
+                             {"--video", traffic, "--frames", "2"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(contains(r.out, "fp32 (dynamic INT8 run as written)")) << r.out;
   // Two frames hold no class with --min-boxes of A's boxes: the class mean is the figure.
   EXPECT_TRUE(contains(r.out, "class mean  1.0000")) << r.out;
 
-  const std::string dynaxes = model("yolov8n_carperson_dynaxes_int8dyn");
+  const std::string dynaxes = fixture_model("yolov8n_carperson_dynaxes_int8dyn");
   const auto sizes = run_cli({"compare", "--a", dynaxes, "--b", dynaxes, "--imgsz", "640",
                               "--imgsz-b", "auto", "--video", traffic, "--frames", "2", "--json"});
   ASSERT_EQ(sizes.status, 0) << sizes.err;
@@ -114,28 +118,22 @@ TEST(CliCompare, DynamicFilesRunAsWrittenAndSizesCompareInFramePixels) {
 
 TEST(CliCompare, PhotosAndUnseenVideoFramesFormOneSetAndTheSkipIsTheVideos) {
   YOLO_REQUIRE_FIXTURES();
-  const auto r =
-      run_cli({"compare", "--a", model("yolo11n_320_fp32"), "--b", model("yolo11n_320_fp32"),
-               "--images", images(), "--video", video(), "--skip", "660", "--json"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  const auto j = nlohmann::json::parse(r.out);
+  const auto j = compare_json("yolo11n_320_fp32", "yolo11n_320_fp32",
+                              {"--images", images(), "--video", video(), "--skip", "660"});
   // Six photos, then the video's 671 frames past the first 660.
-  EXPECT_EQ(j["frames"], 6 + 11) << r.out;
+  EXPECT_EQ(j["frames"], 6 + 11) << j.dump();
   const std::string source = j["source"];
   EXPECT_TRUE(contains(source, "image folder") && contains(source, " + video file")) << source;
   EXPECT_DOUBLE_EQ(j["map50"].get<double>(), 1.0);
 
-  const auto capped =
-      run_cli({"compare", "--a", model("yolo11n_320_fp32"), "--b", model("yolo11n_320_fp32"),
-               "--images", images(), "--video", video(), "--frames", "8", "--json"});
-  ASSERT_EQ(capped.status, 0) << capped.err;
-  EXPECT_EQ(nlohmann::json::parse(capped.out)["frames"], 8);
+  const auto capped = compare_json("yolo11n_320_fp32", "yolo11n_320_fp32",
+                                   {"--images", images(), "--video", video(), "--frames", "8"});
+  EXPECT_EQ(capped["frames"], 8);
 }
 
 TEST(CliCompare, TextOutputShowsMetricsLatencyAndTheClassTable) {
   YOLO_REQUIRE_FIXTURES();
-  const auto r = run_cli({"compare", "--a", model("yolo11n_320_fp32"), "--b",
-                          model("yolo11n_320_int8dyn"), "--images", images()});
+  const auto r = run_compare("yolo11n_320_fp32", "yolo11n_320_int8dyn", {"--images", images()});
   ASSERT_EQ(r.status, 0) << r.err;
   for (const char* part : {"frames      6 from image folder", "mAP50 ", "mAP50-95", "score MAD",
                            "latency", "precision-recall curve", "AP50-95", "horse"}) {
@@ -147,26 +145,14 @@ TEST(CliCompare, ClassesWithFewBoxesAreWarnedAboutAndLeftOutOfTheJudgedMean) {
   YOLO_REQUIRE_FIXTURES();
   // The photos hold a few boxes per class: with --min-boxes 3 some classes are judged and some
   // are not.
-  const std::vector<std::string> args{"compare",
-                                      "--a",
-                                      model("yolo11n_320_fp32"),
-                                      "--b",
-                                      model("yolo11n_320_int8dyn"),
-                                      "--images",
-                                      images(),
-                                      "--min-boxes",
-                                      "3"};
-  const auto text = run_cli(args);
+  const std::vector<std::string> options{"--images", images(), "--min-boxes", "3"};
+  const auto text = run_compare("yolo11n_320_fp32", "yolo11n_320_int8dyn", options);
   ASSERT_EQ(text.status, 0) << text.err;
   for (const char* part : {"with >= 3 of A's boxes (--min-boxes)", "box AP50", "class mean",
                            "warning     too few of A's boxes to judge (fewer than 3)"}) {
     EXPECT_TRUE(contains(text.out, part)) << part << " missing from:\n" << text.out;
   }
-  auto json_args = args;
-  json_args.push_back("--json");
-  const auto json = run_cli(json_args);
-  ASSERT_EQ(json.status, 0) << json.err;
-  const auto j = nlohmann::json::parse(json.out);
+  const auto j = compare_json("yolo11n_320_fp32", "yolo11n_320_int8dyn", options);
   EXPECT_EQ(j["min_boxes"], 3);
   long boxes = 0;
   int judged = 0;
@@ -181,9 +167,8 @@ TEST(CliCompare, ClassesWithFewBoxesAreWarnedAboutAndLeftOutOfTheJudgedMean) {
   EXPECT_GT(j["box_ap50"].get<double>(), 0.5);
   EXPECT_GT(j["map50_judged"].get<double>(), 0.5);
 
-  auto zero = args;
-  zero.back() = "0";
-  const auto refused = run_cli(zero);
+  const auto refused = run_compare("yolo11n_320_fp32", "yolo11n_320_int8dyn",
+                                   {"--images", images(), "--min-boxes", "0"});
   EXPECT_EQ(refused.status, 2);
   EXPECT_TRUE(contains(refused.err, "--min-boxes")) << refused.err;
 }
@@ -191,33 +176,21 @@ TEST(CliCompare, ClassesWithFewBoxesAreWarnedAboutAndLeftOutOfTheJudgedMean) {
 TEST(CliCompare, NoTruthMeansNoMapRatherThanAMadeUpNumber) {
   YOLO_REQUIRE_FIXTURES();
   // No score is above 1, so A detects nothing.
-  const std::vector<std::string> args{"compare",
-                                      "--a",
-                                      model("yolo11n_320_fp32"),
-                                      "--b",
-                                      model("yolo11n_320_fp32"),
-                                      "--images",
-                                      images(),
-                                      "--conf",
-                                      "1"};
-  const auto text = run_cli(args);
+  const std::vector<std::string> options{"--images", images(), "--conf", "1"};
+  const auto text = run_compare("yolo11n_320_fp32", "yolo11n_320_fp32", options);
   ASSERT_EQ(text.status, 0) << text.err;
   EXPECT_TRUE(contains(text.out, "mAP50       n/a")) << text.out;
   EXPECT_TRUE(contains(text.out, "A detected nothing")) << text.out;
-  auto json_args = args;
-  json_args.push_back("--json");
-  const auto json = run_cli(json_args);
-  ASSERT_EQ(json.status, 0) << json.err;
-  const auto j = nlohmann::json::parse(json.out);
-  EXPECT_TRUE(j["map50"].is_null()) << json.out;
-  EXPECT_TRUE(j["map50_95"].is_null()) << json.out;
-  EXPECT_TRUE(j["score_mad"].is_null()) << json.out;
+  const auto j = compare_json("yolo11n_320_fp32", "yolo11n_320_fp32", options);
+  EXPECT_TRUE(j["map50"].is_null()) << j.dump();
+  EXPECT_TRUE(j["map50_95"].is_null()) << j.dump();
+  EXPECT_TRUE(j["score_mad"].is_null()) << j.dump();
 }
 
 TEST(CliCompare, MissingModelIsBadInputNamingTheOption) {
   YOLO_REQUIRE_FIXTURES();
-  const auto r = run_cli({"compare", "--a", model("yolo11n_320_fp32"), "--b", "/no/such/model.onnx",
-                          "--images", images()});
+  const auto r = run_cli({"compare", "--a", fixture_model("yolo11n_320_fp32"), "--b",
+                          "/no/such/model.onnx", "--images", images()});
   EXPECT_EQ(r.status, 2);
   EXPECT_TRUE(contains(r.err, "--b")) << r.err;
   EXPECT_TRUE(contains(r.err, "/no/such/model.onnx")) << r.err;
@@ -229,8 +202,7 @@ TEST(CliCompare, EmptyFolderIsBadInput) {
   const fs::path empty =
       fs::temp_directory_path() / ("yolo_cli_compare_empty_" + std::to_string(::getpid()));
   fs::create_directories(empty);
-  const auto r = run_cli({"compare", "--a", model("yolo11n_320_fp32"), "--b",
-                          model("yolo11n_320_fp32"), "--images", empty.string()});
+  const auto r = run_compare("yolo11n_320_fp32", "yolo11n_320_fp32", {"--images", empty.string()});
   fs::remove_all(empty);
   EXPECT_EQ(r.status, 2);
   EXPECT_TRUE(contains(r.err, "no images")) << r.err;
@@ -238,8 +210,8 @@ TEST(CliCompare, EmptyFolderIsBadInput) {
 
 TEST(CliCompare, SkippingPastTheEndOfTheVideoIsBadInput) {
   YOLO_REQUIRE_FIXTURES();
-  const auto r = run_cli({"compare", "--a", model("yolo11n_320_fp32"), "--b",
-                          model("yolo11n_320_fp32"), "--video", video(), "--skip", "1000"});
+  const auto r =
+      run_compare("yolo11n_320_fp32", "yolo11n_320_fp32", {"--video", video(), "--skip", "1000"});
   EXPECT_EQ(r.status, 2);
   EXPECT_TRUE(contains(r.err, "has only 671 frame(s)")) << r.err;
   EXPECT_TRUE(contains(r.err, "--skip 1000")) << r.err;
@@ -247,12 +219,10 @@ TEST(CliCompare, SkippingPastTheEndOfTheVideoIsBadInput) {
 
 TEST(CliCompare, ImagesAndVideoAreCheckedForWhatTheyAre) {
   YOLO_REQUIRE_FIXTURES();
-  const auto as_images = run_cli({"compare", "--a", model("yolo11n_320_fp32"), "--b",
-                                  model("yolo11n_320_fp32"), "--images", video()});
+  const auto as_images = run_compare("yolo11n_320_fp32", "yolo11n_320_fp32", {"--images", video()});
   EXPECT_EQ(as_images.status, 2);
   EXPECT_TRUE(contains(as_images.err, "use --video")) << as_images.err;
-  const auto as_video = run_cli({"compare", "--a", model("yolo11n_320_fp32"), "--b",
-                                 model("yolo11n_320_fp32"), "--video", images()});
+  const auto as_video = run_compare("yolo11n_320_fp32", "yolo11n_320_fp32", {"--video", images()});
   EXPECT_EQ(as_video.status, 2);
   EXPECT_TRUE(contains(as_video.err, "use --images")) << as_video.err;
 }

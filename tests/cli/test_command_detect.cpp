@@ -21,10 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string model(const std::string& name) {
-  return (fixtures_dir() / "models" / (name + ".onnx")).string();
-}
-
 std::string traffic() {
   return (fixtures_dir() / "video" / "traffic_720p_30fps.mp4").string();
 }
@@ -43,7 +39,7 @@ std::vector<nlohmann::json> detections(const std::string& out) {
 // the car and the bicycle on this photo, and so must we.
 TEST(CliDetect, Fp16YoloV5nFindsTheDogTheCarAndTheBicycle) {
   YOLO_REQUIRE_FIXTURES();
-  const auto r = run_cli({"detect", "--model", model("yolov5n_640_fp16"), "--image",
+  const auto r = run_cli({"detect", "--model", fixture_model("yolov5n_640_fp16"), "--image",
                           (fixtures_dir() / "images" / "dog.jpg").string(), "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(contains(r.err, "FP16 export, computed in FP32")) << r.err;
@@ -60,7 +56,7 @@ TEST(CliDetect, Fp16YoloV5nFindsTheDogTheCarAndTheBicycle) {
 TEST(CliDetect, ImgszAutoRunsADynamicAxesModelAtTheSourceAspect) {
   YOLO_REQUIRE_FIXTURES();
   for (const char* size : {"auto", "384,640"}) {
-    const auto r = run_cli({"detect", "--model", model("yolov8n_carperson_dynaxes_int8dyn"),
+    const auto r = run_cli({"detect", "--model", fixture_model("yolov8n_carperson_dynaxes_int8dyn"),
                             "--video", traffic(), "--frames", "2", "--imgsz", size, "--json"});
     ASSERT_EQ(r.status, 0) << size << "\n" << r.err;
     EXPECT_TRUE(contains(r.err, "input 640x384 (width x height)")) << size << "\n" << r.err;
@@ -72,28 +68,29 @@ TEST(CliDetect, ImgszAutoRunsADynamicAxesModelAtTheSourceAspect) {
     }
   }
   // A fixed-shape file keeps its shape.
-  const auto fixed = run_cli({"detect", "--model", model("yolo11n_320_fp32"), "--video", traffic(),
-                              "--frames", "1", "--imgsz", "auto"});
+  const auto fixed = run_cli({"detect", "--model", fixture_model("yolo11n_320_fp32"), "--video",
+                              traffic(), "--frames", "1", "--imgsz", "auto"});
   ASSERT_EQ(fixed.status, 0) << fixed.err;
   EXPECT_TRUE(contains(fixed.err, "input 320x320")) << fixed.err;
 }
 
 TEST(CliDetect, SizesAModelCannotTakeAreRefusedNamingTheOption) {
   YOLO_REQUIRE_FIXTURES();
-  const auto off_stride = run_cli({"detect", "--model", model("yolov8n_carperson_dynaxes_int8dyn"),
-                                   "--video", traffic(), "--imgsz", "400,640"});
+  const auto off_stride =
+      run_cli({"detect", "--model", fixture_model("yolov8n_carperson_dynaxes_int8dyn"), "--video",
+               traffic(), "--imgsz", "400,640"});
   EXPECT_EQ(off_stride.status, 2) << off_stride.err;
   EXPECT_TRUE(contains(off_stride.err, "--imgsz")) << off_stride.err;
   EXPECT_TRUE(contains(off_stride.err, "400 is not a multiple of 32")) << off_stride.err;
 
-  const auto not_a_size = run_cli(
-      {"detect", "--model", model("yolo11n_320_fp32"), "--video", traffic(), "--imgsz", "384x640"});
+  const auto not_a_size = run_cli({"detect", "--model", fixture_model("yolo11n_320_fp32"),
+                                   "--video", traffic(), "--imgsz", "384x640"});
   EXPECT_EQ(not_a_size.status, 2) << not_a_size.err;
   EXPECT_TRUE(contains(not_a_size.err, "use 640, HEIGHT,WIDTH such as 384,640, or auto"))
       << not_a_size.err;
 
-  const auto fixed = run_cli({"detect", "--model", model("yolo11n_320_fp32"), "--video", traffic(),
-                              "--frames", "1", "--imgsz", "384,640"});
+  const auto fixed = run_cli({"detect", "--model", fixture_model("yolo11n_320_fp32"), "--video",
+                              traffic(), "--frames", "1", "--imgsz", "384,640"});
   EXPECT_EQ(fixed.status, 2) << fixed.err;
   for (const char* part : {"yolo11n_320_fp32.onnx", "fixed at 320x320", "not 384x640", "--imgsz"}) {
     EXPECT_TRUE(contains(fixed.err, part)) << part << " not in:\n" << fixed.err;

@@ -243,8 +243,7 @@ INSTANTIATE_TEST_SUITE_P(Models, InspectFixture, ::testing::ValuesIn(fixtures())
 
 TEST(Inspect, Yolov8nDynamicCounts) {
   YOLO_REQUIRE_FIXTURES();
-  const auto r = run_cli(
-      {"inspect", "--json", (fixtures_dir() / "models" / "yolov8n_640_int8dyn.onnx").string()});
+  const auto r = run_cli({"inspect", "--json", fixture_model("yolov8n_640_int8dyn")});
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j.at("op_counts").at("DynamicQuantizeLinear"), 59);
@@ -258,7 +257,7 @@ TEST(Inspect, Yolov8nDynamicCounts) {
 // An FP16 export: what it is, how it runs, and its float16 input and output as declared.
 TEST(Inspect, Fp16ExportSaysItIsComputedInFp32) {
   YOLO_REQUIRE_FIXTURES();
-  const std::string path = (fixtures_dir() / "models" / "yolov5n_640_fp16.onnx").string();
+  const std::string path = fixture_model("yolov5n_640_fp16");
   const auto r = run_cli({"inspect", path});
   ASSERT_EQ(r.status, 0) << r.err;
   for (const char* part : {"float16          FP16 export, computed in FP32",
@@ -315,9 +314,9 @@ TEST(Inspect, StaticInt8ModelShowsThePlanOfEachLayer) {
   YOLO_REQUIRE_FIXTURES();
   TempFolder dir;
   const fs::path model = dir.path() / "yolo11n_320.int8.onnx";
-  const auto q = run_cli(
-      {"quantize", "--model", (fixtures_dir() / "models" / "yolo11n_320_fp32.onnx").string(),
-       "--calib", (fixtures_dir() / "images").string(), "--frames", "2", "--out", model.string()});
+  const auto q =
+      run_cli({"quantize", "--model", fixture_model("yolo11n_320_fp32"), "--calib",
+               (fixtures_dir() / "images").string(), "--frames", "2", "--out", model.string()});
   ASSERT_EQ(q.status, 0) << q.err;
 
   const auto text = run_cli({"inspect", model.string()});

@@ -149,7 +149,7 @@ TEST(CliQuantize, QOperatorModelIsRefusedNamingItsNode) {
 TEST(CliQuantize, DynamicInt8FileStartsFromItsFoldedGraph) {
   YOLO_REQUIRE_FIXTURES();
   TempFolder dir;
-  const fs::path dynamic = fixtures_dir() / "models" / "yolov8n_kitti3_int8dyn.onnx";
+  const fs::path dynamic = fixture_model("yolov8n_kitti3_int8dyn");
   const fs::path out = dir.path() / "kitti.int8.onnx";
   const auto r = run_cli({"quantize", "--model", dynamic.string(), "--calib",
                           (fixtures_dir() / "video" / "traffic_720p_30fps.mp4").string(),
@@ -230,7 +230,7 @@ TEST(CliQuantize, UnknownMethodsAreRefusedNamingTheChoices) {
 TEST(CliQuantize, Yolo11nCalibratedOnTheFirstHalfOfATrafficClipAgreesOnTheSecond) {
   YOLO_REQUIRE_FIXTURES();
   TempFolder dir;
-  const fs::path fp32 = fixtures_dir() / "models" / "yolo11n_320_fp32.onnx";
+  const fs::path fp32 = fixture_model("yolo11n_320_fp32");
   const fs::path clip = fixtures_dir() / "video" / "traffic_720p_30fps.mp4";
   const fs::path out = dir.path() / "yolo11n_320.int8.onnx";
   const auto q = run_cli({"quantize", "--model", fp32.string(), "--calib", clip.string(),
@@ -278,7 +278,7 @@ TEST(CliQuantize, TinyDetectorQuantizesWithoutFixtures) {
 TEST(CliQuantize, Yolo11nOnFourPhotosLoadsAsStaticInt8WithItsReport) {
   YOLO_REQUIRE_FIXTURES();
   TempFolder dir;
-  const fs::path fp32 = fixtures_dir() / "models" / "yolo11n_320_fp32.onnx";
+  const fs::path fp32 = fixture_model("yolo11n_320_fp32");
   const fs::path out = dir.path() / "yolo11n_320.int8.onnx";
   const fs::path report = dir.path() / "report.json";
   const auto r = run_cli({"quantize", "--model", fp32.string(), "--calib",

@@ -76,6 +76,17 @@ bool matplotlib_installed() {
   return std::system("/usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1") == 0;
 }
 
+// `yolo-edge report LOGS --out OUT`: what it printed and the report.md it wrote ("" when none).
+struct ReportRun {
+  CliResult run;
+  std::string md;
+};
+
+ReportRun run_report(const fs::path& logs, const fs::path& out) {
+  CliResult run = run_cli({"report", logs.string(), "--out", out.string()});
+  return {std::move(run), file_text(out / "report.md")};
+}
+
 bool is_png(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   char magic[8] = {};
@@ -164,8 +175,7 @@ TEST(Report, TwoPrecisionsWithEverySensorGiveTheTableAndThreePlots) {
   const fs::path log = dir.path() / "logs" / "yolo-edge.jsonl";
   write_lines(log, two_precisions_log());
   const fs::path out = dir.path() / "report";
-  const auto r = run_cli({"report", log.string(), "--out", out.string()});
-  const std::string md = file_text(out / "report.md");
+  const auto [r, md] = run_report(log, out);
   EXPECT_TRUE(contains(md,
                        "From 2026-11-23 19:40:00 to 2026-11-23 19:42:00 UTC (2.0 min) on "
                        "pi5: 12 interval lines and 6 events"))
@@ -221,8 +231,7 @@ TEST(Report, RotatedAndDamagedFilesInAFolderAreReadInOrderWithTheGapNamed) {
   write_lines(logs / "yolo-edge.jsonl", {interval(100, "fp32", 90, 40)},
               R"({"type":"interval","time":"2026-11-23T19:41:50.000Z","durat)");
   const fs::path out = dir.path() / "report";
-  const auto r = run_cli({"report", logs.string(), "--out", out.string()});
-  const std::string md = file_text(out / "report.md");
+  const auto [r, md] = run_report(logs, out);
   EXPECT_TRUE(contains(md, "4 interval lines")) << md;
   EXPECT_TRUE(contains(md, "| fp32 | yolo11n_320_fp32 | 40 s | 360 | 9.00 |")) << md;
   EXPECT_TRUE(contains(md, "1 gap(s) without any line (60 s)")) << md;
@@ -253,8 +262,7 @@ TEST(Report, OnePrecisionWithoutPowerOrThrottleSaysWhatIsMissing) {
   const fs::path log = dir.path() / "x86.jsonl";
   write_lines(log, lines);
   const fs::path out = dir.path() / "report";
-  const auto r = run_cli({"report", log.string(), "--out", out.string()});
-  const std::string md = file_text(out / "report.md");
+  const auto [r, md] = run_report(log, out);
   EXPECT_TRUE(contains(md,
                        "| fp32 | yolo11n_320_fp32 | 60 s | 720 | 12.00 | 55.00 | 57.00 | "
                        "43.5 / 46.0 | 3000 | n/a | n/a | n/a | 2: 100 % |"))
@@ -284,8 +292,7 @@ std::string section(const std::string& md, const std::string& heading) {
 TEST(Report, ARealDaemonLogReadsTheSameWholeOrRotated) {
   TempFolder dir;
   const fs::path whole = dir.path() / "whole";
-  const auto r = run_cli({"report", daemon_log().string(), "--out", whole.string()});
-  const std::string md = file_text(whole / "report.md");
+  const auto [r, md] = run_report(daemon_log(), whole);
   EXPECT_TRUE(contains(md, "31 interval lines and 30 events")) << md;
   EXPECT_TRUE(contains(md, "| fp32 | yolo11n_320_fp32 | 30 s | 546 | 18.25 |")) << md;
   EXPECT_TRUE(contains(md, "| int8 | yolo11n_320_fp32 | 30 s | 1039 | 34.65 |")) << md;
@@ -308,8 +315,7 @@ TEST(Report, ARealDaemonLogReadsTheSameWholeOrRotated) {
     for (std::size_t k = cuts[f]; k < cuts[f + 1]; ++k) out << lines[k] << "\n";
   }
   const fs::path rotated = dir.path() / "rotated";
-  run_cli({"report", logs.string(), "--out", rotated.string()});
-  const std::string rotated_md = file_text(rotated / "report.md");
+  const std::string rotated_md = run_report(logs, rotated).md;
   for (const char* heading : {"## Precisions", "## Thread-count decisions", "## Precision switches",
                               "## What these logs do not tell"}) {
     EXPECT_EQ(section(rotated_md, heading), section(md, heading)) << heading;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "config/schema.h"
+#include "config/yaml_writer.h"
 #include "tests/support/temp_folder.h"
 #include "vision/capture.h"
 

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "config/config_loader.h"
+#include "config/yaml_writer.h"
 
 namespace yolo::config {
 namespace {

@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
+#include <filesystem>
+#include <string>
+
+#include "tests/support/temp_folder.h"
 
 namespace yolo::vision {
 namespace {
@@ -12,19 +15,7 @@ namespace fs = std::filesystem;
 
 class ClassNamesTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("yolo_labels_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-            "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  fs::path write(const std::string& text) {
-    const fs::path p = dir_ / "labels.txt";
-    std::ofstream(p, std::ios::binary) << text;
-    return p;
-  }
+  fs::path write(const std::string& text) { return folder_.write("labels.txt", text); }
 
   std::string error_for(const std::string& text) {
     try {
@@ -35,7 +26,7 @@ class ClassNamesTest : public ::testing::Test {
     return "no error";
   }
 
-  fs::path dir_;
+  test::TempFolder folder_;
 };
 
 TEST_F(ClassNamesTest, FallsBackToNumbers) {
@@ -73,10 +64,10 @@ TEST_F(ClassNamesTest, BadFilesNameTheLine) {
 }
 
 TEST_F(ClassNamesTest, MissingFileOrFolderIsAnError) {
-  EXPECT_THROW(ClassNames::from_labels_file(dir_ / "absent.txt"), LabelsError);
-  EXPECT_THROW(ClassNames::from_labels_file(dir_), LabelsError);
+  EXPECT_THROW(ClassNames::from_labels_file(folder_.path() / "absent.txt"), LabelsError);
+  EXPECT_THROW(ClassNames::from_labels_file(folder_.path()), LabelsError);
   try {
-    ClassNames::from_labels_file(dir_ / "absent.txt");
+    ClassNames::from_labels_file(folder_.path() / "absent.txt");
   } catch (const LabelsError& e) {
     EXPECT_NE(std::string(e.what()).find("absent.txt: not found"), std::string::npos);
   }
