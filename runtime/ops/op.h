@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/graph.h"
+#include "runtime/engine/graph.h"
 #include "runtime/kernels/tensor_ref.h"
 
 namespace yolo::runtime::ops {

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "runtime/model_error.h"
+#include "runtime/model/model_error.h"
 
 namespace yolo::runtime::ops {
 

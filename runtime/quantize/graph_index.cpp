@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/quantize/graph_index.h"
 
-#include "runtime/int8_operators.h"
+#include "runtime/int8/int8_operators.h"
 #include "runtime/quantize/onnx_proto.h"
 
 namespace yolo::runtime {
