@@ -2,64 +2,26 @@
 #include "runtime/int8/int8_operators.h"
 
 #include <algorithm>
-#include <array>
+#include <utility>
+#include <vector>
 
 namespace yolo::runtime {
 
-namespace {
-
-using enum Int8Lowering;
-using enum QuantizedInputs;
-
-// The quantizer writes Q/DQ on a Conv with float weights that is not the DFL's, and on a Mul that
-// is a SiLU's (runtime/quantize/graph_index.h); the element-wise chain ops have their float
-// definitions in runtime/int8/qdq_chain.cpp.
-constexpr std::array<Int8Operator, 24> kOperators = {{
-    {"Conv", kConv, kFirst, false},
-    {"Sigmoid", kElementwise, kFirst, false},
-    {"Mul", kElementwise, kAll, false},
-    {"Add", kElementwise, kAll, false},
-    {"Concat", kConcat, kAll, true},
-    {"MaxPool", kMaxPool, kFirst, true},
-    {"Resize", kUpsample, kFirst, true},
-    {"Split", kSplit, kFirst, true},
-    {"Sub", kElementwise, kNone, false},
-    {"Div", kElementwise, kNone, false},
-    {"Min", kElementwise, kNone, false},
-    {"Max", kElementwise, kNone, false},
-    {"HardSigmoid", kElementwise, kNone, false},
-    {"HardSwish", kElementwise, kNone, false},
-    {"Relu", kElementwise, kNone, false},
-    {"LeakyRelu", kElementwise, kNone, false},
-    {"Clip", kElementwise, kNone, false},
-    {"Tanh", kElementwise, kNone, false},
-    {"Softplus", kElementwise, kNone, false},
-    {"Elu", kElementwise, kNone, false},
-    {"Neg", kElementwise, kNone, false},
-    {"Abs", kElementwise, kNone, false},
-    {"Exp", kElementwise, kNone, false},
-    {"Identity", kElementwise, kNone, false},
-}};
-
-}  // namespace
-
-std::span<const Int8Operator> int8_operators() {
-  return kOperators;
-}
-
-const Int8Operator* find_int8_operator(std::string_view op) {
-  const auto it = std::find_if(kOperators.begin(), kOperators.end(),
-                               [&](const Int8Operator& o) { return o.op == op; });
-  return it == kOperators.end() ? nullptr : &*it;
+const Int8Support* find_int8_operator(std::string_view op) {
+  const ops::OpSpec* spec = ops::find_op("", std::string(op));
+  return spec ? spec->int8() : nullptr;
 }
 
 std::string quantized_operator_list() {
-  std::string list;
-  for (const auto& o : kOperators) {
-    if (o.quantized_inputs == QuantizedInputs::kNone) continue;
-    if (!list.empty()) list += ", ";
-    list += o.op;
+  std::vector<std::pair<Int8Lowering, std::string>> quantized;
+  for (const auto& [op, spec] : ops::ops_with_int8()) {
+    if (spec->int8()->quantized_inputs != QuantizedInputs::kNone) {
+      quantized.emplace_back(spec->int8()->lowering, op);
+    }
   }
+  std::sort(quantized.begin(), quantized.end());
+  std::string list;
+  for (const auto& entry : quantized) list += (list.empty() ? "" : ", ") + entry.second;
   return list;
 }
 

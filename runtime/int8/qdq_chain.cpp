@@ -2,10 +2,8 @@
 #include "runtime/int8/qdq_chain.h"
 
 #include <algorithm>
-#include <cfloat>
 #include <cmath>
 #include <functional>
-#include <limits>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -13,6 +11,7 @@
 
 #include "runtime/int8/int8_operators.h"
 #include "runtime/kernels/quantize.h"
+#include "runtime/ops/op.h"
 
 namespace yolo::runtime {
 
@@ -29,55 +28,9 @@ bool is_op(const Node& node, const char* type) {
   return node.domain.empty() && node.op_type == type;
 }
 
-using Unary = std::function<float(float)>;
-using Binary = std::function<float(float, float)>;
-
-// The element-wise functions as ONNX defines them, computed in float as the FP32 ops do.
-std::optional<Unary> unary_of(const Node& node) {
-  if (!node.domain.empty()) return std::nullopt;
-  const std::string& op = node.op_type;
-  if (op == "Sigmoid") return [](float x) { return 1.0F / (1.0F + std::exp(-x)); };
-  if (op == "HardSigmoid" || op == "HardSwish") {
-    const bool swish = op == "HardSwish";
-    const float alpha = swish ? 1.0F / 6.0F : node.attr_float("alpha", 0.2F);
-    const float beta = swish ? 0.5F : node.attr_float("beta", 0.5F);
-    return [alpha, beta, swish](float x) {
-      const float h = std::max(0.0F, std::min(1.0F, alpha * x + beta));
-      return swish ? x * h : h;
-    };
-  }
-  if (op == "Relu") return [](float x) { return std::max(x, 0.0F); };
-  if (op == "LeakyRelu") {
-    const float alpha = node.attr_float("alpha", 0.01F);
-    return [alpha](float x) { return x >= 0.0F ? x : alpha * x; };
-  }
-  if (op == "Tanh") return [](float x) { return std::tanh(x); };
-  if (op == "Softplus") return [](float x) { return std::log(std::exp(x) + 1.0F); };
-  if (op == "Elu") {
-    const float alpha = node.attr_float("alpha", 1.0F);
-    return [alpha](float x) { return x >= 0.0F ? x : alpha * (std::exp(x) - 1.0F); };
-  }
-  if (op == "Neg") return [](float x) { return -x; };
-  if (op == "Abs") return [](float x) { return std::fabs(x); };
-  if (op == "Exp") return [](float x) { return std::exp(x); };
-  if (op == "Identity") return [](float x) { return x; };
-  return std::nullopt;
-}
-
-std::optional<Binary> binary_of(const Node& node) {
-  if (!node.domain.empty() || node.inputs.size() != 2) return std::nullopt;
-  const std::string& op = node.op_type;
-  if (op == "Add") return [](float a, float b) { return a + b; };
-  if (op == "Sub") return [](float a, float b) { return a - b; };
-  if (op == "Mul") return [](float a, float b) { return a * b; };
-  if (op == "Div") return [](float a, float b) { return a / b; };
-  if (op == "Min") return [](float a, float b) { return std::min(a, b); };
-  if (op == "Max") return [](float a, float b) { return std::max(a, b); };
-  return std::nullopt;
-}
-
-bool is_clip(const Node& node) {
-  return is_op(node, "Clip");
+// The registry's spec of a chain op, whose functions the table evaluates.
+const ops::OpSpec& spec_of(const Node& node) {
+  return *ops::find_op(node.domain, node.op_type);
 }
 
 bool is_qdq(const Node& node) {
@@ -144,9 +97,11 @@ class Finder {
     }
     members_.insert(n);
     const Node& node = g_.nodes[n];
+    const bool unary = !spec_of(node).binary_function();
     for (std::size_t i = 0; i < node.inputs.size(); ++i) {
-      // Clip's min and max are optional.
-      if (node.inputs[i] < 0 && is_clip(node) && i > 0) continue;
+      // The inputs after a unary op's first are optional constants its function reads (Clip's
+      // bounds).
+      if (node.inputs[i] < 0 && unary && i > 0) continue;
       if (!add_float(node.inputs[i])) return false;
     }
     return true;
@@ -237,26 +192,12 @@ class Finder {
   std::string why_;
 };
 
-// Clip's bounds: inputs 1 and 2 (opset 11+, scalar constants or omitted), else attributes.
-std::pair<float, float> clip_bounds(const Graph& graph, const Node& node) {
-  auto bound = [&](std::size_t i, float fallback) {
-    const int id = node.input(i);
-    if (id < 0) return fallback;
-    return graph.value(id).constant->data_as<float>()[0];
-  };
-  if (node.input_count() > 1 || graph.opset >= 11) {
-    return {bound(1, -std::numeric_limits<float>::infinity()),
-            bound(2, std::numeric_limits<float>::infinity())};
-  }
-  return {node.attr_float("min", -FLT_MAX), node.attr_float("max", FLT_MAX)};
-}
-
 }  // namespace
 
 bool is_chain_op(const Node& node) {
-  const Int8Operator* op = node.domain.empty() ? find_int8_operator(node.op_type) : nullptr;
+  const Int8Support* op = node.domain.empty() ? find_int8_operator(node.op_type) : nullptr;
   if (!op || op->lowering != Int8Lowering::kElementwise) return false;
-  return unary_of(node).has_value() || binary_of(node).has_value() || is_clip(node);
+  return !spec_of(node).binary_function() || node.inputs.size() == 2;
 }
 
 std::optional<ElementwiseChain> find_chain(const Graph& graph,
@@ -299,14 +240,11 @@ std::optional<Int8Table> chain_table(const Graph& graph,
       for (std::size_t i = 0; i < 256; ++i) {
         y[i] = dq ? dequantized(x[i], *quant[n]) : quantized(x[i], *quant[n]);
       }
-    } else if (const auto f = unary_of(node)) {
-      std::transform(x.begin(), x.end(), y.begin(), *f);
-    } else if (const auto f2 = binary_of(node)) {
+    } else if (const auto f = spec_of(node).binary_function()) {
       const Values b = input(node.inputs[1]);
-      std::transform(x.begin(), x.end(), b.begin(), y.begin(), *f2);
+      std::transform(x.begin(), x.end(), b.begin(), y.begin(), f);
     } else {
-      const auto [lo, hi] = clip_bounds(graph, node);
-      for (std::size_t i = 0; i < 256; ++i) y[i] = std::min(std::max(x[i], lo), hi);
+      std::transform(x.begin(), x.end(), y.begin(), spec_of(node).unary_function(graph, node));
     }
   }
   const Values& result = at.at(graph.nodes[chain.nodes.back()].outputs[0]);

@@ -30,8 +30,9 @@ struct TensorQuant {
 // table[uint8_t(q)]: the int8 output for int8 input q (indexed by the input's raw byte).
 using Int8Table = std::array<std::int8_t, 256>;
 
-// The float ops a chain may hold: the element-wise ops of runtime/int8/int8_operators.h, the binary
-// ones (Add, Sub, Mul, Div, Min, Max) with two inputs.
+// The float ops a chain may hold: the ops whose int8 lowering is element-wise (runtime/ops/op.h),
+// the binary ones (Add, Sub, Mul, Div, Min, Max) with two inputs. The table evaluates each with
+// the function its spec gives.
 bool is_chain_op(const Node& node);
 
 struct ElementwiseChain {

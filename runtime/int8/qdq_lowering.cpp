@@ -159,7 +159,7 @@ class Lowering {
     lower_input();
     for (std::size_t n = 0; n < g_.nodes.size(); ++n) {
       if (dead_[n] || !g_.nodes[n].domain.empty()) continue;
-      const Int8Operator* op = find_int8_operator(g_.nodes[n].op_type);
+      const Int8Support* op = find_int8_operator(g_.nodes[n].op_type);
       if (op) lower(n, op->lowering);
     }
     // The Q/DQ nodes left are the borders of FP32 islands.

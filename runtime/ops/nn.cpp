@@ -423,9 +423,10 @@ Shape conv_output_shape(const Graph& graph, const Node& node, const Shape& x, co
 }
 
 void register_nn_ops(Registry& r) {
-  add<ConvSpec>(r, "Conv");
+  add<ConvSpec>(r, "Conv").set_int8({Int8Lowering::kConv, QuantizedInputs::kFirst});
   add<ConvTransposeSpec>(r, "ConvTranspose");
-  add<PoolSpec>(r, "MaxPool", true);
+  add<PoolSpec>(r, "MaxPool", true)
+      .set_int8({Int8Lowering::kMaxPool, QuantizedInputs::kFirst, true});
   add<PoolSpec>(r, "AveragePool", false);
   add<GlobalAvgPoolSpec>(r, "GlobalAveragePool");
 }

@@ -83,6 +83,14 @@ std::string supported_ops() {
   return names;
 }
 
+std::vector<std::pair<std::string, const OpSpec*>> ops_with_int8() {
+  std::vector<std::pair<std::string, const OpSpec*>> ops;
+  for (const auto& [key, spec] : registry()) {
+    if (key.first.empty() && spec->int8()) ops.emplace_back(key.second, spec.get());
+  }
+  return ops;
+}
+
 const Value& input_value(const Graph& graph, const Node& node, std::size_t i) {
   if (!has_input(node, i)) graph.fail(node, "input " + std::to_string(i) + " is required");
   return graph.value(node.inputs[i]);

@@ -108,6 +108,9 @@ class IdentitySpec : public AliasSpec {
     const auto& in = input_value(graph, node, 0);
     set_output(graph, node, 0, in.dtype, in.shape);
   }
+  std::function<float(float)> unary_function(const Graph&, const Node&) const override {
+    return [](float x) { return x; };
+  }
 };
 
 // Shape: the input's shape is static, so the output is a constant made here.
@@ -222,7 +225,7 @@ void register_shape_ops(Registry& r) {
   add<FlattenSpec>(r, "Flatten");
   add<SqueezeSpec>(r, "Squeeze", false);
   add<SqueezeSpec>(r, "Unsqueeze", true);
-  add<IdentitySpec>(r, "Identity");
+  add<IdentitySpec>(r, "Identity").set_int8(kInt8Table);
   add<ShapeSpec>(r, "Shape");
   add<ExpandSpec>(r, "Expand");
   add<TileSpec>(r, "Tile");

@@ -95,7 +95,7 @@ bool is_silu_mul(const onnx::GraphProto& graph, const GraphIndex& index,
 std::optional<QuantIo> quant_io(const onnx::GraphProto& graph, const GraphIndex& index,
                                 const onnx::NodeProto& node) {
   const std::string& op = node.op_type();
-  const Int8Operator* spec = find_int8_operator(op);
+  const Int8Support* spec = find_int8_operator(op);
   if (!spec || spec->quantized_inputs == QuantizedInputs::kNone) return std::nullopt;
   if ((op == "Conv" && !is_real_conv(graph, index, node)) ||
       (op == "Mul" && !is_silu_mul(graph, index, node))) {
