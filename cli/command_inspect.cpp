@@ -18,6 +18,7 @@
 #include "runtime/engine/engine.h"
 #include "runtime/int8/int8_operators.h"
 #include "runtime/int8/qdq_lowering.h"
+#include "runtime/int8/qoperator.h"
 #include "runtime/model/model_error.h"
 #include "runtime/model/model_info.h"
 #include "runtime/model/model_lint.h"

@@ -14,6 +14,7 @@
 #include "runtime/engine/graph_passes.h"
 #include "runtime/engine/memory_plan.h"
 #include "runtime/int8/qdq_lowering.h"
+#include "runtime/int8/qoperator.h"
 #include "runtime/kernels/unary.h"
 #include "runtime/model/model_error.h"
 #include "runtime/model/onnx_model.h"

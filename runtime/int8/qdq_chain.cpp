@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "runtime/int8/int8_operators.h"
+#include "runtime/int8/qdq_nodes.h"
 #include "runtime/kernels/quantize.h"
 #include "runtime/ops/op.h"
 
@@ -24,9 +25,7 @@ using Values = std::array<float, 256>;
 // A chain longer than this is no activation function; the lowering leaves it to the float ops.
 constexpr std::size_t kMaxChainNodes = 32;
 
-bool is_op(const Node& node, const char* type) {
-  return node.domain.empty() && node.op_type == type;
-}
+using qdq::is_op;
 
 // The registry's spec of a chain op, whose functions the table evaluates.
 const ops::OpSpec& spec_of(const Node& node) {

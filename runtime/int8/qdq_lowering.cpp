@@ -8,111 +8,28 @@
 
 #include "runtime/int8/int8_operators.h"
 #include "runtime/int8/qdq_chain.h"
+#include "runtime/int8/qdq_nodes.h"
 #include "runtime/model/model_error.h"
 
 namespace yolo::runtime {
 
 namespace {
 
-bool is_op(const Node& node, const char* type) {
-  return node.domain.empty() && node.op_type == type;
-}
-
-onnx::AttributeProto attr_int(const std::string& name, std::int64_t v) {
-  onnx::AttributeProto a;
-  a.set_name(name);
-  a.set_type(onnx::AttributeProto::INT);
-  a.set_i(v);
-  return a;
-}
-onnx::AttributeProto attr_float(const std::string& name, float v) {
-  onnx::AttributeProto a;
-  a.set_name(name);
-  a.set_type(onnx::AttributeProto::FLOAT);
-  a.set_f(v);
-  return a;
-}
-onnx::AttributeProto attr_string(const std::string& name, const std::string& v) {
-  onnx::AttributeProto a;
-  a.set_name(name);
-  a.set_type(onnx::AttributeProto::STRING);
-  a.set_s(v);
-  return a;
-}
-// A 256-entry int8 table as a string attribute of its bytes.
-onnx::AttributeProto attr_table(const std::string& name, const Int8Table& table) {
-  return attr_string(name, std::string(reinterpret_cast<const char*>(table.data()), table.size()));
-}
-onnx::AttributeProto attr_ints(const std::string& name, const std::vector<std::int64_t>& v) {
-  onnx::AttributeProto a;
-  a.set_name(name);
-  a.set_type(onnx::AttributeProto::INTS);
-  for (auto x : v) a.add_ints(x);
-  return a;
-}
-
+using qdq::add_constant;
+using qdq::add_quant;
+using qdq::attr_int;
+using qdq::attr_ints;
+using qdq::attr_string;
+using qdq::attr_table;
+using qdq::channel_axis;
+using qdq::constant_of;
+using qdq::constant_ptr;
+using qdq::explicit_padding;
+using qdq::ints_or;
+using qdq::is_op;
+using qdq::qconv_constants;
+using qdq::tensor_quant;
 using Quant = TensorQuant;
-
-void add_quant(Node& node, const std::string& prefix, Quant q) {
-  node.attributes.push_back(attr_float(prefix + "scale", q.scale));
-  node.attributes.push_back(attr_int(prefix + "zero_point", q.zero_point));
-}
-
-const Tensor* constant_of(const Graph& graph, int id) {
-  return id < 0 ? nullptr : graph.value(id).constant.get();
-}
-
-int zero_point_at(const Tensor& t, std::int64_t i) {
-  const std::int64_t k = t.size() == 1 ? 0 : i;
-  if (t.dtype() == DType::kUInt8) return t.data_as<std::uint8_t>()[k] - 128;
-  return t.data_as<std::int8_t>()[k];
-}
-
-// The per-tensor parameters of a Q or DQ node on an int8/uint8 activation, or none when they are
-// per-axis, not constant, or the tensor is a constant.
-std::optional<Quant> tensor_quant(const Graph& graph, const Node& node) {
-  const bool dq = is_op(node, "DequantizeLinear");
-  if (!dq && !is_op(node, "QuantizeLinear")) return std::nullopt;
-  if (constant_of(graph, node.input(0))) return std::nullopt;
-  const Tensor* scale = constant_of(graph, node.input(1));
-  if (!scale || scale->size() != 1 || scale->dtype() != DType::kFloat32) return std::nullopt;
-  const int q_value = dq ? node.input(0) : node.outputs[0];
-  const DType type = graph.value(q_value).dtype;
-  if (type != DType::kInt8 && type != DType::kUInt8) return std::nullopt;
-  Quant q{scale->data_as<float>()[0], type == DType::kUInt8 ? -128 : 0};
-  if (node.input(2) >= 0) {
-    const Tensor* zero = constant_of(graph, node.input(2));
-    if (!zero || zero->size() != 1) return std::nullopt;
-    q.zero_point = zero_point_at(*zero, 0);
-  }
-  if (!(q.scale > 0) || !std::isfinite(q.scale)) return std::nullopt;
-  return q;
-}
-
-std::shared_ptr<const Tensor> constant_ptr(const Graph& graph, int id) {
-  return id < 0 ? nullptr : graph.value(id).constant;
-}
-
-int add_constant(Graph& graph, const std::string& name, Tensor t) {
-  Value v;
-  v.name = name;
-  v.dtype = t.dtype();
-  v.shape = t.shape();
-  v.has_shape = true;
-  v.constant = std::make_shared<const Tensor>(std::move(t));
-  return graph.add_value(std::move(v));
-}
-
-std::vector<std::int64_t> ints_or(const Node& node, const char* key,
-                                  std::vector<std::int64_t> fallback) {
-  auto v = node.attr_ints(key);
-  return v.empty() ? fallback : v;
-}
-
-bool explicit_padding(const Node& node) {
-  const auto pad = node.attr_string("auto_pad", "NOTSET");
-  return pad == "NOTSET";
-}
 
 // A lookup's result: the value found, or why there is none.
 template <typename T>
@@ -181,27 +98,10 @@ class Lowering {
     g_.topological_sort();
     fuse_tables();
     note_absorbed_chain_ops();
-    QdqLoweringStats stats;
+    QdqLoweringStats stats = qdq::count_int8_steps(g_);
     stats.uint8_input = uint8_input_;
     stats.chains_as_written = chains_as_written_;
     stats.fp32_islands = islands;
-    for (const auto& node : g_.nodes) {
-      if (node.domain == "yolo") {
-        if (node.op_type == "QConv") {
-          ++stats.conv;
-          if (node.has_attribute("act")) ++stats.conv_act;
-        }
-        stats.tables += node.op_type == "QLut";
-        stats.binary += node.op_type == "QBinary";
-        stats.maxpool += node.op_type == "QMaxPool";
-        stats.upsample += node.op_type == "QUpsample";
-        stats.quantize += node.op_type == "Quantize";
-        stats.dequantize += node.op_type == "Dequantize";
-      } else if ((node.op_type == "Concat" || node.op_type == "Split") && node.input(0) >= 0 &&
-                 g_.value(node.inputs[0]).dtype == DType::kInt8) {
-        ++stats.channel_ops;
-      }
-    }
     return stats;
   }
 
@@ -317,57 +217,20 @@ class Lowering {
     const auto w = weights_.find(node.input(1));
     if (w == weights_.end()) return keep(n, "its weights are not int8 behind a DequantizeLinear");
     if (!explicit_padding(node)) return keep(n, "auto_pad is set");
-    const QuantizedWeight& qw = w->second;
-    const Shape& ws = qw.values->shape();
-    if (ws.size() != 4) return keep(n, "its weights are not 4-D");
-    const std::int64_t outs = ws[0];
-    const std::int64_t per = qw.values->size() / outs;
-    const std::int64_t scales = qw.scale->size();
-    if (scales != 1 && (scales != outs || (qw.axis != 0 && qw.axis != -4))) {
-      return keep(n, "its weight scales are neither per tensor nor per output channel (axis 0)");
-    }
     const Tensor* b = node.input(2) >= 0 ? constant_of(g_, node.input(2)) : nullptr;
-    if (node.input(2) >= 0 && (!b || b->dtype() != DType::kFloat32 || b->size() != outs)) {
-      return keep(n, "its bias is not a float constant with one value per output channel");
+    std::string why;
+    auto constants = qconv_constants(w->second, node.input(2) >= 0, b, x->second, sink->quant, why);
+    if (!constants) return keep(n, why);
+    std::vector<int> inputs{
+        x->first, add_constant(g_, node.name + "/w_int8", std::move(constants->weights)), -1};
+    if (constants->bias) {
+      inputs.push_back(add_constant(g_, node.name + "/bias_int32", std::move(*constants->bias)));
     }
-    Tensor wq(DType::kInt8, ws);
-    Tensor wscale(DType::kFloat32, {outs});
-    const bool u8 = qw.values->dtype() == DType::kUInt8;
-    for (std::int64_t o = 0; o < outs; ++o) {
-      const int zero = qw.zero_point ? zero_point_at(*qw.zero_point, o) : (u8 ? -128 : 0);
-      // XNNPACK's QC8 weights are symmetric.
-      if (zero != 0) {
-        return keep(n, "weight zero point " + std::to_string(zero) + " (channel " +
-                           std::to_string(o) + "); XNNPACK int8 convs need symmetric weights");
-      }
-      const float s = qw.scale->data_as<float>()[scales == 1 ? 0 : o];
-      const double ratio = static_cast<double>(x->second.scale) * s / sink->quant.scale;
-      if (!(ratio >= std::ldexp(1.0, -32) && ratio < 256.0)) {
-        return keep(n, "requantization scale of channel " + std::to_string(o) +
-                           " is outside XNNPACK's range [2^-32, 256)");
-      }
-      wscale.data_as<float>()[o] = s;
-      for (std::int64_t i = 0; i < per; ++i) {
-        const std::int64_t k = o * per + i;
-        wq.data_as<std::int8_t>()[k] =
-            u8 ? static_cast<std::int8_t>(qw.values->data_as<std::uint8_t>()[k] - 128)
-               : qw.values->data_as<std::int8_t>()[k];
-      }
-    }
-    std::vector<int> inputs{x->first, add_constant(g_, node.name + "/w_int8", std::move(wq)), -1};
-    if (b) {
-      Tensor bias(DType::kInt32, {outs});
-      for (std::int64_t o = 0; o < outs; ++o) {
-        const double unit = static_cast<double>(x->second.scale) * wscale.data_as<float>()[o];
-        bias.data_as<std::int32_t>()[o] =
-            static_cast<std::int32_t>(std::lround(b->data_as<float>()[o] / unit));
-      }
-      inputs.push_back(add_constant(g_, node.name + "/bias_int32", std::move(bias)));
-    }
-    inputs[2] = add_constant(g_, node.name + "/w_scale", std::move(wscale));
+    inputs[2] = add_constant(g_, node.name + "/w_scale", std::move(constants->scales));
+    const Shape& w_shape = w->second.values->shape();
     replace(n, "QConv", std::move(inputs), *sink);
     Node& q = g_.nodes[n];
-    q.attributes.push_back(attr_ints("kernel_shape", {ws[2], ws[3]}));
+    q.attributes.push_back(attr_ints("kernel_shape", {w_shape[2], w_shape[3]}));
     q.attributes.push_back(attr_ints("strides", ints_or(node, "strides", {1, 1})));
     q.attributes.push_back(attr_ints("dilations", ints_or(node, "dilations", {1, 1})));
     q.attributes.push_back(attr_ints("pads", ints_or(node, "pads", {0, 0, 0, 0})));
@@ -519,11 +382,6 @@ class Lowering {
     g_.nodes[n].attributes.push_back(attr_int("factor_w", fw));
     lowered(n, "int8 nearest upsample x" + std::to_string(fh) +
                    (fw == fh ? std::string() : " by x" + std::to_string(fw)));
-  }
-
-  static bool channel_axis(const Node& node, std::int64_t fallback) {
-    const auto axis = node.attr_int("axis", fallback);
-    return axis == 1 || axis == -3;
   }
 
   void lower_concat(std::size_t n) {
@@ -728,20 +586,6 @@ class Lowering {
 
 }  // namespace
 
-QuantizedWeights collect_quantized_weights(const Graph& graph) {
-  QuantizedWeights weights;
-  for (const auto& node : graph.nodes) {
-    if (!is_op(node, "DequantizeLinear") || !constant_of(graph, node.input(0))) continue;
-    const auto values = constant_ptr(graph, node.input(0));
-    const auto scale = constant_ptr(graph, node.input(1));
-    if (!scale || scale->dtype() != DType::kFloat32) continue;
-    if (values->dtype() != DType::kInt8 && values->dtype() != DType::kUInt8) continue;
-    weights[node.outputs[0]] = {values, scale, constant_ptr(graph, node.input(2)),
-                                node.attr_int("axis", 1)};
-  }
-  return weights;
-}
-
 QdqLoweringStats lower_qdq(Graph& graph, const QuantizedWeights& weights,
                            const QdqLoweringOptions& options, std::vector<QdqLayer>* layers) {
   graph.topological_sort();
@@ -749,31 +593,6 @@ QdqLoweringStats lower_qdq(Graph& graph, const QuantizedWeights& weights,
   const QdqLoweringStats stats = lowering.run();
   if (layers) *layers = std::move(lowering).layers();
   return stats;
-}
-
-bool is_qoperator(const std::string& domain, const std::string& op_type) {
-  const bool known_domain = domain.empty() || domain == "ai.onnx" || domain == "com.microsoft";
-  return known_domain && (op_type.starts_with("QLinear") || op_type == "QGemm");
-}
-
-std::string qoperator_advice() {
-  return "QOperator INT8 (onnxruntime quantize_static with quant_format=QOperator) does not run "
-         "in yolo-edge; make a QDQ model from the FP32 one with `yolo-edge quantize --model "
-         "FP32.onnx --calib SRC --out MODEL.int8.onnx`, or export QDQ "
-         "(quant_format=QuantFormat.QDQ)";
-}
-
-void reject_qoperator(const Graph& graph) {
-  const Node* first = nullptr;
-  int count = 0;
-  for (const auto& node : graph.nodes) {
-    if (!is_qoperator(node.domain, node.op_type)) continue;
-    if (!first) first = &node;
-    ++count;
-  }
-  if (!first) return;
-  graph.fail(*first, "is a QOperator INT8 operator (" + std::to_string(count) +
-                         " in this model): " + qoperator_advice());
 }
 
 }  // namespace yolo::runtime

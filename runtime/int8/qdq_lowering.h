@@ -50,13 +50,4 @@ QdqLoweringStats lower_qdq(Graph& graph, const QuantizedWeights& weights,
                            const QdqLoweringOptions& options,
                            std::vector<QdqLayer>* layers = nullptr);
 
-// QOperator-format INT8 operators (onnxruntime quantize_static with quant_format=QOperator):
-// QLinearConv, QLinearMatMul, QGemm and the com.microsoft QLinear* ops. The runtime does not run
-// them.
-bool is_qoperator(const std::string& domain, const std::string& op_type);
-// What to do with a QOperator model instead: quantize the FP32 model to QDQ.
-std::string qoperator_advice();
-// Throws ModelError naming the first QOperator node (and how many there are) with that advice.
-void reject_qoperator(const Graph& graph);
-
 }  // namespace yolo::runtime

@@ -7,7 +7,7 @@
 #include <system_error>
 
 #include "runtime/engine/precision.h"
-#include "runtime/int8/qdq_lowering.h"
+#include "runtime/int8/qoperator.h"
 
 namespace yolo::runtime {
 

@@ -13,7 +13,7 @@
 
 #include "runtime/engine/engine.h"
 #include "runtime/engine/graph.h"
-#include "runtime/int8/qdq_lowering.h"
+#include "runtime/int8/qoperator.h"
 #include "runtime/kernels/quantize.h"
 #include "runtime/model/fp32_rewrite.h"
 #include "runtime/model/model_error.h"

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "runtime/int8/qdq_lowering.h"
+#include "runtime/int8/qoperator.h"
 #include "runtime/model/model_info.h"
 #include "runtime/quantize/fp32_trade.h"
 #include "runtime/quantize/graph_index.h"

@@ -12,6 +12,7 @@
 
 #include "runtime/engine/engine.h"
 #include "runtime/int8/qdq_lowering.h"
+#include "runtime/int8/qoperator.h"
 #include "runtime/model/model_error.h"
 #include "tests/runtime/int8/int8_runs.h"
 #include "tests/runtime/test_model_builder.h"
