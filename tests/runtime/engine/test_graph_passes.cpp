@@ -69,15 +69,23 @@ TEST(GraphPasses, InfersShapesThroughConvPoolResizeConcat) {
   EXPECT_EQ(value(g, "y").shape, (Shape{1, 12, 8, 10}));
 }
 
-TEST(GraphPasses, FusesConvSigmoidMulIntoConvSilu) {
+// Conv -> Sigmoid -> Mul as YOLO writes its SiLU, the Mul's inputs in the order given; the conv's
+// output "c" is also a model output when `conv_is_output`.
+Graph conv_silu(std::vector<std::string> mul_inputs, bool conv_is_output) {
   ModelBuilder b(13);
   b.input("x", {1, 3, 8, 8}).output("y");
+  if (conv_is_output) b.output("c");
   b.random("w", {4, 3, 1, 1}, 2);
   b.node("Conv", {"x", "w"}, {"c"});
   b.node("Sigmoid", {"c"}, {"s"});
-  b.node("Mul", {"c", "s"}, {"y"});
+  b.node("Mul", mul_inputs, {"y"});
   Graph g = Graph::from_onnx(b.proto(), "m.onnx");
   infer_and_fold(g);
+  return g;
+}
+
+TEST(GraphPasses, FusesConvSigmoidMulIntoConvSilu) {
+  Graph g = conv_silu({"c", "s"}, false);
   const auto stats = fuse_activations(g);
   EXPECT_EQ(stats.silu, 1);
   EXPECT_EQ(stats.conv_silu, 1);
@@ -88,14 +96,7 @@ TEST(GraphPasses, FusesConvSigmoidMulIntoConvSilu) {
 }
 
 TEST(GraphPasses, SiluStaysSeparateWhenTheConvOutputHasOtherReaders) {
-  ModelBuilder b(13);
-  b.input("x", {1, 3, 8, 8}).output("y").output("c");
-  b.random("w", {4, 3, 1, 1}, 3);
-  b.node("Conv", {"x", "w"}, {"c"});
-  b.node("Sigmoid", {"c"}, {"s"});
-  b.node("Mul", {"s", "c"}, {"y"});
-  Graph g = Graph::from_onnx(b.proto(), "m.onnx");
-  infer_and_fold(g);
+  Graph g = conv_silu({"s", "c"}, true);
   const auto stats = fuse_activations(g);
   EXPECT_EQ(stats.silu, 1);
   EXPECT_EQ(stats.conv_silu, 0);

@@ -20,6 +20,15 @@ std::vector<float> gaussian(std::size_t n, std::uint32_t seed) {
   return v;
 }
 
+// 100000 values of a SiLU output x * sigmoid(x) * 3: never below -0.28, a long positive tail.
+TensorStatistics silu_statistics(std::uint32_t seed) {
+  TensorStatistics s;
+  std::vector<float> v = gaussian(100000, seed);
+  for (auto& x : v) x = x / (1.0F + std::exp(-x)) * 3.0F;
+  s.add(v);
+  return s;
+}
+
 TEST(CalibrationMethod, ParsesItsNamesAndRefusesOthers) {
   EXPECT_EQ(parse_calibration_method("minmax"), CalibrationMethod::kMinMax);
   EXPECT_EQ(parse_calibration_method("percentile"), CalibrationMethod::kPercentile);
@@ -88,11 +97,7 @@ TEST(TensorStatistics, PercentileClipsARareOutlier) {
 }
 
 TEST(TensorStatistics, PercentileKeepsTheExactMinimumOfAOneSidedTail) {
-  // A SiLU output: never below -0.28, long positive tail.
-  TensorStatistics s;
-  std::vector<float> v = gaussian(100000, 2);
-  for (auto& x : v) x = x / (1.0F + std::exp(-x)) * 3.0F;
-  s.add(v);
+  const TensorStatistics s = silu_statistics(2);
   const ActivationRange r = s.range(CalibrationMethod::kPercentile);
   EXPECT_FLOAT_EQ(r.lo, s.min());
   EXPECT_LE(r.hi, s.max());
@@ -145,11 +150,8 @@ TEST(TensorStatistics, MseRangeQuantizesWithLessErrorThanMinMax) {
 }
 
 TEST(TensorStatistics, MseChoosesEachSideOnItsOwn) {
-  // A SiLU output: never below -0.28, long positive tail; the negative side keeps its minimum.
-  TensorStatistics s;
-  std::vector<float> v = gaussian(100000, 6);
-  for (auto& x : v) x = x / (1.0F + std::exp(-x)) * 3.0F;
-  s.add(v);
+  // The negative side keeps its minimum.
+  const TensorStatistics s = silu_statistics(6);
   const ActivationRange r = s.range(CalibrationMethod::kMse);
   EXPECT_NEAR(r.lo, s.min(), 0.01F);
   EXPECT_LE(r.hi, s.max());
