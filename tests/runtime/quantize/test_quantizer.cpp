@@ -10,11 +10,17 @@ namespace {
 
 using namespace quantize_test;
 
-TEST(QuantizeModel, WritesAQdqFileWithMetadataAndAReport) {
+// tiny_model() with one metadata_props entry.
+ModelBuilder tiny_model_with(const std::string& key, const std::string& value) {
   ModelBuilder b = tiny_model();
   auto* prop = b.proto().add_metadata_props();
-  prop->set_key("imgsz");
-  prop->set_value("[8, 8]");
+  prop->set_key(key);
+  prop->set_value(value);
+  return b;
+}
+
+TEST(QuantizeModel, WritesAQdqFileWithMetadataAndAReport) {
+  ModelBuilder b = tiny_model_with("imgsz", "[8, 8]");
   const fs::path fp32_path = b.save("quant_tiny_meta.onnx");
   TempFolder folder("write");
   const fs::path out = folder.path() / "tiny.int8.onnx";
@@ -130,10 +136,7 @@ TEST(QuantizeModel, AlreadyQuantizedModelsAreRefused) {
 }
 
 TEST(QuantizeModel, NonDetectionModelsAreRefused) {
-  ModelBuilder b = tiny_model();
-  auto* prop = b.proto().add_metadata_props();
-  prop->set_key("task");
-  prop->set_value("segment");
+  ModelBuilder b = tiny_model_with("task", "segment");
   const fs::path path = b.save("quant_segment.onnx");
   TempFolder folder("segment");
   try {
