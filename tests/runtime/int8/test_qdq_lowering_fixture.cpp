@@ -16,9 +16,9 @@
 #include "runtime/int8/qdq_lowering.h"
 #include "runtime/model/onnx_model.h"
 #include "runtime/quantize/quantizer.h"
+#include "tests/runtime/yolo11n_fixture.h"
 #include "tests/support/engine_input.h"
 #include "tests/support/fixtures.h"
-#include "tests/support/golden_image.h"
 #include "tests/support/temp_folder.h"
 
 namespace yolo::runtime {
@@ -66,11 +66,8 @@ std::vector<float> class_scores(const Tensor& out) {
 
 TEST(QdqLoweringFixture, Yolo11nInt8AgreesWithFakeQuantAndWithFp32) {
   YOLO_REQUIRE_FIXTURES();
-  const fs::path dir = test::fixtures_dir();
-  const fs::path model = dir / "models" / "yolo11n_320_fp32.onnx";
-  auto golden = [](const char* image) {
-    return test::read_golden_input("yolo11n_320_fp32", image, 320);
-  };
+  const fs::path model = test::yolo11n_320_model();
+  const auto golden = test::yolo11n_320_input;
   const auto frames = test::frames_of({golden("dog"), golden("horses")});
   // Its own folder: the arm64 build runs this test as two CPUs at once.
   const test::TempFolder folder;

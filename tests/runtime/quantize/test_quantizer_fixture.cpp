@@ -12,9 +12,9 @@
 #include "runtime/model/model_info.h"
 #include "runtime/quantize/fp32_trade.h"
 #include "runtime/quantize/quantizer.h"
+#include "tests/runtime/yolo11n_fixture.h"
 #include "tests/support/engine_input.h"
 #include "tests/support/fixtures.h"
-#include "tests/support/golden_image.h"
 
 namespace yolo::runtime {
 namespace {
@@ -37,11 +37,8 @@ std::vector<float> class_scores(const Tensor& out) {
 
 TEST(QuantizerFixture, Yolo11nOnTwoImagesAgreesWithFp32OnTwoOthers) {
   YOLO_REQUIRE_FIXTURES();
-  const fs::path dir = test::fixtures_dir();
-  const fs::path model = dir / "models" / "yolo11n_320_fp32.onnx";
-  auto golden = [](const char* image) {
-    return test::read_golden_input("yolo11n_320_fp32", image, 320);
-  };
+  const fs::path model = test::yolo11n_320_model();
+  const auto golden = test::yolo11n_320_input;
   // Calibrate on dog and kite; evaluate on horses and person.
   const auto frames = test::frames_of({golden("dog"), golden("kite")});
   const fs::path out = fs::temp_directory_path() / "yolo_quant_fixture_yolo11n.int8.onnx";
