@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <exception>
 
-#include "runtime/fp32_rewrite.h"
-#include "runtime/onnx_model.h"
+#include "runtime/model/fp32_rewrite.h"
+#include "runtime/model/onnx_model.h"
 #include "runtime/quantize/model_file.h"
 
 int main(int argc, char** argv) {

@@ -8,7 +8,7 @@
 #include <functional>
 #include <vector>
 
-#include "runtime/engine.h"
+#include "runtime/engine/engine.h"
 
 namespace yolo::cli {
 

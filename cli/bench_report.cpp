@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "cli/csv_table.h"
-#include "runtime/precision.h"
+#include "runtime/engine/precision.h"
 #include "text/format.h"
 
 namespace yolo::cli {

@@ -15,7 +15,7 @@
 #include "cli/bench_scenarios.h"
 #include "cli/device_monitor.h"
 #include "cli/ort_peer.h"
-#include "runtime/engine.h"
+#include "runtime/engine/engine.h"
 #include "vision/latency_stats.h"
 
 namespace yolo::cli {

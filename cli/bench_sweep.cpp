@@ -19,7 +19,7 @@
 #include "cli/lint_warnings.h"
 #include "cli/ort_peer.h"
 #include "cli/peak_rss.h"
-#include "runtime/engine.h"
+#include "runtime/engine/engine.h"
 #include "vision/latency_stats.h"
 
 namespace yolo::cli {

@@ -34,7 +34,7 @@
 #include "cli/text_file.h"
 #include "config/config.h"
 #include "detector/precision_trial.h"
-#include "runtime/engine.h"
+#include "runtime/engine/engine.h"
 #include "text/format.h"
 
 namespace yolo::cli {

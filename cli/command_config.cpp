@@ -10,7 +10,7 @@
 #include "config/config_loader.h"
 #include "config/credential.h"
 #include "config/yaml_writer.h"
-#include "runtime/engine.h"
+#include "runtime/engine/engine.h"
 #include "vision/capture.h"
 
 namespace yolo::cli {

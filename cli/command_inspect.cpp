@@ -15,14 +15,15 @@
 
 #include "cli/commands.h"
 #include "cli/model_options.h"
-#include "runtime/engine.h"
-#include "runtime/int8_operators.h"
-#include "runtime/model_error.h"
-#include "runtime/model_info.h"
-#include "runtime/model_lint.h"
-#include "runtime/onnx_model.h"
-#include "runtime/precision.h"
-#include "runtime/qdq_lowering.h"
+#include "runtime/engine/engine.h"
+#include "runtime/engine/precision.h"
+#include "runtime/int8/int8_operators.h"
+#include "runtime/int8/qdq_lowering.h"
+#include "runtime/int8/qoperator.h"
+#include "runtime/model/model_error.h"
+#include "runtime/model/model_info.h"
+#include "runtime/model/model_lint.h"
+#include "runtime/model/onnx_model.h"
 #include "text/format.h"
 
 namespace yolo::cli {

@@ -12,10 +12,10 @@
 
 #include "cli/commands.h"
 #include "cli/model_options.h"
-#include "runtime/model_error.h"
-#include "runtime/onnx_model.h"
+#include "runtime/model/model_error.h"
+#include "runtime/model/onnx_model.h"
 #include "runtime/quantize/model_file.h"
-#include "runtime/quantizer.h"
+#include "runtime/quantize/quantizer.h"
 #include "vision/capture.h"
 #include "vision/decode.h"
 #include "vision/letterbox.h"

@@ -3,7 +3,7 @@
 
 #include "fieldlog/events.h"
 #include "fieldlog/keys.h"
-#include "runtime/precision.h"
+#include "runtime/engine/precision.h"
 #include "telemetry/sample.h"
 #include "text/format.h"
 

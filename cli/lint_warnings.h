@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/model_lint.h"
+#include "runtime/model/model_lint.h"
 
 namespace yolo::cli {
 

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/input_size.h"
-#include "runtime/precision.h"
+#include "runtime/engine/input_size.h"
+#include "runtime/engine/precision.h"
 
 namespace yolo::config {
 

@@ -9,7 +9,7 @@
 
 #include <opencv2/core.hpp>
 
-#include "runtime/engine.h"
+#include "runtime/engine/engine.h"
 #include "vision/class_names.h"
 #include "vision/decode.h"
 #include "vision/letterbox.h"

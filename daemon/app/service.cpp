@@ -20,7 +20,7 @@
 #include "daemon/outputs/http/http_server.h"
 #include "daemon/outputs/metrics/metrics.h"
 #include "daemon/outputs/mqtt/mqtt_publisher.h"
-#include "runtime/engine.h"
+#include "runtime/engine/engine.h"
 #include "text/format.h"
 #include "vision/capture.h"
 

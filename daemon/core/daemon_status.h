@@ -15,7 +15,7 @@
 
 #include "config/config.h"
 #include "daemon/core/frame_result.h"
-#include "runtime/precision.h"
+#include "runtime/engine/precision.h"
 #include "telemetry/sample.h"
 
 // The daemon's status as the parts inside the process hand it to each other (the control loop

@@ -12,7 +12,7 @@
 
 #include <opencv2/core.hpp>
 
-#include "runtime/precision.h"
+#include "runtime/engine/precision.h"
 #include "vision/class_names.h"
 #include "vision/detection.h"
 

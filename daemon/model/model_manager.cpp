@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "daemon/model/model_manager.h"
 
-#include "runtime/model_lint.h"
+#include "runtime/model/model_lint.h"
 #include "text/format.h"
 
 #include <sys/resource.h>

@@ -21,7 +21,7 @@
 #include "daemon/model/reservoir.h"
 #include "daemon/pipeline/inference.h"
 #include "detector/precision_trial.h"
-#include "runtime/engine.h"
+#include "runtime/engine/engine.h"
 
 namespace yolo::daemon {
 

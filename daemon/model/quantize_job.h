@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "daemon/base/worker.h"
-#include "runtime/input_size.h"
+#include "runtime/engine/input_size.h"
 
 namespace yolo::daemon {
 

@@ -42,19 +42,14 @@ decltype(auto) dispatch_numeric(DType type, const char* op, F&& f) {
 template <typename F>
 decltype(auto) dispatch_all(DType type, F&& f) {
   switch (type) {
-    case DType::kFloat32:
-      return f(float{});
-    case DType::kInt64:
-      return f(std::int64_t{});
-    case DType::kInt32:
-      return f(std::int32_t{});
     case DType::kInt8:
       return f(std::int8_t{});
     case DType::kUInt8:
     case DType::kBool:
       return f(std::uint8_t{});
+    default:
+      return dispatch_numeric(type, "", f);
   }
-  return f(std::uint8_t{});
 }
 
 // Calls f(U{}) with U an unsigned type of the dtype's width: for ops that only move elements.

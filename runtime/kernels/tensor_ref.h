@@ -16,7 +16,7 @@
 #include <span>
 #include <vector>
 
-#include "runtime/tensor.h"
+#include "runtime/engine/tensor.h"
 
 namespace yolo::runtime::kernels {
 

@@ -71,6 +71,44 @@ To convert(From x) {
   }
 }
 
+// Calls use(f) with the float function of op (a lambda, so the kernel's loop inlines it); not
+// for kNot.
+template <typename Use>
+void with_float_function(UnaryOp op, Use&& use) {
+  switch (op) {
+    case UnaryOp::kSigmoid:
+      return use([](float x) { return 1.0F / (1.0F + std::exp(-x)); });
+    case UnaryOp::kRelu:
+      return use([](float x) { return std::max(x, 0.0F); });
+    case UnaryOp::kHardSwish:
+      return use([](float x) { return x * hard_sigmoid_of(x, 1.0F / 6.0F, 0.5F); });
+    case UnaryOp::kExp:
+      return use([](float x) { return std::exp(x); });
+    case UnaryOp::kLog:
+      return use([](float x) { return std::log(x); });
+    case UnaryOp::kSqrt:
+      return use([](float x) { return std::sqrt(x); });
+    case UnaryOp::kTanh:
+      return use([](float x) { return std::tanh(x); });
+    case UnaryOp::kErf:
+      return use([](float x) { return std::erf(x); });
+    case UnaryOp::kFloor:
+      return use([](float x) { return std::floor(x); });
+    case UnaryOp::kCeil:
+      return use([](float x) { return std::ceil(x); });
+    case UnaryOp::kReciprocal:
+      return use([](float x) { return 1.0F / x; });
+    case UnaryOp::kNeg:
+      return use([](float x) { return -x; });
+    case UnaryOp::kAbs:
+      return use([](float x) { return std::fabs(x); });
+    case UnaryOp::kSign:
+      return use([](float x) { return static_cast<float>((x > 0) - (x < 0)); });
+    case UnaryOp::kNot:
+      break;
+  }
+}
+
 }  // namespace
 
 const char* unary_op_name(UnaryOp op) {
@@ -125,52 +163,25 @@ void unary(UnaryOp op, ConstTensorRef in, TensorRef out) {
   }
   if (in.dtype == DType::kInt64) return run_integer_unary<std::int64_t>(op, in, out);
   if (in.dtype == DType::kInt32) return run_integer_unary<std::int32_t>(op, in, out);
-  switch (op) {
-    case UnaryOp::kSigmoid:
-      return map<float>(in, out, [](float x) { return 1.0F / (1.0F + std::exp(-x)); });
-    case UnaryOp::kRelu:
-      return map<float>(in, out, [](float x) { return std::max(x, 0.0F); });
-    case UnaryOp::kHardSwish:
-      return map<float>(
-          in, out, [](float x) { return x * std::clamp(x * (1.0F / 6.0F) + 0.5F, 0.0F, 1.0F); });
-    case UnaryOp::kExp:
-      return map<float>(in, out, [](float x) { return std::exp(x); });
-    case UnaryOp::kLog:
-      return map<float>(in, out, [](float x) { return std::log(x); });
-    case UnaryOp::kSqrt:
-      return map<float>(in, out, [](float x) { return std::sqrt(x); });
-    case UnaryOp::kTanh:
-      return map<float>(in, out, [](float x) { return std::tanh(x); });
-    case UnaryOp::kErf:
-      return map<float>(in, out, [](float x) { return std::erf(x); });
-    case UnaryOp::kFloor:
-      return map<float>(in, out, [](float x) { return std::floor(x); });
-    case UnaryOp::kCeil:
-      return map<float>(in, out, [](float x) { return std::ceil(x); });
-    case UnaryOp::kReciprocal:
-      return map<float>(in, out, [](float x) { return 1.0F / x; });
-    case UnaryOp::kNeg:
-      return map<float>(in, out, [](float x) { return -x; });
-    case UnaryOp::kAbs:
-      return map<float>(in, out, [](float x) { return std::fabs(x); });
-    case UnaryOp::kSign:
-      return map<float>(in, out, [](float x) { return static_cast<float>((x > 0) - (x < 0)); });
-    case UnaryOp::kNot:
-      break;
-  }
+  with_float_function(op, [&](auto f) { map<float>(in, out, f); });
+}
+
+std::function<float(float)> unary_function(UnaryOp op) {
+  std::function<float(float)> function;
+  with_float_function(op, [&](auto f) { function = f; });
+  return function;
 }
 
 void leaky_relu(ConstTensorRef in, float alpha, TensorRef out) {
   check_dtype(in, DType::kFloat32, "LeakyRelu", "input");
   check_same(in, out, "LeakyRelu");
-  map<float>(in, out, [alpha](float x) { return x >= 0.0F ? x : alpha * x; });
+  map<float>(in, out, [alpha](float x) { return leaky_relu_of(x, alpha); });
 }
 
 void hard_sigmoid(ConstTensorRef in, float alpha, float beta, TensorRef out) {
   check_dtype(in, DType::kFloat32, "HardSigmoid", "input");
   check_same(in, out, "HardSigmoid");
-  map<float>(in, out,
-             [alpha, beta](float x) { return std::max(0.0F, std::min(1.0F, alpha * x + beta)); });
+  map<float>(in, out, [alpha, beta](float x) { return hard_sigmoid_of(x, alpha, beta); });
 }
 
 void clip(ConstTensorRef in, std::optional<double> min, std::optional<double> max, TensorRef out) {

@@ -3,7 +3,9 @@
 
 // Elementwise single-input ops and Cast. Input and output have the same shape; out may alias in.
 
+#include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <optional>
 
 #include "runtime/kernels/tensor_ref.h"
@@ -37,9 +39,21 @@ void check_unary_dtype(UnaryOp op, DType dtype);
 // out = op(in); same dtype and shape.
 void unary(UnaryOp op, ConstTensorRef in, TensorRef out);
 
-// LeakyRelu: x >= 0 ? x : alpha * x (float32).
+// The float function of op (any but kNot) on one value, as unary() computes it; the int8 lowering
+// makes its tables with it.
+std::function<float(float)> unary_function(UnaryOp op);
+
+// One value of LeakyRelu and of HardSigmoid (HardSwish is x * hard_sigmoid_of(x, 1/6, 1/2)).
+inline float leaky_relu_of(float x, float alpha) {
+  return x >= 0.0F ? x : alpha * x;
+}
+inline float hard_sigmoid_of(float x, float alpha, float beta) {
+  return std::max(0.0F, std::min(1.0F, alpha * x + beta));
+}
+
+// LeakyRelu: leaky_relu_of each value (float32).
 void leaky_relu(ConstTensorRef in, float alpha, TensorRef out);
-// HardSigmoid: max(0, min(1, alpha * x + beta)) (float32).
+// HardSigmoid: hard_sigmoid_of each value (float32).
 void hard_sigmoid(ConstTensorRef in, float alpha, float beta, TensorRef out);
 // Clip to [min, max]; an absent bound does not clip (float32, int64, int32). ONNX leaves
 // min > max undefined; like ONNX Runtime, the result is then max everywhere.

@@ -342,8 +342,8 @@ class PadSpec : public OpSpec {
 }  // namespace
 
 void register_data_ops(Registry& r) {
-  add<ConcatSpec>(r, "Concat");
-  add<SplitSpec>(r, "Split");
+  add<ConcatSpec>(r, "Concat").set_int8({Int8Lowering::kConcat, QuantizedInputs::kAll, true});
+  add<SplitSpec>(r, "Split").set_int8({Int8Lowering::kSplit, QuantizedInputs::kFirst, true});
   add<SliceSpec>(r, "Slice");
   add<TransposeSpec>(r, "Transpose");
   add<GatherSpec>(r, "Gather", false);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <optional>
 
@@ -198,6 +199,10 @@ class BinarySpec : public OpSpec {
     }
     return make_compute_step(*this, context);
   }
+  std::function<float(float, float)> binary_function() const override {
+    if (!nhwc_capable(op_)) return {};
+    return [op = op_](float a, float b) { return apply(op, a, b); };
+  }
 
  private:
   // The ops with an NHWC step (NhwcBinaryStep).
@@ -368,6 +373,9 @@ class UnarySpec : public OpSpec {
     }
     return std::make_unique<StridedUnaryStep>(strided_, 0.0F, 0.0F, context);
   }
+  std::function<float(float)> unary_function(const Graph&, const Node&) const override {
+    return kernels::unary_function(op_);
+  }
 
  protected:
   UnaryOp op_;
@@ -400,6 +408,11 @@ class LeakyReluSpec : public UnarySpec {
     return std::make_unique<StridedUnaryStep>(
         StridedKind::kLeakyRelu, context.node.attr_float("alpha", 0.01F), 0.0F, context);
   }
+  std::function<float(float)> unary_function(const Graph&, const Node& node) const override {
+    return [alpha = node.attr_float("alpha", 0.01F)](float x) {
+      return kernels::leaky_relu_of(x, alpha);
+    };
+  }
 };
 
 class HardSigmoidSpec : public UnarySpec {
@@ -414,6 +427,11 @@ class HardSigmoidSpec : public UnarySpec {
                std::span<const kernels::TensorRef> out) const override {
     kernels::hard_sigmoid(in[0], node.attr_float("alpha", 0.2F), node.attr_float("beta", 0.5F),
                           out[0]);
+  }
+  std::function<float(float)> unary_function(const Graph&, const Node& node) const override {
+    return [alpha = node.attr_float("alpha", 0.2F), beta = node.attr_float("beta", 0.5F)](float x) {
+      return kernels::hard_sigmoid_of(x, alpha, beta);
+    };
   }
 };
 
@@ -458,6 +476,17 @@ class ClipSpec : public UnarySpec {
                                               static_cast<float>(lo.value_or(-INFINITY)),
                                               static_cast<float>(hi.value_or(INFINITY)), context);
   }
+  std::function<float(float)> unary_function(const Graph& graph, const Node& node) const override {
+    std::vector<kernels::ConstTensorRef> in(node.inputs.size());
+    for (std::size_t i = 1; i < in.size(); ++i) {
+      if (has_input(node, i)) in[i] = *input_value(graph, node, i).constant;
+    }
+    const auto [lo, hi] = bounds(node, in);
+    return [lo = static_cast<float>(lo.value_or(-INFINITY)),
+            hi = static_cast<float>(hi.value_or(INFINITY))](float x) {
+      return std::min(std::max(x, lo), hi);
+    };
+  }
 };
 
 class CastSpec : public OpSpec {
@@ -493,15 +522,21 @@ class SiluSpec : public UnarySpec {
                   static_cast<std::size_t>(in[0].size()), out[0].as<float>(),
                   static_cast<std::size_t>(out[0].size()), nullptr);
   }
+  // XNNPACK's SiLU has no scalar form here; the int8 lowering sees the Sigmoid and Mul it fuses.
+  std::function<float(float)> unary_function(const Graph&, const Node&) const override {
+    return {};
+  }
 };
 
 }  // namespace
 
 void register_elementwise_ops(Registry& r) {
-  add<BinarySpec>(r, "Add", BinaryOp::kAdd);
-  add<BinarySpec>(r, "Sub", BinaryOp::kSub);
-  add<BinarySpec>(r, "Mul", BinaryOp::kMul);
-  add<BinarySpec>(r, "Div", BinaryOp::kDiv);
+  // The quantizer quantizes the inputs of a SiLU's Mul and of the residual Add.
+  constexpr Int8Support all_quantized{Int8Lowering::kElementwise, QuantizedInputs::kAll};
+  add<BinarySpec>(r, "Add", BinaryOp::kAdd).set_int8(all_quantized);
+  add<BinarySpec>(r, "Sub", BinaryOp::kSub).set_int8(kInt8Table);
+  add<BinarySpec>(r, "Mul", BinaryOp::kMul).set_int8(all_quantized);
+  add<BinarySpec>(r, "Div", BinaryOp::kDiv).set_int8(kInt8Table);
   add<BinarySpec>(r, "Pow", BinaryOp::kPow);
   add<BinarySpec>(r, "Mod", BinaryOp::kMod);
   add<BinarySpec>(r, "Equal", BinaryOp::kEqual);
@@ -512,26 +547,27 @@ void register_elementwise_ops(Registry& r) {
   add<BinarySpec>(r, "And", BinaryOp::kAnd);
   add<BinarySpec>(r, "Or", BinaryOp::kOr);
   add<BinarySpec>(r, "Xor", BinaryOp::kXor);
-  add<VariadicSpec>(r, "Min", BinaryOp::kMin);
-  add<VariadicSpec>(r, "Max", BinaryOp::kMax);
+  add<VariadicSpec>(r, "Min", BinaryOp::kMin).set_int8(kInt8Table);
+  add<VariadicSpec>(r, "Max", BinaryOp::kMax).set_int8(kInt8Table);
   add<VariadicSpec>(r, "Sum", BinaryOp::kAdd);
   add<WhereSpec>(r, "Where");
-  add<UnarySpec>(r, "Sigmoid", UnaryOp::kSigmoid, StridedKind::kSigmoid);
-  add<ReluSpec>(r, "Relu");
-  add<LeakyReluSpec>(r, "LeakyRelu");
-  add<HardSigmoidSpec>(r, "HardSigmoid");
-  add<UnarySpec>(r, "HardSwish", UnaryOp::kHardSwish, StridedKind::kHardSwish);
-  add<ClipSpec>(r, "Clip");
-  add<UnarySpec>(r, "Exp", UnaryOp::kExp, StridedKind::kNone);
+  add<UnarySpec>(r, "Sigmoid", UnaryOp::kSigmoid, StridedKind::kSigmoid)
+      .set_int8({Int8Lowering::kElementwise, QuantizedInputs::kFirst});
+  add<ReluSpec>(r, "Relu").set_int8(kInt8Table);
+  add<LeakyReluSpec>(r, "LeakyRelu").set_int8(kInt8Table);
+  add<HardSigmoidSpec>(r, "HardSigmoid").set_int8(kInt8Table);
+  add<UnarySpec>(r, "HardSwish", UnaryOp::kHardSwish, StridedKind::kHardSwish).set_int8(kInt8Table);
+  add<ClipSpec>(r, "Clip").set_int8(kInt8Table);
+  add<UnarySpec>(r, "Exp", UnaryOp::kExp, StridedKind::kNone).set_int8(kInt8Table);
   add<UnarySpec>(r, "Log", UnaryOp::kLog, StridedKind::kNone);
   add<UnarySpec>(r, "Sqrt", UnaryOp::kSqrt, StridedKind::kSqrt);
-  add<UnarySpec>(r, "Tanh", UnaryOp::kTanh, StridedKind::kNone);
+  add<UnarySpec>(r, "Tanh", UnaryOp::kTanh, StridedKind::kNone).set_int8(kInt8Table);
   add<UnarySpec>(r, "Erf", UnaryOp::kErf, StridedKind::kNone);
   add<UnarySpec>(r, "Floor", UnaryOp::kFloor, StridedKind::kNone);
   add<UnarySpec>(r, "Ceil", UnaryOp::kCeil, StridedKind::kNone);
   add<UnarySpec>(r, "Reciprocal", UnaryOp::kReciprocal, StridedKind::kNone);
-  add<UnarySpec>(r, "Neg", UnaryOp::kNeg, StridedKind::kNone);
-  add<UnarySpec>(r, "Abs", UnaryOp::kAbs, StridedKind::kNone);
+  add<UnarySpec>(r, "Neg", UnaryOp::kNeg, StridedKind::kNone).set_int8(kInt8Table);
+  add<UnarySpec>(r, "Abs", UnaryOp::kAbs, StridedKind::kNone).set_int8(kInt8Table);
   add<UnarySpec>(r, "Sign", UnaryOp::kSign, StridedKind::kNone);
   add<UnarySpec>(r, "Not", UnaryOp::kNot, StridedKind::kNone);
   add<CastSpec>(r, "Cast");

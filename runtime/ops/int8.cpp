@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// The engine's int8 ops (domain "yolo"), made by the QDQ lowering pass (runtime/qdq_lowering.h)
-// from DequantizeLinear -> op -> QuantizeLinear patterns around the ONNX ops listed in
-// runtime/int8_operators.h. Activations are signed int8, NHWC, with
-// one (scale, zero point) per tensor held in the node's attributes; every op reads and writes
-// channel slices so concat and split stay free.
+// The engine's int8 ops (domain "yolo"), made by the QDQ lowering pass
+// (runtime/int8/qdq_lowering.h) from DequantizeLinear -> op -> QuantizeLinear patterns around the
+// ONNX ops listed in runtime/int8/int8_operators.h. Activations are signed int8, NHWC, with one
+// (scale, zero point) per tensor held in the node's attributes; every op reads and writes channel
+// slices so concat and split stay free.
 //   QConv(x, w int8 OIHW, w_scale [O], bias int32 [O]?)  conv attributes, x_/y_ params, and an
 //       optional table applied in place to its output ("act": the chain's name, "act_table")
 //   QLut(x)        "table": 256 bytes indexed by the input's raw byte (an element-wise chain, made
-//                  by runtime/qdq_chain.h, or a requantization); "function" names it
+//                  by runtime/int8/qdq_chain.h, or a requantization); "function" names it
 //   QBinary(a, b)  op Add|Mul|Sub, a_/b_/y_ params, equal shapes
 //   QMaxPool(x)    pooling attributes; the quantization is unchanged
 //   QUpsample(x)   integer nearest upsample, factor_h / factor_w

@@ -22,70 +22,48 @@ struct TransposeTask {
   std::int64_t pixels, channels, pixel_stride;
 };
 
-class ToNchwStep : public Step {
+// ToNchw (NHWC with a pixel stride in, dense NCHW out) or, with kToNhwc, ToNhwc (the reverse),
+// tile by tile.
+template <bool kToNhwc>
+class TransposeStep : public Step {
  public:
-  explicit ToNchwStep(const StepContext& context) {
-    const auto& in = context.inputs[0];
-    t_ = {in.f32(), context.outputs[0].f32(), in.physical[1] * in.physical[2], in.physical[3],
-          in.pixel_stride};
-    batch_ = in.physical[0];
+  explicit TransposeStep(const StepContext& context) {
+    const auto& nhwc = kToNhwc ? context.outputs[0] : context.inputs[0];
+    t_ = {context.inputs[0].f32(), context.outputs[0].f32(), nhwc.physical[1] * nhwc.physical[2],
+          nhwc.physical[3], nhwc.pixel_stride};
+    batch_ = nhwc.physical[0];
   }
   void run(pthreadpool_t pool) override {
     const auto tiles = static_cast<std::size_t>((t_.pixels + kTile - 1) / kTile);
+    const std::int64_t nhwc_image = t_.pixels * t_.pixel_stride,
+                       nchw_image = t_.pixels * t_.channels;
     for (std::int64_t n = 0; n < batch_; ++n) {
       current_ = t_;
-      current_.in += n * t_.pixels * t_.pixel_stride;
-      current_.out += n * t_.pixels * t_.channels;
-      pthreadpool_parallelize_1d(
-          t_.pixels * t_.channels < kParallelElements ? nullptr : pool,
-          [](void* ctx, std::size_t tile) {
-            const auto& t = *static_cast<const TransposeTask*>(ctx);
-            const std::int64_t p0 = static_cast<std::int64_t>(tile) * kTile;
-            const std::int64_t p1 = std::min(t.pixels, p0 + kTile);
-            for (std::int64_t c = 0; c < t.channels; ++c) {
-              float* o = t.out + c * t.pixels;
-              for (std::int64_t p = p0; p < p1; ++p) o[p] = t.in[p * t.pixel_stride + c];
-            }
-          },
-          &current_, tiles, 0);
+      current_.in += n * (kToNhwc ? nchw_image : nhwc_image);
+      current_.out += n * (kToNhwc ? nhwc_image : nchw_image);
+      pthreadpool_parallelize_1d(t_.pixels * t_.channels < kParallelElements ? nullptr : pool,
+                                 &run_tile, &current_, tiles, 0);
     }
   }
 
  private:
-  TransposeTask t_{}, current_{};
-  std::int64_t batch_ = 1;
-};
-
-class ToNhwcStep : public Step {
- public:
-  explicit ToNhwcStep(const StepContext& context) {
-    const auto& out = context.outputs[0];
-    t_ = {context.inputs[0].f32(), out.f32(), out.physical[1] * out.physical[2], out.physical[3],
-          out.pixel_stride};
-    batch_ = out.physical[0];
-  }
-  void run(pthreadpool_t pool) override {
-    const auto tiles = static_cast<std::size_t>((t_.pixels + kTile - 1) / kTile);
-    for (std::int64_t n = 0; n < batch_; ++n) {
-      current_ = t_;
-      current_.in += n * t_.pixels * t_.channels;
-      current_.out += n * t_.pixels * t_.pixel_stride;
-      pthreadpool_parallelize_1d(
-          t_.pixels * t_.channels < kParallelElements ? nullptr : pool,
-          [](void* ctx, std::size_t tile) {
-            const auto& t = *static_cast<const TransposeTask*>(ctx);
-            const std::int64_t p0 = static_cast<std::int64_t>(tile) * kTile;
-            const std::int64_t p1 = std::min(t.pixels, p0 + kTile);
-            for (std::int64_t p = p0; p < p1; ++p) {
-              float* o = t.out + p * t.pixel_stride;
-              for (std::int64_t c = 0; c < t.channels; ++c) o[c] = t.in[c * t.pixels + p];
-            }
-          },
-          &current_, tiles, 0);
+  static void run_tile(void* context, std::size_t tile) {
+    const auto& t = *static_cast<const TransposeTask*>(context);
+    const std::int64_t p0 = static_cast<std::int64_t>(tile) * kTile;
+    const std::int64_t p1 = std::min(t.pixels, p0 + kTile);
+    if constexpr (kToNhwc) {
+      for (std::int64_t p = p0; p < p1; ++p) {
+        float* o = t.out + p * t.pixel_stride;
+        for (std::int64_t c = 0; c < t.channels; ++c) o[c] = t.in[c * t.pixels + p];
+      }
+    } else {
+      for (std::int64_t c = 0; c < t.channels; ++c) {
+        float* o = t.out + c * t.pixels;
+        for (std::int64_t p = p0; p < p1; ++p) o[p] = t.in[p * t.pixel_stride + c];
+      }
     }
   }
 
- private:
   TransposeTask t_{}, current_{};
   std::int64_t batch_ = 1;
 };
@@ -126,9 +104,9 @@ class LayoutSpec : public OpSpec {
   std::unique_ptr<Step> create_step(const StepContext& context) const override {
     switch (kind_) {
       case Kind::kToNchw:
-        return std::make_unique<ToNchwStep>(context);
+        return std::make_unique<TransposeStep<false>>(context);
       case Kind::kToNhwc:
-        return std::make_unique<ToNhwcStep>(context);
+        return std::make_unique<TransposeStep<true>>(context);
       case Kind::kCopy:
         break;
     }

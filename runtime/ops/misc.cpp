@@ -377,7 +377,7 @@ void register_misc_ops(Registry& r) {
   add<MatMulSpec>(r, "MatMul");
   add<GemmSpec>(r, "Gemm");
   add<TopKSpec>(r, "TopK");
-  add<ResizeSpec>(r, "Resize");
+  add<ResizeSpec>(r, "Resize").set_int8({Int8Lowering::kUpsample, QuantizedInputs::kFirst, true});
   add<DynamicQuantizeLinearSpec>(r, "DynamicQuantizeLinear");
   add<QuantizeSpec>(r, "QuantizeLinear", false);
   add<QuantizeSpec>(r, "DequantizeLinear", true);

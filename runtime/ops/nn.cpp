@@ -51,6 +51,16 @@ const Tensor& constant_input(const Graph& graph, const Node& node, std::size_t i
   return *v.constant;
 }
 
+// Conv's and ConvTranspose's checks: arity, the attributes `known`, a float input, constant float
+// weights and bias.
+void check_conv(const Graph& graph, const Node& node, std::initializer_list<const char*> known) {
+  check_arity(graph, node, 2, 3, 1);
+  check_attributes(graph, node, known);
+  check_input_dtype(graph, node, 0, {DType::kFloat32});
+  constant_input(graph, node, 1, "the weights");
+  if (has_input(node, 2)) constant_input(graph, node, 2, "the bias");
+}
+
 class ConvStep : public Step {
  public:
   ConvStep(xnn::Conv2dF32 conv, const Activation& act, const ValueView& in, const ValueView& out)
@@ -82,12 +92,7 @@ class ConvSpec : public OpSpec {
  public:
   ConvSpec() : OpSpec(kNhwcStrided) {}
   void check(const Graph& graph, const Node& node) const override {
-    check_arity(graph, node, 2, 3, 1);
-    check_attributes(graph, node,
-                     {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
-    check_input_dtype(graph, node, 0, {DType::kFloat32});
-    constant_input(graph, node, 1, "the weights");
-    if (has_input(node, 2)) constant_input(graph, node, 2, "the bias");
+    check_conv(graph, node, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
   }
   void infer(Graph& graph, const Node& node) const override {
     const auto& x = input_value(graph, node, 0).shape;
@@ -149,13 +154,9 @@ class ConvTransposeSpec : public OpSpec {
  public:
   ConvTransposeSpec() : OpSpec(kNhwcStrided) {}
   void check(const Graph& graph, const Node& node) const override {
-    check_arity(graph, node, 2, 3, 1);
-    check_attributes(graph, node,
-                     {"auto_pad", "dilations", "group", "kernel_shape", "output_padding",
-                      "output_shape", "pads", "strides"});
-    check_input_dtype(graph, node, 0, {DType::kFloat32});
-    constant_input(graph, node, 1, "the weights");
-    if (has_input(node, 2)) constant_input(graph, node, 2, "the bias");
+    check_conv(graph, node,
+               {"auto_pad", "dilations", "group", "kernel_shape", "output_padding", "output_shape",
+                "pads", "strides"});
     const auto auto_pad = node.attr_string("auto_pad", "NOTSET");
     if (auto_pad != "NOTSET" && auto_pad != "VALID" && !node.has_attribute("output_shape")) {
       graph.fail(node, "auto_pad '" + auto_pad + "' without output_shape is not supported");
@@ -423,9 +424,10 @@ Shape conv_output_shape(const Graph& graph, const Node& node, const Shape& x, co
 }
 
 void register_nn_ops(Registry& r) {
-  add<ConvSpec>(r, "Conv");
+  add<ConvSpec>(r, "Conv").set_int8({Int8Lowering::kConv, QuantizedInputs::kFirst});
   add<ConvTransposeSpec>(r, "ConvTranspose");
-  add<PoolSpec>(r, "MaxPool", true);
+  add<PoolSpec>(r, "MaxPool", true)
+      .set_int8({Int8Lowering::kMaxPool, QuantizedInputs::kFirst, true});
   add<PoolSpec>(r, "AveragePool", false);
   add<GlobalAvgPoolSpec>(r, "GlobalAveragePool");
 }

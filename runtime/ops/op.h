@@ -4,18 +4,21 @@
 // The operator registry (after ncnn's layer registry): one OpSpec per ONNX op type, saying how the
 // op is checked at load, how its output shapes follow from its inputs, how it computes on
 // row-major tensors (constant folding and the plain execution path), which memory layout it runs
-// in, and which Step executes it.
+// in, which Step executes it, and what the int8 engine (runtime/int8/) and the quantizer
+// (runtime/quantize/) know of it.
 
 #include <pthreadpool.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "runtime/graph.h"
+#include "runtime/engine/graph.h"
 #include "runtime/kernels/tensor_ref.h"
 
 namespace yolo::runtime::ops {
@@ -86,6 +89,34 @@ struct OpCapabilities {
 // Convolutions, pooling and the int8 ops: NHWC only, reading and writing channel slices.
 inline constexpr OpCapabilities kNhwcStrided{LayoutRule::kNhwc, true, true};
 
+// How the QDQ lowering (runtime/int8/qdq_lowering.h) turns a node of the op into int8 steps.
+enum class Int8Lowering : std::uint8_t {
+  kConv,         // QConv, a table that follows fused into it
+  kElementwise,  // QLut (a table of the element-wise chain ending here, runtime/int8/qdq_chain.h)
+                 // or, for Add, Sub and Mul of two int8 tensors, QBinary
+  kConcat,       // Concat of int8 channel slices
+  kMaxPool,      // QMaxPool
+  kUpsample,     // Resize by a whole factor, nearest: QUpsample
+  kSplit,        // Split into int8 channel slices
+};
+
+// Which inputs yolo-edge's quantizer (runtime/quantize/quantizer.h) quantizes; every float output
+// of the node is quantized with them.
+enum class QuantizedInputs : std::uint8_t {
+  kNone,   // its files leave the op float (the lowering still runs it int8 in other files)
+  kFirst,  // input 0 only (weights, sizes and split lengths stay as they are)
+  kAll,    // every input, which must all be activations
+};
+
+// What the int8 engine knows of an ai.onnx op, given where the op registers.
+struct Int8Support {
+  Int8Lowering lowering = Int8Lowering::kElementwise;
+  QuantizedInputs quantized_inputs = QuantizedInputs::kNone;
+  // Inputs and outputs share one (scale, zero point): pooling, upsampling, concat and split need
+  // no requantization.
+  bool shares_scale = false;
+};
+
 class OpSpec {
  public:
   OpSpec() = default;
@@ -108,8 +139,23 @@ class OpSpec {
   // The step executing the node; the default runs compute() on the dense views.
   virtual std::unique_ptr<Step> create_step(const StepContext& context) const;
 
+  // The op's int8 support, or null when the int8 engine does not run it.
+  const Int8Support* int8() const { return int8_ ? &*int8_ : nullptr; }
+  void set_int8(Int8Support support) { int8_ = support; }
+  // An element-wise float op as a function of one element, for the node (its attributes, its
+  // constant inputs in `graph`), computed as the op's FP32 kernel computes it: the int8 lowering
+  // evaluates it on the 256 values of an int8 tensor to make the op's table. Empty for the
+  // others.
+  virtual std::function<float(float)> unary_function(const Graph& /*graph*/,
+                                                     const Node& /*node*/) const {
+    return {};
+  }
+  // The same for an element-wise op of two inputs.
+  virtual std::function<float(float, float)> binary_function() const { return {}; }
+
  private:
   OpCapabilities capabilities_;
+  std::optional<Int8Support> int8_;
 };
 
 // The spec for an op type in a domain ("" for ai.onnx, "yolo" for the engine's internal ops), or
@@ -118,6 +164,9 @@ const OpSpec* find_op(const std::string& domain, const std::string& op_type);
 
 // Every supported ai.onnx op type, comma-separated, for messages.
 std::string supported_ops();
+
+// The ai.onnx op types the int8 engine runs, by name, with their specs.
+std::vector<std::pair<std::string, const OpSpec*>> ops_with_int8();
 
 // Runs f(); a kernel's std::invalid_argument becomes the graph's ModelError naming the node.
 template <typename F>

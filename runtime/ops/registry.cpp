@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "runtime/model_error.h"
+#include "runtime/model/model_error.h"
 
 namespace yolo::runtime::ops {
 
@@ -81,6 +81,14 @@ std::string supported_ops() {
     if (key.first.empty()) names += (names.empty() ? "" : ", ") + key.second;
   }
   return names;
+}
+
+std::vector<std::pair<std::string, const OpSpec*>> ops_with_int8() {
+  std::vector<std::pair<std::string, const OpSpec*>> ops;
+  for (const auto& [key, spec] : registry()) {
+    if (key.first.empty() && spec->int8()) ops.emplace_back(key.second, spec.get());
+  }
+  return ops;
 }
 
 const Value& input_value(const Graph& graph, const Node& node, std::size_t i) {

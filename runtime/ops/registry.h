@@ -17,9 +17,16 @@ namespace yolo::runtime::ops {
 using Registry = std::map<std::pair<std::string, std::string>, std::unique_ptr<OpSpec>>;
 
 template <typename Spec, typename... Args>
-void add(Registry& registry, const std::string& op_type, Args&&... args) {
-  registry[{"", op_type}] = std::make_unique<Spec>(std::forward<Args>(args)...);
+Spec& add(Registry& registry, const std::string& op_type, Args&&... args) {
+  auto spec = std::make_unique<Spec>(std::forward<Args>(args)...);
+  Spec& added = *spec;
+  registry[{"", op_type}] = std::move(spec);
+  return added;
 }
+
+// An element-wise op the quantizer leaves float; the int8 lowering makes it part of a table where
+// another tool's file quantizes around it.
+inline constexpr Int8Support kInt8Table{};
 
 // Reshape, Flatten, Squeeze, Unsqueeze, Identity: outputs may share the input's memory.
 bool is_alias_op(const Node& node);

@@ -108,6 +108,9 @@ class IdentitySpec : public AliasSpec {
     const auto& in = input_value(graph, node, 0);
     set_output(graph, node, 0, in.dtype, in.shape);
   }
+  std::function<float(float)> unary_function(const Graph&, const Node&) const override {
+    return [](float x) { return x; };
+  }
 };
 
 // Shape: the input's shape is static, so the output is a constant made here.
@@ -130,41 +133,33 @@ class ShapeSpec : public OpSpec {
   }
 };
 
-class ExpandSpec : public OpSpec {
+// Expand and Tile: the output shape follows from the input's and the int values of constant input
+// 1 (`what`: the target shape, the repeats); the kernel fills it.
+class ShapeByIntsSpec : public OpSpec {
  public:
+  using ShapeOf = Shape (*)(std::span<const std::int64_t>, std::span<const std::int64_t>);
+  using Kernel = void (*)(kernels::ConstTensorRef, kernels::TensorRef);
+  ShapeByIntsSpec(const char* what, ShapeOf shape_of, Kernel kernel)
+      : what_(what), shape_of_(shape_of), kernel_(kernel) {}
   void check(const Graph& graph, const Node& node) const override {
     check_arity(graph, node, 2, 2, 1);
     check_attributes(graph, node, {});
   }
   void infer(Graph& graph, const Node& node) const override {
     const auto& in = input_value(graph, node, 0);
-    const auto requested = constant_ints(graph, node, 1, "the target shape");
-    set_output(graph, node, 0, in.dtype, shape_or_fail(graph, node, [&] {
-                 return kernels::expand_shape(in.shape, requested);
-               }));
-  }
-  void compute(const Node&, std::span<const kernels::ConstTensorRef> in,
-               std::span<const kernels::TensorRef> out) const override {
-    kernels::expand(in[0], out[0]);
-  }
-};
-
-class TileSpec : public OpSpec {
- public:
-  void check(const Graph& graph, const Node& node) const override {
-    check_arity(graph, node, 2, 2, 1);
-    check_attributes(graph, node, {});
-  }
-  void infer(Graph& graph, const Node& node) const override {
-    const auto& in = input_value(graph, node, 0);
-    const auto repeats = constant_ints(graph, node, 1, "repeats");
+    const auto ints = constant_ints(graph, node, 1, what_);
     set_output(graph, node, 0, in.dtype,
-               shape_or_fail(graph, node, [&] { return kernels::tile_shape(in.shape, repeats); }));
+               shape_or_fail(graph, node, [&] { return shape_of_(in.shape, ints); }));
   }
   void compute(const Node&, std::span<const kernels::ConstTensorRef> in,
                std::span<const kernels::TensorRef> out) const override {
-    kernels::tile(in[0], out[0]);
+    kernel_(in[0], out[0]);
   }
+
+ private:
+  const char* what_;
+  ShapeOf shape_of_;
+  Kernel kernel_;
 };
 
 class ConstantOfShapeSpec : public OpSpec {
@@ -222,10 +217,10 @@ void register_shape_ops(Registry& r) {
   add<FlattenSpec>(r, "Flatten");
   add<SqueezeSpec>(r, "Squeeze", false);
   add<SqueezeSpec>(r, "Unsqueeze", true);
-  add<IdentitySpec>(r, "Identity");
+  add<IdentitySpec>(r, "Identity").set_int8(kInt8Table);
   add<ShapeSpec>(r, "Shape");
-  add<ExpandSpec>(r, "Expand");
-  add<TileSpec>(r, "Tile");
+  add<ShapeByIntsSpec>(r, "Expand", "the target shape", &kernels::expand_shape, &kernels::expand);
+  add<ShapeByIntsSpec>(r, "Tile", "repeats", &kernels::tile_shape, &kernels::tile);
   add<ConstantOfShapeSpec>(r, "ConstantOfShape");
   add<RangeSpec>(r, "Range");
 }

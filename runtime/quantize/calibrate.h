@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/calibration.h"
-#include "runtime/engine.h"
+#include "runtime/engine/engine.h"
+#include "runtime/quantize/calibration.h"
 #include "runtime/quantize/conv_patches.h"
 
 namespace yolo::runtime {

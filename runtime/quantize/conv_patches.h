@@ -15,7 +15,7 @@
 
 #include <Eigen/Core>
 
-#include "runtime/tensor.h"
+#include "runtime/engine/tensor.h"
 
 namespace yolo::runtime {
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/quantize/graph_index.h"
 
-#include "runtime/int8_operators.h"
+#include "runtime/int8/int8_operators.h"
 #include "runtime/quantize/onnx_proto.h"
 
 namespace yolo::runtime {
@@ -95,7 +95,7 @@ bool is_silu_mul(const onnx::GraphProto& graph, const GraphIndex& index,
 std::optional<QuantIo> quant_io(const onnx::GraphProto& graph, const GraphIndex& index,
                                 const onnx::NodeProto& node) {
   const std::string& op = node.op_type();
-  const Int8Operator* spec = find_int8_operator(op);
+  const Int8Support* spec = find_int8_operator(op);
   if (!spec || spec->quantized_inputs == QuantizedInputs::kNone) return std::nullopt;
   if ((op == "Conv" && !is_real_conv(graph, index, node)) ||
       (op == "Mul" && !is_silu_mul(graph, index, node))) {

@@ -51,7 +51,8 @@ bool is_silu_mul(const onnx::GraphProto& graph, const GraphIndex& index,
                  const onnx::NodeProto& node);
 
 // The float activation inputs and outputs of a node the int8 engine can run, as
-// runtime/int8_operators.h says which; of the convs only the real ones, of the Muls only a SiLU's.
+// runtime/int8/int8_operators.h says which; of the convs only the real ones, of the Muls only a
+// SiLU's.
 struct QuantIo {
   std::vector<std::string> inputs, outputs;
   // Concat, MaxPool, Resize, Split: one scale for all of them.

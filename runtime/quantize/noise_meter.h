@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "runtime/calibration.h"
-#include "runtime/engine.h"
+#include "runtime/engine/engine.h"
 #include "runtime/quantize/calibrate.h"
+#include "runtime/quantize/calibration.h"
 #include "runtime/quantize/qdq_rewrite.h"
 
 namespace yolo::runtime {

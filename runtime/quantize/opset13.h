@@ -9,7 +9,7 @@
 
 namespace yolo::runtime {
 
-// Raises an opset < 13 model to 13 (runtime/quantizer.h, the file format): Split's `split`
+// Raises an opset < 13 model to 13 (runtime/quantize/quantizer.h, the file format): Split's `split`
 // attribute, Squeeze/Unsqueeze/ReduceSum `axes` attributes become int64 initializer inputs.
 // `ranks` holds the rank of each Softmax (LogSoftmax, Hardmax) input, observed during
 // calibration. Throws QuantizeError naming the node it cannot raise (one whose axis is not the

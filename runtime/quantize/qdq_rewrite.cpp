@@ -143,10 +143,10 @@ class QdqRewrite {
   }
 
  private:
-  // Short derived names (see runtime/quantizer.h): tensor k has scale s<k>, zero point z<k>, int8
-  // value q<k>, and either its producer writes f<k> and the DequantizeLinear writes the original
-  // name (consumers unchanged), or, for the graph input and graph outputs, whose names must stay,
-  // the DequantizeLinear writes d<k> and consumers are rewired to it.
+  // Short derived names (see runtime/quantize/quantizer.h): tensor k has scale s<k>, zero point
+  // z<k>, int8 value q<k>, and either its producer writes f<k> and the DequantizeLinear writes the
+  // original name (consumers unchanged), or, for the graph input and graph outputs, whose names
+  // must stay, the DequantizeLinear writes d<k> and consumers are rewired to it.
   std::string derived(char kind, const std::string& t) const {
     std::string name = prefix_;
     name += kind;

@@ -7,7 +7,7 @@
 #include <set>
 #include <string>
 
-#include "runtime/calibration.h"
+#include "runtime/quantize/calibration.h"
 #include "runtime/quantize/weights.h"
 
 namespace yolo::runtime {
@@ -20,8 +20,8 @@ struct WeightPlan {
   std::map<std::string, std::vector<float>> bias_shift;
 };
 
-// The QDQ rewrite that writes the file format of runtime/quantizer.h, of a model at opset >= 13
-// with named nodes. `ranges` must hold every tensor of quantized_tensors() except the model
+// The QDQ rewrite that writes the file format of runtime/quantize/quantizer.h, of a model at opset
+// >= 13 with named nodes. `ranges` must hold every tensor of quantized_tensors() except the model
 // input; nodes named in `keep_fp32` stay float. Throws QuantizeError when a range is missing or
 // the opset is below 13.
 onnx::ModelProto build_qdq_model(const onnx::ModelProto& fp32,

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/tensor.h"
+#include "runtime/engine/tensor.h"
 
 namespace yolo::runtime {
 

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runtime/calibration.h"
+#include "runtime/quantize/calibration.h"
 #include "runtime/quantize/regions.h"
 
 namespace yolo::runtime {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "tests/cli/run_cli.h"
-#include "tests/runtime/lint_models.h"
+#include "tests/runtime/model/lint_models.h"
 #include "tests/runtime/test_model_builder.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/temp_folder.h"

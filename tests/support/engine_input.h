@@ -9,8 +9,8 @@
 #include <span>
 #include <vector>
 
-#include "runtime/engine.h"
-#include "runtime/quantizer.h"
+#include "runtime/engine/engine.h"
+#include "runtime/quantize/quantizer.h"
 
 namespace yolo::test {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/tensor.h"
+#include "runtime/engine/tensor.h"
 #include "runtime/xnn/xnn_operator.h"
 
 namespace yolo::test {

@@ -48,6 +48,21 @@ Shape random_shape(std::size_t min_rank, std::size_t max_rank) {
   return s;
 }
 
+// A random shape of rank min_rank..max_rank, a random axis of it (negative half the time) and
+// that axis as an index.
+struct ShapeAxis {
+  Shape shape;
+  std::int64_t axis;
+  std::size_t index;
+};
+ShapeAxis random_axis(std::size_t min_rank, std::size_t max_rank) {
+  Shape shape = random_shape(min_rank, max_rank);
+  const auto rank = static_cast<std::int64_t>(shape.size());
+  const std::int64_t axis = rng.pick(-rank, rank - 1);
+  const auto index = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
+  return {std::move(shape), axis, index};
+}
+
 TEST(Reduce, MatchesReferenceOverRandomAxes) {
   const ReduceOp ops[] = {ReduceOp::kMax, ReduceOp::kMin, ReduceOp::kSum, ReduceOp::kMean,
                           ReduceOp::kProd};
@@ -131,10 +146,7 @@ TEST(Reduce, EmptySetsAndArguments) {
 
 TEST(ArgReduce, FirstOrLastExtreme) {
   for (int trial = 0; trial < 150; ++trial) {
-    const Shape shape = random_shape(1, 4);
-    const auto rank = static_cast<std::int64_t>(shape.size());
-    const std::int64_t axis = rng.pick(-rank, rank - 1);
-    const auto a = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
+    const auto [shape, axis, a] = random_axis(1, 4);
     const bool last = rng.pick(0, 1) == 1;
     const ArgOp op = rng.pick(0, 1) ? ArgOp::kArgMax : ArgOp::kArgMin;
     const Tensor in = random_tensor(DType::kFloat32, shape);
@@ -237,10 +249,7 @@ TEST(Softmax, MaskedAndExtremeInputs) {
 
 TEST(TopK, MatchesStableSortReference) {
   for (int trial = 0; trial < 200; ++trial) {
-    const Shape shape = random_shape(1, 3);
-    const auto rank = static_cast<std::int64_t>(shape.size());
-    const std::int64_t axis = rng.pick(-rank, rank - 1);
-    const auto a = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
+    const auto [shape, axis, a] = random_axis(1, 3);
     const std::int64_t k = rng.pick(0, shape[a]);
     const bool largest = rng.pick(0, 1) == 1;
     const DType type = trial % 3 == 0   ? DType::kFloat32

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <random>
 
-#include "runtime/engine.h"
+#include "runtime/engine/engine.h"
 #include "tests/runtime/test_model_builder.h"
 
 namespace yolo::runtime {

@@ -2,7 +2,7 @@
 #pragma once
 
 // The small models and file helpers the quantizer tests share (tests/runtime/quantize/ and
-// tests/runtime/test_quantizer.cpp).
+// tests/runtime/quantize/test_quantizer.cpp).
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
@@ -14,15 +14,15 @@
 #include <fstream>
 #include <random>
 
-#include "runtime/engine.h"
-#include "runtime/model_info.h"
+#include "runtime/engine/engine.h"
+#include "runtime/model/model_info.h"
 #include "runtime/quantize/fp32_trade.h"
 #include "runtime/quantize/graph_index.h"
 #include "runtime/quantize/model_file.h"
 #include "runtime/quantize/opset13.h"
 #include "runtime/quantize/qdq_rewrite.h"
+#include "runtime/quantize/quantizer.h"
 #include "runtime/quantize/regions.h"
-#include "runtime/quantizer.h"
 #include "tests/runtime/test_model_builder.h"
 
 namespace yolo::runtime::quantize_test {

@@ -11,9 +11,12 @@
 #include <vector>
 
 #include "runtime/xnn/convolution.h"
+#include "tests/runtime/xnn/window_taps.h"
 
 namespace yolo::runtime::xnn {
 namespace {
+
+using yolo::test::for_each_tap;
 
 constexpr float kSentinel = -12345.0f;
 
@@ -67,25 +70,18 @@ std::vector<float> reference_conv(const ConvCase& c, const std::vector<float>& i
         for (size_t oc = 0; oc < p.output_channels; ++oc) {
           const size_t g = oc / go;
           double sum = bias.empty() ? 0.0 : bias[oc];
-          for (size_t ky = 0; ky < p.window.kernel_height; ++ky) {
-            const long iy = long(oy * p.window.stride_height + ky * p.window.dilation_height) -
-                            long(p.window.pad_top);
-            if (iy < 0 || iy >= long(c.height)) continue;
-            for (size_t kx = 0; kx < p.window.kernel_width; ++kx) {
-              const long ix = long(ox * p.window.stride_width + kx * p.window.dilation_width) -
-                              long(p.window.pad_left);
-              if (ix < 0 || ix >= long(c.width)) continue;
-              const float* pixel =
-                  &input[((n * c.height + iy) * c.width + ix) * p.input_pixel_stride +
-                         c.input_offset];
-              for (size_t ic = 0; ic < gi; ++ic) {
-                sum +=
-                    double(pixel[g * gi + ic]) *
-                    weights[((oc * gi + ic) * p.window.kernel_height + ky) * p.window.kernel_width +
-                            kx];
-              }
-            }
-          }
+          for_each_tap(p.window, oy, ox, c.height, c.width,
+                       [&](size_t ky, size_t kx, size_t iy, size_t ix) {
+                         const float* pixel =
+                             &input[((n * c.height + iy) * c.width + ix) * p.input_pixel_stride +
+                                    c.input_offset];
+                         for (size_t ic = 0; ic < gi; ++ic) {
+                           sum += double(pixel[g * gi + ic]) *
+                                  weights[((oc * gi + ic) * p.window.kernel_height + ky) *
+                                              p.window.kernel_width +
+                                          kx];
+                         }
+                       });
           const double clamped = std::clamp<double>(sum, p.output_min, p.output_max);
           out[((n * out_h + oy) * out_w + ox) * p.output_channels + oc] = float(clamped);
         }
@@ -424,18 +420,12 @@ void check_deconv(DeconvCase c, std::mt19937& rng, ThreadPools& pools) {
           const double x = input[((n * c.height + iy) * c.width + ix) * p.input_pixel_stride +
                                  c.input_offset + ic];
           for (size_t o = 0; o < go; ++o) {
-            for (size_t ky = 0; ky < p.window.kernel_height; ++ky) {
-              const long oy = long(iy * p.window.stride_height + ky * p.window.dilation_height) -
-                              long(p.window.pad_top);
-              if (oy < 0 || oy >= long(out_h)) continue;
-              for (size_t kx = 0; kx < p.window.kernel_width; ++kx) {
-                const long ox = long(ix * p.window.stride_width + kx * p.window.dilation_width) -
-                                long(p.window.pad_left);
-                if (ox < 0 || ox >= long(out_w)) continue;
-                want[((n * out_h + oy) * out_w + ox) * p.output_channels + g * go + o] +=
-                    x * weights[(ic * go + o) * ks + ky * p.window.kernel_width + kx];
-              }
-            }
+            // A deconvolution scatters input (iy, ix) to the outputs its window reaches.
+            for_each_tap(p.window, iy, ix, out_h, out_w,
+                         [&](size_t ky, size_t kx, size_t oy, size_t ox) {
+                           want[((n * out_h + oy) * out_w + ox) * p.output_channels + g * go + o] +=
+                               x * weights[(ic * go + o) * ks + ky * p.window.kernel_width + kx];
+                         });
           }
         }
       }

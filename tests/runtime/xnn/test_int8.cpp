@@ -11,9 +11,12 @@
 #include <vector>
 
 #include "runtime/xnn/int8.h"
+#include "tests/runtime/xnn/window_taps.h"
 
 namespace yolo::runtime::xnn {
 namespace {
+
+using yolo::test::for_each_tap;
 
 int8_t quantize(double real, QuantParams q, int lo = -128, int hi = 127) {
   return static_cast<int8_t>(std::clamp<long>(std::lrint(real / q.scale) + q.zero_point, lo, hi));
@@ -66,24 +69,17 @@ void check_conv_qc8(Conv2dParams g, size_t height, size_t width, bool relu, std:
         for (size_t oc = 0; oc < g.output_channels; ++oc) {
           const size_t group = oc / go;
           int64_t acc = bias[oc];
-          for (size_t ky = 0; ky < g.window.kernel_height; ++ky) {
-            const long iy = long(oy * g.window.stride_height + ky * g.window.dilation_height) -
-                            long(g.window.pad_top);
-            if (iy < 0 || iy >= long(height)) continue;
-            for (size_t kx = 0; kx < g.window.kernel_width; ++kx) {
-              const long ix = long(ox * g.window.stride_width + kx * g.window.dilation_width) -
-                              long(g.window.pad_left);
-              if (ix < 0 || ix >= long(width)) continue;
-              for (size_t ic = 0; ic < gi; ++ic) {
-                const int x =
-                    input[(iy * width + ix) * g.input_pixel_stride + in_offset + group * gi + ic];
-                acc +=
-                    int64_t(x - params.input.zero_point) *
-                    weights[((oc * gi + ic) * g.window.kernel_height + ky) * g.window.kernel_width +
-                            kx];
-              }
-            }
-          }
+          for_each_tap(
+              g.window, oy, ox, height, width, [&](size_t ky, size_t kx, size_t iy, size_t ix) {
+                for (size_t ic = 0; ic < gi; ++ic) {
+                  const int x =
+                      input[(iy * width + ix) * g.input_pixel_stride + in_offset + group * gi + ic];
+                  acc += int64_t(x - params.input.zero_point) *
+                         weights[((oc * gi + ic) * g.window.kernel_height + ky) *
+                                     g.window.kernel_width +
+                                 kx];
+                }
+              });
           const double real = double(acc) * params.input.scale * weight_scales[oc];
           const int want = quantize(real, params.output, params.output_min, params.output_max);
           const int got = output[(oy * ow + ox) * g.output_pixel_stride + out_offset + oc];

@@ -11,10 +11,13 @@
 #include <vector>
 
 #include "runtime/xnn/pooling.h"
+#include "tests/runtime/xnn/window_taps.h"
 #include "tests/support/random_tensors.h"
 
 namespace yolo::runtime::xnn {
 namespace {
+
+using yolo::test::for_each_tap;
 
 using test::xnn_input;
 
@@ -43,21 +46,14 @@ std::vector<float> reference_pool(const PoolCase& c, const std::vector<float>& i
           double max = -std::numeric_limits<double>::infinity();
           double sum = 0.0;
           size_t count = 0;
-          for (size_t ky = 0; ky < p.window.kernel_height; ++ky) {
-            const long iy = long(oy * p.window.stride_height + ky * p.window.dilation_height) -
-                            long(p.window.pad_top);
-            if (iy < 0 || iy >= long(c.height)) continue;
-            for (size_t kx = 0; kx < p.window.kernel_width; ++kx) {
-              const long ix = long(ox * p.window.stride_width + kx * p.window.dilation_width) -
-                              long(p.window.pad_left);
-              if (ix < 0 || ix >= long(c.width)) continue;
-              const double v = input[((n * c.height + iy) * c.width + ix) * p.input_pixel_stride +
-                                     c.input_offset + ch];
-              max = std::max(max, v);
-              sum += v;
-              ++count;
-            }
-          }
+          for_each_tap(
+              p.window, oy, ox, c.height, c.width, [&](size_t, size_t, size_t iy, size_t ix) {
+                const double v = input[((n * c.height + iy) * c.width + ix) * p.input_pixel_stride +
+                                       c.input_offset + ch];
+                max = std::max(max, v);
+                sum += v;
+                ++count;
+              });
           double value = 0.0;
           switch (c.kind) {
             case Kind::kMax:

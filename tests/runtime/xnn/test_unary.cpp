@@ -61,12 +61,19 @@ void check_unary(const std::function<UnaryF32(const Layout&)>& make,
   }
 }
 
+// The same for the ops made from channels, strides and a name only.
+using MakeUnary = UnaryF32 (*)(size_t, size_t, size_t, std::string);
+void check_unary(MakeUnary make, const char* name, const std::function<double(double)>& want,
+                 float lo, float hi, double tolerance) {
+  check_unary(
+      [&](const Layout& l) { return make(l.channels, l.input_stride, l.output_stride, name); },
+      want, lo, hi, tolerance);
+}
+
 TEST(UnaryF32, Sigmoid) {
   check_unary(
-      [](const Layout& l) {
-        return UnaryF32::sigmoid(l.channels, l.input_stride, l.output_stride, "sigmoid");
-      },
-      [](double x) { return 1.0 / (1.0 + std::exp(-x)); }, -20.0f, 20.0f, 1e-6);
+      &UnaryF32::sigmoid, "sigmoid", [](double x) { return 1.0 / (1.0 + std::exp(-x)); }, -20.0f,
+      20.0f, 1e-6);
 }
 
 TEST(UnaryF32, ClampAsReluAndClip) {
@@ -90,38 +97,21 @@ TEST(UnaryF32, LeakyReluAndHardSwish) {
       },
       [](double x) { return x < 0 ? 0.1f * x : x; }, -5.0f, 5.0f, 1e-6);
   check_unary(
-      [](const Layout& l) {
-        return UnaryF32::hardswish(l.channels, l.input_stride, l.output_stride, "hardswish");
-      },
+      &UnaryF32::hardswish, "hardswish",
       [](double x) { return x * std::clamp(x + 3.0, 0.0, 6.0) / 6.0; }, -5.0f, 5.0f, 1e-6);
 }
 
 TEST(UnaryF32, ElementwiseMath) {
   check_unary(
-      [](const Layout& l) {
-        return UnaryF32::abs(l.channels, l.input_stride, l.output_stride, "abs");
-      },
-      [](double x) { return std::fabs(x); }, -5.0f, 5.0f, 0.0);
+      &UnaryF32::abs, "abs", [](double x) { return std::fabs(x); }, -5.0f, 5.0f, 0.0);
   check_unary(
-      [](const Layout& l) {
-        return UnaryF32::negate(l.channels, l.input_stride, l.output_stride, "neg");
-      },
-      [](double x) { return -x; }, -5.0f, 5.0f, 0.0);
+      &UnaryF32::negate, "neg", [](double x) { return -x; }, -5.0f, 5.0f, 0.0);
   check_unary(
-      [](const Layout& l) {
-        return UnaryF32::square_root(l.channels, l.input_stride, l.output_stride, "sqrt");
-      },
-      [](double x) { return std::sqrt(x); }, 0.0f, 100.0f, 1e-7);
+      &UnaryF32::square_root, "sqrt", [](double x) { return std::sqrt(x); }, 0.0f, 100.0f, 1e-7);
   check_unary(
-      [](const Layout& l) {
-        return UnaryF32::floor(l.channels, l.input_stride, l.output_stride, "floor");
-      },
-      [](double x) { return std::floor(x); }, -5.0f, 5.0f, 0.0);
+      &UnaryF32::floor, "floor", [](double x) { return std::floor(x); }, -5.0f, 5.0f, 0.0);
   check_unary(
-      [](const Layout& l) {
-        return UnaryF32::ceiling(l.channels, l.input_stride, l.output_stride, "ceil");
-      },
-      [](double x) { return std::ceil(x); }, -5.0f, 5.0f, 0.0);
+      &UnaryF32::ceiling, "ceil", [](double x) { return std::ceil(x); }, -5.0f, 5.0f, 0.0);
 }
 
 TEST(UnaryF32, SoftmaxOverEachRow) {
