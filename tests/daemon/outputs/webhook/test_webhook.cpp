@@ -14,7 +14,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -27,12 +26,14 @@
 #include "daemon/base/host_name.h"
 #include "daemon/core/logger.h"
 #include "tests/daemon/daemon_process.h"
+#include "tests/daemon/wait_status.h"
 
 namespace yolo::daemon {
 namespace {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
+using test::wait_status;
 using Clock = std::chrono::steady_clock;
 
 // The longest publish() that did not wait on the receiver: far below the receiver's seconds of
@@ -165,18 +166,6 @@ std::shared_ptr<const FrameResult> frame(std::int64_t index, int id, int count) 
   return f;
 }
 
-// Waits until the output's status matches.
-std::optional<json> wait_status(const WebhookOutput& w, const std::function<bool(const json&)>& f,
-                                std::chrono::milliseconds timeout) {
-  const auto deadline = Clock::now() + timeout;
-  for (;;) {
-    const json s = w.status();
-    if (f(s)) return s;
-    if (Clock::now() > deadline) return std::nullopt;
-    std::this_thread::sleep_for(10ms);
-  }
-}
-
 // publish(), timed.
 Clock::duration timed_publish(WebhookOutput& w, std::shared_ptr<const FrameResult> f) {
   const auto before = Clock::now();
@@ -186,6 +175,18 @@ Clock::duration timed_publish(WebhookOutput& w, std::shared_ptr<const FrameResul
 
 class WebhookTest : public ::testing::Test {
  protected:
+  // An output posting to `receiver`, which holds every request until released.
+  std::unique_ptr<WebhookOutput> start_hung(Receiver& receiver, int queue, double timeout_s) {
+    receiver.hang();
+    auto w = std::make_unique<WebhookOutput>(events_, quick_options());
+    config::Config c = webhook_config(receiver.url());
+    c.webhook.queue = queue;
+    c.webhook.timeout_s = timeout_s;
+    w->configure(c);
+    w->start();
+    return w;
+  }
+
   Logger log_{Logger::Sink::kStderr};
   Events events_{log_};
 };
@@ -334,13 +335,8 @@ TEST_F(WebhookTest, ADeadReceiverIsRetriedThenCountedFailedWithoutStallingPublis
 
 TEST_F(WebhookTest, AFullQueueDropsTheOldestAndCountsThem) {
   Receiver receiver;
-  receiver.hang();
-  WebhookOutput w(events_, quick_options());
-  config::Config c = webhook_config(receiver.url());
-  c.webhook.queue = 2;
-  c.webhook.timeout_s = 10;
-  w.configure(c);
-  w.start();
+  auto output = start_hung(receiver, 2, 10);
+  WebhookOutput& w = *output;
   // Appeared (sent, held by the receiver), then four more events (a count that rises is news at
   // once): two fit the queue.
   w.publish(frame(0, 0, 1));
@@ -365,12 +361,8 @@ TEST_F(WebhookTest, AFullQueueDropsTheOldestAndCountsThem) {
 
 TEST_F(WebhookTest, StopWithAHungReceiverEndsWithinItsLimit) {
   Receiver receiver;
-  receiver.hang();
-  WebhookOutput w(events_, quick_options());
-  config::Config c = webhook_config(receiver.url());
-  c.webhook.timeout_s = 30;
-  w.configure(c);
-  w.start();
+  auto output = start_hung(receiver, 100, 30);
+  WebhookOutput& w = *output;
   w.publish(frame(0, 0, 1));
   w.publish(frame(1, 0, 0));
   ASSERT_EQ(receiver.wait_for(1, 2s).size(), 1u);
