@@ -69,11 +69,12 @@ yolo_require(MHD_FOUND "libmicrohttpd" libmicrohttpd-dev)
 find_package(OpenSSL QUIET COMPONENTS Crypto)
 yolo_require(OpenSSL_FOUND "OpenSSL" libssl-dev)
 
+# The webhook's HTTP client (with TLS), also the real client and server of the HTTP tests.
+# Bookworm's cpp-httplib is a compiled library: its pkg-config flags make the header match it.
+pkg_check_modules(HTTPLIB QUIET IMPORTED_TARGET cpp-httplib)
+yolo_require(HTTPLIB_FOUND "cpp-httplib" libcpp-httplib-dev)
+
 if(YOLO_EDGE_TESTS)
   find_package(GTest QUIET)
   yolo_require(GTest_FOUND "GoogleTest" libgtest-dev)
-  # A real HTTP client (with TLS) for the server's tests. Bookworm's cpp-httplib is a compiled
-  # library: its pkg-config flags make the header match it.
-  pkg_check_modules(HTTPLIB QUIET IMPORTED_TARGET cpp-httplib)
-  yolo_require(HTTPLIB_FOUND "cpp-httplib" libcpp-httplib-dev)
 endif()

@@ -151,6 +151,18 @@ struct MqttConfig {
   bool operator==(const MqttConfig&) const = default;
 };
 
+// Each debounced detection event POSTed as JSON (docs/webhook.md); off while url is empty.
+struct WebhookConfig {
+  std::string url;
+  double timeout_s{};
+  int retries{};
+  double backoff_s{};
+  int queue{};
+  double debounce_s{};
+
+  bool operator==(const WebhookConfig&) const = default;
+};
+
 // One output line that is active while one of its classes is detected (a buzzer, a relay).
 struct GpioAlertConfig {
   int line{};
@@ -217,6 +229,7 @@ struct Config {
   HttpConfig http;
   MqttConfig mqtt;
   GpioConfig gpio;
+  WebhookConfig webhook;
   // The YAML section `config:` (the file's own settings).
   FileConfig file;
 

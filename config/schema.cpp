@@ -8,6 +8,7 @@
 
 #include "config/address_list.h"
 #include "config/append.h"
+#include "config/http_url.h"
 #include "config/suggest.h"
 
 namespace yolo::config {
@@ -279,6 +280,14 @@ std::string topic_prefix(const Value& v) {
   return "";
 }
 
+// An http:// or https:// URL; "" turns the output off.
+std::string http_url(const Value& v) {
+  const std::string& s = std::get<std::string>(v);
+  std::string error;
+  if (s.empty() || parse_http_url(s, &error)) return "";
+  return error;
+}
+
 std::vector<SectionSpec> build_sections() {
   return {
       {"source", "Where frames come from."},
@@ -292,6 +301,9 @@ std::vector<SectionSpec> build_sections() {
       {"gpio",
        "GPIO lines (libgpiod): outputs driven by detections, a status LED and a precision "
        "button; docs/gpio.md shows the wiring."},
+      {"webhook",
+       "Each debounced detection event (a label appears, changes count, is gone) POSTed as JSON "
+       "to a URL; docs/webhook.md shows the body."},
       {"config", "How the daemon follows this file."},
   };
 }
@@ -902,6 +914,59 @@ std::vector<FieldSpec> build_fields() {
   t.push_back(std::move(button));
 
   // config
+  // webhook
+  add({.section = "webhook",
+       .name = "url",
+       .type = F::kString,
+       .default_value = text(""),
+       .description = "Where events are POSTed: http:// or https:// (checked against the system's "
+                      "CA certificates); empty turns the webhook off.",
+       .rule = http_url},
+      &C::webhook, &WebhookConfig::url);
+  add({.section = "webhook",
+       .name = "timeout_s",
+       .type = F::kFloat,
+       .default_value = 5.0,
+       .min = 0.1,
+       .max = 60,
+       .description = "Seconds to connect, and to send or wait for the answer, before an attempt "
+                      "counts as failed."},
+      &C::webhook, &WebhookConfig::timeout_s);
+  add({.section = "webhook",
+       .name = "retries",
+       .type = F::kInt,
+       .default_value = whole(3),
+       .min = 0,
+       .max = 10,
+       .description = "Attempts after a failed one (no answer, or a status of 408, 429 or 5xx) "
+                      "before the event is given up and counted failed."},
+      &C::webhook, &WebhookConfig::retries);
+  add({.section = "webhook",
+       .name = "backoff_s",
+       .type = F::kFloat,
+       .default_value = 1.0,
+       .min = 0,
+       .max = 300,
+       .description = "Seconds before the first retry, doubling with each further one."},
+      &C::webhook, &WebhookConfig::backoff_s);
+  add({.section = "webhook",
+       .name = "queue",
+       .type = F::kInt,
+       .default_value = whole(100),
+       .min = 1,
+       .max = 10000,
+       .description = "Events waiting to be sent; beyond this the oldest are dropped and counted."},
+      &C::webhook, &WebhookConfig::queue);
+  add({.section = "webhook",
+       .name = "debounce_s",
+       .type = F::kFloat,
+       .default_value = 2.0,
+       .min = 0,
+       .max = 600,
+       .description = "Seconds a label must go unseen before an event says it is gone (as "
+                      "mqtt.debounce_s)."},
+      &C::webhook, &WebhookConfig::debounce_s);
+
   add({.section = "config",
        .name = "watch",
        .type = F::kBool,

@@ -15,11 +15,7 @@
 #include "daemon/base/host_name.h"
 #include "daemon/base/utc_time.h"
 #include "daemon/base/version.h"
-#include "daemon/outputs/field_log/field_log.h"
-#include "daemon/outputs/gpio/gpio_publisher.h"
-#include "daemon/outputs/http/http_server.h"
-#include "daemon/outputs/metrics/metrics.h"
-#include "daemon/outputs/mqtt/mqtt_publisher.h"
+#include "daemon/outputs/outputs.h"
 #include "runtime/engine/engine.h"
 #include "text/format.h"
 #include "vision/capture.h"
@@ -60,13 +56,6 @@ constexpr auto kStopAtLeast = std::chrono::milliseconds(200);
 
 double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-// The status an output reports, or an empty object when it is not running.
-nlohmann::json output_status(const DaemonStatus& status, std::string_view name) {
-  for (const OutputStatus& o : status.outputs)
-    if (o.name == name) return o.status;
-  return nlohmann::json::object();
 }
 
 std::string source_error(const SourceStatus& source) {
@@ -147,31 +136,17 @@ int Service::start() {
     log_.warning(config::format_problem(options_.config_file.string(), w));
   }
 
-  auto field_log = std::make_unique<FieldLog>();
+  publishers_ = make_outputs(
+      {.events = events_,
+       .state_dir = options_.state_dir,
+       .status = [this] { return status(); },
+       .call = [this](ControlRequest r,
+                      std::chrono::milliseconds t) { return control_.call(std::move(r), t); },
+       .post = [this](ControlRequest r) { control_.post(std::move(r)); }});
   auto reservoir =
       std::make_unique<CalibrationReservoir>(events_, options_.state_dir / "calibration");
   reservoir_ = reservoir.get();
-  publishers_.push_back(std::move(field_log));
   publishers_.push_back(std::move(reservoir));
-  auto metrics = std::make_unique<Metrics>();
-  metrics_ = metrics.get();
-  publishers_.push_back(std::move(metrics));
-  publishers_.push_back(std::make_unique<HttpServer>(
-      events_,
-      HttpBackend{.status = [this] { return status(); },
-                  .metrics = [this] { return metrics_->render(); },
-                  .control =
-                      [this](ControlRequest r, std::chrono::milliseconds t) {
-                        return control_.call(std::move(r), t);
-                      }},
-      options_.state_dir));
-  publishers_.push_back(std::make_unique<MqttPublisher>(events_));
-  // A press switches precision through the same path as a reload (never waiting: it runs on
-  // the GPIO thread).
-  publishers_.push_back(std::make_unique<GpioPublisher>(events_, [this](std::string_view request) {
-    control_.post(
-        {ControlRequest::Kind::kPrecision, std::string(request), "the GPIO precision button"});
-  }));
   for (const auto& p : publishers_) {
     p->configure(config_);
     p->start();
@@ -444,27 +419,6 @@ void Service::tick() {
   if (now - stats_sent_ >= kStatsPeriod) {
     stats_sent_ = now;
     for (const auto& p : publishers_) p->stats(*status);
-    const nlohmann::json http = output_status(*status, "http");
-    metrics_->set_gauge("yolo_edge_http_clients", "Clients of the live view's endless responses.",
-                        {{"kind", "stream"}}, http.value("viewers", 0));
-    metrics_->set_gauge("yolo_edge_http_clients", "Clients of the live view's endless responses.",
-                        {{"kind", "events"}}, http.value("event_clients", 0));
-    metrics_->set_gauge("yolo_edge_http_connections", "Open connections to the live view.", {},
-                        http.value("connections", 0));
-    metrics_->follow_counter("yolo_edge_http_login_failures_total",
-                             "Failed logins to the live view (wrong password).", {},
-                             http.value("failed_logins", 0));
-    metrics_->follow_counter("yolo_edge_http_refused_connections_total",
-                             "Connections refused for http.max_clients or "
-                             "http.max_clients_per_address.",
-                             {}, http.value("refused_connections", 0));
-    metrics_->follow_counter("yolo_edge_http_requests_cut_off_total",
-                             "Requests cut off for not arriving whole in time (slow clients).", {},
-                             http.value("requests_cut_off", 0));
-    if (const nlohmann::json mqtt = output_status(*status, "mqtt"); mqtt.value("enabled", false)) {
-      metrics_->set_gauge("yolo_edge_mqtt_connected", "1 while the MQTT broker is connected.", {},
-                          mqtt.value("connected", false) ? 1 : 0);
-    }
   }
 }
 

@@ -30,8 +30,6 @@
 
 namespace yolo::daemon {
 
-class Metrics;
-
 // What the service is started with, from the command line and the environment.
 struct ServiceOptions {
   std::filesystem::path config_file;
@@ -100,7 +98,6 @@ class Service {
   // Declared in the order they are built; destroyed in reverse.
   std::vector<std::unique_ptr<Publisher>> publishers_;
   CalibrationReservoir* reservoir_ = nullptr;
-  Metrics* metrics_ = nullptr;
   runtime::SharedThreadPools pools_;
   FrameSlot slot_;
   std::unique_ptr<TelemetryThread> telemetry_;

@@ -45,6 +45,16 @@ class BoundedQueue {
     return item;
   }
 
+  // A new bound (at least 1); the oldest items beyond it are dropped and counted.
+  void set_capacity(std::size_t capacity) {
+    std::lock_guard lock(mutex_);
+    capacity_ = capacity == 0 ? 1 : capacity;
+    while (items_.size() > capacity_) {
+      items_.pop_front();
+      ++dropped_;
+    }
+  }
+
   // Wakes every waiting pop(); later pushes are refused, items already queued can still be
   // popped.
   void close() {
@@ -70,7 +80,7 @@ class BoundedQueue {
   }
 
  private:
-  const std::size_t capacity_;
+  std::size_t capacity_;
   mutable std::mutex mutex_;
   std::condition_variable ready_;
   std::deque<T> items_;

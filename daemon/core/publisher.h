@@ -10,15 +10,19 @@
 #include "daemon/core/daemon_status.h"
 #include "daemon/core/event.h"
 #include "daemon/core/frame_result.h"
+#include "daemon/core/metrics_sink.h"
 #include "telemetry/sample.h"
 
 namespace yolo::daemon {
 
-// A consumer of what the daemon produces: the outputs (field log, live view, metrics, MQTT, GPIO)
-// and the calibration reservoir. Each has the same small lifecycle (configure, start, publish,
-// stop), and its publish calls only hand over and return, so a slow one never stalls inference:
-// one that writes or sends does it on its own thread behind a bounded queue, one that only counts
-// (the metrics) does it under a short lock.
+// A consumer of what the daemon produces: the outputs (daemon/outputs/outputs.cpp makes them
+// from its table) and the calibration reservoir. Each has the same small lifecycle (configure,
+// start, publish, stop), and its publish calls only hand over and return, so a slow one never
+// stalls inference: one that writes or sends does it on its own thread (QueuedOutput,
+// daemon/core/queued_output.h), one that only counts (the metrics) does it under a short lock.
+// The metrics and the reservoir send nothing anywhere but are fed the same way (every frame, and
+// for the metrics every sample, event and status), which is all this interface is: the feeds
+// have defaults, so each overrides only what it reads.
 class Publisher {
  public:
   virtual ~Publisher() = default;
@@ -46,6 +50,9 @@ class Publisher {
   virtual bool wants_frame() const { return false; }
   // What it would tell a user: {"ok": bool, "warning": "...", ...}; shown in the status.
   virtual nlohmann::json status() const { return nlohmann::json::object(); }
+  // Sets its own Prometheus series (what status() counts) on `sink`; at every scrape of
+  // GET /metrics, from the thread serving it, so it reads only what status() reads.
+  virtual void metrics(MetricsSink& sink) const { (void)sink; }
   // Drains its queue (writing what it holds) and joins its thread. Called once, at exit. False
   // when its thread did not end in time (stuck in a call that cannot be interrupted): the daemon
   // must then not be destroyed normally.

@@ -44,17 +44,17 @@ void write_atomically(const fs::path& path, const std::vector<unsigned char>& by
 
 CalibrationReservoir::CalibrationReservoir(Events& events, fs::path dir,
                                            std::chrono::milliseconds offer_period)
-    : events_(events), dir_(std::move(dir)), offer_period_(offer_period) {}
+    : QueuedOutput("calibration", 2, std::chrono::seconds(2), 64),
+      events_(events),
+      dir_(std::move(dir)),
+      offer_period_(offer_period) {}
 
 CalibrationReservoir::~CalibrationReservoir() {
-  queue_.close();
+  stop_worker();
 }
 
 void CalibrationReservoir::configure(const config::Config& config) {
-  {
-    std::lock_guard lock(mutex_);
-    capacity_ = config.model.calibration_frames;
-  }
+  hand_over(config.model.calibration_frames);
   enabled_ = config.model.quantize == config::Quantize::kAuto;
 }
 
@@ -97,12 +97,12 @@ void CalibrationReservoir::start() {
     load_index();
     trim_to_capacity();
   }
-  worker_.start("calibration", [this] { run(); });
+  QueuedOutput::start();
 }
 
 void CalibrationReservoir::trim_to_capacity() {
   std::error_code ignored;
-  while (count_ > capacity_) fs::remove(slot_path(--count_), ignored);
+  while (count_ > capacity()) fs::remove(slot_path(--count_), ignored);
 }
 
 bool CalibrationReservoir::wants_frame() const {
@@ -114,7 +114,7 @@ void CalibrationReservoir::publish(std::shared_ptr<const FrameResult> result) {
   const auto now = Clock::now();
   if (now.time_since_epoch().count() < next_offer_ns_.load()) return;
   next_offer_ns_.store((now + offer_period_).time_since_epoch().count());
-  queue_.push(std::move(result));
+  push(std::move(result));
 }
 
 void CalibrationReservoir::keep(const cv::Mat& frame) {
@@ -122,11 +122,12 @@ void CalibrationReservoir::keep(const cv::Mat& frame) {
   {
     std::lock_guard lock(mutex_);
     trim_to_capacity();
-    if (count_ < capacity_) {
+    const int capacity = this->capacity();
+    if (count_ < capacity) {
       slot = count_;
     } else {
       const auto j = std::uniform_int_distribution<std::int64_t>(0, seen_)(random_);
-      if (j < capacity_) slot = static_cast<int>(j);
+      if (j < capacity) slot = static_cast<int>(j);
     }
     ++seen_;
   }
@@ -149,10 +150,10 @@ void CalibrationReservoir::keep(const cv::Mat& frame) {
 
 void CalibrationReservoir::run() {
   for (;;) {
-    const auto item = queue_.pop(std::chrono::seconds(1));
+    const auto item = queue().pop(std::chrono::seconds(1));
     if (!item) {
       // Nothing on a quiet second, or closed and drained.
-      if (queue_.closed()) return;
+      if (queue().closed()) return;
       continue;
     }
     try {
@@ -179,22 +180,20 @@ int CalibrationReservoir::count() const {
 }
 
 int CalibrationReservoir::capacity() const {
-  std::lock_guard lock(mutex_);
-  return capacity_;
+  return settings();
 }
 
 nlohmann::json CalibrationReservoir::status() const {
   std::lock_guard lock(mutex_);
   nlohmann::json j = {{"ok", warning_.empty()}, {"collecting", enabled_.load()},
-                      {"frames", count_},       {"capacity", capacity_},
+                      {"frames", count_},       {"capacity", capacity()},
                       {"seen", seen_},          {"dir", dir_.string()}};
   if (!warning_.empty()) j["warning"] = warning_;
   return j;
 }
 
 bool CalibrationReservoir::stop() {
-  queue_.close();
-  if (!worker_.stop_within(std::chrono::seconds(2))) return false;
+  if (!stop_worker()) return false;
   std::string index;
   {
     std::lock_guard lock(mutex_);

@@ -10,10 +10,8 @@
 #include <random>
 #include <string>
 
-#include "daemon/base/bounded_queue.h"
-#include "daemon/base/worker.h"
 #include "daemon/core/events.h"
-#include "daemon/core/publisher.h"
+#include "daemon/core/queued_output.h"
 
 namespace yolo::daemon {
 
@@ -25,20 +23,22 @@ namespace yolo::daemon {
 // that folder as it is. Writing happens on its own thread: inference only hands over a frame.
 // Files are replaced by rename, so a quantizer reading the folder never sees half a file. As the
 // sample grows, replacements become rare (capacity / seen), which spares SD cards.
-class CalibrationReservoir : public Publisher {
+// The settings handed over are model.calibration_frames, read by every thread through settings().
+class CalibrationReservoir : public QueuedOutput<std::shared_ptr<const FrameResult>, int> {
  public:
   // `offer_period`: at most one frame per this long is offered (tests shorten it).
   CalibrationReservoir(Events& events, std::filesystem::path dir,
                        std::chrono::milliseconds offer_period = kOfferPeriod);
   ~CalibrationReservoir() override;
 
-  std::string_view name() const override { return "calibration"; }
   // Collects only with model.quantize: auto; keeps model.calibration_frames.
   void configure(const config::Config& config) override;
+  // Loads the folder's index and starts the thread.
   void start() override;
   void publish(std::shared_ptr<const FrameResult> result) override;
   bool wants_frame() const override;
   nlohmann::json status() const override;
+  // Joins the thread and saves the count of frames seen.
   bool stop() override;
 
   const std::filesystem::path& dir() const { return dir_; }
@@ -50,7 +50,7 @@ class CalibrationReservoir : public Publisher {
   static constexpr std::chrono::milliseconds kOfferPeriod{1000};
 
  private:
-  void run();
+  void run() override;
   void load_index();
   std::string index_text() const;
   void save_index(const std::string& text);
@@ -61,14 +61,10 @@ class CalibrationReservoir : public Publisher {
   Events& events_;
   std::filesystem::path dir_;
   std::chrono::milliseconds offer_period_;
-  BoundedQueue<std::shared_ptr<const FrameResult>> queue_{2};
-  Worker worker_;
-
   std::atomic<bool> enabled_{false};
   std::atomic<std::int64_t> next_offer_ns_{0};
 
   mutable std::mutex mutex_;
-  int capacity_ = 64;
   int count_ = 0;
   std::int64_t seen_ = 0;
   std::string warning_;

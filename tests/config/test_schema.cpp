@@ -82,7 +82,7 @@ TEST(Schema, EveryRowIsComplete) {
   }
   EXPECT_EQ(section_names,
             (std::set<std::string_view>{"source", "model", "detect", "threads", "telemetry",
-                                        "logging", "http", "mqtt", "gpio", "config"}));
+                                        "logging", "http", "mqtt", "gpio", "webhook", "config"}));
   // A row or a record's member: described, its default valid, ranges and choices where they apply.
   const auto complete = [](const FieldSpec& f) {
     EXPECT_FALSE(f.description.empty()) << f.path();

@@ -162,67 +162,41 @@ FieldLogOptions FieldLogOptions::with_logging(const config::LoggingConfig& loggi
   return options;
 }
 
-FieldLog::FieldLog(FieldLogOptions options) : queue_(options.queue_capacity) {
+// Its own retries at stop are bounded (options.stop_attempts); the stop limit only catches a
+// write the kernel never returns from (a hung network file system).
+FieldLog::FieldLog(FieldLogOptions options)
+    : QueuedOutput("field-log", options.queue_capacity, std::chrono::seconds(4), options,
+                   LineWriter(options.file, options.max_held_lines).status(options.interval)) {
   configure(std::move(options));
-  status_ = LineWriter(options_.file, options_.max_held_lines).status(options_.interval);
 }
 
 FieldLog::~FieldLog() {
-  stop();
+  stop_worker();
 }
 
 void FieldLog::configure(const config::Config& config) {
-  FieldLogOptions current;
-  {
-    std::lock_guard lock(options_mutex_);
-    current = options_;
-  }
-  configure(current.with_logging(config.logging));
+  configure(settings().with_logging(config.logging));
 }
 
 void FieldLog::configure(FieldLogOptions options) {
   if (options.host.empty()) options.host = host_name();
-  std::lock_guard lock(options_mutex_);
-  options_ = std::move(options);
-  ++options_version_;
-}
-
-void FieldLog::start() {
-  if (!worker_.running()) worker_.start("field-log", [this] { run(); });
+  hand_over(std::move(options));
 }
 
 void FieldLog::publish(std::shared_ptr<const FrameResult> result) {
-  if (result) queue_.push(std::move(result));
+  if (result) push(std::move(result));
 }
 
 void FieldLog::telemetry(const telemetry::Sample& sample) {
-  queue_.push(sample);
+  push(sample);
 }
 
 void FieldLog::event(const Event& event) {
-  queue_.push(event);
-}
-
-nlohmann::json FieldLog::status() const {
-  std::lock_guard lock(status_mutex_);
-  return status_;
-}
-
-bool FieldLog::stop() {
-  queue_.close();
-  // Its own retries are bounded (options.stop_attempts); this only catches a write the kernel
-  // never returns from (a hung network file system).
-  return worker_.stop_within(std::chrono::seconds(4));
+  push(event);
 }
 
 void FieldLog::run() {
-  FieldLogOptions options;
-  std::uint64_t version = 0;
-  {
-    std::lock_guard lock(options_mutex_);
-    options = options_;
-    version = options_version_;
-  }
+  FieldLogOptions options = take_settings().value_or(settings());
   LineWriter writer(options.file, options.max_held_lines);
   IntervalStats interval(options.host, Clock::now());
   auto deadline = interval.start() + options.interval;
@@ -230,39 +204,30 @@ void FieldLog::run() {
 
   // Ends the interval at `end` with its line and starts the next.
   const auto close_interval = [&](Clock::time_point end) {
-    const std::int64_t dropped = queue_.dropped();
+    const std::int64_t dropped = queue().dropped();
     interval.add_unlogged(dropped - queue_dropped);
     queue_dropped = dropped;
     writer.add(line_text(interval.line(std::chrono::system_clock::now(), end)));
     interval = interval.next(end);
     deadline = end + options.interval;
   };
-  const auto report = [&] {
-    auto status = writer.status(options.interval);
-    std::lock_guard lock(status_mutex_);
-    status_ = std::move(status);
-  };
   const auto flush = [&](bool sync) {
     writer.write(sync);
-    report();
+    report(writer.status(options.interval));
   };
 
   while (true) {
-    std::optional<Item> item = queue_.pop(deadline - Clock::now());
-    {
-      std::lock_guard lock(options_mutex_);
-      if (options_version_ != version) {
-        options.file = options_.file;
-        options.interval = options_.interval;
-        options.max_held_lines = options_.max_held_lines;
-        version = options_version_;
-        writer.set_policy(options.file, options.max_held_lines);
-        deadline = interval.start() + options.interval;
-      }
+    std::optional<FieldLogItem> item = queue().pop(deadline - Clock::now());
+    if (std::optional<FieldLogOptions> next = take_settings()) {
+      options.file = next->file;
+      options.interval = next->interval;
+      options.max_held_lines = next->max_held_lines;
+      writer.set_policy(options.file, options.max_held_lines);
+      deadline = interval.start() + options.interval;
     }
     const auto now = Clock::now();
     // Closed first, then empty: once closed nothing more comes in, so nothing is left behind.
-    if (!item && queue_.closed() && queue_.size() == 0) break;
+    if (!item && queue().closed() && queue().size() == 0) break;
     if (item) {
       if (auto* result = std::get_if<std::shared_ptr<const FrameResult>>(&*item)) {
         // Every line has one model and precision: a swap ends the interval early.
@@ -277,7 +242,7 @@ void FieldLog::run() {
         writer.add(line_text(event_line(std::get<Event>(*item))));
         // While the disk fails, held lines wait for the next interval's retry.
         if (writer.failing()) {
-          report();
+          report(writer.status(options.interval));
         } else {
           flush(false);
         }

@@ -3,17 +3,13 @@
 
 #include <chrono>
 #include <cstddef>
-#include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <variant>
 
 #include <nlohmann/json.hpp>
 
-#include "daemon/base/bounded_queue.h"
-#include "daemon/base/worker.h"
-#include "daemon/core/publisher.h"
+#include "daemon/core/queued_output.h"
 #include "daemon/outputs/field_log/interval_stats.h"
 #include "daemon/outputs/field_log/rotating_file.h"
 
@@ -47,44 +43,29 @@ struct FieldLogOptions {
 // own does the work, so publish() is a queue push and inference never waits on the disk. When the
 // disk refuses lines (missing folder, full, read-only) the status says so, the lines are held
 // (bounded) and written in order once it takes them again, retried once per interval.
-class FieldLog : public Publisher {
+using FieldLogItem = std::variant<std::shared_ptr<const FrameResult>, telemetry::Sample, Event>;
+
+class FieldLog : public QueuedOutput<FieldLogItem, FieldLogOptions> {
  public:
   explicit FieldLog(FieldLogOptions options = {});
   ~FieldLog() override;
 
-  std::string_view name() const override { return "field-log"; }
   // Takes logging.dir, interval_s, max_bytes and max_files; they apply from the next line.
   void configure(const config::Config& config) override;
   // The same with options built directly (tests use intervals shorter than the config allows).
   // Once started, only the file, interval and max_held_lines of new options apply.
   void configure(FieldLogOptions options);
-  void start() override;
   void publish(std::shared_ptr<const FrameResult> result) override;
   void telemetry(const telemetry::Sample& sample) override;
   void event(const Event& event) override;
-  // {"ok", "file", "lines_written", "lines_held", "lines_lost", "warning" (when not ok)}. Still
-  // valid after stop(): ok false then means lines could not be written before exit.
-  nlohmann::json status() const override;
-  // Closes the queue, writes what it held and the last partial interval line, and joins the
-  // thread; on a failing disk it gives up after FieldLogOptions::stop_attempts.
-  bool stop() override;
+  // status(): {"ok", "file", "lines_written", "lines_held", "lines_lost", "warning" (when not
+  // ok)}, updated after every write attempt. Still valid after stop(): ok false then means lines
+  // could not be written before exit.
+  // stop(): closes the queue, writes what it held and the last partial interval line, and joins
+  // the thread; on a failing disk it gives up after FieldLogOptions::stop_attempts.
 
  private:
-  using Item = std::variant<std::shared_ptr<const FrameResult>, telemetry::Sample, Event>;
-
-  void run();
-
-  BoundedQueue<Item> queue_;
-  Worker worker_;
-
-  // Options handed from configure() to the thread, which takes them before its next line.
-  mutable std::mutex options_mutex_;
-  FieldLogOptions options_;
-  std::uint64_t options_version_ = 0;
-
-  // What status() reports, updated by the thread after every write attempt.
-  mutable std::mutex status_mutex_;
-  nlohmann::json status_;
+  void run() override;
 };
 
 }  // namespace yolo::daemon

@@ -2,8 +2,6 @@
 #include "daemon/outputs/gpio/gpio_publisher.h"
 
 #include <poll.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -36,78 +34,47 @@ bool names_a_line(const config::GpioConfig& gpio) {
 
 GpioPublisher::GpioPublisher(Events& events, PrecisionRequest on_press,
                              std::unique_ptr<gpio::Backend> backend)
-    : events_(events),
+    : QueuedOutput(
+          "gpio", 256, std::chrono::seconds(2), {},
+          {{"ok", true}, {"library", backend->name()}, {"lines", nlohmann::json::array()}}),
+      events_(events),
       on_press_(std::move(on_press)),
-      backend_(std::move(backend)),
-      wake_fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
-      status_({{"ok", true}, {"library", backend_->name()}, {"lines", nlohmann::json::array()}}) {}
+      backend_(std::move(backend)) {}
 
 GpioPublisher::GpioPublisher(Events& events, PrecisionRequest on_press)
     : GpioPublisher(events, std::move(on_press), gpio::libgpiod_backend()) {}
 
 GpioPublisher::~GpioPublisher() {
-  stop();
+  stop_worker();
 }
 
 void GpioPublisher::configure(const config::Config& config) {
-  {
-    std::lock_guard lock(pending_mutex_);
-    config_ = config.gpio;
-    ++config_version_;
-  }
   in_use_ = names_a_line(config.gpio);
-  wake();
-}
-
-void GpioPublisher::start() {
-  if (!worker_.running()) worker_.start("gpio", [this] { run(); });
+  hand_over(config.gpio);
 }
 
 void GpioPublisher::publish(std::shared_ptr<const FrameResult> result) {
   if (!result || !in_use_) return;
-  queue_.push(std::move(result));
-  wake();
+  push(std::move(result));
 }
 
 void GpioPublisher::stats(const DaemonStatus& status) {
   const gpio::DaemonState state = state_of(status);
   {
-    std::lock_guard lock(pending_mutex_);
+    std::lock_guard lock(state_mutex_);
     if (state == state_) return;
     state_ = state;
   }
   wake();
 }
 
-nlohmann::json GpioPublisher::status() const {
-  std::lock_guard lock(status_mutex_);
-  return status_;
-}
-
-bool GpioPublisher::stop() {
-  queue_.close();
-  wake();
-  return worker_.stop_within(std::chrono::seconds(2));
-}
-
-void GpioPublisher::wake() {
-  const std::uint64_t one = 1;
-  // Non-blocking: when the counter is already up the thread is awake anyway.
-  [[maybe_unused]] const ssize_t written = write(wake_fd_.get(), &one, sizeof one);
-}
-
 void GpioPublisher::run() {
   gpio::Controller controller(*backend_);
-  std::uint64_t version = 0;
   while (true) {
-    std::optional<config::GpioConfig> config;
+    const std::optional<config::GpioConfig> config = take_settings();
     gpio::DaemonState state;
     {
-      std::lock_guard lock(pending_mutex_);
-      if (config_version_ != version) {
-        config = config_;
-        version = config_version_;
-      }
+      std::lock_guard lock(state_mutex_);
       state = state_;
     }
     if (config) {
@@ -120,7 +87,7 @@ void GpioPublisher::run() {
     // A result counts from when it arrives, not from its frame's capture: on a slow device the
     // frame was read a few inference times before its result, and the LED would call that a stall.
     while (std::optional<std::shared_ptr<const FrameResult>> result =
-               queue_.pop(std::chrono::milliseconds(0))) {
+               queue().pop(std::chrono::milliseconds(0))) {
       controller.frame((*result)->detections, Clock::now());
     }
     const auto now = Clock::now();
@@ -131,20 +98,15 @@ void GpioPublisher::run() {
       if (on_press_) on_press_("toggle");
     }
     const Clock::time_point next = controller.update(now);
-    {
-      nlohmann::json status = controller.status();
-      std::lock_guard lock(status_mutex_);
-      status_ = std::move(status);
-    }
-    if (queue_.closed()) break;
+    report(controller.status());
+    if (queue().closed()) break;
 
     auto wait = std::clamp(std::chrono::ceil<std::chrono::milliseconds>(next - Clock::now()),
                            std::chrono::milliseconds(0), std::chrono::milliseconds(kIdle));
     if (controller.button_polled()) wait = std::min(wait, std::chrono::milliseconds(kButtonPoll));
-    pollfd fds[2] = {{wake_fd_.get(), POLLIN, 0}, {controller.button_fd(), POLLIN, 0}};
+    pollfd fds[2] = {{wake_fd().fd(), POLLIN, 0}, {controller.button_fd(), POLLIN, 0}};
     if (poll(fds, 2, static_cast<int>(wait.count())) > 0 && (fds[0].revents & POLLIN)) {
-      std::uint64_t count = 0;
-      [[maybe_unused]] const ssize_t got = read(wake_fd_.get(), &count, sizeof count);
+      wake_fd().clear();
     }
   }
 }

@@ -11,13 +11,10 @@
 #include <nlohmann/json.hpp>
 
 #include "config/config.h"
-#include "daemon/base/bounded_queue.h"
-#include "daemon/base/worker.h"
 #include "daemon/core/events.h"
-#include "daemon/core/publisher.h"
+#include "daemon/core/queued_output.h"
 #include "daemon/outputs/gpio/chip.h"
 #include "daemon/outputs/gpio/controller.h"
-#include "os/unique_fd.h"
 
 namespace yolo::daemon {
 
@@ -27,7 +24,7 @@ namespace yolo::daemon {
 // cannot be had is a warning in the log and in status(), and the rest runs on without it. Lines
 // are released (outputs driven inactive first) at stop and when a reload no longer names them;
 // a reload re-requests only the lines whose settings changed.
-class GpioPublisher : public Publisher {
+class GpioPublisher : public QueuedOutput<std::shared_ptr<const FrameResult>, config::GpioConfig> {
  public:
   // Called on the GPIO thread for each debounced press of gpio.precision_button, with "toggle"
   // (switch to the other precision); it must not block.
@@ -38,40 +35,27 @@ class GpioPublisher : public Publisher {
   GpioPublisher(Events& events, PrecisionRequest on_press);
   ~GpioPublisher() override;
 
-  std::string_view name() const override { return "gpio"; }
   // Takes the gpio section; the thread applies it before its next frame.
   void configure(const config::Config& config) override;
-  void start() override;
   void publish(std::shared_ptr<const FrameResult> result) override;
   // Reads last_error and source.state for the LED.
   void stats(const DaemonStatus& status) override;
-  // Controller::status(); {"ok": true, "lines": []} while nothing is configured.
-  nlohmann::json status() const override;
-  // Releases every line (outputs inactive) and joins the thread.
-  bool stop() override;
+  // status(): Controller::status(); {"ok": true, "lines": []} while nothing is configured.
+  // stop(): releases every line (outputs inactive) and joins the thread.
 
  private:
-  void run();
-  // Wakes the thread out of its poll().
-  void wake();
+  void run() override;
 
   Events& events_;
   PrecisionRequest on_press_;
   std::unique_ptr<gpio::Backend> backend_;
-  BoundedQueue<std::shared_ptr<const FrameResult>> queue_{256};
-  os::UniqueFd wake_fd_;
-  Worker worker_;
   // Whether the section names any line: without one, frames are not even queued.
   std::atomic<bool> in_use_{false};
 
-  // Handed from the other threads to the GPIO thread, newest only.
-  std::mutex pending_mutex_;
-  config::GpioConfig config_;
-  std::uint64_t config_version_ = 0;
+  // The daemon's state for the LED, handed from the control loop to the GPIO thread, newest
+  // only (unlike the settings, a change of it must not configure the lines again).
+  std::mutex state_mutex_;
   gpio::DaemonState state_;
-
-  mutable std::mutex status_mutex_;
-  nlohmann::json status_;
 };
 
 }  // namespace yolo::daemon

@@ -1365,6 +1365,26 @@ nlohmann::json HttpServer::status() const {
   return j;
 }
 
+void HttpServer::metrics(MetricsSink& sink) const {
+  const nlohmann::json http = status();
+  sink.set_gauge("yolo_edge_http_clients", "Clients of the live view's endless responses.",
+                 {{"kind", "stream"}}, http.value("viewers", 0));
+  sink.set_gauge("yolo_edge_http_clients", "Clients of the live view's endless responses.",
+                 {{"kind", "events"}}, http.value("event_clients", 0));
+  sink.set_gauge("yolo_edge_http_connections", "Open connections to the live view.", {},
+                 http.value("connections", 0));
+  sink.follow_counter("yolo_edge_http_login_failures_total",
+                      "Failed logins to the live view (wrong password).", {},
+                      http.value("failed_logins", 0));
+  sink.follow_counter("yolo_edge_http_refused_connections_total",
+                      "Connections refused for http.max_clients or "
+                      "http.max_clients_per_address.",
+                      {}, http.value("refused_connections", 0));
+  sink.follow_counter("yolo_edge_http_requests_cut_off_total",
+                      "Requests cut off for not arriving whole in time (slow clients).", {},
+                      http.value("requests_cut_off", 0));
+}
+
 bool HttpServer::stop() {
   {
     std::lock_guard lock(mutex_);

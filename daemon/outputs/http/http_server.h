@@ -100,6 +100,8 @@ class HttpServer : public Publisher {
   //  "frames_encoded", "stream_fps", "requests", "refused", "refused_connections",
   //  "failed_logins", "sessions", "tls_fingerprint", "warning"}.
   nlohmann::json status() const override;
+  // Clients and connections (gauges), failed logins, refused connections and cut-off requests.
+  void metrics(MetricsSink& sink) const override;
   bool stop() override;
 
   // The port it listens on (the one the system chose for port 0); 0 while not listening.

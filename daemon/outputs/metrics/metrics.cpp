@@ -363,9 +363,16 @@ struct Metrics::State {
   std::map<std::string, Family<Gauge>*> custom_gauges;
 
   std::atomic<std::int64_t> scrapes{0};
+
+  // The outputs asked for their own series at every render, and where they set them (the
+  // Metrics itself: render() is const to its callers, the series it brings up to date are not).
+  std::vector<const Publisher*> outputs;
+  MetricsSink* sink = nullptr;
 };
 
-Metrics::Metrics() : state_(std::make_unique<State>()) {}
+Metrics::Metrics() : state_(std::make_unique<State>()) {
+  state_->sink = this;
+}
 
 Metrics::~Metrics() = default;
 
@@ -490,8 +497,13 @@ nlohmann::json Metrics::status() const {
   return {{"ok", true}, {"scrapes", state_->scrapes.load()}};
 }
 
+void Metrics::collect_from(std::vector<const Publisher*> outputs) {
+  state_->outputs = std::move(outputs);
+}
+
 std::string Metrics::render() const {
   ++state_->scrapes;
+  for (const Publisher* output : state_->outputs) output->metrics(*state_->sink);
   return prometheus::TextSerializer().Serialize(state_->registry.Collect());
 }
 

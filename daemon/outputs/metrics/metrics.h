@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -17,13 +17,11 @@ namespace yolo::daemon {
 // GET /metrics. Needs no thread: publish() only increments counters and histograms under a short
 // lock, so the inference thread never waits on a scrape for longer than a few increments. Every
 // call is thread-safe. Per-frame series carry the model and precision as labels: a swap starts
-// new series and the old ones stay, as Prometheus expects of counters.
-class Metrics : public Publisher {
+// new series and the old ones stay, as Prometheus expects of counters. It is a Publisher because
+// it counts what every output is fed (frames, samples, events, status); it is also the sink the
+// outputs set their own series on (MetricsSink), at every render().
+class Metrics : public Publisher, public MetricsSink {
  public:
-  // Label name to value. Values may be any text (escaped on rendering; bytes that are not UTF-8
-  // become U+FFFD).
-  using Labels = std::map<std::string, std::string>;
-
   // What GET /metrics is served as.
   static constexpr std::string_view kContentType = "text/plain; version=0.0.4; charset=utf-8";
 
@@ -47,22 +45,19 @@ class Metrics : public Publisher {
   nlohmann::json status() const override;
   bool stop() override { return true; }
 
-  // Every series in the text exposition format 0.0.4.
+  // The outputs whose own series (Publisher::metrics) are set at every render(); given before
+  // the threads start.
+  void collect_from(std::vector<const Publisher*> outputs);
+  // Every series in the text exposition format 0.0.4, the outputs' own brought up to date first.
   std::string render() const;
 
-  // Adds `delta` (>= 0) to the counter `name` (which must end in _total) with `labels`, creating
-  // it at 0 first; for other parts of the daemon (HTTP, MQTT). A name that is not a valid metric
-  // name, or one already used with another type, throws std::invalid_argument: those are
-  // mistakes in our code, not in the user's input.
+  // MetricsSink.
   void add_counter(const std::string& name, const std::string& help, const Labels& labels,
-                   double delta = 1);
-  // Brings the counter `name` with `labels` up to `total`, a count kept elsewhere (the HTTP
-  // server's failed logins); a lower total changes nothing. Thrown errors as add_counter's.
+                   double delta = 1) override;
   void follow_counter(const std::string& name, const std::string& help, const Labels& labels,
-                      double total);
-  // Sets the gauge `name` with `labels` to `value`; thrown errors as add_counter's.
+                      double total) override;
   void set_gauge(const std::string& name, const std::string& help, const Labels& labels,
-                 double value);
+                 double value) override;
 
  private:
   struct State;

@@ -28,10 +28,6 @@ constexpr const char* kStatsKeys[] = {
     "/last_error",
 };
 
-std::string label_of(const FrameResult& frame, int class_id) {
-  return frame.model ? frame.model->names.name(class_id) : vision::ClassNames().name(class_id);
-}
-
 // Home Assistant: the device every entity belongs to, and the availability they share.
 json device(const DiscoverySettings& s, const std::string& node) {
   return {{"identifiers", json::array({node})},
@@ -85,12 +81,6 @@ std::string MqttTopics::occupancy_segment(std::string_view topic) const {
   if (!topic.starts_with(start)) return "";
   const std::string_view rest = topic.substr(start.size());
   return rest.find('/') == std::string_view::npos ? std::string(rest) : "";
-}
-
-std::map<std::string, int> label_counts(const FrameResult& frame) {
-  std::map<std::string, int> counts;
-  for (const auto& d : frame.detections) ++counts[label_of(frame, d.class_id)];
-  return counts;
 }
 
 json event_payload(const std::vector<LabelChange>& changes,

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "daemon/core/frame_result.h"
-#include "daemon/outputs/mqtt/label_tracker.h"
+#include "daemon/core/label_tracker.h"
 
 namespace yolo::daemon {
 
@@ -47,9 +47,6 @@ struct MqttTopics {
   // The label segment of an occupancy topic, or "" when `topic` is not one.
   std::string occupancy_segment(std::string_view topic) const;
 };
-
-// How many detections of each label a frame has, by the model's names.
-std::map<std::string, int> label_counts(const FrameResult& frame);
 
 // The PREFIX/events payload for `changes`, with the reported (debounced) `counts` after them.
 // `frame` is the frame that made the change: its wall time, index and detections are sent. When

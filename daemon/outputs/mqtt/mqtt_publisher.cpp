@@ -3,23 +3,20 @@
 
 #include <mosquitto.h>
 #include <poll.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <map>
 #include <set>
-#include <system_error>
 #include <utility>
 #include <vector>
 
 #include "daemon/base/host_name.h"
 #include "daemon/core/events.h"
-#include "daemon/outputs/mqtt/label_tracker.h"
+#include "daemon/core/label_tracker.h"
 #include "daemon/outputs/mqtt/mqtt_connection.h"
 #include "daemon/outputs/mqtt/mqtt_messages.h"
 
@@ -73,7 +70,7 @@ class MqttPublisher::Loop {
         for (const MqttReceived& message : conn_->take_received()) on_message(message);
         check_connection(Clock::now());
       }
-      while (std::optional<Item> item = owner_.queue_.pop(std::chrono::milliseconds(0))) {
+      while (std::optional<MqttItem> item = owner_.queue().pop(std::chrono::milliseconds(0))) {
         if (!settings_.mqtt.enabled) continue;
         if (auto* frame = std::get_if<std::shared_ptr<const FrameResult>>(&*item)) {
           on_frame(std::move(*frame), Clock::now());
@@ -84,7 +81,7 @@ class MqttPublisher::Loop {
       }
       on_clock(Clock::now());
       // Closed first, then empty: once closed nothing more comes in.
-      if (owner_.queue_.closed() && owner_.queue_.size() == 0) break;
+      if (owner_.queue().closed() && owner_.queue().size() == 0) break;
     }
     close(topics().available());
     report();
@@ -94,15 +91,9 @@ class MqttPublisher::Loop {
   // --- settings ---
 
   void take_settings() {
-    Settings next;
-    {
-      std::lock_guard lock(owner_.settings_mutex_);
-      if (owner_.settings_version_ == settings_version_) return;
-      settings_version_ = owner_.settings_version_;
-      next = owner_.settings_;
-    }
-    if (next == settings_) return;
-    const Settings previous = std::exchange(settings_, std::move(next));
+    std::optional<MqttSettings> next = owner_.take_settings();
+    if (!next || *next == settings_) return;
+    const MqttSettings previous = std::exchange(settings_, std::move(*next));
     const config::MqttConfig& mqtt = settings_.mqtt;
     tracker_.set_hold(std::chrono::duration_cast<Clock::duration>(
         std::chrono::duration<double>(mqtt.debounce_s)));
@@ -413,30 +404,26 @@ class MqttPublisher::Loop {
     }
     if (!warm_ && first_frame_at_) consider(*first_frame_at_ + tracker_.hold());
 
-    pollfd fds[2] = {{owner_.wake_fd_.get(), POLLIN, 0}, {-1, 0, 0}};
+    pollfd fds[2] = {{owner_.wake_fd().fd(), POLLIN, 0}, {-1, 0, 0}};
     if (conn_ && conn_->socket() >= 0) {
       fds[1].fd = conn_->socket();
       fds[1].events = static_cast<short>(POLLIN | (conn_->wants_write() ? POLLOUT : 0));
     }
     poll(fds, 2, due ? static_cast<int>(milliseconds_until(*due)) : -1);
-    if (fds[0].revents & POLLIN) {
-      std::uint64_t count = 0;
-      [[maybe_unused]] const ssize_t n = read(owner_.wake_fd_.get(), &count, sizeof count);
-    }
+    if (fds[0].revents & POLLIN) owner_.wake_fd().clear();
   }
 
   void report() {
-    Snapshot s;
+    MqttSnapshot s;
     s.enabled = settings_.mqtt.enabled;
     s.broker = broker_of(settings_.mqtt).address();
     s.tls = !settings_.mqtt.ca_file.empty();
     s.connected = connected_;
     s.published = published_;
-    s.dropped = dropped_ + owner_.queue_.dropped();
+    s.dropped = dropped_ + owner_.queue().dropped();
     s.problem = problem_;
     s.retry_at = next_attempt_;
-    std::lock_guard lock(owner_.snapshot_mutex_);
-    owner_.snapshot_ = std::move(s);
+    owner_.report(std::move(s));
   }
 
   MqttPublisher& owner_;
@@ -444,8 +431,7 @@ class MqttPublisher::Loop {
   const std::string host_;
   const std::string client_id_;
 
-  Settings settings_;
-  std::uint64_t settings_version_ = 0;
+  MqttSettings settings_;
 
   // The connection (or the attempt under way), whether the broker accepted it, and the backoff.
   std::unique_ptr<MqttConnection> conn_;
@@ -483,47 +469,34 @@ class MqttPublisher::Loop {
   Clock::time_point stats_sent_;
 };
 
+// The thread's own waits are bounded (offline_wait); the stop limit only catches a host name
+// lookup the resolver never returns from.
 MqttPublisher::MqttPublisher(Events& events, MqttOptions options)
-    : events_(events),
-      options_(std::move(options)),
-      queue_(options_.queue_capacity),
-      wake_fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
-  if (!wake_fd_.valid()) {
-    throw std::system_error(errno, std::generic_category(), "mqtt: cannot create an eventfd");
-  }
-}
+    : QueuedOutput("mqtt", options.queue_capacity, options.offline_wait + std::chrono::seconds(2)),
+      events_(events),
+      options_(std::move(options)) {}
 
 MqttPublisher::~MqttPublisher() {
-  stop();
+  stop_worker();
 }
 
 void MqttPublisher::configure(const config::Config& config) {
-  {
-    std::lock_guard lock(settings_mutex_);
-    settings_ = {config.mqtt, config.detect.classes};
-    ++settings_version_;
-  }
   enabled_ = config.mqtt.enabled;
-  wake();
-}
-
-void MqttPublisher::start() {
-  if (!worker_.running()) worker_.start("mqtt", [this] { run(); });
+  hand_over({config.mqtt, config.detect.classes});
 }
 
 void MqttPublisher::publish(std::shared_ptr<const FrameResult> result) {
   if (!enabled_ || !result) return;
-  if (queue_.push(std::move(result))) wake();
+  push(std::move(result));
 }
 
 void MqttPublisher::stats(const DaemonStatus& status) {
   if (!enabled_) return;
-  if (queue_.push(to_json(status))) wake();
+  push(to_json(status));
 }
 
 nlohmann::json MqttPublisher::status() const {
-  std::lock_guard lock(snapshot_mutex_);
-  const Snapshot& s = snapshot_;
+  const MqttSnapshot s = snapshot();
   if (!s.enabled) return {{"ok", true}, {"enabled", false}};
   nlohmann::json j = {
       {"ok", s.problem.empty()},  {"enabled", true},          {"broker", s.broker},  {"tls", s.tls},
@@ -536,21 +509,16 @@ nlohmann::json MqttPublisher::status() const {
   return j;
 }
 
-bool MqttPublisher::stop() {
-  queue_.close();
-  wake();
-  // The thread's own waits are bounded (offline_wait); this only catches a host name lookup the
-  // resolver never returns from.
-  return worker_.stop_within(options_.offline_wait + std::chrono::seconds(2));
+void MqttPublisher::metrics(MetricsSink& sink) const {
+  const MqttSnapshot s = snapshot();
+  if (s.enabled) {
+    sink.set_gauge("yolo_edge_mqtt_connected", "1 while the MQTT broker is connected.", {},
+                   s.connected ? 1 : 0);
+  }
 }
 
 void MqttPublisher::run() {
   Loop(*this).run();
-}
-
-void MqttPublisher::wake() {
-  const std::uint64_t one = 1;
-  [[maybe_unused]] const ssize_t n = write(wake_fd_.get(), &one, sizeof one);
 }
 
 }  // namespace yolo::daemon

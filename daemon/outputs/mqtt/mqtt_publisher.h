@@ -15,10 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/config.h"
-#include "daemon/base/bounded_queue.h"
-#include "daemon/base/worker.h"
-#include "daemon/core/publisher.h"
-#include "os/unique_fd.h"
+#include "daemon/core/queued_output.h"
 
 namespace yolo::daemon {
 
@@ -46,79 +43,68 @@ struct MqttOptions {
   std::string host;
 };
 
+// What configure() hands the MQTT thread: mqtt.* and the watched class ids (detect.classes).
+struct MqttSettings {
+  config::MqttConfig mqtt;
+  std::vector<int> classes;
+
+  bool operator==(const MqttSettings&) const = default;
+};
+
+// What the MQTT thread reports of itself; MqttPublisher::status() words it.
+struct MqttSnapshot {
+  bool enabled = false;
+  std::string broker;
+  bool tls = false;
+  bool connected = false;
+  std::int64_t published = 0;
+  std::int64_t dropped = 0;
+  // Why it is not connected, and when it tries again; empty while all is well.
+  std::string problem;
+  std::chrono::steady_clock::time_point retry_at;
+};
+
+// A processed frame, or the daemon's status for PREFIX/stats.
+using MqttItem = std::variant<std::shared_ptr<const FrameResult>, nlohmann::json>;
+
 // Detections and status to an MQTT broker (libmosquitto), and Home Assistant discovery; off
 // unless mqtt.enabled. Topics and payloads are in daemon/outputs/mqtt/mqtt_messages.h. One thread
-// of its own owns the connection (libmosquitto without its thread: this thread polls the socket),
-// the debounce and the reconnect backoff, so publish() and stats() only queue: a broker that is
-// down or slow never stalls inference, and the status says when it is unreachable.
-class MqttPublisher : public Publisher {
+// of its own owns the connection (libmosquitto without its thread: this thread polls the socket
+// beside its wake descriptor), the debounce and the reconnect backoff, so publish() and stats()
+// only queue: a broker that is down or slow never stalls inference, and the status says when it is
+// unreachable.
+class MqttPublisher : public QueuedOutput<MqttItem, MqttSettings, MqttSnapshot> {
  public:
   // `events` gets "mqtt_connected" and "mqtt_unreachable" (once per outage, not per retry).
   explicit MqttPublisher(Events& events, MqttOptions options = {});
   ~MqttPublisher() override;
 
-  std::string_view name() const override { return "mqtt"; }
   // Takes mqtt.* and detect.classes (the watched labels). A change of the broker (host, port,
   // credentials, CA file, prefix) reconnects, saying "offline" on the old one first; disabling
   // disconnects the same way; the debounce, stats interval, discovery and watched labels apply
   // on the same connection; unchanged settings do nothing.
   void configure(const config::Config& config) override;
-  void start() override;
   void publish(std::shared_ptr<const FrameResult> result) override;
   void stats(const DaemonStatus& status) override;
   // {"ok", "enabled"} and, when enabled, "broker", "tls", "connected", "published" (messages
   // the broker took), "dropped" (events and stats not sent: broker away or slow, or the thread
   // behind) and "warning" while it is not connected.
   nlohmann::json status() const override;
-  // Says "offline" (waiting up to MqttOptions::offline_wait), disconnects and joins the thread.
-  bool stop() override;
+  // yolo_edge_mqtt_connected while enabled.
+  void metrics(MetricsSink& sink) const override;
+  // stop(): says "offline" (waiting up to MqttOptions::offline_wait), disconnects and joins the
+  // thread.
 
  private:
   // The connection and everything the thread owns (mqtt_publisher.cpp).
   class Loop;
-  // What configure() hands the thread: mqtt.* and the watched class ids (detect.classes).
-  struct Settings {
-    config::MqttConfig mqtt;
-    std::vector<int> classes;
 
-    bool operator==(const Settings&) const = default;
-  };
-  // A processed frame, or the daemon's status for PREFIX/stats.
-  using Item = std::variant<std::shared_ptr<const FrameResult>, nlohmann::json>;
-
-  // What status() reports, written by the thread.
-  struct Snapshot {
-    bool enabled = false;
-    std::string broker;
-    bool tls = false;
-    bool connected = false;
-    std::int64_t published = 0;
-    std::int64_t dropped = 0;
-    // Why it is not connected, and when it tries again; empty while all is well.
-    std::string problem;
-    std::chrono::steady_clock::time_point retry_at;
-  };
-
-  void run();
-  // Wakes the thread (a queued item, a new config, stop).
-  void wake();
+  void run() override;
 
   Events& events_;
   const MqttOptions options_;
-  BoundedQueue<Item> queue_;
-  // An eventfd the thread polls beside the broker's socket.
-  os::UniqueFd wake_fd_;
-  Worker worker_;
   // Read by publish() and stats() so that nothing is queued while MQTT is off.
   std::atomic<bool> enabled_{false};
-
-  // Settings handed from configure() to the thread.
-  mutable std::mutex settings_mutex_;
-  Settings settings_;
-  std::uint64_t settings_version_ = 0;
-
-  mutable std::mutex snapshot_mutex_;
-  Snapshot snapshot_;
 };
 
 }  // namespace yolo::daemon

@@ -33,6 +33,7 @@
 #include "daemon/core/logger.h"
 #include "daemon/outputs/mqtt/mqtt_messages.h"
 #include "tests/daemon/daemon_process.h"
+#include "tests/daemon/wait_status.h"
 #include "tests/support/run_process.h"
 #include "tests/support/temp_folder.h"
 
@@ -43,6 +44,7 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using nlohmann::json;
 using test::TempFolder;
+using test::wait_status;
 using Clock = std::chrono::steady_clock;
 
 // The longest publish() that did not wait on the broker: far below any such wait (the broker is
@@ -332,18 +334,6 @@ config::Config mqtt_config(int port, const std::string& prefix) {
   c.mqtt.debounce_s = 0.3;
   c.mqtt.stats_interval_s = 0.5;
   return c;
-}
-
-// Waits until the publisher's status matches.
-std::optional<json> wait_status(const MqttPublisher& p, const std::function<bool(const json&)>& f,
-                                std::chrono::milliseconds timeout) {
-  const auto deadline = Clock::now() + timeout;
-  for (;;) {
-    const json s = p.status();
-    if (f(s)) return s;
-    if (Clock::now() > deadline) return std::nullopt;
-    std::this_thread::sleep_for(10ms);
-  }
 }
 
 bool connected(const json& s) {

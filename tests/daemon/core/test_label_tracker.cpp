@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // LabelTracker: the debounce of what is seen, on a clock the test sets
-// (daemon/outputs/mqtt/label_tracker.cpp).
-#include "daemon/outputs/mqtt/label_tracker.h"
+// (daemon/core/label_tracker.cpp).
+#include "daemon/core/label_tracker.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "daemon/outputs/mqtt/label_tracker.h"
+#include "daemon/core/label_tracker.h"
 
 #include <algorithm>
 
@@ -30,6 +30,16 @@ std::vector<LabelChange> differences(const std::map<std::string, int>& before,
 }
 
 }  // namespace
+
+std::string label_of(const FrameResult& frame, int class_id) {
+  return frame.model ? frame.model->names.name(class_id) : vision::ClassNames().name(class_id);
+}
+
+std::map<std::string, int> label_counts(const FrameResult& frame) {
+  std::map<std::string, int> counts;
+  for (const auto& d : frame.detections) ++counts[label_of(frame, d.class_id)];
+  return counts;
+}
 
 std::vector<LabelChange> LabelTracker::add(const std::map<std::string, int>& counts,
                                            Clock::time_point time) {

@@ -9,7 +9,14 @@
 #include <utility>
 #include <vector>
 
+#include "daemon/core/frame_result.h"
+
 namespace yolo::daemon {
+
+// A detection's label by the frame's model's names ("class 7" past them).
+std::string label_of(const FrameResult& frame, int class_id);
+// How many detections of each label a frame has, by the model's names.
+std::map<std::string, int> label_counts(const FrameResult& frame);
 
 // One label whose reported count changed (0 means absent).
 struct LabelChange {
