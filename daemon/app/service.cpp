@@ -28,7 +28,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The control loop wakes this often to feed the watchdog and refresh the status.
+// The status is built this often (status() readers, the outputs' stats and the status line
+// see it at most this old).
 constexpr auto kTick = std::chrono::milliseconds(250);
 // STATUS= is sent when it changes (its figures do all the time), at most this often, and at
 // least every kStatusRefresh; a reload or a start sends it at once.
@@ -185,34 +186,31 @@ int Service::start() {
   model_->start(*inference_);
   capture_ = std::make_unique<Capture>(events_, slot_);
   capture_->start(config_.source);
-  watch_config(config_.file.watch);
   return kExitOk;
 }
 
 void Service::watch_config(bool on) {
+  watch_source_ = {};
   watch_.reset();
   if (!on) return;
   try {
     watch_ = std::make_unique<ConfigWatch>(options_.config_file);
   } catch (const std::exception& e) {
     log_.warning(std::string("config.watch: ") + e.what() + "; reload with SIGHUP instead");
+    return;
   }
+  // A file rewritten in several steps is reloaded once, when it has settled.
+  watch_source_ = loop_->readable(watch_->fd(), [this] {
+    if (watch_->changed()) reload_after_edit_.arm(kWatchDebounce);
+  });
 }
 
 int Service::control_loop(SignalPipe& signals) {
-  const sigset_t wait_mask = signals.wait_mask();
-  const timespec tick_length{0,
-                             std::chrono::duration_cast<std::chrono::nanoseconds>(kTick).count()};
+  loop_ = std::make_unique<EventLoop>();
   std::string stop_reason;
-  while (stop_reason.empty()) {
-    pollfd fds[3] = {{signals.fd(), POLLIN, 0},
-                     {watch_ ? watch_->fd() : -1, POLLIN, 0},
-                     {control_.fd(), POLLIN, 0}};
-    // The handled signals are unblocked only during this wait: a signal that interrupts it has
-    // already been written to the pipe by the handler.
-    const int ready = ppoll(fds, 3, &tick_length, &wait_mask);
-    // Several SIGHUPs that came together make one reload, as the kernel's pending signals did;
-    // a stop among them wins.
+  // Several signals that came together make one reload, as the kernel's pending signals did; a
+  // stop among them wins.
+  const auto on_signal = loop_->readable(signals.fd(), [&] {
     bool hangup = false;
     while (const std::optional<int> number = signals.next()) {
       if (*number == SIGHUP) {
@@ -221,24 +219,43 @@ int Service::control_loop(SignalPipe& signals) {
         stop_reason = *number == SIGTERM ? "SIGTERM" : "SIGINT";
       }
     }
-    if (hangup && stop_reason.empty()) reload("SIGHUP");
-    if (ready > 0 && watch_ && (fds[1].revents & POLLIN) && watch_->changed()) {
-      reload_due_ = Clock::now() + kWatchDebounce;
+    if (!stop_reason.empty()) {
+      loop_->exit();
+    } else if (hangup) {
+      reload("SIGHUP");
     }
-    if (reload_due_ && Clock::now() >= *reload_due_) {
-      reload_due_.reset();
-      reload("the config file changed");
-    }
-    if (ready > 0 && (fds[2].revents & POLLIN)) {
-      control_.serve([this](const ControlRequest& r) {
-        ControlReply reply = serve(r);
-        // Whoever asked sees the outcome in the next status they read.
-        refresh_status();
-        return reply;
-      });
-    }
-    tick();
+  });
+  const auto on_request = loop_->readable(control_.fd(), [this] {
+    control_.serve([this](const ControlRequest& r) {
+      ControlReply reply = serve(r);
+      // Whoever asked sees the outcome in the next status they read.
+      refresh_status();
+      return reply;
+    });
+  });
+  reload_after_edit_ = loop_->one_shot([this] { reload("the config file changed"); });
+  watch_config(config_.file.watch);
+  const auto refresh = loop_->every(kTick, [this] { on_tick(); });
+  const auto stats = loop_->every(kStatsPeriod, [this] {
+    const auto now = status();
+    for (const auto& p : publishers_) p->stats(*now);
+  });
+  EventLoop::Source watchdog;
+  if (const auto period = notifier_.watchdog_period()) {
+    ping_watchdog();
+    watchdog = loop_->every(*period, [this] { ping_watchdog(); });
   }
+  auto ready_at_latest = loop_->one_shot([this] { announce_ready(); });
+  ready_at_latest.arm(std::chrono::duration_cast<EventLoop::Duration>(std::max<Clock::duration>(
+      Clock::duration::zero(), started_ + kReadyAtLatest - Clock::now())));
+
+  // The handled signals are unblocked only while the loop waits: a signal that ends the wait
+  // has already been written to the pipe by the handler.
+  const sigset_t wait_mask = signals.wait_mask();
+  loop_->run(&wait_mask);
+
+  watch_source_ = {};
+  reload_after_edit_ = {};
   control_.close();
   shutdown(stop_reason);
   return kExitOk;
@@ -390,36 +407,31 @@ bool Service::watchdog_ok() const {
   return now - inference_->heartbeat() < limit;
 }
 
-void Service::tick() {
-  const auto now = Clock::now();
-  if (!ready_sent_) {
-    const bool flowing = inference_->frames() > 0;
-    const bool waiting = capture_->state() == Capture::State::kLost;
-    if (flowing || waiting || now - started_ > kReadyAtLatest) {
-      ready_sent_ = true;
-      notifier_.ready();
-      events_.emit(config::LogLevel::kInfo, fieldlog::EventKind::kReady,
-                   flowing ? "ready: frames are flowing"
-                           : "ready, waiting for the source: " + source_error(capture_->status()),
-                   {{"startup_s", text::rounded(seconds_since(started_), 3)}});
-      update_status_line(true);
-    }
-  }
-  if (const auto period = notifier_.watchdog_period()) {
-    if (now - watchdog_sent_ >= *period && watchdog_ok()) {
-      notifier_.watchdog();
-      watchdog_sent_ = now;
-    }
+void Service::announce_ready() {
+  if (ready_sent_) return;
+  ready_sent_ = true;
+  notifier_.ready();
+  const bool flowing = inference_->frames() > 0;
+  events_.emit(config::LogLevel::kInfo, fieldlog::EventKind::kReady,
+               flowing ? "ready: frames are flowing"
+                       : "ready, waiting for the source: " + source_error(capture_->status()),
+               {{"startup_s", text::rounded(seconds_since(started_), 3)}});
+  update_status_line(true);
+}
+
+void Service::ping_watchdog() {
+  if (watchdog_ok()) notifier_.watchdog();
+}
+
+void Service::on_tick() {
+  const auto status = refresh_status();
+  if (status->inference.frames > 0 || status->source.state == SourceState::kLost) {
+    announce_ready();
   }
   // The camera lost or back is told at once, not at the line's next refresh (up to 5 s later).
-  const Capture::State source_state = capture_->state();
-  update_status_line(source_state != source_state_);
-  source_state_ = source_state;
-  const auto status = refresh_status();
-  if (now - stats_sent_ >= kStatsPeriod) {
-    stats_sent_ = now;
-    for (const auto& p : publishers_) p->stats(*status);
-  }
+  const bool source_changed = status->source.state != source_state_;
+  source_state_ = status->source.state;
+  send_status_line(*status, source_changed);
 }
 
 std::shared_ptr<const DaemonStatus> Service::refresh_status() {
@@ -507,9 +519,13 @@ std::string Service::status_line(const DaemonStatus& s) const {
   return line;
 }
 void Service::update_status_line(bool force) {
+  send_status_line(*refresh_status(), force);
+}
+
+void Service::send_status_line(const DaemonStatus& status, bool force) {
   const auto now = Clock::now();
   if (!force && now - status_sent_ < kStatusMin) return;
-  const std::string line = refresh_status()->status_line;
+  const std::string& line = status.status_line;
   if (!force && line == last_status_line_ && now - status_sent_ < kStatusRefresh) return;
   notifier_.status(line);
   last_status_line_ = line;

@@ -14,6 +14,7 @@
 #include "config/config_error.h"
 #include "config/config_loader.h"
 #include "daemon/app/config_watch.h"
+#include "daemon/app/event_loop.h"
 #include "daemon/app/notifier.h"
 #include "daemon/app/signal_pipe.h"
 #include "daemon/core/control_requests.h"
@@ -44,9 +45,10 @@ enum ServiceExit { kExitOk = 0, kExitFailure = 1, kExitConfig = 78 };
 
 // The daemon: owns every thread (capture, inference, model building, telemetry, and each
 // publisher's) and runs the control loop on the calling thread, the way systemd's own small
-// daemons read: load the config, build the parts, start them, tell systemd READY, then serve
-// signals (SIGHUP reloads, SIGTERM stops), the config file watch, the watchdog and the status
-// line until asked to stop.
+// daemons read: load the config, build the parts, start them, then one event loop (sd-event)
+// until asked to stop, whose sources are each one duty: the signals (SIGHUP reloads, SIGTERM
+// stops), requests from the API and buttons, the config file watch and its debounce, and timers
+// for the status, the outputs' stats, the status line, the watchdog and READY at the latest.
 class Service {
  public:
   explicit Service(ServiceOptions options);
@@ -75,9 +77,19 @@ class Service {
   // Starts or stops following the config file (config.watch).
   void watch_config(bool on);
   void shutdown(const std::string& why);
-  void tick();
+  // The control loop's duties, each on its own timer (control_loop).
+  // Every kTick: refreshes the status; tells systemd READY once frames flow or the source is
+  // found lost; sends the status line when it changed (at once when the source's state did).
+  void on_tick();
+  // Tells systemd READY=1 (once): frames flow, the source is lost, or kReadyAtLatest passed.
+  void announce_ready();
+  // Feeds systemd's watchdog while capture and inference are alive.
+  void ping_watchdog();
   bool watchdog_ok() const;
+  // Sends STATUS= when forced, or when the line changed and kStatusMin passed since the last,
+  // or kStatusRefresh passed; update_status_line builds a fresh status for it first.
   void update_status_line(bool force);
+  void send_status_line(const DaemonStatus& status, bool force);
   // The line systemd shows for `status`.
   std::string status_line(const DaemonStatus& status) const;
   // Builds the status from every part (control loop only; status() hands out the last one).
@@ -106,6 +118,11 @@ class Service {
   std::unique_ptr<Capture> capture_;
   std::unique_ptr<ConfigWatch> watch_;
   ControlRequests control_;
+  // The control loop (control_loop) and the sources that change with the config: the file
+  // watch (config.watch) and its debounce timer.
+  std::unique_ptr<EventLoop> loop_;
+  EventLoop::Source watch_source_;
+  EventLoop::Source reload_after_edit_;
 
   // A model.precision set through the API or a button: it holds over the file's value until
   // the file's own model.precision changes (the person editing the file has the last word).
@@ -120,14 +137,11 @@ class Service {
   std::string last_error_;
   std::string last_status_line_;
   // The source's state at the last tick: a change sends the status line at once.
-  Capture::State source_state_ = Capture::State::kOpening;
+  SourceState source_state_ = SourceState::kOpening;
   std::chrono::steady_clock::time_point status_sent_{};
-  std::chrono::steady_clock::time_point watchdog_sent_{};
-  std::optional<std::chrono::steady_clock::time_point> reload_due_;
   bool left_behind_ = false;
   mutable std::mutex status_mutex_;
   std::shared_ptr<const DaemonStatus> status_;
-  std::chrono::steady_clock::time_point stats_sent_{};
   // When and what the last error was (a refused reload, a model that failed), for the status.
   std::string last_error_time_;
 };
