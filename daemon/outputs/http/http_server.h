@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -22,6 +21,7 @@
 #include "daemon/core/events.h"
 #include "daemon/core/publisher.h"
 #include "daemon/outputs/http/http_access.h"
+#include "daemon/outputs/http/http_connections.h"
 
 struct MHD_Connection;
 
@@ -98,7 +98,7 @@ class HttpServer : public Publisher {
   bool wants_frame() const override;
   // {"ok", "listen", "port", "scheme", "auth", "viewers", "event_clients", "connections",
   //  "frames_encoded", "stream_fps", "requests", "refused", "refused_connections",
-  //  "failed_logins", "sessions", "tls_fingerprint", "warning"}.
+  //  "requests_cut_off", "failed_logins", "sessions", "tls_fingerprint", "warning"}.
   nlohmann::json status() const override;
   // Clients and connections (gauges), failed logins, refused connections and cut-off requests.
   void metrics(MetricsSink& sink) const override;
@@ -169,18 +169,6 @@ class HttpServer : public Publisher {
   void resume(const std::shared_ptr<Exchange>& ex);
   void resume_all();
 
-  // Connection bookkeeping, from libmicrohttpd's callbacks on the loop.
-  bool accept_from(const HttpAccess::Address& address);
-  void connection_started(MHD_Connection* connection);
-  void connection_closed(MHD_Connection* connection);
-  void request_received(MHD_Connection* connection);
-  void request_done(MHD_Connection* connection);
-  // Cuts off connections whose request is overdue.
-  void cut_overdue();
-  void release_flood_memory();
-  // Takes the requests of the daemon that served them out of the tables.
-  void forget_connections();
-
   Events& events_;
   const HttpBackend backend_;
   const std::filesystem::path state_dir_;
@@ -215,20 +203,7 @@ class HttpServer : public Publisher {
   std::vector<std::shared_ptr<Exchange>> jobs_;
 
   // Open connections (for their deadline and the limits).
-  struct Connection {
-    int fd = -1;
-    HttpAccess::Address address{};
-    std::chrono::steady_clock::time_point since{};
-    bool receiving = true;
-  };
-  mutable std::mutex connections_mutex_;
-  std::map<MHD_Connection*, Connection> connections_;
-  // The most connections seen since memory was last handed back (the timer thread's own).
-  std::size_t peak_connections_ = 0;
-  static constexpr std::size_t kFloodConnections = 256;
-  std::map<HttpAccess::Address, int> per_address_;
-  int max_clients_ = 0;
-  int max_per_address_ = 0;
+  HttpConnections connections_;
   // The process's limit of open files (after start() raised it to the hard limit).
   long open_files_ = 1024;
 
@@ -248,8 +223,6 @@ class HttpServer : public Publisher {
   std::atomic<std::uint64_t> frames_encoded_{0};
   std::atomic<std::uint64_t> requests_{0};
   std::atomic<std::uint64_t> refused_{0};
-  std::atomic<std::uint64_t> refused_connections_{0};
-  std::atomic<std::uint64_t> cut_off_{0};
   // Encodes per second over the last few seconds.
   std::atomic<double> stream_fps_{0};
 
