@@ -44,6 +44,7 @@ std::map<std::string, int> label_counts(const FrameResult& frame) {
 std::vector<LabelChange> LabelTracker::add(const std::map<std::string, int>& counts,
                                            Clock::time_point time) {
   const std::map<std::string, int> before = this->counts();
+  last_frame_ = time;
   prune(time);
   for (const auto& [label, count] : counts) {
     if (count <= 0) continue;
@@ -68,6 +69,17 @@ std::optional<LabelTracker::Clock::time_point> LabelTracker::next_expiry() const
     next = next ? std::min(*next, due) : due;
   }
   return next;
+}
+
+std::vector<LabelChange> LabelTracker::expire_if_stalled(Clock::time_point time) {
+  if (!next_expiry() || time < last_frame_ + kStalledAfter) return {};
+  return expire(time);
+}
+
+std::optional<LabelTracker::Clock::time_point> LabelTracker::next_stalled_expiry() const {
+  const auto expiry = next_expiry();
+  if (!expiry) return std::nullopt;
+  return std::max(*expiry, last_frame_ + kStalledAfter);
 }
 
 std::map<std::string, int> LabelTracker::counts() const {

@@ -27,7 +27,8 @@ struct LabelChange {
   bool operator==(const LabelChange&) const = default;
 };
 
-// What is seen, debounced, as MQTT events and occupancy report it. A label's reported count is
+// What is seen, debounced, as the outputs that report changes (MQTT events and occupancy, the
+// webhook) report it. A label's reported count is
 // the largest count any frame had for it within the last `hold`: it rises at once (a new object
 // is news) and falls, or the label disappears, only after `hold` without a frame that had the
 // higher count. A count that flickers for one frame therefore gives no event when it dips, and
@@ -46,11 +47,18 @@ class LabelTracker {
   // One frame's count per label (labels it did not see are absent) at `time`, which never goes
   // back; returns the labels whose reported count changed, in label order.
   std::vector<LabelChange> add(const std::map<std::string, int>& counts, Clock::time_point time);
-  // Forgets sightings older than `hold` at `time` without a frame (the source stalled); returns
-  // the changes.
+  // Forgets sightings older than `hold` at `time` without a frame; returns the changes.
   std::vector<LabelChange> expire(Clock::time_point time);
   // When expire() would next change something; nothing while no label is seen.
   std::optional<Clock::time_point> next_expiry() const;
+
+  // Frames that stop for this long after the last add() mean the source stalled: labels then
+  // expire on the clock instead of on the next frame.
+  static constexpr Clock::duration kStalledAfter = std::chrono::seconds(2);
+  // expire(), once the source stalled; while frames come, add() expires.
+  std::vector<LabelChange> expire_if_stalled(Clock::time_point time);
+  // When expire_if_stalled() would next change something.
+  std::optional<Clock::time_point> next_stalled_expiry() const;
 
   // The reported count of each label seen now (all above 0).
   std::map<std::string, int> counts() const;
@@ -66,6 +74,7 @@ class LabelTracker {
 
   Clock::duration hold_;
   std::map<std::string, Window> windows_;
+  Clock::time_point last_frame_{};
 };
 
 }  // namespace yolo::daemon

@@ -13,6 +13,7 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include "daemon/base/utc_time.h"
+#include "daemon/core/label_tracker.h"
 #include "daemon/outputs/http/http_internal.h"
 #include "text/format.h"
 #include "vision/annotate.h"
@@ -42,8 +43,7 @@ constexpr const char* kBoundary = "frame";
 nlohmann::json detections_json(const FrameResult& r) {
   nlohmann::json list = nlohmann::json::array();
   for (const vision::Detection& d : r.detections) {
-    list.push_back(vision::detection_json(
-        d, r.model ? r.model->names.name(d.class_id) : std::to_string(d.class_id)));
+    list.push_back(vision::detection_json(d, label_of(r, d.class_id)));
   }
   nlohmann::json j = {{"frame", r.index},
                       {"time", iso8601_utc(r.wall)},

@@ -27,9 +27,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using nlohmann::json;
 
-// Frames that stop for this long mean the source stalled: labels then expire on the clock
-// instead of on the next frame.
-constexpr auto kStalledAfter = std::chrono::seconds(2);
 // The longest the thread sleeps while it has a connection: libmosquitto's keepalive (PINGREQ)
 // and its timeout need a call now and then.
 constexpr auto kServicePeriod = std::chrono::seconds(1);
@@ -244,7 +241,6 @@ class MqttPublisher::Loop {
   // --- what is seen ---
 
   void on_frame(std::shared_ptr<const FrameResult> frame, Clock::time_point now) {
-    last_frame_at_ = now;
     if (!first_frame_at_) first_frame_at_ = now;
     const std::map<std::string, int> counts = label_counts(*frame);
     bool new_labels = false;
@@ -367,9 +363,9 @@ class MqttPublisher::Loop {
       }
       stale_.clear();
     }
-    if (tracker_.next_expiry() && now >= last_frame_at_ + kStalledAfter) {
-      const std::vector<LabelChange> changes = tracker_.expire(now);
-      if (!changes.empty()) on_changes(changes, nullptr);
+    if (const std::vector<LabelChange> changes = tracker_.expire_if_stalled(now);
+        !changes.empty()) {
+      on_changes(changes, nullptr);
     }
     if (connected_ && stats_waiting_ && now >= stats_sent_ + stats_interval()) {
       send(topics().stats(),
@@ -399,9 +395,7 @@ class MqttPublisher::Loop {
     if (conn_) consider(now + kServicePeriod);
     if (conn_ && !connected_) consider(attempt_started_ + options_.connect_timeout);
     if (connected_ && stats_waiting_) consider(stats_sent_ + stats_interval());
-    if (const auto expiry = tracker_.next_expiry()) {
-      consider(std::max(*expiry, last_frame_at_ + kStalledAfter));
-    }
+    if (const auto expiry = tracker_.next_stalled_expiry()) consider(*expiry);
     if (!warm_ && first_frame_at_) consider(*first_frame_at_ + tracker_.hold());
 
     pollfd fds[2] = {{owner_.wake_fd().fd(), POLLIN, 0}, {-1, 0, 0}};
@@ -455,7 +449,6 @@ class MqttPublisher::Loop {
   std::shared_ptr<const ModelInfo> model_;
   std::int64_t last_index_ = -1;
   std::optional<Clock::time_point> first_frame_at_;
-  Clock::time_point last_frame_at_;
   bool warm_ = false;
   // Occupancy segments the broker holds "ON" for, to set "OFF" once warm unless seen.
   std::set<std::string> stale_;

@@ -24,9 +24,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using nlohmann::json;
 
-// Frames that stop for this long mean the source stalled: labels then expire on the clock
-// instead of on the next frame (as MQTT's do).
-constexpr auto kStalledAfter = std::chrono::seconds(2);
 // The longest the thread sleeps with nothing queued: the clock it expires labels on.
 constexpr auto kIdle = std::chrono::seconds(1);
 
@@ -237,7 +234,6 @@ void WebhookOutput::publish(std::shared_ptr<const FrameResult> result) {
   if (!enabled_ || !result) return;
   const auto now = Clock::now();
   std::lock_guard lock(tracker_mutex_);
-  last_frame_at_ = now;
   last_index_ = result->index;
   if (result->model) last_model_ = result->model->name;
   const std::vector<LabelChange> changes = tracker_.add(label_counts(*result), now);
@@ -246,8 +242,7 @@ void WebhookOutput::publish(std::shared_ptr<const FrameResult> result) {
 
 void WebhookOutput::expire(Clock::time_point now) {
   std::lock_guard lock(tracker_mutex_);
-  if (!tracker_.next_expiry() || now < last_frame_at_ + kStalledAfter) return;
-  const std::vector<LabelChange> changes = tracker_.expire(now);
+  const std::vector<LabelChange> changes = tracker_.expire_if_stalled(now);
   if (!changes.empty()) queue_events(changes, nullptr);
 }
 
@@ -289,9 +284,7 @@ void WebhookOutput::run() {
     auto wake_at = now + kIdle;
     {
       std::lock_guard lock(tracker_mutex_);
-      if (const auto expiry = tracker_.next_expiry()) {
-        wake_at = std::min(wake_at, std::max(*expiry, last_frame_at_ + kStalledAfter));
-      }
+      if (const auto expiry = tracker_.next_stalled_expiry()) wake_at = std::min(wake_at, *expiry);
     }
     sender.sleep(std::chrono::ceil<std::chrono::milliseconds>(wake_at - now));
   }

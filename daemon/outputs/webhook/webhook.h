@@ -87,7 +87,6 @@ class WebhookOutput : public QueuedOutput<nlohmann::json, config::WebhookConfig,
   // The debounce, fed by publish() and expired by the thread.
   std::mutex tracker_mutex_;
   LabelTracker tracker_{LabelTracker::Clock::duration::zero()};
-  std::chrono::steady_clock::time_point last_frame_at_;
   std::int64_t last_index_ = -1;
   std::string last_model_;
 

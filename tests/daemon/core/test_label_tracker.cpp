@@ -90,6 +90,23 @@ TEST(LabelTracker, ExpireWithoutFramesEndsWhatWentUnseen) {
   EXPECT_EQ(tracker.expire(t0 + 3s), (Changes{{"cat", 1, 0}}));
 }
 
+// The outputs' clock: while frames come, add() expires; once they stop for kStalledAfter, the
+// labels end on the clock.
+TEST(LabelTracker, LabelsExpireOnTheClockOnlyOnceTheSourceStalled) {
+  LabelTracker tracker(1s);
+  tracker.add({{"bird", 1}}, t0);
+  tracker.add({}, t0 + 500ms);
+  // Past the hold but frames came 0.5 s before: not stalled yet.
+  EXPECT_EQ(tracker.expire_if_stalled(t0 + 1500ms), Changes{});
+  EXPECT_EQ(tracker.next_stalled_expiry(), t0 + 500ms + LabelTracker::kStalledAfter);
+  EXPECT_EQ(tracker.expire_if_stalled(t0 + 500ms + LabelTracker::kStalledAfter),
+            (Changes{{"bird", 1, 0}}));
+  EXPECT_EQ(tracker.next_stalled_expiry(), std::nullopt);
+  // A frame restarts the stall clock: its labels end no sooner than kStalledAfter after it.
+  tracker.add({{"cat", 1}}, t0 + 10s);
+  EXPECT_EQ(tracker.next_stalled_expiry(), t0 + 10s + LabelTracker::kStalledAfter);
+}
+
 TEST(LabelTracker, AZeroHoldReportsEveryFramesCounts) {
   LabelTracker tracker(0s);
   EXPECT_EQ(tracker.add({{"bird", 2}}, t0), (Changes{{"bird", 0, 2}}));
