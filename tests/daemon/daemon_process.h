@@ -251,7 +251,10 @@ struct DaemonSetup {
   std::filesystem::path stderr_file;
   std::unique_ptr<NotifySocket> notify;
 
+  // A test may point logs and config elsewhere before it writes the config.
   DaemonSetup() {
+    logs = writable_folder(folder.path() / "logs");
+    config = folder.path() / "yolo-edge.yaml";
     state = writable_folder(folder.path() / "state");
     stderr_file = folder.path() / "yolo-edged.stderr";
     notify = std::make_unique<NotifySocket>();
@@ -294,6 +297,11 @@ struct DaemonSetup {
     return std::nullopt;
   }
 };
+
+// The source section for the bird fixture video, looping at its own pace (10 fps) as a camera.
+inline std::string paced_video() {
+  return "  uri: " + fixture("video/birds_720p_10fps.mp4") + "\n  loop: true\n  realtime: true\n";
+}
 
 // A daemon config for tests. `http` is the body of the http section: off unless a test asks for
 // it (the default address, 0.0.0.0:8080, would clash between tests running side by side).

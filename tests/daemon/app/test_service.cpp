@@ -50,10 +50,6 @@ class ScratchMount {
   bool mounted_ = false;
 };
 
-std::string paced_video() {
-  return "  uri: " + fixture("video/birds_720p_10fps.mp4") + "\n  loop: true\n  realtime: true\n";
-}
-
 TEST(ServiceConfig, ChangedKeysAreListedInSchemaOrder) {
   config::Config before;
   config::Config after;
@@ -84,9 +80,8 @@ TEST(ServiceConfig, ZeroThreadsMeansOnePerCore) {
 TEST(Service, RunsSwitchesPrecisionSurvivesBadConfigAndDiskTroubleAndStopsCleanly) {
   YOLO_REQUIRE_FIXTURES();
   DaemonSetup s;
-  ScratchMount disk(s.folder.path() / "logs");
-  s.logs = disk.mounted() ? s.folder.path() / "logs" : writable_folder(s.folder.path() / "logs");
-  s.config = s.folder.path() / "yolo-edge.yaml";
+  // The log folder on a disk of its own (when the test may mount one), to make it read-only.
+  ScratchMount disk(s.logs);
   const std::string fp32 = config_text(paced_video(), s.logs, "yolo11n_320_fp32");
   s.write_config(fp32);
   // The README installs models with `sudo install -D ... STATE/models/...`, which leaves that
@@ -215,8 +210,6 @@ TEST(Service, RunsSwitchesPrecisionSurvivesBadConfigAndDiskTroubleAndStopsCleanl
 TEST(Service, ReopensASourceThatStops) {
   YOLO_REQUIRE_FIXTURES();
   DaemonSetup s;
-  s.logs = writable_folder(s.folder.path() / "logs");
-  s.config = s.folder.path() / "yolo-edge.yaml";
   // Six photos at 10 fps, not looping: the "camera" stops after 0.6 s, again and again.
   s.write_config(
       config_text("  uri: " + fixture("images") + "\n  loop: false\n  realtime: true\n  fps: 10\n",
@@ -254,7 +247,6 @@ TEST(Service, ReopensASourceThatStops) {
 
 TEST(Service, InvalidConfigAtStartExitsWithConfigStatus) {
   DaemonSetup s;
-  s.config = s.folder.path() / "yolo-edge.yaml";
   s.write_config("model:\n  path: /no/such/model.onnx\ndetect:\n  conf: 7\n");
   auto daemon = s.start();
   const auto status = daemon->wait_exit(10s);

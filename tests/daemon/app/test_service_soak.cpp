@@ -18,8 +18,6 @@ using namespace std::chrono_literals;
 TEST(ServiceSoak, MemoryStopsGrowing) {
   YOLO_REQUIRE_FIXTURES();
   DaemonSetup s;
-  s.logs = writable_folder(s.folder.path() / "logs");
-  s.config = s.folder.path() / "yolo-edge.yaml";
   s.write_config(config_text(
       "  uri: " + fixture("video/birds_720p_10fps.mp4") + "\n  loop: true\n  realtime: false\n",
       s.logs, "yolo11n_320_fp32"));

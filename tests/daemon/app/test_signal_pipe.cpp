@@ -127,11 +127,7 @@ int threads_blocking_nothing(pid_t pid) {
 // throughout, exit 0, STOPPING=1 and a `stop` event in the field log.
 void reload_ten_times_then_stop(const std::vector<std::string>& env) {
   test::DaemonSetup s;
-  s.logs = test::writable_folder(s.folder.path() / "logs");
-  s.config = s.folder.path() / "yolo-edge.yaml";
-  s.write_config(test::config_text("  uri: " + test::fixture("video/birds_720p_10fps.mp4") +
-                                       "\n  loop: true\n  realtime: true\n",
-                                   s.logs, "yolo11n_320_fp32"));
+  s.write_config(test::config_text(test::paced_video(), s.logs, "yolo11n_320_fp32"));
   auto daemon = s.start(env);
   test::FieldLogReader log(s.logs);
   ASSERT_TRUE(s.notify->wait_for("READY=1", 0, 60s)) << s.daemon_output();

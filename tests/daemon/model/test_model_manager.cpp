@@ -50,8 +50,6 @@ fs::path tiny_int8(const fs::path& folder) {
 class ModelManagerDaemon : public ::testing::Test {
  protected:
   void start(const fs::path& model, const std::string& extra) {
-    s_.logs = writable_folder(s_.folder.path() / "logs");
-    s_.config = s_.folder.path() / "yolo-edge.yaml";
     s_.write_config(model_config(model, extra, s_.logs));
     daemon_ = s_.start();
     const auto port = s_.http_port(90s);
@@ -149,8 +147,6 @@ TEST_F(ModelManagerDaemon, AnImgszTheModelCannotTakeStopsTheStart) {
   const fs::path model = writable_folder(s_.folder.path() / "models") / "stride64.onnx";
   std::ofstream(model, std::ios::binary) << proto.SerializeAsString();
 
-  s_.logs = writable_folder(s_.folder.path() / "logs");
-  s_.config = s_.folder.path() / "yolo-edge.yaml";
   s_.write_config(model_config(model, "  imgsz: [352, 640]\n", s_.logs));
   const ProcessResult r =
       run_process({(fs::path(YOLO_EDGE_BINARY_DIR) / "bin" / "yolo-edged").string(), "--config",

@@ -31,10 +31,6 @@ using namespace std::chrono_literals;
 
 constexpr const char* kToken = "a-long-random-test-token-0123456789";
 
-std::string paced_video() {
-  return "  uri: " + fixture("video/birds_720p_10fps.mp4") + "\n  loop: true\n  realtime: true\n";
-}
-
 // The http section: the default login (http.auth: password, its password made at first start)
 // unless `auth` says otherwise; the tests' client sends the token as a bearer token.
 std::string http_section(int max_viewers = 4, const std::string& auth = "") {
@@ -49,8 +45,6 @@ const std::string kBearer = std::string("Bearer ") + kToken;
 class LiveView : public ::testing::Test {
  protected:
   void start(const std::string& extra_model = "", const std::string& http = http_section()) {
-    s_.logs = writable_folder(s_.folder.path() / "logs");
-    s_.config = s_.folder.path() / "yolo-edge.yaml";
     s_.write_config(config_text(paced_video(), s_.logs, "yolo11n_320_fp32", extra_model, http));
     daemon_ = s_.start();
     const auto port = s_.http_port(60s);

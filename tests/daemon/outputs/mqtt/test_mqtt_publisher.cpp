@@ -870,11 +870,7 @@ TEST_F(MqttPublisherTest, TheDaemonPublishesAndItsLastWillSaysOfflineWhenKilled)
   broker_->start();
   Subscriber sub(port_);
   test::DaemonSetup s;
-  s.logs = test::writable_folder(s.folder.path() / "logs");
-  s.config = s.folder.path() / "yolo-edge.yaml";
-  s.write_config(test::config_text("  uri: " + test::fixture("video/birds_720p_10fps.mp4") +
-                                       "\n  loop: true\n  realtime: true\n",
-                                   s.logs, "yolo11n_320_fp32") +
+  s.write_config(test::config_text(test::paced_video(), s.logs, "yolo11n_320_fp32") +
                  "mqtt:\n  enabled: true\n  host: 127.0.0.1\n  port: " + std::to_string(port_) +
                  "\n  prefix: edge\n  stats_interval_s: 1\n  debounce_s: 1\n  homeassistant: "
                  "true\n");

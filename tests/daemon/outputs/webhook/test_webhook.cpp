@@ -413,11 +413,7 @@ TEST_F(WebhookTest, TheDaemonPostsEventsToTheReceiver) {
   YOLO_REQUIRE_FIXTURES();
   Receiver receiver;
   test::DaemonSetup s;
-  s.logs = test::writable_folder(s.folder.path() / "logs");
-  s.config = s.folder.path() / "yolo-edge.yaml";
-  s.write_config(test::config_text("  uri: " + test::fixture("video/birds_720p_10fps.mp4") +
-                                       "\n  loop: true\n  realtime: true\n",
-                                   s.logs, "yolo11n_320_fp32") +
+  s.write_config(test::config_text(test::paced_video(), s.logs, "yolo11n_320_fp32") +
                  "webhook:\n  url: " + receiver.url() + "\n  debounce_s: 1\n");
   auto daemon = s.start();
   const std::vector<Request> got = receiver.wait_for(1, 60s);
