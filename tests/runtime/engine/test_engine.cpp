@@ -227,9 +227,15 @@ TEST(Engine, ModelFileSaysWhatTheFileIs) {
   EXPECT_FALSE(is_static_int8_file(model_path("no_such_file.onnx")));
 }
 
+// Under QEMU (the arm64 build) these run on yolo11n 320, a quarter of the work: the thread pool
+// and the profile's bookkeeping are what they test there, not the model.
+const char* emulated_or(const char* model) {
+  return yolo::test::kEmulated ? "yolo11n_320_fp32.onnx" : model;
+}
+
 TEST(Engine, SetThreadsBetweenRunsKeepsResults) {
   YOLO_REQUIRE_FIXTURES();
-  auto engine = Engine::load(model_path("yolo26n_640_fp32.onnx"), EngineOptions{});
+  auto engine = Engine::load(model_path(emulated_or("yolo26n_640_fp32.onnx")), EngineOptions{});
   fill_input(*engine);
   engine->run();
   Tensor first(DType::kFloat32, engine->output(0).shape());
@@ -247,7 +253,7 @@ TEST(Engine, ProfileTimesEveryStep) {
   YOLO_REQUIRE_FIXTURES();
   EngineOptions options;
   options.profile = true;
-  auto engine = Engine::load(model_path("yolov8n_640_fp32.onnx"), options);
+  auto engine = Engine::load(model_path(emulated_or("yolov8n_640_fp32.onnx")), options);
   fill_input(*engine);
   engine->run();
   engine->run();
@@ -262,7 +268,7 @@ TEST(Engine, ProfileTimesEveryStep) {
     convs += p.op == "Conv";
   }
   EXPECT_GT(total, 0.0);
-  EXPECT_EQ(convs, 64);
+  EXPECT_EQ(convs, yolo::test::kEmulated ? 88 : 64);
 }
 
 TEST(Engine, PlanSharesMemoryAndConcatsInPlace) {
