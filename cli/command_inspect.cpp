@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // yolo-edge inspect MODEL [--json] [--imgsz N]: what an ONNX file is, before running it; for a
 // static INT8 (QDQ) model also what each layer runs as in our engine (int8 or an FP32 island).
-// With --lint: only the checks of runtime/model_lint.h, for scripts and CI before deploying.
+// With --lint: only the checks of runtime/model/model_lint.h, for scripts and CI before deploying.
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -457,7 +457,7 @@ nlohmann::json to_json(const ModelInfo& info, const std::string& note, const Int
   };
 }
 
-// The checks --lint runs, by identifier, in the order they report (runtime/model_lint.h).
+// The checks --lint runs, by identifier, in the order they report (runtime/model/model_lint.h).
 constexpr const char* kLintChecks[] = {
     "score-levels",         "bad-scale", "zero-point-range",  "channel-scale-ratio",
     "dynamic-quantization", "qoperator", "input-quantization"};
