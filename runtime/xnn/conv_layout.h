@@ -41,9 +41,9 @@ inline void check_window(const kernels::Window2d& window, const std::string& nam
 
 // Checks of Conv and ConvTranspose parameters shared by the float and int8 wrappers; resolves
 // dense (0) pixel strides.
+// Conv's OIHW and ConvTranspose's IOHW weights both hold in * out / groups * kH * kW values.
 template <typename Params>
-void check_conv_params(Params& p, size_t weights_size, size_t bias_size,
-                       size_t weights_per_group_io, const std::string& name) {
+void check_conv_params(Params& p, size_t weights_size, size_t bias_size, const std::string& name) {
   check_window(p.window, name);
   require(p.groups >= 1, name, "group must be >= 1");
   require(p.input_channels >= 1 && p.output_channels >= 1, name, "channel counts must be >= 1");
@@ -51,7 +51,8 @@ void check_conv_params(Params& p, size_t weights_size, size_t bias_size,
           "group " + std::to_string(p.groups) + " does not divide the input (" +
               std::to_string(p.input_channels) + ") and output (" +
               std::to_string(p.output_channels) + ") channels");
-  const size_t expected = weights_per_group_io * p.window.kernel_height * p.window.kernel_width;
+  const size_t expected = p.input_channels / p.groups * p.output_channels * p.window.kernel_height *
+                          p.window.kernel_width;
   require(weights_size == expected, name,
           "weights hold " + std::to_string(weights_size) + " values, expected " +
               std::to_string(expected));

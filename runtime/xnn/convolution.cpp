@@ -15,9 +15,7 @@ Conv2dF32::Conv2dF32(const Conv2dParams& params, std::span<const float> weights,
                      std::span<const float> bias, std::string name)
     : WindowOperator(params) {
   Conv2dParams& p = params_;
-  require(p.groups >= 1, name, "group must be >= 1");
-  check_conv_params(p, weights.size(), bias.size(),
-                    p.output_channels * (p.input_channels / p.groups), name);
+  check_conv_params(p, weights.size(), bias.size(), name);
   const size_t group_in = p.input_channels / p.groups;
   const size_t group_out = p.output_channels / p.groups;
   const bool depthwise = detail::is_depthwise(p);
@@ -43,9 +41,7 @@ Deconv2dF32::Deconv2dF32(const Deconv2dParams& params, std::span<const float> we
                          std::span<const float> bias, std::string name)
     : WindowOperator(params) {
   Deconv2dParams& p = params_;
-  require(p.groups >= 1, name, "group must be >= 1");
-  check_conv_params(p, weights.size(), bias.size(),
-                    p.input_channels * (p.output_channels / p.groups), name);
+  check_conv_params(p, weights.size(), bias.size(), name);
   require(p.output_padding_height < p.window.stride_height &&
               p.output_padding_width < p.window.stride_width,
           name, "output_padding must be smaller than the stride");

@@ -29,10 +29,8 @@ Conv2dQC8::Conv2dQC8(const Conv2dQC8Params& params, std::span<const int8_t> weig
                      std::string name)
     : WindowOperator(params.geometry) {
   Conv2dParams& p = params_;
-  require(p.groups >= 1, name, "group must be >= 1");
   require_unclamped(p.output_min, p.output_max, name);
-  detail::check_conv_params(p, weights.size(), bias.size(),
-                            p.output_channels * (p.input_channels / p.groups), name);
+  detail::check_conv_params(p, weights.size(), bias.size(), name);
   require(weight_scales.size() == p.output_channels, name,
           "weight scales hold " + std::to_string(weight_scales.size()) + " values, expected " +
               std::to_string(p.output_channels));
