@@ -48,15 +48,7 @@ struct ConvShape {
         stride(static_cast<uint32_t>(state.range(6))) {}
 
   Conv2dParams params() const {
-    const uint32_t pad = kernel / 2;
-    return {.window = {.kernel_height = kernel,
-                       .kernel_width = kernel,
-                       .stride_height = stride,
-                       .stride_width = stride,
-                       .pad_top = pad,
-                       .pad_left = pad,
-                       .pad_bottom = pad,
-                       .pad_right = pad},
+    return {.window = yolo::runtime::kernels::square_window(kernel, stride, kernel / 2),
             .groups = groups,
             .input_channels = cin,
             .output_channels = cout};

@@ -50,19 +50,16 @@ std::optional<double> busy_share(const CpuTicks& before, const CpuTicks& after) 
 
 }  // namespace
 
-CpuUsage::CpuUsage(const std::filesystem::path& proc_root) : stat_(proc_root / "stat") {}
+CpuUsage::CpuUsage(const std::filesystem::path& proc_root)
+    : FileSensorGroup(proc_root / "stat", "CPU use") {}
 
-void CpuUsage::read(Sample& sample) {
-  KernelFile* stat = stat_.get();
-  if (!stat) return;
-  std::optional<std::string_view> text = stat->read();
-  if (!text) return;
+void CpuUsage::parse(std::string_view text, Sample& sample) {
   std::optional<CpuTicks> all;
   std::vector<std::optional<CpuTicks>> cores;
   // The cpu lines come first; the rest of the file (interrupts, context switches) is not needed.
-  while (text->starts_with("cpu")) {
-    const std::size_t end = text->find('\n');
-    if (const auto line = parse_cpu_line(text->substr(0, end))) {
+  while (text.starts_with("cpu")) {
+    const std::size_t end = text.find('\n');
+    if (const auto line = parse_cpu_line(text.substr(0, end))) {
       const auto& [core, ticks] = *line;
       if (core < 0) {
         all = ticks;
@@ -72,7 +69,7 @@ void CpuUsage::read(Sample& sample) {
       }
     }
     if (end == std::string_view::npos) break;
-    text->remove_prefix(end + 1);
+    text.remove_prefix(end + 1);
   }
 
   if (all && last_all_) sample.cpu_busy_total = busy_share(*last_all_, *all);
@@ -84,10 +81,6 @@ void CpuUsage::read(Sample& sample) {
   }
   last_all_ = all;
   last_cores_ = std::move(cores);
-}
-
-void CpuUsage::describe(Inventory& inventory) const {
-  stat_.describe(inventory, "CPU use");
 }
 
 }  // namespace yolo::telemetry

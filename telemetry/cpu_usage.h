@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "telemetry/sensor_group.h"
@@ -18,15 +19,13 @@ struct CpuTicks {
 
 // The share of each core, and of all, that was busy since the previous sample (<proc>/stat);
 // nothing on the first sample, which has nothing to compare with.
-class CpuUsage : public SensorGroup {
+class CpuUsage : public FileSensorGroup {
  public:
   explicit CpuUsage(const std::filesystem::path& proc_root);
 
-  void read(Sample& sample) override;
-  void describe(Inventory& inventory) const override;
-
  private:
-  GroupFile stat_;
+  void parse(std::string_view stat, Sample& sample) override;
+
   // The previous sample: all cores, and each core by number (empty where a core was offline).
   std::optional<CpuTicks> last_all_;
   std::vector<std::optional<CpuTicks>> last_cores_;

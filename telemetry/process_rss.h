@@ -3,21 +3,20 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <string_view>
 
 #include "telemetry/sensor_group.h"
 
 namespace yolo::telemetry {
 
 // This process's resident memory (<proc>/self/statm, in pages).
-class ProcessRss : public SensorGroup {
+class ProcessRss : public FileSensorGroup {
  public:
   explicit ProcessRss(const std::filesystem::path& proc_root);
 
-  void read(Sample& sample) override;
-  void describe(Inventory& inventory) const override;
-
  private:
-  GroupFile statm_;
+  void parse(std::string_view statm, Sample& sample) override;
+
   std::int64_t page_bytes_;
 };
 

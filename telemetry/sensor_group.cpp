@@ -2,20 +2,27 @@
 #include "telemetry/sensor_group.h"
 
 #include <system_error>
+#include <utility>
 
 namespace yolo::telemetry {
 
-GroupFile::GroupFile(const std::filesystem::path& path) {
+FileSensorGroup::FileSensorGroup(const std::filesystem::path& path, std::string what)
+    : what_(std::move(what)) {
   std::error_code error;
   file_ = KernelFile::open(path, error);
   if (!file_) failure_ = open_failure(path, error);
 }
 
-void GroupFile::describe(Inventory& inventory, std::string_view what) const {
+void FileSensorGroup::read(Sample& sample) {
+  if (!file_) return;
+  if (const std::optional<std::string_view> text = file_->read()) parse(*text, sample);
+}
+
+void FileSensorGroup::describe(Inventory& inventory) const {
   if (file_) {
-    inventory.found.push_back(std::string(what) + " (" + file_->path().string() + ")");
+    inventory.found.push_back(what_ + " (" + file_->path().string() + ")");
   } else {
-    inventory.missing.push_back(std::string(what) + ": " + failure_);
+    inventory.missing.push_back(what_ + ": " + failure_);
   }
 }
 

@@ -23,21 +23,25 @@ class SensorGroup {
   virtual void describe(Inventory& inventory) const = 0;
 };
 
-// The one kernel file a group reads (<proc>/stat, <proc>/self/statm), opened when the group is
-// made; when it would not open, the group reads nothing and its inventory line says why.
-class GroupFile {
+// A group that reads one kernel file (<proc>/stat, <proc>/self/statm), opened when the group is
+// made: it parses the file's text at each sample; when the file would not open, the group reads
+// nothing and its inventory line says why.
+class FileSensorGroup : public SensorGroup {
  public:
-  explicit GroupFile(const std::filesystem::path& path);
-
-  // The open file, or nullptr.
-  KernelFile* get() { return file_ ? &*file_ : nullptr; }
+  void read(Sample& sample) final;
   // "WHAT (path)" among what was found, or "WHAT: why" among what is missing.
-  void describe(Inventory& inventory, std::string_view what) const;
+  void describe(Inventory& inventory) const final;
+
+ protected:
+  FileSensorGroup(const std::filesystem::path& path, std::string what);
+  // Fills `sample` from this read of the file.
+  virtual void parse(std::string_view text, Sample& sample) = 0;
 
  private:
   std::optional<KernelFile> file_;
   // Why file_ would not open.
   std::string failure_;
+  std::string what_;
 };
 
 }  // namespace yolo::telemetry

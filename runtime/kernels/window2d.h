@@ -24,6 +24,19 @@ struct Window2d {
   std::uint32_t pad_right = 0;
 };
 
+// A k x k window with stride s and the same padding on every side, as most of YOLO's
+// convolutions and poolings have.
+inline Window2d square_window(std::uint32_t k, std::uint32_t s, std::uint32_t pad) {
+  return {.kernel_height = k,
+          .kernel_width = k,
+          .stride_height = s,
+          .stride_width = s,
+          .pad_top = pad,
+          .pad_left = pad,
+          .pad_bottom = pad,
+          .pad_right = pad};
+}
+
 // Output rows (columns) of `window` sliding over `input` rows (columns); throws
 // std::invalid_argument when the padded input is smaller than the dilated kernel.
 std::size_t window_output_height(const Window2d& window, std::size_t input);

@@ -61,30 +61,45 @@ void check_conv(const Graph& graph, const Node& node, std::initializer_list<cons
   if (has_input(node, 2)) constant_input(graph, node, 2, "the bias");
 }
 
-class ConvStep : public Step {
+// One windowed XNNPACK operator (Conv, ConvTranspose, MaxPool, AveragePool) from NHWC to NHWC.
+template <typename Window>
+class WindowStep : public Step {
  public:
-  ConvStep(xnn::Conv2dF32 conv, const Activation& act, const ValueView& in, const ValueView& out)
-      : conv_(std::move(conv)),
-        silu_(act.silu),
+  WindowStep(Window op, const ValueView& in, const ValueView& out)
+      : op_(std::move(op)),
         batch_(static_cast<std::size_t>(in.physical[0])),
         height_(static_cast<std::size_t>(in.physical[1])),
         width_(static_cast<std::size_t>(in.physical[2])),
+        in_(in.f32()),
+        out_(out.f32()) {}
+  void setup(pthreadpool_t pool) override { op_.setup(batch_, height_, width_, in_, out_, pool); }
+  void run(pthreadpool_t pool) override { op_.run(pool); }
+
+ private:
+  Window op_;
+  std::size_t batch_, height_, width_;
+  const float* in_;
+  float* out_;
+};
+
+// A convolution with an optional SiLU applied in place after it.
+class ConvStep : public WindowStep<xnn::Conv2dF32> {
+ public:
+  ConvStep(xnn::Conv2dF32 conv, const Activation& act, const ValueView& in, const ValueView& out)
+      : WindowStep(std::move(conv), in, out),
+        silu_(act.silu),
         pixels_(static_cast<std::size_t>(out.pixels())),
         channels_(static_cast<std::size_t>(out.channels())),
         stride_(static_cast<std::size_t>(out.pixel_stride)),
-        in_(in.f32()),
         out_(out.f32()) {}
-  void setup(pthreadpool_t pool) override { conv_.setup(batch_, height_, width_, in_, out_, pool); }
   void run(pthreadpool_t pool) override {
-    conv_.run(pool);
+    WindowStep::run(pool);
     if (silu_) xnn::silu_f32(pixels_, channels_, out_, stride_, out_, stride_, pool);
   }
 
  private:
-  xnn::Conv2dF32 conv_;
   bool silu_;
-  std::size_t batch_, height_, width_, pixels_, channels_, stride_;
-  const float* in_;
+  std::size_t pixels_, channels_, stride_;
   float* out_;
 };
 
@@ -129,25 +144,6 @@ class ConvSpec : public OpSpec {
     return std::make_unique<ConvStep>(xnn::Conv2dF32(p, w.values<float>(), bias, node.name), act,
                                       in, out);
   }
-};
-
-class ConvTransposeStep : public Step {
- public:
-  ConvTransposeStep(xnn::Deconv2dF32 op, const ValueView& in, const ValueView& out)
-      : op_(std::move(op)),
-        batch_(static_cast<std::size_t>(in.physical[0])),
-        height_(static_cast<std::size_t>(in.physical[1])),
-        width_(static_cast<std::size_t>(in.physical[2])),
-        in_(in.f32()),
-        out_(out.f32()) {}
-  void setup(pthreadpool_t pool) override { op_.setup(batch_, height_, width_, in_, out_, pool); }
-  void run(pthreadpool_t pool) override { op_.run(pool); }
-
- private:
-  xnn::Deconv2dF32 op_;
-  std::size_t batch_, height_, width_;
-  const float* in_;
-  float* out_;
 };
 
 class ConvTransposeSpec : public OpSpec {
@@ -230,29 +226,9 @@ class ConvTransposeSpec : public OpSpec {
     p.output_pixel_stride = static_cast<std::size_t>(out.pixel_stride);
     std::span<const float> bias;
     if (has_input(node, 2)) bias = constant_input(g, node, 2, "the bias").values<float>();
-    return std::make_unique<ConvTransposeStep>(
+    return std::make_unique<WindowStep<xnn::Deconv2dF32>>(
         xnn::Deconv2dF32(p, w.values<float>(), bias, node.name), in, out);
   }
-};
-
-template <typename Pool>
-class PoolStep : public Step {
- public:
-  PoolStep(Pool op, const ValueView& in, const ValueView& out)
-      : op_(std::move(op)),
-        batch_(static_cast<std::size_t>(in.physical[0])),
-        height_(static_cast<std::size_t>(in.physical[1])),
-        width_(static_cast<std::size_t>(in.physical[2])),
-        in_(in.f32()),
-        out_(out.f32()) {}
-  void setup(pthreadpool_t pool) override { op_.setup(batch_, height_, width_, in_, out_, pool); }
-  void run(pthreadpool_t pool) override { op_.run(pool); }
-
- private:
-  Pool op_;
-  std::size_t batch_, height_, width_;
-  const float* in_;
-  float* out_;
 };
 
 class PoolSpec : public OpSpec {
@@ -291,10 +267,10 @@ class PoolSpec : public OpSpec {
     p.input_pixel_stride = static_cast<std::size_t>(in.pixel_stride);
     p.output_pixel_stride = static_cast<std::size_t>(out.pixel_stride);
     if (max_) {
-      return std::make_unique<PoolStep<xnn::MaxPool2dF32>>(xnn::MaxPool2dF32(p, node.name), in,
-                                                           out);
+      return std::make_unique<WindowStep<xnn::MaxPool2dF32>>(xnn::MaxPool2dF32(p, node.name), in,
+                                                             out);
     }
-    return std::make_unique<PoolStep<xnn::AvgPool2dF32>>(
+    return std::make_unique<WindowStep<xnn::AvgPool2dF32>>(
         xnn::AvgPool2dF32(p, node.attr_int("count_include_pad", 0) != 0, node.name), in, out);
   }
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// Internal to runtime/xnn: parameter checks and the ONNX -> XNNPACK weight layout shared by the
-// float and int8 convolutions.
+// Internal to runtime/xnn: parameter checks of the windowed operators and the ONNX -> XNNPACK
+// weight layout shared by the float and int8 convolutions.
 
 #include <span>
 #include <stdexcept>
@@ -31,23 +31,28 @@ inline size_t resolve_stride(size_t stride, size_t channels, const std::string& 
   return stride;
 }
 
+// Kernel, strides and dilations of at least 1, as every windowed operator needs.
+inline void check_window(const kernels::Window2d& window, const std::string& name) {
+  require(window.kernel_height >= 1 && window.kernel_width >= 1, name, "kernel size must be >= 1");
+  require(window.stride_height >= 1 && window.stride_width >= 1, name, "strides must be >= 1");
+  require(window.dilation_height >= 1 && window.dilation_width >= 1, name,
+          "dilations must be >= 1");
+}
+
 // Checks of Conv and ConvTranspose parameters shared by the float and int8 wrappers; resolves
 // dense (0) pixel strides.
+// Conv's OIHW and ConvTranspose's IOHW weights both hold in * out / groups * kH * kW values.
 template <typename Params>
-void check_conv_params(Params& p, size_t weights_size, size_t bias_size,
-                       size_t weights_per_group_io, const std::string& name) {
-  require(p.window.kernel_height >= 1 && p.window.kernel_width >= 1, name,
-          "kernel size must be >= 1");
-  require(p.window.stride_height >= 1 && p.window.stride_width >= 1, name, "strides must be >= 1");
-  require(p.window.dilation_height >= 1 && p.window.dilation_width >= 1, name,
-          "dilations must be >= 1");
+void check_conv_params(Params& p, size_t weights_size, size_t bias_size, const std::string& name) {
+  check_window(p.window, name);
   require(p.groups >= 1, name, "group must be >= 1");
   require(p.input_channels >= 1 && p.output_channels >= 1, name, "channel counts must be >= 1");
   require(p.input_channels % p.groups == 0 && p.output_channels % p.groups == 0, name,
           "group " + std::to_string(p.groups) + " does not divide the input (" +
               std::to_string(p.input_channels) + ") and output (" +
               std::to_string(p.output_channels) + ") channels");
-  const size_t expected = weights_per_group_io * p.window.kernel_height * p.window.kernel_width;
+  const size_t expected = p.input_channels / p.groups * p.output_channels * p.window.kernel_height *
+                          p.window.kernel_width;
   require(weights_size == expected, name,
           "weights hold " + std::to_string(weights_size) + " values, expected " +
               std::to_string(expected));

@@ -10,15 +10,12 @@ namespace yolo::runtime::xnn {
 
 using detail::check_conv_params;
 using detail::require;
-using detail::where;
 
 Conv2dF32::Conv2dF32(const Conv2dParams& params, std::span<const float> weights,
                      std::span<const float> bias, std::string name)
-    : params_(params) {
+    : WindowOperator(params) {
   Conv2dParams& p = params_;
-  require(p.groups >= 1, name, "group must be >= 1");
-  check_conv_params(p, weights.size(), bias.size(),
-                    p.output_channels * (p.input_channels / p.groups), name);
+  check_conv_params(p, weights.size(), bias.size(), name);
   const size_t group_in = p.input_channels / p.groups;
   const size_t group_out = p.output_channels / p.groups;
   const bool depthwise = detail::is_depthwise(p);
@@ -34,33 +31,17 @@ Conv2dF32::Conv2dF32(const Conv2dParams& params, std::span<const float> weights,
   });
 }
 
-size_t Conv2dF32::output_height(size_t input_height) const {
-  return kernels::window_output_height(params_.window, input_height);
-}
-
-size_t Conv2dF32::output_width(size_t input_width) const {
-  return kernels::window_output_width(params_.window, input_width);
-}
-
 void Conv2dF32::setup(size_t batch, size_t height, size_t width, const float* input, float* output,
                       pthreadpool_t pool) {
-  try {
-    output_height(height);
-    output_width(width);
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(where(op_.name()) + e.what());
-  }
-  check(xnn_setup_convolution2d_nhwc_f32(op_.get(), batch, height, width, input, output, pool),
-        "convolution setup", op_.name());
+  setup_operator(xnn_setup_convolution2d_nhwc_f32, "convolution setup", batch, height, width, input,
+                 output, pool);
 }
 
 Deconv2dF32::Deconv2dF32(const Deconv2dParams& params, std::span<const float> weights,
                          std::span<const float> bias, std::string name)
-    : params_(params) {
+    : WindowOperator(params) {
   Deconv2dParams& p = params_;
-  require(p.groups >= 1, name, "group must be >= 1");
-  check_conv_params(p, weights.size(), bias.size(),
-                    p.input_channels * (p.output_channels / p.groups), name);
+  check_conv_params(p, weights.size(), bias.size(), name);
   require(p.output_padding_height < p.window.stride_height &&
               p.output_padding_width < p.window.stride_width,
           name, "output_padding must be smaller than the stride");
@@ -106,32 +87,19 @@ size_t deconv_output_size(size_t input, uint32_t kernel, uint32_t stride, uint32
 
 }  // namespace
 
-size_t Deconv2dF32::output_height(size_t input_height) const {
-  const Deconv2dParams& p = params_;
-  return deconv_output_size(input_height, p.window.kernel_height, p.window.stride_height,
-                            p.window.dilation_height, p.window.pad_top, p.window.pad_bottom,
-                            p.output_padding_height);
-}
-
-size_t Deconv2dF32::output_width(size_t input_width) const {
-  const Deconv2dParams& p = params_;
-  return deconv_output_size(input_width, p.window.kernel_width, p.window.stride_width,
-                            p.window.dilation_width, p.window.pad_left, p.window.pad_right,
-                            p.output_padding_width);
+size_t output_size(const Deconv2dParams& p, size_t input, bool vertical) {
+  return vertical ? deconv_output_size(input, p.window.kernel_height, p.window.stride_height,
+                                       p.window.dilation_height, p.window.pad_top,
+                                       p.window.pad_bottom, p.output_padding_height)
+                  : deconv_output_size(input, p.window.kernel_width, p.window.stride_width,
+                                       p.window.dilation_width, p.window.pad_left,
+                                       p.window.pad_right, p.output_padding_width);
 }
 
 void Deconv2dF32::setup(size_t batch, size_t height, size_t width, const float* input,
                         float* output, pthreadpool_t pool) {
-  try {
-    output_height(height);
-    output_width(width);
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(where(op_.name()) + e.what());
-  }
-  check(xnn_setup_deconvolution2d_nhwc_f32(op_.get(), batch, height, width,
-                                           params_.output_padding_height,
-                                           params_.output_padding_width, input, output, pool),
-        "deconvolution setup", op_.name());
+  setup_operator(xnn_setup_deconvolution2d_nhwc_f32, "deconvolution setup", batch, height, width,
+                 params_.output_padding_height, params_.output_padding_width, input, output, pool);
 }
 
 }  // namespace yolo::runtime::xnn

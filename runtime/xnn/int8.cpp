@@ -27,12 +27,10 @@ void require_unclamped(float min, float max, const std::string& name) {
 Conv2dQC8::Conv2dQC8(const Conv2dQC8Params& params, std::span<const int8_t> weights,
                      std::span<const float> weight_scales, std::span<const int32_t> bias,
                      std::string name)
-    : geometry_(params.geometry) {
-  Conv2dParams& p = geometry_;
-  require(p.groups >= 1, name, "group must be >= 1");
+    : WindowOperator(params.geometry) {
+  Conv2dParams& p = params_;
   require_unclamped(p.output_min, p.output_max, name);
-  detail::check_conv_params(p, weights.size(), bias.size(),
-                            p.output_channels * (p.input_channels / p.groups), name);
+  detail::check_conv_params(p, weights.size(), bias.size(), name);
   require(weight_scales.size() == p.output_channels, name,
           "weight scales hold " + std::to_string(weight_scales.size()) + " values, expected " +
               std::to_string(p.output_channels));
@@ -55,24 +53,10 @@ Conv2dQC8::Conv2dQC8(const Conv2dQC8Params& params, std::span<const int8_t> weig
   });
 }
 
-size_t Conv2dQC8::output_height(size_t input_height) const {
-  return kernels::window_output_height(geometry_.window, input_height);
-}
-
-size_t Conv2dQC8::output_width(size_t input_width) const {
-  return kernels::window_output_width(geometry_.window, input_width);
-}
-
 void Conv2dQC8::setup(size_t batch, size_t height, size_t width, const int8_t* input,
                       int8_t* output, pthreadpool_t pool) {
-  try {
-    output_height(height);
-    output_width(width);
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(detail::where(op_.name()) + e.what());
-  }
-  check(xnn_setup_convolution2d_nhwc_qc8(op_.get(), batch, height, width, input, output, pool),
-        "int8 convolution setup", op_.name());
+  setup_operator(xnn_setup_convolution2d_nhwc_qc8, "int8 convolution setup", batch, height, width,
+                 input, output, pool);
 }
 
 BinaryQS8::BinaryQS8(BinaryOp op, QuantParams a, QuantParams b, QuantParams output,
@@ -111,7 +95,7 @@ void BinaryQS8::setup(std::span<const size_t> a_shape, std::span<const size_t> b
         "int8 binary setup (shapes that do not broadcast?)", op_.name());
 }
 
-MaxPool2dS8::MaxPool2dS8(const Pool2dParams& params, std::string name) : params_(params) {
+MaxPool2dS8::MaxPool2dS8(const Pool2dParams& params, std::string name) : WindowOperator(params) {
   Pool2dParams& p = params_;
   require_unclamped(p.output_min, p.output_max, name);
   // Same validation as the float operator, which also resolves dense strides.
@@ -127,20 +111,10 @@ MaxPool2dS8::MaxPool2dS8(const Pool2dParams& params, std::string name) : params_
   });
 }
 
-size_t MaxPool2dS8::output_height(size_t input_height) const {
-  return kernels::window_output_height(params_.window, input_height);
-}
-
-size_t MaxPool2dS8::output_width(size_t input_width) const {
-  return kernels::window_output_width(params_.window, input_width);
-}
-
 void MaxPool2dS8::setup(size_t batch, size_t height, size_t width, const int8_t* input,
                         int8_t* output, pthreadpool_t pool) {
-  output_height(height);
-  output_width(width);
-  check(xnn_setup_max_pooling2d_nhwc_s8(op_.get(), batch, height, width, input, output, pool),
-        "int8 max pooling setup", op_.name());
+  setup_operator(xnn_setup_max_pooling2d_nhwc_s8, "int8 max pooling setup", batch, height, width,
+                 input, output, pool);
 }
 
 LookupTableS8::LookupTableS8(QuantParams input, QuantParams output,

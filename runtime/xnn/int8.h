@@ -32,7 +32,8 @@ struct Conv2dQC8Params {
 
 // out = clamp(round(sum((x - input.zero_point) * w) + bias) * input.scale * weight_scale[oc] /
 //       output.scale) + output.zero_point). Weights packed once at construction.
-class Conv2dQC8 {
+// params() is the geometry.
+class Conv2dQC8 : public WindowOperator<Conv2dParams> {
  public:
   // `weights` int8 in ONNX OIHW order, `weight_scales` one per output channel (> 0), `bias`
   // int32 in units of input.scale * weight_scales[oc], or empty. XNNPACK requires each
@@ -42,14 +43,6 @@ class Conv2dQC8 {
 
   void setup(size_t batch, size_t height, size_t width, const int8_t* input, int8_t* output,
              pthreadpool_t pool);
-  void run(pthreadpool_t pool) const { op_.run(pool); }
-
-  size_t output_height(size_t input_height) const;
-  size_t output_width(size_t input_width) const;
-
- private:
-  Conv2dParams geometry_;
-  Operator op_;
 };
 
 // Add, Subtract or Multiply of int8 tensors with numpy broadcasting up to 6-D (as BinaryF32);
@@ -71,20 +64,12 @@ class BinaryQS8 {
 
 // Max pooling on int8 (the quantisation is unchanged by a max); same geometry rules as
 // MaxPool2dF32, whose float clamp must stay at +-inf.
-class MaxPool2dS8 {
+class MaxPool2dS8 : public WindowOperator<Pool2dParams> {
  public:
   MaxPool2dS8(const Pool2dParams& params, std::string name);
 
   void setup(size_t batch, size_t height, size_t width, const int8_t* input, int8_t* output,
              pthreadpool_t pool);
-  void run(pthreadpool_t pool) const { op_.run(pool); }
-
-  size_t output_height(size_t input_height) const;
-  size_t output_width(size_t input_width) const;
-
- private:
-  Pool2dParams params_;
-  Operator op_;
 };
 
 // Any elementwise function on int8 as a 256-entry table: built once from the float function

@@ -1,24 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/xnn/pooling.h"
 
+#include "runtime/xnn/conv_layout.h"
+
 #include <stdexcept>
 #include <vector>
 
 namespace yolo::runtime::xnn {
 
-namespace {
+using detail::require;
 
-void require(bool ok, const std::string& name, const std::string& message) {
-  if (!ok) throw std::invalid_argument("'" + name + "': " + message);
-}
+namespace {
 
 // Validates the shared pooling parameters and resolves dense (0) strides.
 void check_pool(Pool2dParams& p, const std::string& name) {
-  require(p.window.kernel_height >= 1 && p.window.kernel_width >= 1, name,
-          "kernel size must be >= 1");
-  require(p.window.stride_height >= 1 && p.window.stride_width >= 1, name, "strides must be >= 1");
-  require(p.window.dilation_height >= 1 && p.window.dilation_width >= 1, name,
-          "dilations must be >= 1");
+  detail::check_window(p.window, name);
   require(p.channels >= 1, name, "channel count must be >= 1");
   require(p.output_min < p.output_max, name, "output clamp min must be below max");
   if (p.input_pixel_stride == 0) p.input_pixel_stride = p.channels;
@@ -27,18 +23,9 @@ void check_pool(Pool2dParams& p, const std::string& name) {
           "pixel strides must be >= the channel count " + std::to_string(p.channels));
 }
 
-size_t pool_output(const Pool2dParams& p, size_t input, bool vertical, const std::string& name) {
-  try {
-    return vertical ? kernels::window_output_height(p.window, input)
-                    : kernels::window_output_width(p.window, input);
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument("'" + name + "': " + e.what());
-  }
-}
-
 }  // namespace
 
-MaxPool2dF32::MaxPool2dF32(const Pool2dParams& params, std::string name) : params_(params) {
+MaxPool2dF32::MaxPool2dF32(const Pool2dParams& params, std::string name) : WindowOperator(params) {
   Pool2dParams& p = params_;
   check_pool(p, name);
   require(p.window.kernel_height * p.window.kernel_width > 1, name,
@@ -58,34 +45,17 @@ MaxPool2dF32::MaxPool2dF32(const Pool2dParams& params, std::string name) : param
   });
 }
 
-size_t MaxPool2dF32::output_height(size_t input_height) const {
-  return pool_output(params_, input_height, true, op_.name());
-}
-
-size_t MaxPool2dF32::output_width(size_t input_width) const {
-  return pool_output(params_, input_width, false, op_.name());
-}
-
 void MaxPool2dF32::setup(size_t batch, size_t height, size_t width, const float* input,
                          float* output, pthreadpool_t pool) {
-  output_height(height);
-  output_width(width);
-  check(xnn_setup_max_pooling2d_nhwc_f32(op_.get(), batch, height, width, input, output, pool),
-        "max pooling setup", op_.name());
+  setup_operator(xnn_setup_max_pooling2d_nhwc_f32, "max pooling setup", batch, height, width, input,
+                 output, pool);
 }
 
 namespace {
 
 Conv2dF32 averaging_convolution(const Pool2dParams& p, const std::string& name) {
   Conv2dParams c;
-  c.window.kernel_height = p.window.kernel_height;
-  c.window.kernel_width = p.window.kernel_width;
-  c.window.stride_height = p.window.stride_height;
-  c.window.stride_width = p.window.stride_width;
-  c.window.pad_top = p.window.pad_top;
-  c.window.pad_left = p.window.pad_left;
-  c.window.pad_bottom = p.window.pad_bottom;
-  c.window.pad_right = p.window.pad_right;
+  c.window = p.window;  // AveragePool's dilations are 1
   c.groups = static_cast<uint32_t>(p.channels);
   c.input_channels = p.channels;
   c.output_channels = p.channels;
@@ -101,7 +71,7 @@ Conv2dF32 averaging_convolution(const Pool2dParams& p, const std::string& name) 
 }  // namespace
 
 AvgPool2dF32::AvgPool2dF32(const Pool2dParams& params, bool count_include_pad, std::string name)
-    : params_(params) {
+    : WindowOperator(params) {
   Pool2dParams& p = params_;
   check_pool(p, name);
   require(p.window.dilation_height == 1 && p.window.dilation_width == 1, name,
@@ -124,24 +94,14 @@ AvgPool2dF32::AvgPool2dF32(const Pool2dParams& params, bool count_include_pad, s
   });
 }
 
-size_t AvgPool2dF32::output_height(size_t input_height) const {
-  return pool_output(params_, input_height, true, op_.name());
-}
-
-size_t AvgPool2dF32::output_width(size_t input_width) const {
-  return pool_output(params_, input_width, false, op_.name());
-}
-
 void AvgPool2dF32::setup(size_t batch, size_t height, size_t width, const float* input,
                          float* output, pthreadpool_t pool) {
-  output_height(height);
-  output_width(width);
-  if (conv_) {
+  if (conv_) {  // the same window, checked under the same name
     conv_->setup(batch, height, width, input, output, pool);
     return;
   }
-  check(xnn_setup_average_pooling2d_nhwc_f32(op_.get(), batch, height, width, input, output, pool),
-        "average pooling setup", op_.name());
+  setup_operator(xnn_setup_average_pooling2d_nhwc_f32, "average pooling setup", batch, height,
+                 width, input, output, pool);
 }
 
 void AvgPool2dF32::run(pthreadpool_t pool) const {

@@ -32,20 +32,12 @@ struct Pool2dParams {
 // Max pooling; padded positions are ignored (ONNX semantics). Rejected with
 // std::invalid_argument: a 1x1 window (a strided copy, not a pooling), and dilations > 1 together
 // with padding, which XNNPACK 2022-02 gets wrong (found by this layer's tests).
-class MaxPool2dF32 {
+class MaxPool2dF32 : public WindowOperator<Pool2dParams> {
  public:
   MaxPool2dF32(const Pool2dParams& params, std::string name);
 
   void setup(size_t batch, size_t height, size_t width, const float* input, float* output,
              pthreadpool_t pool);
-  void run(pthreadpool_t pool) const { op_.run(pool); }
-
-  size_t output_height(size_t input_height) const;
-  size_t output_width(size_t input_width) const;
-
- private:
-  Pool2dParams params_;
-  Operator op_;
 };
 
 // Average pooling with both ONNX count_include_pad semantics:
@@ -55,20 +47,16 @@ class MaxPool2dF32 {
 //   convolution with constant weights 1 / (kH * kW), whose zero padding is exactly that.
 // Dilation must be 1, and a 1x1 window (a strided copy, not a pooling) is rejected
 // (std::invalid_argument for both).
-class AvgPool2dF32 {
+class AvgPool2dF32 : public WindowOperator<Pool2dParams> {
  public:
   AvgPool2dF32(const Pool2dParams& params, bool count_include_pad, std::string name);
 
   void setup(size_t batch, size_t height, size_t width, const float* input, float* output,
              pthreadpool_t pool);
+  // Runs conv_ where it is set, else the XNNPACK average pooling.
   void run(pthreadpool_t pool) const;
 
-  size_t output_height(size_t input_height) const;
-  size_t output_width(size_t input_width) const;
-
  private:
-  Pool2dParams params_;
-  Operator op_;                    // XNNPACK average pooling, unless conv_ is set
   std::optional<Conv2dF32> conv_;  // count_include_pad with padding
 };
 

@@ -150,10 +150,7 @@ TEST(Conv2dF32, NamedYoloShapes) {
     ConvCase c;
     c.params.input_channels = cin;
     c.params.output_channels = cout;
-    c.params.window.kernel_height = c.params.window.kernel_width = k;
-    c.params.window.stride_height = c.params.window.stride_width = s;
-    c.params.window.pad_top = c.params.window.pad_left = c.params.window.pad_bottom =
-        c.params.window.pad_right = pad;
+    c.params.window = kernels::square_window(k, s, pad);
     c.params.groups = g;
     c.height = 9;
     c.width = 11;
@@ -179,14 +176,8 @@ TEST(Conv2dF32, OddSizesPaddingDilationClampAndBatch) {
   std::mt19937 rng(2);
   ThreadPools pools;
   ConvCase image1x1;  // 1x1 image, 3x3 kernel, all padding
-  image1x1.params = {.window = {.kernel_height = 3,
-                                .kernel_width = 3,
-                                .pad_top = 1,
-                                .pad_left = 1,
-                                .pad_bottom = 1,
-                                .pad_right = 1},
-                     .input_channels = 6,
-                     .output_channels = 10};
+  image1x1.params = {
+      .window = kernels::square_window(3, 1, 1), .input_channels = 6, .output_channels = 10};
   check_conv(image1x1, rng, pools);
 
   ConvCase asym;  // asymmetric pads, rectangular kernel and strides
@@ -220,12 +211,7 @@ TEST(Conv2dF32, OddSizesPaddingDilationClampAndBatch) {
   check_conv(dilated, rng, pools);
 
   ConvCase relu;
-  relu.params = {.window = {.kernel_height = 3,
-                            .kernel_width = 3,
-                            .pad_top = 1,
-                            .pad_left = 1,
-                            .pad_bottom = 1,
-                            .pad_right = 1},
+  relu.params = {.window = kernels::square_window(3, 1, 1),
                  .input_channels = 8,
                  .output_channels = 8,
                  .output_min = 0.0f};
@@ -245,12 +231,7 @@ TEST(Conv2dF32, ReadsAndWritesChannelSlices) {
   ThreadPools pools;
   for (uint32_t groups : {1u, 12u}) {
     ConvCase c;
-    c.params = {.window = {.kernel_height = 3,
-                           .kernel_width = 3,
-                           .pad_top = 1,
-                           .pad_left = 1,
-                           .pad_bottom = 1,
-                           .pad_right = 1},
+    c.params = {.window = kernels::square_window(3, 1, 1),
                 .groups = groups,
                 .input_channels = 12,
                 .output_channels = 12};
@@ -311,16 +292,8 @@ TEST(Conv2dF32, RandomShapes) {
 TEST(Conv2dF32, SetupAgainAfterTheInputSizeChanges) {
   std::mt19937 rng(5);
   ThreadPools pools;
-  Conv2dParams p{.window = {.kernel_height = 3,
-                            .kernel_width = 3,
-                            .stride_height = 2,
-                            .stride_width = 2,
-                            .pad_top = 1,
-                            .pad_left = 1,
-                            .pad_bottom = 1,
-                            .pad_right = 1},
-                 .input_channels = 4,
-                 .output_channels = 6};
+  Conv2dParams p{
+      .window = kernels::square_window(3, 2, 1), .input_channels = 4, .output_channels = 6};
   const std::vector<float> weights = random_values(6 * 4 * 9, rng);
   const std::vector<float> bias = random_values(6, rng);
   Conv2dF32 conv(p, weights, bias, "resized");
@@ -343,7 +316,7 @@ TEST(Conv2dF32, SetupAgainAfterTheInputSizeChanges) {
 }
 
 TEST(Conv2dF32, RejectsInconsistentParametersNamingTheNode) {
-  Conv2dParams p{.window = {.kernel_height = 3, .kernel_width = 3},
+  Conv2dParams p{.window = kernels::square_window(3, 1, 0),
                  .groups = 2,
                  .input_channels = 4,
                  .output_channels = 6};
@@ -463,24 +436,14 @@ TEST(Deconv2dF32, MatchesReference) {
   std::mt19937 rng(6);
   ThreadPools pools;
   // The YOLO-style 2x upsampling ConvTranspose.
-  check_deconv({.params = {.window = {.kernel_height = 2,
-                                      .kernel_width = 2,
-                                      .stride_height = 2,
-                                      .stride_width = 2},
+  check_deconv({.params = {.window = kernels::square_window(2, 2, 0),
                            .input_channels = 16,
                            .output_channels = 8},
                 .height = 5,
                 .width = 6},
                rng, pools);
   // Padding, output padding, dilation, groups, batch.
-  check_deconv({.params = {.window = {.kernel_height = 3,
-                                      .kernel_width = 3,
-                                      .stride_height = 2,
-                                      .stride_width = 2,
-                                      .pad_top = 1,
-                                      .pad_left = 1,
-                                      .pad_bottom = 1,
-                                      .pad_right = 1},
+  check_deconv({.params = {.window = kernels::square_window(3, 2, 1),
                            .output_padding_height = 1,
                            .output_padding_width = 1,
                            .input_channels = 6,
@@ -531,11 +494,10 @@ TEST(Deconv2dF32, MatchesReference) {
 }
 
 TEST(Deconv2dF32, RejectsOutputPaddingNotBelowTheStride) {
-  Deconv2dParams p{
-      .window = {.kernel_height = 2, .kernel_width = 2, .stride_height = 2, .stride_width = 2},
-      .output_padding_height = 2,
-      .input_channels = 1,
-      .output_channels = 1};
+  Deconv2dParams p{.window = kernels::square_window(2, 2, 0),
+                   .output_padding_height = 2,
+                   .input_channels = 1,
+                   .output_channels = 1};
   EXPECT_THROW(Deconv2dF32(p, std::vector<float>(4), {}, "up"), std::invalid_argument);
 }
 

@@ -101,14 +101,7 @@ TEST(Conv2dQC8, MatchesReferenceWithinOneStep) {
   std::mt19937 rng(51);
   ThreadPools pools;
   auto conv = [](size_t cin, size_t cout, uint32_t k, uint32_t s, uint32_t pad, uint32_t groups) {
-    return Conv2dParams{.window = {.kernel_height = k,
-                                   .kernel_width = k,
-                                   .stride_height = s,
-                                   .stride_width = s,
-                                   .pad_top = pad,
-                                   .pad_left = pad,
-                                   .pad_bottom = pad,
-                                   .pad_right = pad},
+    return Conv2dParams{.window = kernels::square_window(k, s, pad),
                         .groups = groups,
                         .input_channels = cin,
                         .output_channels = cout};
@@ -160,12 +153,7 @@ TEST(BinaryQS8, AddSubtractMultiplyWithBroadcast) {
 TEST(MaxPool2dS8, MatchesReferenceExactly) {
   std::mt19937 rng(53);
   ThreadPools pools;
-  const Pool2dParams p{.window = {.kernel_height = 5,
-                                  .kernel_width = 5,
-                                  .pad_top = 2,
-                                  .pad_left = 2,
-                                  .pad_bottom = 2,
-                                  .pad_right = 2},
+  const Pool2dParams p{.window = kernels::square_window(5, 1, 2),
                        .channels = 19,
                        .input_pixel_stride = 24,
                        .output_pixel_stride = 21};

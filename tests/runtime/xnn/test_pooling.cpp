@@ -136,10 +136,7 @@ PoolCase square(Kind kind, size_t channels, uint32_t k, uint32_t s, uint32_t pad
   PoolCase c;
   c.kind = kind;
   c.params.channels = channels;
-  c.params.window.kernel_height = c.params.window.kernel_width = k;
-  c.params.window.stride_height = c.params.window.stride_width = s;
-  c.params.window.pad_top = c.params.window.pad_left = c.params.window.pad_bottom =
-      c.params.window.pad_right = pad;
+  c.params.window = kernels::square_window(k, s, pad);
   c.height = c.width = size;
   return c;
 }
