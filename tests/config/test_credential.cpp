@@ -65,7 +65,9 @@ TEST(Credential, TheStateFolderFollowsTheDaemonsRule) {
   setenv("STATE_DIRECTORY", "/var/lib/yolo-edge:/var/lib/other", 1);
   EXPECT_EQ(state_dir(), fs::path("/var/lib/yolo-edge"));
   unsetenv("STATE_DIRECTORY");
-  if (geteuid() == 0) EXPECT_EQ(state_dir(), fs::path("/var/lib/yolo-edge"));
+  if (geteuid() == 0) {
+    EXPECT_EQ(state_dir(), fs::path("/var/lib/yolo-edge"));
+  }
 }
 
 }  // namespace
