@@ -19,7 +19,8 @@ class EventLoop {
   using Callback = std::function<void()>;
   using Duration = std::chrono::microseconds;
 
-  // One registered source; removing it (destruction) stops its callback. Move-only.
+  // One registered source; removing it (destruction) stops its callback. Move-only. A callback
+  // may remove other sources, not its own (its std::function would be destroyed while it runs).
   class Source {
    public:
     Source();
