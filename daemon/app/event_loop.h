@@ -30,7 +30,6 @@ class EventLoop {
     Source(const Source&) = delete;
     Source& operator=(const Source&) = delete;
 
-    explicit operator bool() const { return source_ != nullptr; }
     // A one-shot timer: fires once, `after` from now (again if it was already armed or fired).
     void arm(Duration after);
 

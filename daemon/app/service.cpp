@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "daemon/app/service.h"
 
-#include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -254,8 +253,6 @@ int Service::control_loop(SignalPipe& signals) {
   const sigset_t wait_mask = signals.wait_mask();
   loop_->run(&wait_mask);
 
-  watch_source_ = {};
-  reload_after_edit_ = {};
   control_.close();
   shutdown(stop_reason);
   return kExitOk;

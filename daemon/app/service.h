@@ -48,7 +48,8 @@ enum ServiceExit { kExitOk = 0, kExitFailure = 1, kExitConfig = 78 };
 // daemons read: load the config, build the parts, start them, then one event loop (sd-event)
 // until asked to stop, whose sources are each one duty: the signals (SIGHUP reloads, SIGTERM
 // stops), requests from the API and buttons, the config file watch and its debounce, and timers
-// for the status, the outputs' stats, the status line, the watchdog and READY at the latest.
+// for the status (and with it READY and the status line), the outputs' stats, the watchdog and
+// READY at the latest.
 class Service {
  public:
   explicit Service(ServiceOptions options);

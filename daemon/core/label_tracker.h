@@ -28,12 +28,12 @@ struct LabelChange {
 };
 
 // What is seen, debounced, as the outputs that report changes (MQTT events and occupancy, the
-// webhook) report it. A label's reported count is
-// the largest count any frame had for it within the last `hold`: it rises at once (a new object
-// is news) and falls, or the label disappears, only after `hold` without a frame that had the
-// higher count. A count that flickers for one frame therefore gives no event when it dips, and
-// at most one rise and one fall per `hold` when it jumps, however fast the frames come. With a
-// zero hold every change of a frame's counts is reported.
+// webhook) report it. A label's reported count is the largest count any frame had for it within
+// the last `hold`: it rises at once (a new object is news) and falls, or the label disappears,
+// only after `hold` without a frame that had the higher count. A count that flickers for one
+// frame therefore gives no event when it dips, and at most one rise and one fall per `hold` when
+// it jumps, however fast the frames come. With a zero hold every change of a frame's counts is
+// reported.
 class LabelTracker {
  public:
   using Clock = std::chrono::steady_clock;
