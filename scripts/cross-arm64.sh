@@ -160,9 +160,13 @@ total_start=$SECONDS
 assemble_sysroot
 
 start=$SECONDS
+# A compiler launcher (ccache: .ci/run) is taken from the environment on every run, not only when
+# the cached build folder was first configured.
 nice -n 5 cmake -S "$here" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_TOOLCHAIN_FILE="$here/cmake/aarch64-linux-gnu.cmake" -DYOLO_EDGE_SYSROOT="$sysroot" \
   -DYOLO_EDGE_TEST_AREAS="$(IFS=';'; echo "${test_areas[*]}")" \
+  -DCMAKE_C_COMPILER_LAUNCHER="${CMAKE_C_COMPILER_LAUNCHER:-}" \
+  -DCMAKE_CXX_COMPILER_LAUNCHER="${CMAKE_CXX_COMPILER_LAUNCHER:-}" \
   >"$cache/configure.log" || { cat "$cache/configure.log" >&2; exit 1; }
 nice -n 5 cmake --build "$build_dir" --parallel "$jobs"
 echo "cross-arm64.sh: arm64 build took $(elapsed "$start")"

@@ -14,6 +14,7 @@
 
 #include "tests/cli/run_cli.h"
 #include "tests/support/temp_folder.h"
+#include "tests/support/tree_paths.h"
 
 namespace yolo::test {
 namespace {
@@ -280,7 +281,7 @@ TEST(Report, OnePrecisionWithoutPowerOrThrottleSaysWhatIsMissing) {
 // --minutes 1 --interval 2): six phases switching FP32 <-> INT8 and the thread mode by SIGHUP;
 // no thermal zone, clock, throttle flags or power source there.
 fs::path daemon_log() {
-  return fs::path(YOLO_EDGE_SOURCE_DIR) / "tests" / "cli" / "data" / "daemon-field-log.jsonl";
+  return yolo::test::source_dir() / "tests" / "cli" / "data" / "daemon-field-log.jsonl";
 }
 
 std::string section(const std::string& md, const std::string& heading) {

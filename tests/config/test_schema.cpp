@@ -12,12 +12,12 @@
 
 #include "config/config_loader.h"
 #include "config/yaml_writer.h"
+#include "tests/support/tree_paths.h"
 
 namespace yolo::config {
 namespace {
 
-const std::filesystem::path kShippedFile =
-    std::filesystem::path(YOLO_EDGE_SOURCE_DIR) / "config" / "yolo-edge.yaml";
+const std::filesystem::path kShippedFile = yolo::test::source_dir() / "config" / "yolo-edge.yaml";
 
 std::string read_text(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);

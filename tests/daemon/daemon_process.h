@@ -33,6 +33,7 @@
 #include "tests/support/fixtures.h"
 #include "tests/support/run_process.h"
 #include "tests/support/temp_folder.h"
+#include "tests/support/tree_paths.h"
 
 namespace yolo::test {
 
@@ -130,7 +131,7 @@ class DaemonProcess {
       argv.push_back("env");
       argv.insert(argv.end(), daemon_env.begin(), daemon_env.end());
     }
-    argv.push_back((std::filesystem::path(YOLO_EDGE_BINARY_DIR) / "bin" / "yolo-edged").string());
+    argv.push_back((yolo::test::binary_dir() / "bin" / "yolo-edged").string());
     argv.insert(argv.end(), args.begin(), args.end());
     std::vector<std::string> environment = detail::environment_with(env);
     auto c_argv = detail::c_strings(argv);

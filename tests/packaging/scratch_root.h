@@ -18,15 +18,9 @@
 
 #include "tests/support/run_process.h"
 #include "tests/support/temp_folder.h"
+#include "tests/support/tree_paths.h"
 
 namespace yolo::test {
-
-inline std::filesystem::path source_dir() {
-  return YOLO_EDGE_SOURCE_DIR;
-}
-inline std::filesystem::path binary_dir() {
-  return YOLO_EDGE_BINARY_DIR;
-}
 
 inline std::string read_text(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);

@@ -8,12 +8,14 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "tests/support/tree_paths.h"
+
 namespace yolo::test {
 
 // $YOLO_EDGE_FIXTURES if set, else ../shared/fixtures beside the source tree.
 inline std::filesystem::path fixtures_dir() {
   if (const char* env = std::getenv("YOLO_EDGE_FIXTURES"); env && *env) return env;
-  return std::filesystem::path(YOLO_EDGE_SOURCE_DIR).parent_path() / "shared" / "fixtures";
+  return source_dir().parent_path() / "shared" / "fixtures";
 }
 
 inline bool have_fixtures() {
@@ -22,7 +24,7 @@ inline bool have_fixtures() {
 
 // Path of the yolo-edge CLI built beside the tests.
 inline std::filesystem::path cli_path() {
-  return std::filesystem::path(YOLO_EDGE_BINARY_DIR) / "bin" / "yolo-edge";
+  return binary_dir() / "bin" / "yolo-edge";
 }
 
 }  // namespace yolo::test

@@ -17,6 +17,7 @@
 #include "tests/daemon/daemon_process.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/run_process.h"
+#include "tests/support/tree_paths.h"
 
 namespace yolo::test {
 namespace {
@@ -149,7 +150,7 @@ TEST_F(ModelManagerDaemon, AnImgszTheModelCannotTakeStopsTheStart) {
 
   s_.write_config(model_config(model, "  imgsz: [352, 640]\n", s_.logs));
   const ProcessResult r =
-      run_process({(fs::path(YOLO_EDGE_BINARY_DIR) / "bin" / "yolo-edged").string(), "--config",
+      run_process({(yolo::test::binary_dir() / "bin" / "yolo-edged").string(), "--config",
                    s_.config.string(), "--state-dir", s_.state.string()});
   EXPECT_NE(r.status, 0);
   for (const std::string& part :

@@ -22,6 +22,7 @@
 #include "tests/support/fixtures.h"
 #include "tests/support/prometheus_text.h"
 #include "tests/support/run_process.h"
+#include "tests/support/tree_paths.h"
 
 namespace yolo::test {
 namespace {
@@ -352,7 +353,7 @@ TEST_F(LiveView, LoginThenThePageShowsTheStreamAndTheNumbersInABrowser) {
   if (!fs::exists(chromium)) GTEST_SKIP() << "no " << chromium << " (scripts/setup.sh installs it)";
   start();
   ASSERT_TRUE(wait_for_frames(60s)) << s_.daemon_output();
-  const fs::path shots = fs::path(YOLO_EDGE_BINARY_DIR) / "Testing";
+  const fs::path shots = yolo::test::binary_dir() / "Testing";
   fs::create_directories(shots);
   const fs::path profile = s_.folder.path() / "chromium-profile";
   const std::vector<std::string> common = {"timeout",

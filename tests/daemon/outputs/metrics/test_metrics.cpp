@@ -27,6 +27,7 @@
 #include "tests/support/prometheus_text.h"
 #include "tests/support/run_process.h"
 #include "tests/support/temp_folder.h"
+#include "tests/support/tree_paths.h"
 
 namespace {
 
@@ -539,7 +540,7 @@ TEST(Metrics, PromtoolFindsNoProblemInTheExposition) {
 
 TEST(Metrics, PromtoolAcceptsTheScrapeConfigExample) {
   if (!have_promtool()) GTEST_SKIP() << "promtool not found (Debian package prometheus)";
-  const fs::path config = fs::path(YOLO_EDGE_SOURCE_DIR) / "docs" / "prometheus.yml";
+  const fs::path config = yolo::test::source_dir() / "docs" / "prometheus.yml";
   const auto r = test::run_process({"promtool", "check", "config", config.string()});
   EXPECT_EQ(r.status, 0) << r.out << r.err;
 }
@@ -688,7 +689,7 @@ std::vector<std::string> variable_queries(const json& dashboard) {
 }
 
 TEST(Metrics, TheDashboardAsksOnlyForSeriesTheDaemonServes) {
-  const fs::path path = fs::path(YOLO_EDGE_SOURCE_DIR) / "docs" / "grafana" / "yolo-edge.json";
+  const fs::path path = yolo::test::source_dir() / "docs" / "grafana" / "yolo-edge.json";
   std::ifstream in(path);
   ASSERT_TRUE(in) << "cannot read " << path;
   const json dashboard = json::parse(in);
