@@ -9,8 +9,8 @@
 # Then it makes the arm64 Debian package (scripts/package.sh) and checks it. With --build-only
 # it only builds; with --cpu it runs only the tests as that CPU, and makes no package.
 # The sysroot (Debian bookworm arm64 packages, the same -dev packages scripts/setup.sh installs)
-# and the build are cached in $YOLO_EDGE_ARM64_CACHE (default ~/.cache/yolo-edge/arm64), so a
-# second run only rebuilds what changed. Without the host tools or without network to the Debian
+# is cached in $YOLO_EDGE_ARM64_CACHE (default ~/.cache/yolo-edge/arm64) and the build is kept in
+# build-arm64/, so a second run only rebuilds what changed. Without the host tools or without network to the Debian
 # archive for a missing sysroot, it skips with a message; under CI (CI=true) that is a failure.
 set -euo pipefail
 
