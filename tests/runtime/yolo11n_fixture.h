@@ -6,9 +6,13 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "runtime/model/onnx_model.h"
+#include "runtime/quantize/graph_index.h"
+#include "runtime/quantize/regions.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/golden_image.h"
 
@@ -21,6 +25,13 @@ inline std::filesystem::path yolo11n_320_model() {
 // The golden input of `image` ("dog", "horses", ...): 320 x 320 letterboxed RGB bytes.
 inline std::vector<std::uint8_t> yolo11n_320_input(const std::string& image) {
   return read_golden_input("yolo11n_320_fp32", image, 320);
+}
+
+// The detection tail `auto` keeps FP32, named as the quantizer names the graph's nodes.
+inline std::set<std::string> yolo11n_320_tail() {
+  onnx::GraphProto graph = runtime::OnnxModel::load(yolo11n_320_model()).proto().graph();
+  runtime::name_unnamed_nodes(graph);
+  return runtime::find_regions(graph).tail;
 }
 
 }  // namespace yolo::test

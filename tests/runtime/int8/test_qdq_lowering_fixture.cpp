@@ -16,7 +16,6 @@
 #include "runtime/int8/qdq_lowering.h"
 #include "runtime/model/onnx_model.h"
 #include "runtime/quantize/quantizer.h"
-#include "runtime/quantize/regions.h"
 #include "tests/runtime/yolo11n_fixture.h"
 #include "tests/support/engine_input.h"
 #include "tests/support/fixtures.h"
@@ -79,9 +78,7 @@ TEST(QdqLoweringFixture, Yolo11nInt8AgreesWithFakeQuantAndWithFp32) {
   QuantizeOptions options;
   options.method = CalibrationMethod::kMinMax;
   options.keep = KeepFp32Mode::kList;
-  for (const auto& node : find_regions(OnnxModel::load(model).proto().graph()).tail) {
-    options.keep_nodes.push_back(node);
-  }
+  for (const auto& node : test::yolo11n_320_tail()) options.keep_nodes.push_back(node);
   quantize_model(model, path, options, frames);
 
   auto fp32 = Engine::load(model, {});
