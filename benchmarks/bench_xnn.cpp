@@ -80,17 +80,24 @@ void conv_args(benchmark::internal::Benchmark* b, bool grouped) {
   if (grouped) b->Args({64, 64, 3, 64, 1, 80, 1});
 }
 
+// Times an XNNPACK convolution set up once on `input` (float or int8, as its output), reporting
+// its operation rate as `rate_name`.
+template <typename Conv, typename T>
+void time_xnn_conv(benchmark::State& state, const ConvShape& s, Conv& conv,
+                   const std::vector<T>& input, const char* rate_name) {
+  std::vector<T> output(s.outputs());
+  pthreadpool_t pool = pools().get(s.threads);
+  conv.setup(1, s.size, s.size, input.data(), output.data(), pool);
+  for (auto _ : state) conv.run(pool);
+  state.counters[rate_name] = s.ops_rate();
+}
+
 void BM_Conv2dF32(benchmark::State& state) {
   initialize();
   const ConvShape s(state);
   Conv2dF32 conv(s.params(), random_input(s.weights(), -1, 1), random_input(s.cout, -1, 1),
                  "bench");
-  const auto input = random_input(s.size * s.size * s.cin, -1, 1);
-  std::vector<float> output(s.outputs());
-  pthreadpool_t pool = pools().get(s.threads);
-  conv.setup(1, s.size, s.size, input.data(), output.data(), pool);
-  for (auto _ : state) conv.run(pool);
-  state.counters["GFLOP/s"] = s.ops_rate();
+  time_xnn_conv(state, s, conv, random_input(s.size * s.size * s.cin, -1, 1), "GFLOP/s");
 }
 BENCHMARK(BM_Conv2dF32)->Apply([](auto* b) { conv_args(b, true); });
 
@@ -115,12 +122,7 @@ void BM_Conv2dQC8Xnnpack(benchmark::State& state) {
   p.output = {0.5F, 1};
   Conv2dQC8 conv(p, random_int8(s.weights()), std::vector<float>(s.cout, 0.01F),
                  std::vector<int32_t>(s.cout, 5), "bench");
-  const auto input = random_int8(s.size * s.size * s.cin);
-  std::vector<int8_t> output(s.outputs());
-  pthreadpool_t pool = pools().get(s.threads);
-  conv.setup(1, s.size, s.size, input.data(), output.data(), pool);
-  for (auto _ : state) conv.run(pool);
-  state.counters["GOP/s"] = s.ops_rate();
+  time_xnn_conv(state, s, conv, random_int8(s.size * s.size * s.cin), "GOP/s");
 }
 BENCHMARK(BM_Conv2dQC8Xnnpack)->Apply([](auto* b) { conv_args(b, false); });
 

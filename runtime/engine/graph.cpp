@@ -326,6 +326,23 @@ std::vector<std::vector<int>> Graph::consumers() const {
   return result;
 }
 
+namespace {
+
+// Takes `kept` as the graph's nodes (some of them, in any order) and refreshes Value::producer.
+void replace_nodes(Graph& graph, std::vector<Node> kept) {
+  graph.nodes = std::move(kept);
+  for (auto& v : graph.values) {
+    if (v.producer >= 0) v.producer = -1;
+  }
+  for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+    for (int out : graph.nodes[i].outputs) {
+      if (out >= 0) graph.value(out).producer = static_cast<int>(i);
+    }
+  }
+}
+
+}  // namespace
+
 void Graph::topological_sort() {
   const std::size_t n = nodes.size();
   std::vector<int> pending(n, 0);
@@ -367,15 +384,7 @@ void Graph::topological_sort() {
   std::vector<Node> sorted;
   sorted.reserve(n);
   for (int i : order) sorted.push_back(std::move(nodes[static_cast<std::size_t>(i)]));
-  nodes = std::move(sorted);
-  for (auto& v : values) {
-    if (v.producer >= 0) v.producer = -1;
-  }
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
-    for (int out : nodes[i].outputs) {
-      if (out >= 0) value(out).producer = static_cast<int>(i);
-    }
-  }
+  replace_nodes(*this, std::move(sorted));
 }
 
 void Graph::remove_nodes(const std::vector<bool>& dead) {
@@ -383,15 +392,7 @@ void Graph::remove_nodes(const std::vector<bool>& dead) {
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     if (i >= dead.size() || !dead[i]) kept.push_back(std::move(nodes[i]));
   }
-  nodes = std::move(kept);
-  for (auto& v : values) {
-    if (v.producer >= 0) v.producer = -1;
-  }
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
-    for (int out : nodes[i].outputs) {
-      if (out >= 0) value(out).producer = static_cast<int>(i);
-    }
-  }
+  replace_nodes(*this, std::move(kept));
 }
 
 void Graph::remove_unused() {

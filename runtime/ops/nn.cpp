@@ -51,16 +51,6 @@ const Tensor& constant_input(const Graph& graph, const Node& node, std::size_t i
   return *v.constant;
 }
 
-// Conv's and ConvTranspose's checks: arity, the attributes `known`, a float input, constant float
-// weights and bias.
-void check_conv(const Graph& graph, const Node& node, std::initializer_list<const char*> known) {
-  check_arity(graph, node, 2, 3, 1);
-  check_attributes(graph, node, known);
-  check_input_dtype(graph, node, 0, {DType::kFloat32});
-  constant_input(graph, node, 1, "the weights");
-  if (has_input(node, 2)) constant_input(graph, node, 2, "the bias");
-}
-
 // One windowed XNNPACK operator (Conv, ConvTranspose, MaxPool, AveragePool) from NHWC to NHWC.
 template <typename Window>
 class WindowStep : public Step {
@@ -103,9 +93,39 @@ class ConvStep : public WindowStep<xnn::Conv2dF32> {
   float* out_;
 };
 
-class ConvSpec : public OpSpec {
+// Conv and ConvTranspose: NHWC with pixel strides, never folded, constant float weights and an
+// optional constant float bias. Each builds its XNNPACK step from those.
+class ConvFamilySpec : public OpSpec {
  public:
-  ConvSpec() : OpSpec(kNhwcStrided) {}
+  ConvFamilySpec() : OpSpec(kNhwcStrided) {}
+  bool foldable() const override { return false; }
+  std::unique_ptr<Step> create_step(const StepContext& context) const override {
+    const Tensor& weights = constant_input(context.graph, context.node, 1, "the weights");
+    std::span<const float> bias;
+    if (has_input(context.node, 2)) {
+      bias = constant_input(context.graph, context.node, 2, "the bias").values<float>();
+    }
+    return make_step(context.graph, context.node, context.inputs[0], context.outputs[0], weights,
+                     bias);
+  }
+
+ protected:
+  // The checks both share: arity, the attributes `known`, a float input, the constants.
+  static void check_conv(const Graph& graph, const Node& node,
+                         std::initializer_list<const char*> known) {
+    check_arity(graph, node, 2, 3, 1);
+    check_attributes(graph, node, known);
+    check_input_dtype(graph, node, 0, {DType::kFloat32});
+    constant_input(graph, node, 1, "the weights");
+    if (has_input(node, 2)) constant_input(graph, node, 2, "the bias");
+  }
+  virtual std::unique_ptr<Step> make_step(const Graph& graph, const Node& node, const ValueView& in,
+                                          const ValueView& out, const Tensor& weights,
+                                          std::span<const float> bias) const = 0;
+};
+
+class ConvSpec : public ConvFamilySpec {
+ public:
   void check(const Graph& graph, const Node& node) const override {
     check_conv(graph, node, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
   }
@@ -117,13 +137,11 @@ class ConvSpec : public OpSpec {
     }
     set_output(graph, node, 0, DType::kFloat32, conv_output_shape(graph, node, x, w));
   }
-  bool foldable() const override { return false; }
-  std::unique_ptr<Step> create_step(const StepContext& context) const override {
-    const auto& g = context.graph;
-    const auto& node = context.node;
-    const auto& in = context.inputs[0];
-    const auto& out = context.outputs[0];
-    const Tensor& w = constant_input(g, node, 1, "the weights");
+
+ protected:
+  std::unique_ptr<Step> make_step(const Graph& g, const Node& node, const ValueView& in,
+                                  const ValueView& out, const Tensor& w,
+                                  std::span<const float> bias) const override {
     if (conv_output_shape(g, node, in.shape, w.shape()) != out.shape) {
       g.fail(node, "the planned output shape " + shape_string(out.shape) +
                        " does not match the convolution's");
@@ -139,16 +157,13 @@ class ConvSpec : public OpSpec {
     p.output_pixel_stride = static_cast<std::size_t>(out.pixel_stride);
     p.output_min = act.min;
     p.output_max = act.max;
-    std::span<const float> bias;
-    if (has_input(node, 2)) bias = constant_input(g, node, 2, "the bias").values<float>();
     return std::make_unique<ConvStep>(xnn::Conv2dF32(p, w.values<float>(), bias, node.name), act,
                                       in, out);
   }
 };
 
-class ConvTransposeSpec : public OpSpec {
+class ConvTransposeSpec : public ConvFamilySpec {
  public:
-  ConvTransposeSpec() : OpSpec(kNhwcStrided) {}
   void check(const Graph& graph, const Node& node) const override {
     check_conv(graph, node,
                {"auto_pad", "dilations", "group", "kernel_shape", "output_padding", "output_shape",
@@ -213,19 +228,15 @@ class ConvTransposeSpec : public OpSpec {
     params(graph, node, input_value(graph, node, 0).shape, input_value(graph, node, 1).shape, out);
     set_output(graph, node, 0, DType::kFloat32, out);
   }
-  bool foldable() const override { return false; }
-  std::unique_ptr<Step> create_step(const StepContext& context) const override {
-    const auto& g = context.graph;
-    const auto& node = context.node;
-    const auto& in = context.inputs[0];
-    const auto& out = context.outputs[0];
-    const Tensor& w = constant_input(g, node, 1, "the weights");
+
+ protected:
+  std::unique_ptr<Step> make_step(const Graph& g, const Node& node, const ValueView& in,
+                                  const ValueView& out, const Tensor& w,
+                                  std::span<const float> bias) const override {
     Shape shape;
     auto p = params(g, node, in.shape, w.shape(), shape);
     p.input_pixel_stride = static_cast<std::size_t>(in.pixel_stride);
     p.output_pixel_stride = static_cast<std::size_t>(out.pixel_stride);
-    std::span<const float> bias;
-    if (has_input(node, 2)) bias = constant_input(g, node, 2, "the bias").values<float>();
     return std::make_unique<WindowStep<xnn::Deconv2dF32>>(
         xnn::Deconv2dF32(p, w.values<float>(), bias, node.name), in, out);
   }

@@ -11,23 +11,32 @@ namespace yolo::runtime::xnn {
 using detail::check_conv_params;
 using detail::require;
 
+namespace {
+
+// XNNPACK's convolution and deconvolution create calls take the same arguments: the window, the
+// groups and their channels, the pixel strides, packed weights, bias, clamp and flags.
+template <typename Create, typename Params>
+xnn_status create_conv(Create create, const Params& p, const std::vector<float>& packed,
+                       std::span<const float> bias, uint32_t flags, xnn_operator_t* out) {
+  return create(p.window.pad_top, p.window.pad_right, p.window.pad_bottom, p.window.pad_left,
+                p.window.kernel_height, p.window.kernel_width, p.window.stride_height,
+                p.window.stride_width, p.window.dilation_height, p.window.dilation_width, p.groups,
+                p.input_channels / p.groups, p.output_channels / p.groups, p.input_pixel_stride,
+                p.output_pixel_stride, packed.data(), bias.empty() ? nullptr : bias.data(),
+                p.output_min, p.output_max, flags, out);
+}
+
+}  // namespace
+
 Conv2dF32::Conv2dF32(const Conv2dParams& params, std::span<const float> weights,
                      std::span<const float> bias, std::string name)
     : WindowOperator(params) {
   Conv2dParams& p = params_;
   check_conv_params(p, weights.size(), bias.size(), name);
-  const size_t group_in = p.input_channels / p.groups;
-  const size_t group_out = p.output_channels / p.groups;
-  const bool depthwise = detail::is_depthwise(p);
+  const uint32_t flags = detail::is_depthwise(p) ? XNN_FLAG_DEPTHWISE_CONVOLUTION : 0;
   const std::vector<float> packed = detail::pack_conv_weights(p, weights);
   op_ = create_operator(std::move(name), "convolution create", [&](xnn_operator_t* out) {
-    return xnn_create_convolution2d_nhwc_f32(
-        p.window.pad_top, p.window.pad_right, p.window.pad_bottom, p.window.pad_left,
-        p.window.kernel_height, p.window.kernel_width, p.window.stride_height,
-        p.window.stride_width, p.window.dilation_height, p.window.dilation_width, p.groups,
-        group_in, group_out, p.input_pixel_stride, p.output_pixel_stride, packed.data(),
-        bias.empty() ? nullptr : bias.data(), p.output_min, p.output_max,
-        depthwise ? XNN_FLAG_DEPTHWISE_CONVOLUTION : 0, out);
+    return create_conv(xnn_create_convolution2d_nhwc_f32, p, packed, bias, flags, out);
   });
 }
 
@@ -62,12 +71,7 @@ Deconv2dF32::Deconv2dF32(const Deconv2dParams& params, std::span<const float> we
     }
   }
   op_ = create_operator(std::move(name), "deconvolution create", [&](xnn_operator_t* out) {
-    return xnn_create_deconvolution2d_nhwc_f32(
-        p.window.pad_top, p.window.pad_right, p.window.pad_bottom, p.window.pad_left,
-        p.window.kernel_height, p.window.kernel_width, p.window.stride_height,
-        p.window.stride_width, p.window.dilation_height, p.window.dilation_width, p.groups,
-        group_in, group_out, p.input_pixel_stride, p.output_pixel_stride, packed.data(),
-        bias.empty() ? nullptr : bias.data(), p.output_min, p.output_max, 0, out);
+    return create_conv(xnn_create_deconvolution2d_nhwc_f32, p, packed, bias, 0, out);
   });
 }
 

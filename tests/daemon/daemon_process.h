@@ -332,4 +332,21 @@ inline bool is_interval(const nlohmann::json& j) {
   return j.value("type", "") == "interval";
 }
 
+// A fixture whose daemon serves HTTP on a port of its choosing (http.listen with port 0).
+class HttpDaemonTest : public ::testing::Test {
+ protected:
+  // Writes `config`, starts the daemon and takes the port it reports within `timeout`.
+  void start_serving(const std::string& config, std::chrono::seconds timeout) {
+    s_.write_config(config);
+    daemon_ = s_.start();
+    const auto port = s_.http_port(timeout);
+    ASSERT_TRUE(port) << s_.daemon_output();
+    port_ = *port;
+  }
+
+  DaemonSetup s_;
+  std::unique_ptr<DaemonProcess> daemon_;
+  int port_ = 0;
+};
+
 }  // namespace yolo::test

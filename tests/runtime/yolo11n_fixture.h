@@ -4,12 +4,14 @@
 // The model the INT8 fixture tests quantize and run: yolo11n at 320 from the fixtures, and the
 // golden inputs of its images.
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "runtime/engine/tensor.h"
 #include "runtime/model/onnx_model.h"
 #include "runtime/quantize/graph_index.h"
 #include "runtime/quantize/regions.h"
@@ -32,6 +34,20 @@ inline std::set<std::string> yolo11n_320_tail() {
   onnx::GraphProto graph = runtime::OnnxModel::load(yolo11n_320_model()).proto().graph();
   runtime::name_unnamed_nodes(graph);
   return runtime::find_regions(graph).tail;
+}
+
+// The highest score of each class over all anchors of a [1, 4+nc, N] output.
+inline std::vector<float> class_scores(const runtime::Tensor& out) {
+  const auto v = out.values<float>();
+  const std::int64_t rows = out.shape()[1], n = out.shape()[2];
+  std::vector<float> best(static_cast<std::size_t>(rows - 4), 0.0F);
+  for (std::int64_t r = 4; r < rows; ++r) {
+    for (std::int64_t i = 0; i < n; ++i) {
+      auto& b = best[static_cast<std::size_t>(r - 4)];
+      b = std::max(b, v[static_cast<std::size_t>(r * n + i)]);
+    }
+  }
+  return best;
 }
 
 }  // namespace yolo::test

@@ -48,14 +48,10 @@ fs::path tiny_int8(const fs::path& folder) {
   return int8;
 }
 
-class ModelManagerDaemon : public ::testing::Test {
+class ModelManagerDaemon : public HttpDaemonTest {
  protected:
   void start(const fs::path& model, const std::string& extra) {
-    s_.write_config(model_config(model, extra, s_.logs));
-    daemon_ = s_.start();
-    const auto port = s_.http_port(90s);
-    ASSERT_TRUE(port) << s_.daemon_output();
-    port_ = *port;
+    start_serving(model_config(model, extra, s_.logs), 90s);
   }
 
   nlohmann::json status() const {
@@ -93,10 +89,6 @@ class ModelManagerDaemon : public ::testing::Test {
     EXPECT_EQ(j["model"]["wanted_precision"], wanted);
     EXPECT_FALSE(j["model"].contains("pending")) << j.dump();
   }
-
-  DaemonSetup s_;
-  std::unique_ptr<DaemonProcess> daemon_;
-  int port_ = 0;
 };
 
 // 1280x720 video on a model exported with dynamic axes: 384x640 (width 640, height 384) once the

@@ -9,12 +9,14 @@
 #include <fstream>
 
 #include "runtime/model/model_error.h"
+#include "tests/runtime/load_error.h"
 #include "tests/support/fixtures.h"
 
 namespace yolo::runtime {
 namespace {
 
 namespace fs = std::filesystem;
+using test::load_error;
 
 fs::path model_path(const std::string& name) {
   return yolo::test::fixtures_dir() / "models" / name;
@@ -102,45 +104,22 @@ TEST(Engine, DynamicAxesTakeTheSizeFromImgszOrMetadata) {
 
   // Another size: this export computed its head reshapes for 640, so 320 fails at load, naming
   // the node.
-  try {
-    Engine::load(dynamic_copy("yolov8n_640_fp32.onnx", true), options);
-    FAIL() << "expected a ModelError";
-  } catch (const ModelError& e) {
-    EXPECT_NE(std::string(e.what()).find("Reshape"), std::string::npos) << e.what();
-  }
+  const std::string what = load_error(dynamic_copy("yolov8n_640_fp32.onnx", true), options);
+  EXPECT_NE(what.find("Reshape"), std::string::npos) << what;
 }
 
 TEST(Engine, DynamicAxesWithoutAnySizeSayToPassImgsz) {
   YOLO_REQUIRE_FIXTURES();
-  try {
-    Engine::load(dynamic_copy("yolo11n_320_fp32.onnx", false), EngineOptions{});
-    FAIL() << "expected a ModelError";
-  } catch (const ModelError& e) {
-    EXPECT_NE(std::string(e.what()).find("--imgsz"), std::string::npos) << e.what();
-  }
+  const std::string what = load_error(dynamic_copy("yolo11n_320_fp32.onnx", false), {});
+  EXPECT_NE(what.find("--imgsz"), std::string::npos) << what;
 }
 
 TEST(Engine, ImgszDifferentFromAFixedInputIsAnError) {
   YOLO_REQUIRE_FIXTURES();
   EngineOptions options;
   options.imgsz = InputSize::fixed(640, 640);
-  try {
-    Engine::load(model_path("yolo11n_320_fp32.onnx"), options);
-    FAIL() << "expected a ModelError";
-  } catch (const ModelError& e) {
-    EXPECT_NE(std::string(e.what()).find("fixed at 320x320"), std::string::npos) << e.what();
-  }
-}
-
-// What ModelError says for `options`: the file, and the parts a user needs to act.
-std::string load_error(const fs::path& model, const EngineOptions& options) {
-  try {
-    Engine::load(model, options);
-  } catch (const ModelError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << model << " loaded";
-  return "";
+  const std::string what = load_error(model_path("yolo11n_320_fp32.onnx"), options);
+  EXPECT_NE(what.find("fixed at 320x320"), std::string::npos) << what;
 }
 
 // The KITTI-like car/person YOLOv8 exported with dynamic axes ([batch, 3, height, width]).

@@ -9,12 +9,14 @@
 #include <cstring>
 #include <map>
 #include <random>
+#include <utility>
 
 #include "runtime/engine/engine.h"
 #include "runtime/int8/qdq_lowering.h"
 #include "runtime/int8/qoperator.h"
 #include "runtime/model/model_error.h"
 #include "tests/runtime/int8/int8_runs.h"
+#include "tests/runtime/load_error.h"
 #include "tests/runtime/test_model_builder.h"
 
 namespace yolo::runtime {
@@ -81,6 +83,33 @@ class QdqModel {
     return name + "_y";
   }
 
+  // A 1x3x8x8 image Q/DQ'd at 1/255, then two convs of it requantized at different scales (0.05
+  // and 0.03): inputs for ops that meet equal and unequal scales.
+  std::pair<std::string, std::string> two_branches(std::uint32_t seed) {
+    b.input("images", {1, 3, 8, 8});
+    const auto x = qdq("images", 1.0F / 255.0F, -128);
+    return {qdq(conv(x, 3, 4, 3, seed), 0.05F, 0), qdq(conv(x, 3, 4, 3, seed + 1), 0.03F, 10)};
+  }
+
+  // Nearest 2x upsampling (Resize, asymmetric, floor) of `x` into "up".
+  void upsample(const std::string& x, const std::string& name = "") {
+    b.floats("scales", {4}, {1, 1, 2, 2});
+    auto& resize = b.node("Resize", {x, "", "scales"}, {"up"}, name);
+    ModelBuilder::attr(resize, "mode", std::string("nearest"));
+    ModelBuilder::attr(resize, "coordinate_transformation_mode", std::string("asymmetric"));
+    ModelBuilder::attr(resize, "nearest_mode", std::string("floor"));
+  }
+
+  // The model saved as `file`, run lowered to INT8 and as FP32 fake quant (the reference).
+  struct Runs {
+    Result int8;
+    Result fake;
+  };
+  Runs save_and_run(const std::string& file) {
+    const auto path = b.save(file);
+    return {run_model(path, Precision::kInt8), run_model(path, Precision::kFp32)};
+  }
+
  private:
   int count_ = 0;
 };
@@ -94,9 +123,7 @@ TEST(QdqLowering, ConvMatchesFakeQuantWithinOneStep) {
   const auto z = m.conv(yq, 8, 6, 1, 2, 2);
   m.b.node("Identity", {m.qdq(z, 0.04F, -3)}, {"out"});
   m.b.output("out");
-  const auto path = m.b.save("qdq_conv.onnx");
-  const Result int8 = run_model(path, Precision::kInt8);
-  const Result fake = run_model(path, Precision::kFp32);
+  const auto [int8, fake] = m.save_and_run("qdq_conv.onnx");
   EXPECT_EQ(int8.stats.int8_convs, 2);
   EXPECT_EQ(int8.layout, InputLayout::kNhwcFloat);
   EXPECT_EQ(int8.shapes[0], (Shape{1, 6, 8, 8}));
@@ -114,9 +141,7 @@ TEST(QdqLowering, SiluBecomesATableFusedIntoTheConv) {
   m.b.node("Mul", {a, s}, {"silu"});
   m.b.node("Identity", {m.qdq("silu", 0.02F, -110)}, {"out"});
   m.b.output("out");
-  const auto path = m.b.save("qdq_silu.onnx");
-  const Result int8 = run_model(path, Precision::kInt8);
-  const Result fake = run_model(path, Precision::kFp32);
+  const auto [int8, fake] = m.save_and_run("qdq_silu.onnx");
   EXPECT_NE(int8.log.find("1 convs (1 with element-wise tables), 0 tables"), std::string::npos)
       << int8.log;
   // The input quantizes from the uint8 image: no float image.
@@ -130,21 +155,14 @@ TEST(QdqLowering, SiluBecomesATableFusedIntoTheConv) {
 
 TEST(QdqLowering, AddMaxPoolUpsampleAndConcatWithEqualAndUnequalScales) {
   QdqModel m;
-  m.b.input("images", {1, 3, 8, 8});
-  const auto x = m.qdq("images", 1.0F / 255.0F, -128);
-  const auto a = m.qdq(m.conv(x, 3, 4, 3, 4), 0.05F, 0);
-  const auto b = m.qdq(m.conv(x, 3, 4, 3, 5), 0.03F, 10);
+  const auto [a, b] = m.two_branches(4);
   m.b.node("Add", {a, b}, {"sum"});
   m.b.node("Identity", {m.qdq("sum", 0.06F, -5)}, {"out_add"});
   auto& pool = m.b.node("MaxPool", {a}, {"pooled"});
   ModelBuilder::attr(pool, "kernel_shape", std::vector<std::int64_t>{3, 3});
   ModelBuilder::attr(pool, "pads", std::vector<std::int64_t>{1, 1, 1, 1});
   const auto pooled = m.qdq("pooled", 0.05F, 0);
-  m.b.floats("scales", {4}, {1, 1, 2, 2});
-  auto& resize = m.b.node("Resize", {pooled, "", "scales"}, {"up"});
-  ModelBuilder::attr(resize, "mode", std::string("nearest"));
-  ModelBuilder::attr(resize, "coordinate_transformation_mode", std::string("asymmetric"));
-  ModelBuilder::attr(resize, "nearest_mode", std::string("floor"));
+  m.upsample(pooled);
   m.b.node("Identity", {m.qdq("up", 0.05F, 0)}, {"out_up"});
   // Equal scales: written in place; unequal (b): requantized first.
   auto& same = m.b.node("Concat", {a, pooled}, {"cat_same"});
@@ -154,9 +172,7 @@ TEST(QdqLowering, AddMaxPoolUpsampleAndConcatWithEqualAndUnequalScales) {
   ModelBuilder::attr(mixed, "axis", std::int64_t{1});
   m.b.node("Identity", {m.qdq("cat_mixed", 0.05F, 0)}, {"out_mixed"});
   for (const char* o : {"out_add", "out_up", "out_same", "out_mixed"}) m.b.output(o);
-  const auto path = m.b.save("qdq_ops.onnx");
-  const Result int8 = run_model(path, Precision::kInt8);
-  const Result fake = run_model(path, Precision::kFp32);
+  const auto [int8, fake] = m.save_and_run("qdq_ops.onnx");
   EXPECT_NE(int8.log.find("1 add/mul, 1 max pools, 1 upsamples, 2 concat/split"), std::string::npos)
       << int8.log;
   EXPECT_NE(int8.log.find("1 tables"), std::string::npos) << int8.log;
@@ -177,9 +193,7 @@ TEST(QdqLowering, Opset12Uint8ActivationsAndPerTensorWeights) {
   const auto z = m.conv(y, 8, 4, 3, 7);
   m.b.node("Identity", {m.qdq(z, 0.05F, 128, true)}, {"out"});
   m.b.output("out");
-  const auto path = m.b.save("qdq_uint8.onnx");
-  const Result int8 = run_model(path, Precision::kInt8);
-  const Result fake = run_model(path, Precision::kFp32);
+  const auto [int8, fake] = m.save_and_run("qdq_uint8.onnx");
   EXPECT_EQ(int8.stats.int8_convs, 2);
   // uint8 with zero point 0 at scale 1/255 is int8 with zero point -128: the uint8 image path.
   EXPECT_EQ(int8.layout, InputLayout::kNhwcUint8);
@@ -196,9 +210,7 @@ TEST(QdqLowering, FloatOpsBecomeIslandsWithConverts) {
   const auto r = m.qdq("softmax", 0.03F, -128);
   m.b.node("Identity", {m.qdq(m.conv(r, 4, 4, 1, 9), 0.05F, 0)}, {"out"});
   m.b.output("out");
-  const auto path = m.b.save("qdq_island.onnx");
-  const Result int8 = run_model(path, Precision::kInt8);
-  const Result fake = run_model(path, Precision::kFp32);
+  const auto [int8, fake] = m.save_and_run("qdq_island.onnx");
   EXPECT_EQ(int8.stats.int8_convs, 2);
   // Into the Softmax and out of the model; out of the Softmax and of the float input.
   EXPECT_EQ(int8.stats.int8_dequantize, 2);
@@ -210,13 +222,7 @@ TEST(QdqLowering, FloatOpsBecomeIslandsWithConverts) {
 std::string load_error(const std::filesystem::path& path, Precision precision) {
   EngineOptions options;
   options.precision = precision;
-  try {
-    Engine::load(path, options);
-  } catch (const ModelError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << path << " loaded";
-  return "";
+  return test::load_error(path, options);
 }
 
 std::filesystem::path float_model(const std::string& file) {
@@ -327,17 +333,10 @@ TEST(QdqLowering, PlanSaysPerNodeWhatRunsInt8AndWhyTheRestStaysFloat) {
 
 TEST(QdqLowering, PlanOfEveryLoweredOpAndTheConcatRequantization) {
   QdqModel m;
-  m.b.input("images", {1, 3, 8, 8});
-  const auto x = m.qdq("images", 1.0F / 255.0F, -128);
-  const auto a = m.qdq(m.conv(x, 3, 4, 3, 12), 0.05F, 0);
-  const auto b = m.qdq(m.conv(x, 3, 4, 3, 13), 0.03F, 10);
+  const auto [a, b] = m.two_branches(12);
   m.b.node("Add", {a, b}, {"sum"}, "add");
   m.b.node("Identity", {m.qdq("sum", 0.06F, -5)}, {"out_add"});
-  m.b.floats("scales", {4}, {1, 1, 2, 2});
-  auto& resize = m.b.node("Resize", {a, "", "scales"}, {"up"}, "up");
-  ModelBuilder::attr(resize, "mode", std::string("nearest"));
-  ModelBuilder::attr(resize, "coordinate_transformation_mode", std::string("asymmetric"));
-  ModelBuilder::attr(resize, "nearest_mode", std::string("floor"));
+  m.upsample(a, "up");
   m.b.node("Identity", {m.qdq("up", 0.05F, 0)}, {"out_up"});
   auto& cat = m.b.node("Concat", {a, b}, {"cat"}, "cat");
   ModelBuilder::attr(cat, "axis", std::int64_t{1});

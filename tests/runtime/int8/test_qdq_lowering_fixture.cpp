@@ -25,6 +25,7 @@ namespace yolo::runtime {
 namespace {
 
 namespace fs = std::filesystem;
+using test::class_scores;
 
 constexpr std::int64_t kDog = 16;
 
@@ -53,15 +54,6 @@ float iou(const Box& a, const Box& b) {
   const float inter = w * h;
   const float area = (a.x1 - a.x0) * (a.y1 - a.y0) + (b.x1 - b.x0) * (b.y1 - b.y0) - inter;
   return area > 0 ? inter / area : 0.0F;
-}
-
-// The highest score of each class over all anchors.
-std::vector<float> class_scores(const Tensor& out) {
-  std::vector<float> best(static_cast<std::size_t>(out.shape()[1] - 4), 0.0F);
-  for (std::size_t c = 0; c < best.size(); ++c) {
-    best[c] = best_box(out, static_cast<std::int64_t>(c)).score;
-  }
-  return best;
 }
 
 TEST(QdqLoweringFixture, Yolo11nInt8AgreesWithFakeQuantAndWithFp32) {

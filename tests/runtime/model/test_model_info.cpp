@@ -80,7 +80,10 @@ onnx::ModelProto small_model() {
   return model;
 }
 
-ModelInfo inspect_proto(const onnx::ModelProto& proto, const TempFolder& dir) {
+// What inspect_model says of `proto`, written to a file of its own (external data would be read
+// from beside it).
+ModelInfo inspect_proto(const onnx::ModelProto& proto) {
+  const TempFolder dir;
   const fs::path file = dir.path() / "model.onnx";
   {
     std::ofstream out(file, std::ios::binary);
@@ -110,8 +113,7 @@ std::string problems_of(const ModelInfo& info) {
 }
 
 TEST(InspectModel, WellFormedModel) {
-  TempFolder dir;
-  const auto info = inspect_proto(small_model(), dir);
+  const auto info = inspect_proto(small_model());
   EXPECT_TRUE(info.problems.empty()) << problems_of(info);
   EXPECT_EQ(info.ir_version, 8);
   EXPECT_EQ(info.metadata.opset, 17);
@@ -130,16 +132,14 @@ TEST(InspectModel, WellFormedModel) {
 }
 
 TEST(InspectModel, InitializersListedAsInputsAreNotInputs) {
-  TempFolder dir;
   auto model = small_model();
   add_value(model.mutable_graph()->mutable_input(), "w", {"3", "1", "1"});
-  const auto info = inspect_proto(model, dir);
+  const auto info = inspect_proto(model);
   ASSERT_EQ(info.inputs.size(), 1u);
   EXPECT_EQ(info.inputs[0].name, "x");
 }
 
 TEST(InspectModel, ParametersIncludeConstantNodes) {
-  TempFolder dir;
   auto model = small_model();
   auto* graph = model.mutable_graph();
   auto* tensor_const = add_node(graph, "Constant", {}, {"c1"});
@@ -154,64 +154,58 @@ TEST(InspectModel, ParametersIncludeConstantNodes) {
   floats->set_name("value_floats");
   floats->set_type(onnx::AttributeProto::FLOATS);
   for (int i = 0; i < 5; ++i) floats->add_floats(0.5f);
-  const auto info = inspect_proto(model, dir);
+  const auto info = inspect_proto(model);
   EXPECT_TRUE(info.problems.empty()) << problems_of(info);
   EXPECT_EQ(info.parameter_count, 3 + 4 + 5);
   EXPECT_EQ(info.count("Constant"), 2u);
 }
 
 TEST(InspectModel, NodeReadingAValueNoOneProduces) {
-  TempFolder dir;
   auto model = small_model();
   model.mutable_graph()->mutable_node(0)->set_input(1, "ghost");
-  const auto info = inspect_proto(model, dir);
+  const auto info = inspect_proto(model);
   EXPECT_TRUE(has_problem(info, {"Add_y", "ghost", "no node"})) << problems_of(info);
 }
 
 TEST(InspectModel, NodesOutOfTopologicalOrder) {
-  TempFolder dir;
   auto model = small_model();
   auto* graph = model.mutable_graph();
   graph->mutable_node(0)->set_output(0, "t");
   add_node(graph, "Relu", {"t"}, {"y"});
   graph->mutable_node()->SwapElements(0, 1);
-  const auto info = inspect_proto(model, dir);
+  const auto info = inspect_proto(model);
   EXPECT_TRUE(has_problem(info, {"Relu_y", "'t'", "topological"})) << problems_of(info);
 }
 
 TEST(InspectModel, ValueProducedTwiceAndOutputProducedByNoNode) {
-  TempFolder dir;
   auto model = small_model();
   auto* graph = model.mutable_graph();
   add_node(graph, "Relu", {"x"}, {"y"});
   add_value(graph->mutable_output(), "z", {"1"});
-  const auto info = inspect_proto(model, dir);
+  const auto info = inspect_proto(model);
   EXPECT_TRUE(has_problem(info, {"Relu_y", "'y'", "already produced"})) << problems_of(info);
   EXPECT_TRUE(has_problem(info, {"output 'z'", "no node"})) << problems_of(info);
 }
 
 TEST(InspectModel, InitializerRawDataOfTheWrongSize) {
-  TempFolder dir;
   auto model = small_model();
   model.mutable_graph()->mutable_initializer(0)->set_raw_data(std::string(10, '\0'));
-  const auto info = inspect_proto(model, dir);
+  const auto info = inspect_proto(model);
   EXPECT_TRUE(has_problem(info, {"initializer 'w'", "[3, 1, 1]", "10 bytes", "3 x 4"}))
       << problems_of(info);
 }
 
 TEST(InspectModel, InitializerTypedDataOfTheWrongCount) {
-  TempFolder dir;
   auto model = small_model();
   auto* init = model.mutable_graph()->mutable_initializer(0);
   init->clear_raw_data();
   init->add_float_data(1.0f);
-  const auto info = inspect_proto(model, dir);
+  const auto info = inspect_proto(model);
   EXPECT_TRUE(has_problem(info, {"initializer 'w'", "holds 1 values", "need 3"}))
       << problems_of(info);
 }
 
 TEST(InspectModel, NegativeDimensions) {
-  TempFolder dir;
   auto model = small_model();
   auto* graph = model.mutable_graph();
   graph->mutable_initializer(0)->set_dims(0, -3);
@@ -221,14 +215,13 @@ TEST(InspectModel, NegativeDimensions) {
       ->mutable_shape()
       ->mutable_dim(2)
       ->set_dim_value(-4);
-  const auto info = inspect_proto(model, dir);
+  const auto info = inspect_proto(model);
   EXPECT_TRUE(has_problem(info, {"initializer 'w'", "negative dimension -3"})) << problems_of(info);
   EXPECT_TRUE(has_problem(info, {"input 'x'", "dimension 2 is -4"})) << problems_of(info);
   EXPECT_EQ(info.parameter_count, 0);
 }
 
 TEST(InspectModel, AbsurdDimsSaturateTheParameterCount) {
-  TempFolder dir;
   auto model = small_model();
   auto* graph = model.mutable_graph();
   for (const char* name : {"huge1", "huge2", "huge3"}) {
@@ -241,14 +234,13 @@ TEST(InspectModel, AbsurdDimsSaturateTheParameterCount) {
   graph->add_initializer()->CopyFrom(graph->initializer(1));
   graph->mutable_initializer(4)->set_name("overflowing");
   graph->mutable_initializer(4)->add_dims(8);
-  const auto info = inspect_proto(model, dir);
+  const auto info = inspect_proto(model);
   EXPECT_EQ(info.parameter_count, std::numeric_limits<std::int64_t>::max());
   EXPECT_TRUE(has_problem(info, {"initializer 'huge1'", "holds 0 values"})) << problems_of(info);
   EXPECT_TRUE(has_problem(info, {"initializer 'overflowing'", "overflows"})) << problems_of(info);
 }
 
 TEST(InspectModel, MissingExternalDataFile) {
-  TempFolder dir;
   auto model = small_model();
   auto* init = model.mutable_graph()->mutable_initializer(0);
   init->clear_raw_data();
@@ -256,13 +248,12 @@ TEST(InspectModel, MissingExternalDataFile) {
   auto* entry = init->add_external_data();
   entry->set_key("location");
   entry->set_value("weights.bin");
-  const auto info = inspect_proto(model, dir);
+  const auto info = inspect_proto(model);
   EXPECT_TRUE(has_problem(info, {"initializer 'w'", "weights.bin"})) << problems_of(info);
   EXPECT_EQ(info.parameter_count, 3);
 }
 
 TEST(InspectModel, MalformedMetadataIsAProblemNotAnAbort) {
-  TempFolder dir;
   auto model = small_model();
   for (const auto& [key, value] :
        {std::pair{"names", "{0: 'a', 1: "}, std::pair{"imgsz", "[640, 640]"}}) {
@@ -270,18 +261,17 @@ TEST(InspectModel, MalformedMetadataIsAProblemNotAnAbort) {
     prop->set_key(key);
     prop->set_value(value);
   }
-  const auto info = inspect_proto(model, dir);
+  const auto info = inspect_proto(model);
   EXPECT_TRUE(has_problem(info, {"'names'", "malformed"})) << problems_of(info);
   EXPECT_TRUE(info.metadata.names.empty());
   EXPECT_EQ(info.metadata.imgsz, (std::vector<int>{640, 640}));
 }
 
 TEST(InspectModel, GarbageGivesBoundedProblemList) {
-  TempFolder dir;
   auto model = small_model();
   for (int i = 0; i < 500; ++i)
     add_node(model.mutable_graph(), "Relu", {indexed("nothing", i)}, {indexed("o", i)});
-  const auto info = inspect_proto(model, dir);
+  const auto info = inspect_proto(model);
   ASSERT_EQ(info.problems.size(), 101u);
   EXPECT_NE(info.problems.back().find("400 more"), std::string::npos) << info.problems.back();
 }
@@ -301,7 +291,6 @@ TEST(InspectModel, QuantizationKindFromOperators) {
         QuantCase{{"QuantizeLinear", "QLinearMatMul", "DequantizeLinear"},
                   QuantizationKind::kQOperator},
         QuantCase{{"Conv", "Relu"}, QuantizationKind::kNone}}) {
-    TempFolder dir;
     auto model = small_model();
     auto* graph = model.mutable_graph();
     // A chain x -> op1 -> op2 ... -> y: only the op types matter to the classification.
@@ -312,7 +301,7 @@ TEST(InspectModel, QuantizationKindFromOperators) {
       add_node(graph, c.ops[i], {prev}, {out});
       prev = out;
     }
-    const auto info = inspect_proto(model, dir);
+    const auto info = inspect_proto(model);
     EXPECT_EQ(info.quantization, c.kind) << c.ops.front() << " ... " << c.ops.back();
   }
 }

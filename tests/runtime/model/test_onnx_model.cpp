@@ -76,32 +76,29 @@ TEST_F(OnnxModelLoad, MinimalModelLoads) {
   EXPECT_EQ(model.file_size(), fs::file_size(dir_ / "model.onnx"));
 }
 
-TEST_F(OnnxModelLoad, IrVersionMissingOrAbsurd) {
-  auto model = minimal();
-  model.set_ir_version(0);
-  EXPECT_TRUE(mentions(load_error(model), {"ir_version 0"}));
-  model.set_ir_version(123456789);
-  EXPECT_TRUE(mentions(load_error(model), {"ir_version 123456789"}));
-}
+// A change that makes the minimal model invalid, and what the error must say.
+struct BrokenModel {
+  const char* what;
+  void (*change)(onnx::ModelProto&);
+  std::string says;
+};
 
-TEST_F(OnnxModelLoad, NoOpsetImport) {
-  auto model = minimal();
-  model.clear_opset_import();
-  EXPECT_TRUE(mentions(load_error(model), {"opset"}));
-}
-
-TEST_F(OnnxModelLoad, NoGraphOrNoNodes) {
-  auto model = minimal();
-  model.mutable_graph()->clear_node();
-  EXPECT_TRUE(mentions(load_error(model), {"no ONNX graph"}));
-  model.clear_graph();
-  EXPECT_TRUE(mentions(load_error(model), {"no ONNX graph"}));
-}
-
-TEST_F(OnnxModelLoad, NoInputsOrOutputs) {
-  auto model = minimal();
-  model.mutable_graph()->clear_output();
-  EXPECT_TRUE(mentions(load_error(model), {"no inputs or no outputs"}));
+TEST_F(OnnxModelLoad, ModelsLackingWhatLoadNeedsSayWhatIsWrong) {
+  const BrokenModel cases[] = {
+      {"ir_version missing", [](onnx::ModelProto& m) { m.set_ir_version(0); }, "ir_version 0"},
+      {"ir_version absurd", [](onnx::ModelProto& m) { m.set_ir_version(123456789); },
+       "ir_version 123456789"},
+      {"no opset import", [](onnx::ModelProto& m) { m.clear_opset_import(); }, "opset"},
+      {"no nodes", [](onnx::ModelProto& m) { m.mutable_graph()->clear_node(); }, "no ONNX graph"},
+      {"no graph", [](onnx::ModelProto& m) { m.clear_graph(); }, "no ONNX graph"},
+      {"no outputs", [](onnx::ModelProto& m) { m.mutable_graph()->clear_output(); },
+       "no inputs or no outputs"},
+  };
+  for (const BrokenModel& c : cases) {
+    auto model = minimal();
+    c.change(model);
+    EXPECT_TRUE(mentions(load_error(model), {c.says})) << c.what;
+  }
 }
 
 TEST_F(OnnxModelLoad, NotAFileOrNotProtobuf) {

@@ -10,6 +10,19 @@ namespace {
 
 using namespace quantize_test;
 
+// The message of the QuantizeError that quantizing `model` must throw; a test failure and "" when
+// it quantizes.
+std::string quantize_error(const fs::path& model, const fs::path& out,
+                           const QuantizeOptions& options, const FrameProvider& frames) {
+  try {
+    quantize_model(model, out, options, frames);
+  } catch (const QuantizeError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << model << " quantized";
+  return "";
+}
+
 // tiny_model() with one metadata_props entry.
 ModelBuilder tiny_model_with(const std::string& key, const std::string& value) {
   ModelBuilder b = tiny_model();
@@ -108,12 +121,8 @@ TEST(QuantizeModel, RaisesOpset12SplitToAnInput) {
 TEST(QuantizeModel, NoFramesIsAnErrorAndWritesNothing) {
   const fs::path path = tiny_model().save("quant_noframes.onnx");
   TempFolder folder("noframes");
-  try {
-    quantize_model(path, folder.path() / "x.onnx", {}, noise_frames(0));
-    FAIL() << "quantized without frames";
-  } catch (const QuantizeError& e) {
-    EXPECT_NE(std::string(e.what()).find("no frames"), std::string::npos) << e.what();
-  }
+  const std::string what = quantize_error(path, folder.path() / "x.onnx", {}, noise_frames(0));
+  EXPECT_NE(what.find("no frames"), std::string::npos) << what;
   EXPECT_TRUE(folder.files().empty());
   fs::remove(path);
 }
@@ -125,13 +134,9 @@ TEST(QuantizeModel, AlreadyQuantizedModelsAreRefused) {
   const fs::path qpath = folder.path() / "q.onnx";
   write_model_atomically(q, qpath);
   int calls = 0;
-  try {
-    quantize_model(qpath, folder.path() / "again.onnx", {}, noise_frames(3, &calls));
-    FAIL() << "re-quantized a QDQ model";
-  } catch (const QuantizeError& e) {
-    EXPECT_NE(std::string(e.what()).find("already quantized (static QDQ)"), std::string::npos)
-        << e.what();
-  }
+  const std::string what =
+      quantize_error(qpath, folder.path() / "again.onnx", {}, noise_frames(3, &calls));
+  EXPECT_NE(what.find("already quantized (static QDQ)"), std::string::npos) << what;
   EXPECT_EQ(calls, 0);
 }
 
@@ -139,12 +144,8 @@ TEST(QuantizeModel, NonDetectionModelsAreRefused) {
   ModelBuilder b = tiny_model_with("task", "segment");
   const fs::path path = b.save("quant_segment.onnx");
   TempFolder folder("segment");
-  try {
-    quantize_model(path, folder.path() / "x.onnx", {}, noise_frames(3));
-    FAIL() << "quantized a segmentation model";
-  } catch (const QuantizeError& e) {
-    EXPECT_NE(std::string(e.what()).find("'segment'"), std::string::npos) << e.what();
-  }
+  const std::string what = quantize_error(path, folder.path() / "x.onnx", {}, noise_frames(3));
+  EXPECT_NE(what.find("'segment'"), std::string::npos) << what;
   // An output no decoder reads: the caller's check refuses it before any frame is used.
   const fs::path plain = tiny_model().save("quant_badoutput.onnx");
   QuantizeOptions options;
@@ -163,12 +164,9 @@ TEST(QuantizeModel, NonDetectionModelsAreRefused) {
 TEST(QuantizeModel, UnwritableOutputIsRefusedBeforeCalibrating) {
   const fs::path path = tiny_model().save("quant_unwritable.onnx");
   int calls = 0;
-  try {
-    quantize_model(path, "/nonexistent-folder/x.onnx", {}, noise_frames(3, &calls));
-    FAIL() << "accepted a missing folder";
-  } catch (const QuantizeError& e) {
-    EXPECT_NE(std::string(e.what()).find("/nonexistent-folder"), std::string::npos);
-  }
+  const std::string what =
+      quantize_error(path, "/nonexistent-folder/x.onnx", {}, noise_frames(3, &calls));
+  EXPECT_NE(what.find("/nonexistent-folder"), std::string::npos) << what;
   EXPECT_EQ(calls, 0);
   if (::geteuid() != 0) {  // root writes anywhere
     TempFolder folder("readonly");
@@ -186,12 +184,8 @@ TEST(QuantizeModel, UnknownKeepNodeIsAnError) {
   QuantizeOptions options;
   options.keep = KeepFp32Mode::kList;
   options.keep_nodes = {"c3", "nope"};
-  try {
-    quantize_model(path, folder.path() / "x.onnx", options, noise_frames(3));
-    FAIL() << "accepted an unknown node";
-  } catch (const QuantizeError& e) {
-    EXPECT_NE(std::string(e.what()).find("nope"), std::string::npos);
-  }
+  const std::string what = quantize_error(path, folder.path() / "x.onnx", options, noise_frames(3));
+  EXPECT_NE(what.find("nope"), std::string::npos) << what;
   options.keep_nodes = {"c3"};
   const QuantizeResult r = quantize_model(path, folder.path() / "x.onnx", options, noise_frames(3));
   EXPECT_EQ(r.kept_fp32, std::vector<std::string>{"c3"});

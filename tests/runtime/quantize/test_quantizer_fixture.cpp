@@ -23,19 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The highest score of each class over all anchors of a [1, 4+nc, N] output.
-std::vector<float> class_scores(const Tensor& out) {
-  const auto v = out.values<float>();
-  const std::int64_t rows = out.shape()[1], n = out.shape()[2];
-  std::vector<float> best(static_cast<std::size_t>(rows - 4), 0.0F);
-  for (std::int64_t r = 4; r < rows; ++r) {
-    for (std::int64_t i = 0; i < n; ++i) {
-      auto& b = best[static_cast<std::size_t>(r - 4)];
-      b = std::max(b, v[static_cast<std::size_t>(r * n + i)]);
-    }
-  }
-  return best;
-}
+using test::class_scores;
 
 TEST(QuantizerFixture, Yolo11nOnTwoImagesAgreesWithFp32OnTwoOthers) {
   YOLO_REQUIRE_FIXTURES();

@@ -43,14 +43,10 @@ std::string http_section(int max_viewers = 4, const std::string& auth = "") {
 const std::string kBearer = std::string("Bearer ") + kToken;
 
 // A daemon with HTTP on a port of its choosing, running and serving.
-class LiveView : public ::testing::Test {
+class LiveView : public HttpDaemonTest {
  protected:
   void start(const std::string& extra_model = "", const std::string& http = http_section()) {
-    s_.write_config(config_text(paced_video(), s_.logs, "yolo11n_320_fp32", extra_model, http));
-    daemon_ = s_.start();
-    const auto port = s_.http_port(60s);
-    ASSERT_TRUE(port) << s_.daemon_output();
-    port_ = *port;
+    start_serving(config_text(paced_video(), s_.logs, "yolo11n_320_fp32", extra_model, http), 60s);
   }
 
   httplib::Client client() const {
@@ -83,10 +79,6 @@ class LiveView : public ::testing::Test {
   }
 
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/"; }
-
-  DaemonSetup s_;
-  std::unique_ptr<DaemonProcess> daemon_;
-  int port_ = 0;
 };
 
 TEST_F(LiveView, ServesStatusStreamEventsAndSnapshotOfTheRunningDaemon) {
