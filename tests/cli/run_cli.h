@@ -2,7 +2,11 @@
 #pragma once
 
 // Runs the built yolo-edge binary and captures what a user would see.
+#include <gtest/gtest.h>
+
 #include <filesystem>
+#include <initializer_list>
+#include <source_location>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,6 +34,17 @@ inline std::string fixture_model(const std::string& name) {
 // The whole of a file the CLI wrote ("" when it cannot be read).
 inline std::string file_text(const std::filesystem::path& path) {
   return detail::slurp(path);
+}
+
+// Expects every one of `parts` in `text` (what the CLI printed or wrote); a failure names the
+// part missing, shows the text and points at the caller.
+inline void expect_contains_all(const std::string& text, std::initializer_list<std::string> parts,
+                                std::source_location where = std::source_location::current()) {
+  const ::testing::ScopedTrace trace(where.file_name(), static_cast<int>(where.line()),
+                                     "expect_contains_all");
+  for (const std::string& part : parts) {
+    EXPECT_TRUE(contains(text, part)) << "no \"" << part << "\" in:\n" << text;
+  }
 }
 
 }  // namespace yolo::test

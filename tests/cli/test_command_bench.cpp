@@ -49,8 +49,7 @@ TEST(Bench, BaselineIsTimedInTheSameRun) {
   const auto text = run_cli({"bench", "--model", model, "--baseline", model, "--threads", "1",
                              "--runs", "2", "--warmup", "0"});
   ASSERT_EQ(text.status, 0) << text.err;
-  EXPECT_TRUE(contains(text.out, "ours/base")) << text.out;
-  EXPECT_TRUE(contains(text.out, "in FP32 (3 rounds, interleaved)")) << text.out;
+  expect_contains_all(text.out, {"ours/base", "in FP32 (3 rounds, interleaved)"});
 }
 
 TEST(Bench, PeerModelNeedsThePeer) {
@@ -59,8 +58,7 @@ TEST(Bench, PeerModelNeedsThePeer) {
   const auto r = run_cli({"bench", "--model", model, "--peer-model",
                           fixture_model("yolo11n_320_int8dyn"), "--runs", "1"});
   EXPECT_EQ(r.status, 2) << r.out;
-  EXPECT_TRUE(contains(r.err, "--peer-model")) << r.err;
-  EXPECT_TRUE(contains(r.err, "--peer")) << r.err;
+  expect_contains_all(r.err, {"--peer-model", "--peer"});
 }
 
 TEST(Bench, MissingBaselineFileIsAUsageError) {
@@ -119,11 +117,9 @@ TEST_F(BenchScenarios, EveryScenarioAndPrecisionWithItsStatisticsInThreeFiles) {
                           "--sysfs-root", fake_sysfs(folder).string()});
   ASSERT_EQ(r.status, 0) << r.err;
   // The tables on stdout: results, then INT8 against FP32.
-  EXPECT_TRUE(contains(r.out, "| scenario | precision | engines x threads | queries | mean ms"))
-      << r.out;
-  EXPECT_TRUE(contains(r.out, "| scenario | judged by | FP32 | INT8 | INT8 speedup |")) << r.out;
-  EXPECT_TRUE(contains(r.out, "| single-stream | p90 ms |")) << r.out;
-  EXPECT_TRUE(contains(r.out, "| offline | frames/s |")) << r.out;
+  expect_contains_all(r.out, {"| scenario | precision | engines x threads | queries | mean ms",
+                              "| scenario | judged by | FP32 | INT8 | INT8 speedup |",
+                              "| single-stream | p90 ms |", "| offline | frames/s |"});
 
   const json j = read_json(out / "results.json");
   EXPECT_EQ(j.at("queries"), 6);
@@ -208,12 +204,8 @@ TEST_F(BenchScenarios, EveryScenarioAndPrecisionWithItsStatisticsInThreeFiles) {
 
   // report.md: the tables, the length asked for, the scenarios and the sensors.
   const std::string md = file_text(out / "report.md");
-  EXPECT_TRUE(contains(md, "shortened by `--queries 6`")) << md;
-  EXPECT_TRUE(contains(md, "## INT8 against FP32")) << md;
-  EXPECT_TRUE(contains(md, "**multi-stream**: ")) << md;
-  EXPECT_TRUE(contains(md, "- found: ")) << md;
-  EXPECT_TRUE(contains(md, "45.0 -> 45.0")) << md;
-  EXPECT_TRUE(contains(md, "1500 -> 1500")) << md;
+  expect_contains_all(md, {"shortened by `--queries 6`", "## INT8 against FP32",
+                           "**multi-stream**: ", "- found: ", "45.0 -> 45.0", "1500 -> 1500"});
 }
 
 TEST_F(BenchScenarios, DurationBoundsEachScenario) {
@@ -282,8 +274,7 @@ TEST_F(BenchScenarios, ChooseTimesBothOnTheFramesGivenAndDecidesByTheFigures) {
       run_cli({"bench", "--model", fp32_.string(), "--int8", int8_.string(), "--choose", "--images",
                one_image_folder(dir_).string(), "--threads", "1", "--min-map50", "0.5"});
   ASSERT_EQ(text.status, 0) << text.err;
-  EXPECT_TRUE(contains(text.out, "| threads | FP32 ms (p50) | INT8 ms (p50) |")) << text.out;
-  EXPECT_TRUE(contains(text.out, "choice     ")) << text.out;
+  expect_contains_all(text.out, {"| threads | FP32 ms (p50) | INT8 ms (p50) |", "choice     "});
   // One count: 32 timed frames and a warm-up.
   EXPECT_TRUE(contains(text.out, "the trial ran 33")) << text.out;
 }
@@ -355,9 +346,7 @@ TEST_F(BenchScenarios, ATerminalGetsABarRedrawnInPlace) {
   const std::string seen =
       run_on_terminal({"bench", "--model", fp32_.string(), "--precision", "fp32", "--scenario",
                        "controlled", "--duration", "1.6", "--rounds", "1"});
-  EXPECT_TRUE(contains(seen, "\rfp32 controlled [#")) << seen;
-  EXPECT_TRUE(contains(seen, "%  ")) << seen;
-  EXPECT_TRUE(contains(seen, "/2 s")) << seen;
+  expect_contains_all(seen, {"\rfp32 controlled [#", "%  ", "/2 s"});
   // Cleared before the round's line.
   EXPECT_TRUE(contains(seen, "\r\x1b[Kfp32 controlled: ")) << seen;
 }

@@ -67,6 +67,15 @@ struct BadRun {
   std::vector<std::string> says;  // parts the message must contain
 };
 
+// The arguments of a run that writes `out` from `model` calibrated on `calib`, then `extra`.
+std::vector<std::string> quantize_args(const fs::path& model, const fs::path& calib,
+                                       const fs::path& out, std::vector<std::string> extra = {}) {
+  std::vector<std::string> args{"--model",      model.string(), "--calib",
+                                calib.string(), "--out",        out.string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
 void expect_refused(const BadRun& run, const fs::path& dir) {
   const auto before = listing(dir);
   std::vector<std::string> args{"quantize"};
@@ -87,20 +96,18 @@ TEST(CliQuantize, CalibrationSourceWithNoFramesIsRefused) {
   const fs::path model = tiny_detector_model(dir.path());
   const fs::path out = dir.path() / "out.int8.onnx";
   expect_refused({"empty folder",
-                  {"--model", model.string(), "--calib", empty.string(), "--out", out.string()},
+                  quantize_args(model, empty, out),
                   {empty.filename().string(), "holds no images"}},
                  dir.path());
   const fs::path unreadable = dir.path() / "unreadable";
   fs::create_directories(unreadable);
   std::ofstream(unreadable / "frame.jpg") << "not a JPEG";
-  expect_refused(
-      {"folder whose only image does not decode",
-       {"--model", model.string(), "--calib", unreadable.string(), "--out", out.string()},
-       {"could not decode image frame.jpg"}},
-      dir.path());
+  expect_refused({"folder whose only image does not decode",
+                  quantize_args(model, unreadable, out),
+                  {"could not decode image frame.jpg"}},
+                 dir.path());
   expect_refused({"missing source",
-                  {"--model", model.string(), "--calib", (dir.path() / "missing").string(), "--out",
-                   out.string()},
+                  quantize_args(model, dir.path() / "missing", out),
                   {"missing", "no such file or folder"}},
                  dir.path());
 }
@@ -110,8 +117,7 @@ TEST(CliQuantize, AlreadyQuantizedModelIsRefused) {
   const fs::path frames = one_image_folder(dir.path());
   const fs::path model = qdq_model(dir.path());
   expect_refused({"static QDQ model",
-                  {"--model", model.string(), "--calib", frames.string(), "--out",
-                   (dir.path() / "twice.int8.onnx").string()},
+                  quantize_args(model, frames, dir.path() / "twice.int8.onnx"),
                   {model.string(), "already quantized (static QDQ)", "the FP32 model"}},
                  dir.path());
   // Refused before the calibration source is even opened.
@@ -137,8 +143,7 @@ TEST(CliQuantize, QOperatorModelIsRefusedNamingItsNode) {
   const fs::path model = dir.path() / "qoperator.onnx";
   fs::rename(b.save("quantize_qoperator.onnx"), model);
   expect_refused({"QOperator model",
-                  {"--model", model.string(), "--calib", frames.string(), "--out",
-                   (dir.path() / "out.int8.onnx").string()},
+                  quantize_args(model, frames, dir.path() / "out.int8.onnx"),
                   {model.string(), "QOperator INT8 (node 'conv_0', QLinearConv)",
                    "give it the FP32 (or FP16) model"}},
                  dir.path());
@@ -174,8 +179,7 @@ TEST(CliQuantize, NonDetectionModelIsRefused) {
   const fs::path frames = one_image_folder(dir.path());
   const fs::path model = segmentation_like_model(dir.path());
   expect_refused({"model without a detection output",
-                  {"--model", model.string(), "--calib", frames.string(), "--out",
-                   (dir.path() / "out.int8.onnx").string()},
+                  quantize_args(model, frames, dir.path() / "out.int8.onnx"),
                   {model.string(), "not a detection model"}},
                  dir.path());
 }
@@ -186,18 +190,16 @@ TEST(CliQuantize, UnwritableOutputIsRefusedBeforeCalibrating) {
   const fs::path model = tiny_detector_model(dir.path());
   const fs::path missing_folder = dir.path() / "no_such_folder";
   expect_refused({"--out in a folder that does not exist",
-                  {"--model", model.string(), "--calib", frames.string(), "--out",
-                   (missing_folder / "out.int8.onnx").string()},
+                  quantize_args(model, frames, missing_folder / "out.int8.onnx"),
                   {"--out", missing_folder.string(), "does not exist"}},
                  dir.path());
   expect_refused({"--out is a folder",
-                  {"--model", model.string(), "--calib", frames.string(), "--out", frames.string()},
+                  quantize_args(model, frames, frames),
                   {"--out", frames.string(), "is a folder"}},
                  dir.path());
   expect_refused({"--report in a folder that does not exist",
-                  {"--model", model.string(), "--calib", frames.string(), "--out",
-                   (dir.path() / "out.int8.onnx").string(), "--report",
-                   (missing_folder / "report.json").string()},
+                  quantize_args(model, frames, dir.path() / "out.int8.onnx",
+                                {"--report", (missing_folder / "report.json").string()}),
                   {"--report", missing_folder.string(), "does not exist"}},
                  dir.path());
 }
@@ -206,13 +208,9 @@ TEST(CliQuantize, UnknownMethodsAreRefusedNamingTheChoices) {
   TempFolder dir;
   const fs::path frames = one_image_folder(dir.path());
   const fs::path model = tiny_detector_model(dir.path());
-  const std::vector<std::string> base = {"--model", model.string(),
-                                         "--calib", frames.string(),
-                                         "--out",   (dir.path() / "out.int8.onnx").string()};
+  const fs::path out = dir.path() / "out.int8.onnx";
   auto with = [&](std::vector<std::string> extra) {
-    std::vector<std::string> args = base;
-    args.insert(args.end(), extra.begin(), extra.end());
-    return args;
+    return quantize_args(model, frames, out, std::move(extra));
   };
   expect_refused({"--rounding", with({"--rounding", "stochastic"}), {"--rounding", "adaptive"}},
                  dir.path());
@@ -254,8 +252,7 @@ TEST(CliQuantize, KeepingEveryConvFp32IsRefused) {
   const fs::path frames = one_image_folder(dir.path());
   const fs::path model = tiny_detector_model(dir.path());
   expect_refused({"auto keeps the only conv",
-                  {"--model", model.string(), "--calib", frames.string(), "--out",
-                   (dir.path() / "out.int8.onnx").string()},
+                  quantize_args(model, frames, dir.path() / "out.int8.onnx"),
                   {"every conv of the model would stay FP32", "--keep-fp32 none"}},
                  dir.path());
 }

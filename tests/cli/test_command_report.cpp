@@ -183,31 +183,20 @@ TEST(Report, TwoPrecisionsWithEverySensorGiveTheTableAndThreePlots) {
       << md;
   // FPS = frames / time; p90 weighted by frames; temperature mean over time / highest; energy
   // per frame over the frames; time throttled over the time with flags.
-  EXPECT_TRUE(contains(md,
-                       "| fp32 | yolo11n_320_fp32 | 60 s | 600 | 10.00 | 50.00 | 52.00 | "
-                       "52.5 / 55.0 | 2400 | 5.00 | 500.0 | 0 s (0 %) | 2: 100 % |"))
-      << md;
-  EXPECT_TRUE(contains(md,
-                       "| int8 | yolo11n_320_fp32 | 60 s | 900 | 15.00 | 30.00 | 32.00 | "
-                       "58.5 / 61.0 | 2100 | 4.50 | 300.0 | 20 s (33 %) | 2: 100 % |"))
-      << md;
-  EXPECT_TRUE(contains(md,
-                       "int8 / fp32: FPS 1.50x, p90 inference speedup 1.67x, energy per "
-                       "frame 0.60x."))
-      << md;
-  EXPECT_TRUE(contains(md, "2 decisions (explore 1, settle 1)")) << md;
+  expect_contains_all(md, {"| fp32 | yolo11n_320_fp32 | 60 s | 600 | 10.00 | 50.00 | 52.00 | "
+                           "52.5 / 55.0 | 2400 | 5.00 | 500.0 | 0 s (0 %) | 2: 100 % |",
+                           "| int8 | yolo11n_320_fp32 | 60 s | 900 | 15.00 | 30.00 | 32.00 | "
+                           "58.5 / 61.0 | 2100 | 4.50 | 300.0 | 20 s (33 %) | 2: 100 % |",
+                           "int8 / fp32: FPS 1.50x, p90 inference speedup 1.67x, energy per "
+                           "frame 0.60x.",
+                           "2 decisions (explore 1, settle 1)"});
   // A '|' in a reason would break the table.
-  EXPECT_TRUE(contains(md, "| 2 -> 2 | settle | settled on 2 threads: 30.0 ms / 50.0 ms at 1 |"))
-      << md;
-  EXPECT_TRUE(
-      contains(md,
-               "| 2026-11-23 19:41:00 | yolo11n_320_fp32 fp32 | yolo11n_320_fp32 int8 | 0 | "
-               "80.5 |"))
-      << md;
-  EXPECT_TRUE(contains(md,
-                       "| 2026-11-23 19:41:00 | int8 | 50.0 (2) | 30.0 (2) | 1.67x | 0.981 | "
-                       "INT8: 30.0 ms / 50.0 ms |"))
-      << md;
+  expect_contains_all(
+      md, {"| 2 -> 2 | settle | settled on 2 threads: 30.0 ms / 50.0 ms at 1 |",
+           "| 2026-11-23 19:41:00 | yolo11n_320_fp32 fp32 | yolo11n_320_fp32 int8 | 0 | "
+           "80.5 |",
+           "| 2026-11-23 19:41:00 | int8 | 50.0 (2) | 30.0 (2) | 1.67x | 0.981 | "
+           "INT8: 30.0 ms / 50.0 ms |"});
   EXPECT_FALSE(contains(md, "Only fp32")) << md;
   EXPECT_FALSE(contains(md, "No power")) << md;
 
@@ -233,12 +222,11 @@ TEST(Report, RotatedAndDamagedFilesInAFolderAreReadInOrderWithTheGapNamed) {
               R"({"type":"interval","time":"2026-11-23T19:41:50.000Z","durat)");
   const fs::path out = dir.path() / "report";
   const auto [r, md] = run_report(logs, out);
-  EXPECT_TRUE(contains(md, "4 interval lines")) << md;
-  EXPECT_TRUE(contains(md, "| fp32 | yolo11n_320_fp32 | 40 s | 360 | 9.00 |")) << md;
-  EXPECT_TRUE(contains(md, "1 gap(s) without any line (60 s)")) << md;
-  EXPECT_TRUE(contains(md, "| 2026-11-23 19:40:20 | 2026-11-23 19:41:20 | 60 s |")) << md;
-  EXPECT_TRUE(contains(md, (logs / "yolo-edge.jsonl.1").string() + ":2: not JSON")) << md;
-  EXPECT_TRUE(contains(md, (logs / "yolo-edge.jsonl").string() + ":2: truncated last line")) << md;
+  expect_contains_all(md, {"4 interval lines", "| fp32 | yolo11n_320_fp32 | 40 s | 360 | 9.00 |",
+                           "1 gap(s) without any line (60 s)",
+                           "| 2026-11-23 19:40:20 | 2026-11-23 19:41:20 | 60 s |",
+                           (logs / "yolo-edge.jsonl.1").string() + ":2: not JSON",
+                           (logs / "yolo-edge.jsonl").string() + ":2: truncated last line"});
   EXPECT_TRUE(contains(r.err, "yolo-edge report: ")) << r.err;
   expect_plots(r, out, {"performance.png"}, {});
 }
@@ -264,16 +252,12 @@ TEST(Report, OnePrecisionWithoutPowerOrThrottleSaysWhatIsMissing) {
   write_lines(log, lines);
   const fs::path out = dir.path() / "report";
   const auto [r, md] = run_report(log, out);
-  EXPECT_TRUE(contains(md,
-                       "| fp32 | yolo11n_320_fp32 | 60 s | 720 | 12.00 | 55.00 | 57.00 | "
-                       "43.5 / 46.0 | 3000 | n/a | n/a | n/a | 2: 100 % |"))
-      << md;
-  EXPECT_TRUE(contains(md, "Only fp32 ran in these logs")) << md;
-  EXPECT_TRUE(contains(md, "No power readings")) << md;
-  EXPECT_TRUE(contains(md, "RAPL: /sys/class/powercap: Permission denied")) << md;
-  EXPECT_TRUE(contains(md, "No throttle flags")) << md;
-  EXPECT_TRUE(contains(md, "No thread-count decisions")) << md;
-  EXPECT_TRUE(contains(md, "1 interval line(s) (10 s) without frames")) << md;
+  expect_contains_all(md,
+                      {"| fp32 | yolo11n_320_fp32 | 60 s | 720 | 12.00 | 55.00 | 57.00 | "
+                       "43.5 / 46.0 | 3000 | n/a | n/a | n/a | 2: 100 % |",
+                       "Only fp32 ran in these logs", "No power readings",
+                       "RAPL: /sys/class/powercap: Permission denied", "No throttle flags",
+                       "No thread-count decisions", "1 interval line(s) (10 s) without frames"});
   expect_plots(r, out, {"performance.png", "device.png"}, {"power.png"});
 }
 
@@ -294,13 +278,12 @@ TEST(Report, ARealDaemonLogReadsTheSameWholeOrRotated) {
   TempFolder dir;
   const fs::path whole = dir.path() / "whole";
   const auto [r, md] = run_report(daemon_log(), whole);
-  EXPECT_TRUE(contains(md, "31 interval lines and 30 events")) << md;
-  EXPECT_TRUE(contains(md, "| fp32 | yolo11n_320_fp32 | 30 s | 546 | 18.25 |")) << md;
-  EXPECT_TRUE(contains(md, "| int8 | yolo11n_320_fp32 | 30 s | 1039 | 34.65 |")) << md;
-  EXPECT_TRUE(contains(md, "13 decisions (explore 5, fixed 1, restart 3, settle 4)")) << md;
-  EXPECT_TRUE(contains(md, "| yolo11n_320_fp32 fp32 | yolo11n_320_fp32 int8 | 0 |")) << md;
-  EXPECT_TRUE(contains(md, "No power readings")) << md;
-  EXPECT_TRUE(contains(md, "core clocks: no cpufreq")) << md;
+  expect_contains_all(
+      md, {"31 interval lines and 30 events", "| fp32 | yolo11n_320_fp32 | 30 s | 546 | 18.25 |",
+           "| int8 | yolo11n_320_fp32 | 30 s | 1039 | 34.65 |",
+           "13 decisions (explore 5, fixed 1, restart 3, settle 4)",
+           "| yolo11n_320_fp32 fp32 | yolo11n_320_fp32 int8 | 0 |", "No power readings",
+           "core clocks: no cpufreq"});
   expect_plots(r, whole, {"performance.png"}, {"device.png", "power.png"});
 
   // The same lines in three rotated files, oldest first .2, .1, then the current one.

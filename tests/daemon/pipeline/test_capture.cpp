@@ -14,7 +14,7 @@
 #include <filesystem>
 #include <thread>
 
-#include "tests/daemon/recorded_event.h"
+#include "tests/daemon/event_recorder.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/temp_folder.h"
 
@@ -23,42 +23,10 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// Records every event, so a test can wait for one.
-class EventLog : public Publisher {
- public:
-  std::string_view name() const override { return "events"; }
-  void configure(const config::Config&) override {}
-  void start() override {}
-  void publish(std::shared_ptr<const FrameResult>) override {}
-  void event(const Event& e) override {
-    std::lock_guard lock(mutex_);
-    events_.push_back(test::recorded(e));
-  }
-  bool stop() override { return true; }
-  int count(const std::string& name) const {
-    std::lock_guard lock(mutex_);
-    int n = 0;
-    for (const auto& e : events_) n += e["event"] == name;
-    return n;
-  }
-  std::vector<nlohmann::json> named(const std::string& name) const {
-    std::lock_guard lock(mutex_);
-    std::vector<nlohmann::json> found;
-    for (const auto& e : events_) {
-      if (e["event"] == name) found.push_back(e);
-    }
-    return found;
-  }
-
- private:
-  mutable std::mutex mutex_;
-  std::vector<nlohmann::json> events_;
-};
-
 struct Fixture {
   Logger log{Logger::Sink::kStderr, config::LogLevel::kError};
   Events events{log};
-  EventLog recorded;
+  test::EventRecorder recorded;
   FrameSlot slot;
   Fixture() { events.add(&recorded); }
 };

@@ -16,7 +16,7 @@
 
 #include <opencv2/imgcodecs.hpp>
 
-#include "tests/daemon/recorded_event.h"
+#include "tests/daemon/event_recorder.h"
 #include "tests/support/fixtures.h"
 
 namespace yolo::daemon {
@@ -25,11 +25,9 @@ namespace {
 using namespace std::chrono_literals;
 
 // Keeps every result and event it is given.
-class Recorder : public Publisher {
+class Recorder : public test::EventRecorder {
  public:
   std::string_view name() const override { return "recorder"; }
-  void configure(const config::Config&) override {}
-  void start() override {}
   void publish(std::shared_ptr<const FrameResult> r) override {
     {
       std::lock_guard lock(mutex_);
@@ -37,12 +35,7 @@ class Recorder : public Publisher {
     }
     changed_.notify_all();
   }
-  void event(const Event& e) override {
-    std::lock_guard lock(mutex_);
-    events_.push_back(test::recorded(e));
-  }
   bool wants_frame() const override { return wants_frame_.load(); }
-  bool stop() override { return true; }
 
   // Waits for result number n (0-based).
   std::shared_ptr<const FrameResult> result(std::size_t n) {
@@ -50,21 +43,12 @@ class Recorder : public Publisher {
     changed_.wait_for(lock, 30s, [&] { return results_.size() > n; });
     return results_.size() > n ? results_[n] : nullptr;
   }
-  std::vector<nlohmann::json> events(const std::string& name) const {
-    std::lock_guard lock(mutex_);
-    std::vector<nlohmann::json> out;
-    for (const auto& e : events_) {
-      if (e["event"] == name) out.push_back(e);
-    }
-    return out;
-  }
   std::atomic<bool> wants_frame_{false};
 
  private:
-  mutable std::mutex mutex_;
+  std::mutex mutex_;
   std::condition_variable changed_;
   std::vector<std::shared_ptr<const FrameResult>> results_;
-  std::vector<nlohmann::json> events_;
 };
 
 LoadedModel load(const std::string& name) {
@@ -162,7 +146,7 @@ TEST_F(InferenceTest, ASwapHappensBetweenTwoFramesAndLosesNone) {
   ASSERT_TRUE(r1 && r2);
   EXPECT_EQ(r1->model->name, "second");
   EXPECT_EQ(r2->model->name, "second");
-  const auto swaps = recorder_.events("swap");
+  const auto swaps = recorder_.named("swap");
   ASSERT_EQ(swaps.size(), 1u);
   EXPECT_EQ(swaps[0]["from"], "first");
   EXPECT_EQ(swaps[0]["to"], "second");

@@ -36,6 +36,17 @@ constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
 
 test::Random rng(99);
 
+// A random axis of a tensor of rank `rank`, as ONNX takes it: a negative one counts from the end.
+std::int64_t random_axis(std::size_t rank) {
+  const auto r = static_cast<std::int64_t>(rank);
+  return rng.pick(-r, r - 1);
+}
+
+// The dimension `axis` (negative: from the end) names among `rank`.
+std::size_t axis_index(std::int64_t axis, std::size_t rank) {
+  return static_cast<std::size_t>(axis < 0 ? axis + static_cast<std::int64_t>(rank) : axis);
+}
+
 // A tensor whose element i holds i (as the dtype allows), so any misplaced element shows.
 Tensor iota_tensor(DType type, Shape shape) {
   Tensor t(type, std::move(shape));
@@ -164,6 +175,26 @@ TEST(ShapeOps, ShapeConstantOfShapeAndRange) {
   expect_throws_naming([&] { range_shape(i0, i1, i2); }, "Range: delta is 0");
 }
 
+// Transposes `in` by `perm` (empty: the axes reversed, as ONNX's default) and checks that output
+// element o came from input element perm^-1(o).
+void expect_transpose(const Tensor& in, const std::vector<std::int64_t>& perm,
+                      const std::string& what) {
+  Tensor out(in.dtype(), transpose_shape(in.shape(), perm));
+  transpose(in, perm, out);
+  std::vector<std::int64_t> p = perm;
+  if (p.empty()) {
+    for (std::size_t i = in.shape().size(); i-- > 0;) p.push_back(static_cast<std::int64_t>(i));
+  }
+  expect_mapping(
+      in, out,
+      [&](std::vector<std::int64_t> o) {
+        std::vector<std::int64_t> src(o.size());
+        for (std::size_t i = 0; i < o.size(); ++i) src[static_cast<std::size_t>(p[i])] = o[i];
+        return src;
+      },
+      what);
+}
+
 TEST(Transpose, MatchesReferenceForRandomPermutations) {
   for (int trial = 0; trial < 200; ++trial) {
     const Shape shape = random_shape(0, 5, true);
@@ -173,17 +204,7 @@ TEST(Transpose, MatchesReferenceForRandomPermutations) {
     const DType type = trial % 3 == 0   ? DType::kFloat32
                        : trial % 3 == 1 ? DType::kInt64
                                         : DType::kUInt8;
-    const Tensor in = iota_tensor(type, shape);
-    Tensor out(type, transpose_shape(shape, perm));
-    transpose(in, perm, out);
-    expect_mapping(
-        in, out,
-        [&](std::vector<std::int64_t> o) {
-          std::vector<std::int64_t> src(o.size());
-          for (std::size_t i = 0; i < o.size(); ++i) src[static_cast<std::size_t>(perm[i])] = o[i];
-          return src;
-        },
-        "Transpose " + shape_string(perm));
+    expect_transpose(iota_tensor(type, shape), perm, "Transpose " + shape_string(perm));
   }
 }
 
@@ -194,21 +215,7 @@ TEST(Transpose, LayoutChangesAndDefaultPerm) {
            {{1, 84, 8400}, {0, 2, 1}},       // YOLO head
            {{4, 2, 33, 65}, {}},             // reversed
        }) {
-    const Tensor in = iota_tensor(DType::kFloat32, shape);
-    Tensor out(DType::kFloat32, transpose_shape(shape, perm));
-    transpose(in, perm, out);
-    std::vector<std::int64_t> p = perm;
-    if (p.empty()) {
-      for (std::size_t i = shape.size(); i-- > 0;) p.push_back(static_cast<std::int64_t>(i));
-    }
-    expect_mapping(
-        in, out,
-        [&](std::vector<std::int64_t> o) {
-          std::vector<std::int64_t> src(o.size());
-          for (std::size_t i = 0; i < o.size(); ++i) src[static_cast<std::size_t>(p[i])] = o[i];
-          return src;
-        },
-        "Transpose " + shape_string(shape));
+    expect_transpose(iota_tensor(DType::kFloat32, shape), perm, "Transpose " + shape_string(shape));
   }
   expect_throws_naming([] { transpose_shape(Shape{2, 3}, Shape{0, 0}); }, "Transpose: perm [0,0]");
   expect_throws_naming([] { transpose_shape(Shape{2, 3}, Shape{0}); }, "Transpose: perm [0]");
@@ -217,9 +224,8 @@ TEST(Transpose, LayoutChangesAndDefaultPerm) {
 TEST(ConcatSplit, RoundTripOnEveryAxis) {
   for (int trial = 0; trial < 100; ++trial) {
     const Shape base = random_shape(1, 4, false);
-    const auto rank = static_cast<std::int64_t>(base.size());
-    const std::int64_t axis = rng.pick(-rank, rank - 1);
-    const auto a = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
+    const std::int64_t axis = random_axis(base.size());
+    const std::size_t a = axis_index(axis, base.size());
     const int parts = static_cast<int>(rng.pick(1, 4));
     std::vector<Tensor> inputs;
     std::vector<Shape> shapes;
@@ -299,7 +305,7 @@ TEST(Slice, MatchesReferenceForRandomArguments) {
       for (std::int64_t i = 0; i < shape[d]; ++i) picks[d].push_back(i);
     }
     for (std::size_t i = 0; i < axes.size(); ++i) {
-      const auto d = static_cast<std::size_t>(axes[i] < 0 ? axes[i] + rank : axes[i]);
+      const std::size_t d = axis_index(axes[i], shape.size());
       const std::int64_t dim = shape[d];
       std::int64_t s = starts[i], e = ends[i];
       if (s < 0) s = s == kMin ? -1 : std::max<std::int64_t>(s + dim, -1);
@@ -459,9 +465,8 @@ TEST(ExpandTile, MatchReference) {
 TEST(Gather, MatchesReferenceWithNegativeIndices) {
   for (int trial = 0; trial < 150; ++trial) {
     const Shape data_shape = random_shape(1, 4, false);
-    const auto rank = static_cast<std::int64_t>(data_shape.size());
-    const std::int64_t axis = rng.pick(-rank, rank - 1);
-    const auto a = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
+    const std::int64_t axis = random_axis(data_shape.size());
+    const std::size_t a = axis_index(axis, data_shape.size());
     const std::int64_t dim = data_shape[a];
     const Shape index_shape = random_shape(0, 2, true);
     const DType index_type = trial % 2 ? DType::kInt64 : DType::kInt32;
@@ -501,9 +506,8 @@ TEST(Gather, MatchesReferenceWithNegativeIndices) {
 TEST(GatherElements, MatchesReference) {
   for (int trial = 0; trial < 150; ++trial) {
     const Shape data_shape = random_shape(1, 4, false);
-    const auto rank = static_cast<std::int64_t>(data_shape.size());
-    const std::int64_t axis = rng.pick(-rank, rank - 1);
-    const auto a = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
+    const std::int64_t axis = random_axis(data_shape.size());
+    const std::size_t a = axis_index(axis, data_shape.size());
     Shape index_shape = data_shape;
     for (std::size_t d = 0; d < index_shape.size(); ++d) {
       index_shape[d] = d == a ? rng.pick(0, 6) : rng.pick(1, data_shape[d]);

@@ -10,9 +10,31 @@ namespace {
 
 using namespace quantize_test;
 
-TEST(BuildQdq, InsertsOnePairPerActivationAndRewiresEveryConsumer) {
+// The tiny model and its QDQ rewrite with every node quantized.
+class BuildQdqOfTinyModel : public ::testing::Test {
+ protected:
+  // The DequantizeLinear that feeds input `input` of node `node` from a constant of `type`,
+  // without a zero point (0 by default); null, with a failure, when it is not there.
+  const onnx::NodeProto* constant_dequantizer(const std::string& node, int input, int type) const {
+    const onnx::NodeProto* dq = producer(q, node_named(q, node)->input(input));
+    if (dq == nullptr || dq->op_type() != "DequantizeLinear") {
+      ADD_FAILURE() << "input " << input << " of " << node << " is not dequantized";
+      return nullptr;
+    }
+    EXPECT_EQ(dq->input_size(), 2) << node;
+    const onnx::TensorProto* values = initializer(q, dq->input(0));
+    if (values == nullptr || values->data_type() != type) {
+      ADD_FAILURE() << "input " << input << " of " << node << " is not a constant of type " << type;
+      return nullptr;
+    }
+    return dq;
+  }
+
   ModelBuilder b = tiny_model();
   const onnx::ModelProto q = build_qdq_model(b.proto(), tiny_ranges(), {});
+};
+
+TEST_F(BuildQdqOfTinyModel, InsertsOnePairPerActivationAndRewiresEveryConsumer) {
   EXPECT_EQ(count_op(q, "QuantizeLinear"), 7U);
   // 7 activations, 3 weights, 2 biases.
   EXPECT_EQ(count_op(q, "DequantizeLinear"), 12U);
@@ -60,17 +82,13 @@ TEST(BuildQdq, DerivedNamesAvoidTheModelsOwn) {
   EXPECT_EQ(producer(q, "qdq:f1")->op_type(), "DequantizeLinear");
 }
 
-TEST(BuildQdq, InputHasTheFixedImageScale) {
-  ModelBuilder b = tiny_model();
-  const onnx::ModelProto q = build_qdq_model(b.proto(), tiny_ranges(), {});
+TEST_F(BuildQdqOfTinyModel, InputHasTheFixedImageScale) {
   EXPECT_FLOAT_EQ(scale_of(q, "x"), 1.0F / 255.0F);
   EXPECT_EQ(zero_point_of(q, "x"), -128);
   EXPECT_EQ(initializer(q, quantize_of(q, "x")->input(2))->data_type(), onnx::TensorProto::INT8);
 }
 
-TEST(BuildQdq, ConcatInputsAndOutputShareOneScale) {
-  ModelBuilder b = tiny_model();
-  const onnx::ModelProto q = build_qdq_model(b.proto(), tiny_ranges(), {});
+TEST_F(BuildQdqOfTinyModel, ConcatInputsAndOutputShareOneScale) {
   const float scale = scale_of(q, "cat");
   const auto zp = zero_point_of(q, "cat");
   // The union of [-0.28, 4], [-2, 2] and [-2, 4].
@@ -85,21 +103,15 @@ TEST(BuildQdq, ConcatInputsAndOutputShareOneScale) {
   EXPECT_FLOAT_EQ(scale_of(q, "y1"), 7.0F / 255.0F);
 }
 
-TEST(BuildQdq, WeightsArePerChannelSymmetricInt8WithinHalfAStep) {
-  ModelBuilder b = tiny_model();
+TEST_F(BuildQdqOfTinyModel, WeightsArePerChannelSymmetricInt8WithinHalfAStep) {
   const std::vector<float> w = floats(*initializer(b.proto(), "w1"));
-  const onnx::ModelProto q = build_qdq_model(b.proto(), tiny_ranges(), {});
   // The conv reads its weights through a per-axis DequantizeLinear of int8 values.
-  const onnx::NodeProto* dq = producer(q, node_named(q, "c1")->input(1));
+  const onnx::NodeProto* dq = constant_dequantizer("c1", 1, onnx::TensorProto::INT8);
   ASSERT_NE(dq, nullptr);
-  EXPECT_EQ(dq->op_type(), "DequantizeLinear");
-  EXPECT_EQ(dq->input_size(), 2);  // no zero point: 0 by default
   ASSERT_EQ(dq->attribute_size(), 1);
   EXPECT_EQ(dq->attribute(0).name(), "axis");
   EXPECT_EQ(dq->attribute(0).i(), 0);
   const auto* wq = initializer(q, dq->input(0));
-  ASSERT_NE(wq, nullptr);
-  EXPECT_EQ(wq->data_type(), onnx::TensorProto::INT8);
   EXPECT_EQ(std::vector<std::int64_t>(wq->dims().begin(), wq->dims().end()),
             (std::vector<std::int64_t>{4, 3, 3, 3}));
   const auto qv = values<std::int8_t>(*wq);
@@ -115,18 +127,11 @@ TEST(BuildQdq, WeightsArePerChannelSymmetricInt8WithinHalfAStep) {
   }
 }
 
-TEST(BuildQdq, BiasIsInt32AtInputScaleTimesWeightScale) {
-  ModelBuilder b = tiny_model();
+TEST_F(BuildQdqOfTinyModel, BiasIsInt32AtInputScaleTimesWeightScale) {
   const std::vector<float> bias = floats(*initializer(b.proto(), "b3"));
-  const onnx::ModelProto q = build_qdq_model(b.proto(), tiny_ranges(), {});
-  const onnx::NodeProto* bdq = producer(q, node_named(q, "c3")->input(2));
+  const onnx::NodeProto* bdq = constant_dequantizer("c3", 2, onnx::TensorProto::INT32);
   ASSERT_NE(bdq, nullptr);
-  EXPECT_EQ(bdq->op_type(), "DequantizeLinear");
-  EXPECT_EQ(bdq->input_size(), 2);
-  const auto* bq = initializer(q, bdq->input(0));
-  ASSERT_NE(bq, nullptr);
-  EXPECT_EQ(bq->data_type(), onnx::TensorProto::INT32);
-  const auto qv = values<std::int32_t>(*bq);
+  const auto qv = values<std::int32_t>(*initializer(q, bdq->input(0)));
   const auto scales = values<float>(*initializer(q, bdq->input(1)));
   const auto wscales =
       values<float>(*initializer(q, producer(q, node_named(q, "c3")->input(1))->input(1)));

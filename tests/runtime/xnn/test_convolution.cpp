@@ -41,18 +41,23 @@ struct ConvCase {
   bool bias = true;
 };
 
+// The kernel, stride, dilation and pads, for the trace of a failing case.
+std::string describe(const kernels::Window2d& w) {
+  char text[128];
+  std::snprintf(text, sizeof(text), "k%ux%u s%u,%u d%u,%u pads t%u l%u b%u r%u", w.kernel_height,
+                w.kernel_width, w.stride_height, w.stride_width, w.dilation_height,
+                w.dilation_width, w.pad_top, w.pad_left, w.pad_bottom, w.pad_right);
+  return text;
+}
+
 std::string describe(const ConvCase& c) {
   const Conv2dParams& p = c.params;
   char text[320];
   std::snprintf(text, sizeof(text),
-                "N%zu %zux%zu Cin%zu Cout%zu k%ux%u s%u,%u d%u,%u pads t%u l%u b%u r%u g%u "
-                "strides %zu/%zu offsets %zu/%zu clamp [%g,%g]",
+                "N%zu %zux%zu Cin%zu Cout%zu %s g%u strides %zu/%zu offsets %zu/%zu clamp [%g,%g]",
                 c.batch, c.height, c.width, p.input_channels, p.output_channels,
-                p.window.kernel_height, p.window.kernel_width, p.window.stride_height,
-                p.window.stride_width, p.window.dilation_height, p.window.dilation_width,
-                p.window.pad_top, p.window.pad_left, p.window.pad_bottom, p.window.pad_right,
-                p.groups, p.input_pixel_stride, p.output_pixel_stride, c.input_offset,
-                c.output_offset, p.output_min, p.output_max);
+                describe(p.window).c_str(), p.groups, p.input_pixel_stride, p.output_pixel_stride,
+                c.input_offset, c.output_offset, p.output_min, p.output_max);
   return text;
 }
 
@@ -95,6 +100,42 @@ bool close(float got, float want) {
   return std::fabs(got - want) <= 1e-4f * std::max(1.0f, std::fabs(want));
 }
 
+// Runs `op` (set up for one case) at 1 and 2 threads into outputs `stride` channels wide
+// filled with kSentinel: the `channels` from `offset` on must match `want` (pixel by pixel), the
+// others stay untouched, and both runs agree.
+template <typename Op, typename Want>
+void expect_output(Op& op, size_t batch, size_t height, size_t width, const float* input,
+                   size_t offset, size_t channels, size_t stride, const std::vector<Want>& want,
+                   ThreadPools& pools) {
+  const size_t pixels = batch * op.output_height(height) * op.output_width(width);
+  std::vector<float> first;
+  for (int threads : {1, 2}) {
+    pthreadpool_t pool = pools.get(threads);
+    std::vector<float> output(pixels * stride, kSentinel);
+    op.setup(batch, height, width, input, output.data() + offset, pool);
+    op.run(pool);
+    size_t bad = 0;
+    for (size_t pixel = 0; pixel < pixels; ++pixel) {
+      for (size_t ch = 0; ch < stride; ++ch) {
+        const float got = output[pixel * stride + ch];
+        const bool inside = ch >= offset && ch < offset + channels;
+        const bool ok =
+            inside ? close(got, float(want[pixel * channels + ch - offset])) : got == kSentinel;
+        if (!ok && ++bad <= 5) {
+          ADD_FAILURE() << "threads " << threads << " pixel " << pixel << " channel " << ch
+                        << (inside ? "" : " (outside the slice)") << ": got " << got;
+        }
+      }
+    }
+    EXPECT_EQ(bad, 0u) << "threads " << threads;
+    if (first.empty()) {
+      first = output;
+    } else {
+      EXPECT_EQ(first, output) << "1 and 2 threads disagree";
+    }
+  }
+}
+
 // Runs one case at 1 and 2 threads; checks values, untouched neighbours and thread agreement.
 void check_conv(ConvCase c, std::mt19937& rng, ThreadPools& pools) {
   Conv2dParams& p = c.params;
@@ -114,33 +155,8 @@ void check_conv(ConvCase c, std::mt19937& rng, ThreadPools& pools) {
   const size_t out_w = conv.output_width(c.width);
   const std::vector<float> want = reference_conv(c, input, weights, bias, out_h, out_w);
 
-  std::vector<float> first;
-  for (int threads : {1, 2}) {
-    pthreadpool_t pool = pools.get(threads);
-    std::vector<float> output(c.batch * out_h * out_w * p.output_pixel_stride, kSentinel);
-    conv.setup(c.batch, c.height, c.width, input.data() + c.input_offset,
-               output.data() + c.output_offset, pool);
-    conv.run(pool);
-    size_t bad = 0;
-    for (size_t pixel = 0; pixel < c.batch * out_h * out_w; ++pixel) {
-      for (size_t ch = 0; ch < p.output_pixel_stride; ++ch) {
-        const float got = output[pixel * p.output_pixel_stride + ch];
-        const bool inside = ch >= c.output_offset && ch < c.output_offset + p.output_channels;
-        const bool ok = inside ? close(got, want[pixel * p.output_channels + ch - c.output_offset])
-                               : got == kSentinel;
-        if (!ok && ++bad <= 5) {
-          ADD_FAILURE() << "threads " << threads << " pixel " << pixel << " channel " << ch
-                        << (inside ? "" : " (outside the slice)") << ": got " << got;
-        }
-      }
-    }
-    EXPECT_EQ(bad, 0u) << "threads " << threads;
-    if (first.empty()) {
-      first = output;
-    } else {
-      EXPECT_EQ(first, output) << "1 and 2 threads disagree";
-    }
-  }
+  expect_output(conv, c.batch, c.height, c.width, input.data() + c.input_offset, c.output_offset,
+                p.output_channels, p.output_pixel_stride, want, pools);
 }
 
 TEST(Conv2dF32, NamedYoloShapes) {
@@ -355,12 +371,8 @@ void check_deconv(DeconvCase c, std::mt19937& rng, ThreadPools& pools) {
   p.input_pixel_stride = p.input_channels + c.input_offset + 1;
   p.output_pixel_stride = p.output_channels + c.output_offset + 2;
   char text[256];
-  std::snprintf(text, sizeof(text),
-                "N%zu %zux%zu Cin%zu Cout%zu k%ux%u s%u,%u d%u,%u pads %u %u %u %u adj %u,%u g%u",
-                c.batch, c.height, c.width, p.input_channels, p.output_channels,
-                p.window.kernel_height, p.window.kernel_width, p.window.stride_height,
-                p.window.stride_width, p.window.dilation_height, p.window.dilation_width,
-                p.window.pad_top, p.window.pad_left, p.window.pad_bottom, p.window.pad_right,
+  std::snprintf(text, sizeof(text), "N%zu %zux%zu Cin%zu Cout%zu %s adj %u,%u g%u", c.batch,
+                c.height, c.width, p.input_channels, p.output_channels, describe(p.window).c_str(),
                 p.output_padding_height, p.output_padding_width, p.groups);
   SCOPED_TRACE(text);
   const size_t gi = p.input_channels / p.groups;
@@ -404,32 +416,8 @@ void check_deconv(DeconvCase c, std::mt19937& rng, ThreadPools& pools) {
       }
     }
   }
-  std::vector<float> first;
-  for (int threads : {1, 2}) {
-    const size_t pixels = c.batch * out_h * out_w;
-    std::vector<float> output(pixels * p.output_pixel_stride, kSentinel);
-    deconv.setup(c.batch, c.height, c.width, input.data() + c.input_offset,
-                 output.data() + c.output_offset, pools.get(threads));
-    deconv.run(pools.get(threads));
-    for (size_t pixel = 0; pixel < pixels; ++pixel) {
-      for (size_t ch = 0; ch < p.output_pixel_stride; ++ch) {
-        const float got = output[pixel * p.output_pixel_stride + ch];
-        if (ch < c.output_offset || ch >= c.output_offset + p.output_channels) {
-          ASSERT_EQ(got, kSentinel) << "pixel " << pixel << " channel " << ch << " outside";
-          continue;
-        }
-        const double expected = want[pixel * p.output_channels + ch - c.output_offset];
-        ASSERT_TRUE(close(got, float(expected)))
-            << "threads " << threads << " pixel " << pixel << " channel " << ch << ": got " << got
-            << " want " << expected;
-      }
-    }
-    if (first.empty()) {
-      first = output;
-    } else {
-      EXPECT_EQ(first, output) << "1 and 2 threads disagree";
-    }
-  }
+  expect_output(deconv, c.batch, c.height, c.width, input.data() + c.input_offset, c.output_offset,
+                p.output_channels, p.output_pixel_stride, want, pools);
 }
 
 TEST(Deconv2dF32, MatchesReference) {

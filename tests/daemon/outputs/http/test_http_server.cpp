@@ -75,6 +75,31 @@ std::shared_ptr<const FrameResult> frame_result(std::int64_t index, bool with_pi
   return r;
 }
 
+// Publishes frames to `server` at `fps` on its own thread, until stop() or its end.
+class Feeder {
+ public:
+  Feeder(HttpServer& server, double fps)
+      : thread_([this, &server, fps] {
+          std::int64_t i = 0;
+          while (!stop_) {
+            server.publish(frame_result(i++, server.wants_frame()));
+            std::this_thread::sleep_for(std::chrono::duration<double>(1.0 / fps));
+          }
+        }) {}
+  Feeder(const Feeder&) = delete;
+  Feeder& operator=(const Feeder&) = delete;
+  ~Feeder() { stop(); }
+
+  void stop() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  std::atomic<bool> stop_ = false;
+  std::thread thread_;  // last: it runs once stop_ is made
+};
+
 class HttpServerTest : public ::testing::Test {
  protected:
   // The server may close a connection while a client still sends (a body refused at once): the
@@ -125,17 +150,6 @@ class HttpServerTest : public ::testing::Test {
     httplib::Client c("127.0.0.1", server_->port());
     c.set_read_timeout(5s);
     return c;
-  }
-
-  // Publishes frames at `fps` until `stop` is set.
-  std::thread feeder(std::atomic<bool>& stop, double fps = 50) {
-    return std::thread([this, &stop, fps] {
-      std::int64_t i = 0;
-      while (!stop) {
-        server_->publish(frame_result(i++, server_->wants_frame()));
-        std::this_thread::sleep_for(std::chrono::duration<double>(1.0 / fps));
-      }
-    });
   }
 
   void TearDown() override {
@@ -291,16 +305,14 @@ TEST_F(HttpServerTest, RefusesOversizedBodiesAndHeaders) {
 TEST_F(HttpServerTest, EncodesEachFrameOnceForEveryViewer) {
   start(http_config("127.0.0.1:0", "", 3, 20));
   EXPECT_FALSE(server_->wants_frame()) << "no viewer, no pixels";
-  std::atomic<bool> stop = false;
-  std::thread feed = feeder(stop, 50);
+  Feeder feed(*server_, 50);
 
   std::vector<std::unique_ptr<test::MjpegReader>> viewers;
   for (int i = 0; i < 3; ++i) {
     viewers.push_back(std::make_unique<test::MjpegReader>("127.0.0.1", server_->port(), 10));
   }
   for (auto& v : viewers) ASSERT_TRUE(v->wait(10s)) << v->error();
-  stop = true;
-  feed.join();
+  feed.stop();
 
   // Each viewer got real JPEGs of the frame size, annotated.
   for (auto& v : viewers) {
@@ -331,15 +343,13 @@ TEST_F(HttpServerTest, EncodesEachFrameOnceForEveryViewer) {
 
 TEST_F(HttpServerTest, PacesTheStreamToMaxFps) {
   start(http_config("127.0.0.1:0", "", 2, 5));
-  std::atomic<bool> stop = false;
-  std::thread feed = feeder(stop, 40);
+  Feeder feed(*server_, 40);
   test::MjpegReader viewer("127.0.0.1", server_->port(), 1000);
   std::this_thread::sleep_for(300ms);
   const auto before = server_->status()["frames_encoded"].get<std::uint64_t>();
   std::this_thread::sleep_for(2000ms);
   const auto after = server_->status()["frames_encoded"].get<std::uint64_t>();
-  stop = true;
-  feed.join();
+  feed.stop();
   // 5 a second over 2 s, give or take the edges.
   EXPECT_GE(after - before, 8u);
   EXPECT_LE(after - before, 12u);
@@ -347,8 +357,7 @@ TEST_F(HttpServerTest, PacesTheStreamToMaxFps) {
 
 TEST_F(HttpServerTest, CapsStreamClientsAndStillAnswersTheApi) {
   start(http_config("127.0.0.1:0", "", 2, 10));
-  std::atomic<bool> stop = false;
-  std::thread feed = feeder(stop, 20);
+  Feeder feed(*server_, 20);
   test::MjpegReader a("127.0.0.1", server_->port(), 1000);
   test::MjpegReader b("127.0.0.1", server_->port(), 1000);
   ASSERT_TRUE(eventually([&] { return server_->status()["viewers"] == 2; }));
@@ -366,14 +375,11 @@ TEST_F(HttpServerTest, CapsStreamClientsAndStillAnswersTheApi) {
     EXPECT_EQ(status->status, 200);
   }
   EXPECT_EQ(server_->status()["refused"], 2);
-  stop = true;
-  feed.join();
 }
 
 TEST_F(HttpServerTest, AViewerThatVanishesFreesItsPlace) {
   start(http_config("127.0.0.1:0", "", 1, 10));
-  std::atomic<bool> stop = false;
-  std::thread feed = feeder(stop, 20);
+  Feeder feed(*server_, 20);
   {
     test::MjpegReader gone("127.0.0.1", server_->port(), 2);
     ASSERT_TRUE(gone.wait(5s)) << gone.error();
@@ -381,8 +387,6 @@ TEST_F(HttpServerTest, AViewerThatVanishesFreesItsPlace) {
   EXPECT_TRUE(eventually([&] { return server_->status()["viewers"] == 0; }, 3000ms));
   test::MjpegReader next("127.0.0.1", server_->port(), 2);
   EXPECT_TRUE(next.wait(5s)) << next.error();
-  stop = true;
-  feed.join();
 }
 
 TEST_F(HttpServerTest, SendsEveryFrameAsAServerSentEvent) {
@@ -425,11 +429,9 @@ TEST_F(HttpServerTest, SnapshotIsTheNextFrameOr503WithTheReason) {
   start(http_config("127.0.0.1:0"));
   auto c = client();
   c.set_read_timeout(10s);
-  std::atomic<bool> stop = false;
-  std::thread feed = feeder(stop, 20);
+  Feeder feed(*server_, 20);
   auto snap = c.Get("/snapshot.jpg");
-  stop = true;
-  feed.join();
+  feed.stop();
   ASSERT_TRUE(snap);
   ASSERT_EQ(snap->status, 200);
   EXPECT_EQ(snap->get_header_value("Content-Type"), "image/jpeg");
@@ -449,8 +451,7 @@ TEST_F(HttpServerTest, ASnapshotAtAFrameEveryFewSecondsIsServedNotRefused) {
   start(http_config("127.0.0.1:0"));
   auto c = client();
   c.set_read_timeout(20s);
-  std::atomic<bool> stop = false;
-  std::thread feed = feeder(stop, 1 / 1.5);
+  Feeder feed(*server_, 1 / 1.5);
   // The server has seen the pace (two results) before the first request, as a running daemon has.
   std::this_thread::sleep_for(1700ms);
   for (int i = 0; i < 3; ++i) {
@@ -458,8 +459,6 @@ TEST_F(HttpServerTest, ASnapshotAtAFrameEveryFewSecondsIsServedNotRefused) {
     ASSERT_TRUE(snap);
     EXPECT_EQ(snap->status, 200) << snap->body;
   }
-  stop = true;
-  feed.join();
 }
 
 TEST_F(HttpServerTest, MovesToANewAddressAndWaitsForABusyPort) {
@@ -497,12 +496,10 @@ TEST_F(HttpServerTest, MovesToANewAddressAndWaitsForABusyPort) {
 
 TEST_F(HttpServerTest, StopsPromptlyWithClientsConnected) {
   start(http_config("127.0.0.1:0", "", 3, 10));
-  std::atomic<bool> stop = false;
-  std::thread feed = feeder(stop, 20);
+  Feeder feed(*server_, 20);
   test::MjpegReader viewer("127.0.0.1", server_->port(), 100000);
   ASSERT_TRUE(eventually([&] { return server_->status()["viewers"] == 1; }));
-  stop = true;
-  feed.join();
+  feed.stop();
   const auto t0 = Clock::now();
   EXPECT_TRUE(server_->stop());
   EXPECT_LT(Clock::now() - t0, 2000ms);
@@ -874,8 +871,7 @@ TEST_F(HttpServerTest, ConnectionsAreLimitedPerAddressAndInAll) {
   const int before = server_->port();
   server_->configure(c);
   ASSERT_TRUE(eventually([&] { return server_->port() > 0 && server_->port() != before; }));
-  std::atomic<bool> stop = false;
-  std::thread feed = feeder(stop, 20);
+  Feeder feed(*server_, 20);
   std::vector<std::unique_ptr<test::MjpegReader>> viewers;
   for (int i = 0; i < 16; ++i) {
     viewers.push_back(std::make_unique<test::MjpegReader>("127.0.0.1", server_->port(), 1000000));
@@ -888,14 +884,11 @@ TEST_F(HttpServerTest, ConnectionsAreLimitedPerAddressAndInAll) {
     EXPECT_TRUE(late.closed_by_server());
     EXPECT_EQ(server_->status()["viewers"], 16);
   }
-  stop = true;
-  feed.join();
 }
 
 TEST_F(HttpServerTest, AViewerThatStopsReadingMidStreamIsDropped) {
   start(http_config("127.0.0.1:0", "", 1, 30));
-  std::atomic<bool> stop = false;
-  std::thread feed = feeder(stop, 30);
+  Feeder feed(*server_, 30);
   {
     // A tiny receive window: the server's writes fill it at once.
     RawClient stuck(server_->port(), "127.0.0.1", 4096);
@@ -907,8 +900,6 @@ TEST_F(HttpServerTest, AViewerThatStopsReadingMidStreamIsDropped) {
   }
   test::MjpegReader next("127.0.0.1", server_->port(), 3);
   EXPECT_TRUE(next.wait(5s)) << next.error();
-  stop = true;
-  feed.join();
 }
 
 TEST_F(HttpServerTest, MalformedRequestsGetAnErrorAndNothingElse) {

@@ -33,6 +33,7 @@
 #include "daemon/core/logger.h"
 #include "daemon/outputs/mqtt/mqtt_messages.h"
 #include "tests/daemon/daemon_process.h"
+#include "tests/daemon/event_recorder.h"
 #include "tests/daemon/wait_status.h"
 #include "tests/support/run_process.h"
 #include "tests/support/temp_folder.h"
@@ -340,32 +341,17 @@ bool connected(const json& s) {
   return s.value("connected", false);
 }
 
+// A message on cam/events, and one that says no label is seen any more.
+bool is_event(const Message& m) {
+  return m.topic == "cam/events";
+}
+bool is_all_gone(const Message& m) {
+  return is_event(m) && m.payload_json()["counts"].empty();
+}
+
 double seconds_between(const Message& a, const Message& b) {
   return std::chrono::duration<double>(b.at - a.at).count();
 }
-
-// The names of the events the daemon's other publishers receive.
-class EventNames : public Publisher {
- public:
-  std::string_view name() const override { return "event-names"; }
-  void configure(const config::Config&) override {}
-  void start() override {}
-  void publish(std::shared_ptr<const FrameResult>) override {}
-  void event(const Event& event) override {
-    std::lock_guard lock(mutex_);
-    names_.emplace_back(fieldlog::event_name(event.kind));
-  }
-  bool stop() override { return true; }
-
-  std::vector<std::string> names() const {
-    std::lock_guard lock(mutex_);
-    return names_;
-  }
-
- private:
-  mutable std::mutex mutex_;
-  std::vector<std::string> names_;
-};
 
 class MqttPublisherTest : public ::testing::Test {
  protected:
@@ -373,23 +359,32 @@ class MqttPublisherTest : public ::testing::Test {
     if (!fs::exists(kMosquitto)) GTEST_SKIP() << kMosquitto << " missing: run scripts/setup.sh";
     port_ = free_port();
     broker_ = std::make_unique<Broker>(folder_.path(), port_);
-    events_.add(&event_names_);
+    events_.add(&event_log_);
+  }
+
+  // A publisher configured with `c` and started; it lives as long as the test.
+  MqttPublisher& start_publisher(const config::Config& c,
+                                 const MqttOptions& options = quick_options()) {
+    publisher_.emplace(events_, options);
+    publisher_->configure(c);
+    publisher_->start();
+    return *publisher_;
   }
 
   Logger log_{Logger::Sink::kStderr};
   Events events_{log_};
-  EventNames event_names_;
+  // The events the daemon's other publishers receive.
+  test::EventRecorder event_log_;
   TempFolder folder_;
   int port_ = 0;
   std::unique_ptr<Broker> broker_;
+  std::optional<MqttPublisher> publisher_;
 };
 
 TEST_F(MqttPublisherTest, OffUnlessEnabled) {
-  MqttPublisher publisher(events_, quick_options());
   config::Config c = mqtt_config(port_, "off");
   c.mqtt.enabled = false;
-  publisher.configure(c);
-  publisher.start();
+  MqttPublisher& publisher = start_publisher(c);
   publisher.publish(std::make_shared<FrameResult>());
   EXPECT_EQ(publisher.status(), json::parse(R"({"ok": true, "enabled": false})"));
   EXPECT_TRUE(publisher.stop());
@@ -398,16 +393,14 @@ TEST_F(MqttPublisherTest, OffUnlessEnabled) {
 TEST_F(MqttPublisherTest, AvailabilityEventsWithDebounceStatsAndOfflineOnStop) {
   broker_->start();
   Subscriber sub(port_);
-  MqttPublisher publisher(events_, quick_options());
-  publisher.configure(mqtt_config(port_, "cam"));
-  publisher.start();
+  MqttPublisher& publisher = start_publisher(mqtt_config(port_, "cam"));
   ASSERT_TRUE(sub.wait_for("cam/available", "online", 3s)) << broker_->output();
   ASSERT_TRUE(wait_status(publisher, connected, 2s));
 
   Feeder feeder(publisher);
   // A person appears: an event at once, occupancy ON (retained).
   feeder.see({{0, 1}});
-  const auto appeared = sub.wait_for([](const Message& m) { return m.topic == "cam/events"; }, 2s);
+  const auto appeared = sub.wait_for(is_event, 2s);
   ASSERT_TRUE(appeared);
   json event = appeared->payload_json();
   EXPECT_EQ(event["changes"], json::parse(R"([{"label":"person","from":0,"to":1}])"));
@@ -424,7 +417,7 @@ TEST_F(MqttPublisherTest, AvailabilityEventsWithDebounceStatsAndOfflineOnStop) {
   // Two people: the count rises at once.
   std::size_t mark = sub.count();
   feeder.see({{0, 2}});
-  const auto two = sub.wait_for([](const Message& m) { return m.topic == "cam/events"; }, 1s, mark);
+  const auto two = sub.wait_for(is_event, 1s, mark);
   ASSERT_TRUE(two);
   EXPECT_EQ(two->payload_json()["changes"], json::parse(R"([{"label":"person","from":1,"to":2}])"));
 
@@ -436,18 +429,14 @@ TEST_F(MqttPublisherTest, AvailabilityEventsWithDebounceStatsAndOfflineOnStop) {
     feeder.see({{0, 2}});
     std::this_thread::sleep_for(100ms);
   }
-  EXPECT_FALSE(sub.wait_for([](const Message& m) { return m.topic == "cam/events"; }, 300ms, mark))
+  EXPECT_FALSE(sub.wait_for(is_event, 300ms, mark))
       << "a count that dips for a frame gave an event";
 
   // Gone: the event comes a debounce (0.3 s) after the last sighting, then occupancy OFF.
   mark = sub.count();
   feeder.see({});
   const auto seen_last = Clock::now();
-  const auto gone = sub.wait_for(
-      [](const Message& m) {
-        return m.topic == "cam/events" && m.payload_json()["counts"].empty();
-      },
-      2s, mark);
+  const auto gone = sub.wait_for(is_all_gone, 2s, mark);
   ASSERT_TRUE(gone);
   const double after = std::chrono::duration<double>(gone->at - seen_last).count();
   EXPECT_GE(after, 0.25);
@@ -495,12 +484,10 @@ TEST_F(MqttPublisherTest, AvailabilityEventsWithDebounceStatsAndOfflineOnStop) {
 TEST_F(MqttPublisherTest, HomeAssistantDiscoveryAndItsRepublishWhenHomeAssistantIsBack) {
   broker_->start();
   Subscriber sub(port_);
-  MqttPublisher publisher(events_, quick_options());
   config::Config c = mqtt_config(port_, "cam");
   c.mqtt.homeassistant = true;
   c.detect.classes = {0, 2};
-  publisher.configure(c);
-  publisher.start();
+  MqttPublisher& publisher = start_publisher(c);
   ASSERT_TRUE(sub.wait_for("cam/available", "online", 3s));
   Feeder feeder(publisher);
   feeder.see({{0, 1}});
@@ -574,9 +561,7 @@ TEST_F(MqttPublisherTest, ALabelLeftOnByAKilledRunIsSetOffOnceNotSeen) {
   sub.publish("cam/occupancy/dog", "ON", true);
   sub.publish("cam/occupancy/person", "ON", true);
   ASSERT_TRUE(sub.wait_for("cam/occupancy/dog", "ON", 1s));
-  MqttPublisher publisher(events_, quick_options());
-  publisher.configure(mqtt_config(port_, "cam"));
-  publisher.start();
+  MqttPublisher& publisher = start_publisher(mqtt_config(port_, "cam"));
   Feeder feeder(publisher);
   feeder.see({{0, 1}});
   const std::size_t mark = sub.count();
@@ -588,10 +573,8 @@ TEST_F(MqttPublisherTest, ALabelLeftOnByAKilledRunIsSetOffOnceNotSeen) {
 TEST_F(MqttPublisherTest, ReconfigureReconnectsOnlyWhenTheBrokerSettingsChange) {
   broker_->start();
   Subscriber sub(port_);
-  MqttPublisher publisher(events_, quick_options());
   config::Config c = mqtt_config(port_, "cam");
-  publisher.configure(c);
-  publisher.start();
+  MqttPublisher& publisher = start_publisher(c);
   ASSERT_TRUE(sub.wait_for("cam/available", "online", 3s));
 
   // The same settings, and a new debounce: the connection stays.
@@ -620,9 +603,7 @@ TEST_F(MqttPublisherTest, ReconfigureReconnectsOnlyWhenTheBrokerSettingsChange) 
 }
 
 TEST_F(MqttPublisherTest, BrokerDownAtStartIsRetriedAndNeverBlocksPublish) {
-  MqttPublisher publisher(events_, quick_options());
-  publisher.configure(mqtt_config(port_, "cam"));
-  publisher.start();
+  MqttPublisher& publisher = start_publisher(mqtt_config(port_, "cam"));
   auto feeder = std::make_unique<Feeder>(publisher);
   feeder->see({{0, 1}});
   const auto down = wait_status(
@@ -647,7 +628,7 @@ TEST_F(MqttPublisherTest, BrokerDownAtStartIsRetriedAndNeverBlocksPublish) {
   EXPECT_EQ((*up)["ok"], true);
   EXPECT_FALSE(up->contains("warning"));
   // One event for the outage, however many retries, and one when it connected.
-  EXPECT_EQ(event_names_.names(), (std::vector<std::string>{"mqtt_unreachable", "mqtt_connected"}));
+  EXPECT_EQ(event_log_.names(), (std::vector<std::string>{"mqtt_unreachable", "mqtt_connected"}));
   EXPECT_GT(feeder->frames(), 30);
   EXPECT_LT(feeder->longest_publish(), kNeverWaited) << "publish() waited";
   feeder.reset();
@@ -656,9 +637,7 @@ TEST_F(MqttPublisherTest, BrokerDownAtStartIsRetriedAndNeverBlocksPublish) {
 
 TEST_F(MqttPublisherTest, ABrokerKilledWhileRunningShowsInTheStatusAndIsReconnected) {
   broker_->start();
-  MqttPublisher publisher(events_, quick_options());
-  publisher.configure(mqtt_config(port_, "cam"));
-  publisher.start();
+  MqttPublisher& publisher = start_publisher(mqtt_config(port_, "cam"));
   ASSERT_TRUE(wait_status(publisher, connected, 3s));
   auto feeder = std::make_unique<Feeder>(publisher);
 
@@ -676,7 +655,7 @@ TEST_F(MqttPublisherTest, ABrokerKilledWhileRunningShowsInTheStatusAndIsReconnec
   Subscriber sub(port_);
   EXPECT_TRUE(sub.wait_for("cam/available", "online", 2s));
   EXPECT_TRUE(wait_status(publisher, connected, 1s));
-  EXPECT_EQ(event_names_.names(),
+  EXPECT_EQ(event_log_.names(),
             (std::vector<std::string>{"mqtt_connected", "mqtt_unreachable", "mqtt_connected"}));
   EXPECT_LT(feeder->longest_publish(), kNeverWaited) << "publish() waited";
   feeder.reset();
@@ -688,11 +667,9 @@ TEST_F(MqttPublisherTest, ASlowBrokerCostsEventsNeverInferenceTime) {
   Subscriber sub(port_);
   MqttOptions options = quick_options();
   options.max_in_flight = 10;
-  MqttPublisher publisher(events_, options);
   config::Config c = mqtt_config(port_, "cam");
   c.mqtt.debounce_s = 0;
-  publisher.configure(c);
-  publisher.start();
+  MqttPublisher& publisher = start_publisher(c, options);
   ASSERT_TRUE(wait_status(publisher, connected, 3s));
   auto feeder = std::make_unique<Feeder>(publisher);
 
@@ -710,7 +687,7 @@ TEST_F(MqttPublisherTest, ASlowBrokerCostsEventsNeverInferenceTime) {
   // Once it answers again, what was in flight arrives and new events follow.
   const std::size_t mark = sub.count();
   broker_->resume();
-  EXPECT_TRUE(sub.wait_for([](const Message& m) { return m.topic == "cam/events"; }, 2s, mark));
+  EXPECT_TRUE(sub.wait_for(is_event, 2s, mark));
   EXPECT_TRUE(wait_status(
       publisher, [](const json& s) { return s["ok"] && s["connected"]; }, 1s));
   feeder.reset();
@@ -720,9 +697,7 @@ TEST_F(MqttPublisherTest, ASlowBrokerCostsEventsNeverInferenceTime) {
 TEST_F(MqttPublisherTest, LabelsExpireOnTheClockWhenFramesStop) {
   broker_->start();
   Subscriber sub(port_);
-  MqttPublisher publisher(events_, quick_options());
-  publisher.configure(mqtt_config(port_, "cam"));
-  publisher.start();
+  MqttPublisher& publisher = start_publisher(mqtt_config(port_, "cam"));
   auto feeder = std::make_unique<Feeder>(publisher);
   feeder->see({{3, 1}});
   ASSERT_TRUE(sub.wait_for("cam/occupancy/dog", "ON", 3s));
@@ -730,11 +705,7 @@ TEST_F(MqttPublisherTest, LabelsExpireOnTheClockWhenFramesStop) {
   feeder.reset();
   const auto stopped = Clock::now();
   // No frame says the dog left: it goes once the source counts as stalled (2 s).
-  const auto gone = sub.wait_for(
-      [](const Message& m) {
-        return m.topic == "cam/events" && m.payload_json()["counts"].empty();
-      },
-      4s, mark);
+  const auto gone = sub.wait_for(is_all_gone, 4s, mark);
   ASSERT_TRUE(gone);
   EXPECT_GE(gone->at - stopped, 1900ms);
   const json event = gone->payload_json();
@@ -761,12 +732,10 @@ TEST_F(MqttPublisherTest, UserNameAndPassword) {
       folder_.path(), port_, "allow_anonymous false\npassword_file " + passwords.string() + "\n");
   broker_->start();
 
-  MqttPublisher publisher(events_, quick_options());
   config::Config c = mqtt_config(port_, "cam");
   c.mqtt.username = "edge";
   c.mqtt.password = "wrong";
-  publisher.configure(c);
-  publisher.start();
+  MqttPublisher& publisher = start_publisher(c);
   const auto refused = wait_status(
       publisher, [](const json& s) { return s.contains("warning"); }, 2s);
   ASSERT_TRUE(refused);
@@ -783,11 +752,9 @@ TEST_F(MqttPublisherTest, UserNameAndPassword) {
 }
 
 TEST_F(MqttPublisherTest, AnUnreadableCaFileIsSaidInTheStatus) {
-  MqttPublisher publisher(events_, quick_options());
   config::Config c = mqtt_config(port_, "cam");
   c.mqtt.ca_file = folder_.path() / "no-such-ca.pem";
-  publisher.configure(c);
-  publisher.start();
+  MqttPublisher& publisher = start_publisher(c);
   const auto status = wait_status(
       publisher, [](const json& s) { return s.contains("warning"); }, 2s);
   ASSERT_TRUE(status);
@@ -842,11 +809,9 @@ TEST_F(MqttPublisherTest, TlsWithTheBrokersCaAndNotWithAnother) {
                                          "\nkeyfile " + (dir / "server.key").string() + "\n");
   broker_->start();
 
-  MqttPublisher publisher(events_, quick_options());
   config::Config c = mqtt_config(port_, "cam");
   c.mqtt.ca_file = dir / "ca.pem";
-  publisher.configure(c);
-  publisher.start();
+  MqttPublisher& publisher = start_publisher(c);
   const auto up = wait_status(publisher, connected, 3s);
   ASSERT_TRUE(up) << publisher.status().dump() << broker_->output();
   EXPECT_EQ((*up)["tls"], true);

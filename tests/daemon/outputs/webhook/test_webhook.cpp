@@ -175,26 +175,34 @@ Clock::duration timed_publish(WebhookOutput& w, std::shared_ptr<const FrameResul
 
 class WebhookTest : public ::testing::Test {
  protected:
-  // An output posting to `receiver`, which holds every request until released.
-  std::unique_ptr<WebhookOutput> start_hung(Receiver& receiver, int queue, double timeout_s) {
+  // An output configured with `c` and started; it lives as long as the test.
+  WebhookOutput& start(const config::Config& c) {
+    output_.emplace(events_, quick_options());
+    output_->configure(c);
+    output_->start();
+    return *output_;
+  }
+
+  // An output posting to `receiver`, which holds every request until released; its first event
+  // (frame 0, a person appeared) is already sent and held, so what follows queues.
+  WebhookOutput& start_held(Receiver& receiver, int queue, double timeout_s) {
     receiver.hang();
-    auto w = std::make_unique<WebhookOutput>(events_, quick_options());
     config::Config c = webhook_config(receiver.url());
     c.webhook.queue = queue;
     c.webhook.timeout_s = timeout_s;
-    w->configure(c);
-    w->start();
+    WebhookOutput& w = start(c);
+    w.publish(frame(0, 0, 1));
+    EXPECT_EQ(receiver.wait_for(1, 2s).size(), 1u);
     return w;
   }
 
   Logger log_{Logger::Sink::kStderr};
   Events events_{log_};
+  std::optional<WebhookOutput> output_;
 };
 
 TEST_F(WebhookTest, OffWithoutAUrl) {
-  WebhookOutput w(events_, quick_options());
-  w.configure(webhook_config(""));
-  w.start();
+  WebhookOutput& w = start(webhook_config(""));
   w.publish(frame(0, 0, 1));
   EXPECT_EQ(w.status(), json::parse(R"({"ok": true, "enabled": false})"));
   EXPECT_TRUE(w.stop());
@@ -202,11 +210,9 @@ TEST_F(WebhookTest, OffWithoutAUrl) {
 
 TEST_F(WebhookTest, EachDebouncedEventArrivesAsItsJson) {
   Receiver receiver;
-  WebhookOutput w(events_, quick_options());
   config::Config c = webhook_config(receiver.url("/hook?token=secret"));
   c.webhook.debounce_s = 0.3;
-  w.configure(c);
-  w.start();
+  WebhookOutput& w = start(c);
   w.publish(frame(1, 0, 1));
   // A second person: a change at once (counts rise without waiting).
   w.publish(frame(2, 0, 2));
@@ -256,9 +262,7 @@ TEST_F(WebhookTest, EachDebouncedEventArrivesAsItsJson) {
 TEST_F(WebhookTest, A500IsRetriedAndThe200CountsSent) {
   Receiver receiver;
   receiver.answer({500, 200});
-  WebhookOutput w(events_, quick_options());
-  w.configure(webhook_config(receiver.url()));
-  w.start();
+  WebhookOutput& w = start(webhook_config(receiver.url()));
   w.publish(frame(1, 1, 1));
   const std::vector<Request> got = receiver.wait_for(2, 3s);
   ASSERT_EQ(got.size(), 2u);
@@ -275,11 +279,9 @@ TEST_F(WebhookTest, A500IsRetriedAndThe200CountsSent) {
 TEST_F(WebhookTest, RetriesBackOffDoublingThenTheEventCountsFailed) {
   Receiver receiver;
   receiver.answer({503, 503, 503, 503});
-  WebhookOutput w(events_, quick_options());
   config::Config c = webhook_config(receiver.url());
   c.webhook.backoff_s = 0.2;
-  w.configure(c);
-  w.start();
+  WebhookOutput& w = start(c);
   w.publish(frame(1, 1, 1));
   const std::vector<Request> got = receiver.wait_for(3, 3s);
   ASSERT_EQ(got.size(), 3u);
@@ -299,9 +301,7 @@ TEST_F(WebhookTest, RetriesBackOffDoublingThenTheEventCountsFailed) {
 TEST_F(WebhookTest, AClientErrorIsNotRetried) {
   Receiver receiver;
   receiver.answer({404});
-  WebhookOutput w(events_, quick_options());
-  w.configure(webhook_config(receiver.url()));
-  w.start();
+  WebhookOutput& w = start(webhook_config(receiver.url()));
   w.publish(frame(1, 1, 1));
   ASSERT_TRUE(wait_status(
       w, [](const json& s) { return s["failed"] == 1; }, 3s))
@@ -312,10 +312,8 @@ TEST_F(WebhookTest, AClientErrorIsNotRetried) {
 }
 
 TEST_F(WebhookTest, ADeadReceiverIsRetriedThenCountedFailedWithoutStallingPublish) {
-  WebhookOutput w(events_, quick_options());
   const std::string url = "http://127.0.0.1:" + std::to_string(dead_port()) + "/hook";
-  w.configure(webhook_config(url));
-  w.start();
+  WebhookOutput& w = start(webhook_config(url));
   const auto started = Clock::now();
   Clock::duration longest{};
   for (int i = 0; i < 4; ++i) {
@@ -335,12 +333,9 @@ TEST_F(WebhookTest, ADeadReceiverIsRetriedThenCountedFailedWithoutStallingPublis
 
 TEST_F(WebhookTest, AFullQueueDropsTheOldestAndCountsThem) {
   Receiver receiver;
-  auto output = start_hung(receiver, 2, 10);
-  WebhookOutput& w = *output;
   // Appeared (sent, held by the receiver), then four more events (a count that rises is news at
   // once): two fit the queue.
-  w.publish(frame(0, 0, 1));
-  ASSERT_EQ(receiver.wait_for(1, 2s).size(), 1u);
+  WebhookOutput& w = start_held(receiver, 2, 10);
   Clock::duration longest{};
   for (int i = 1; i <= 4; ++i) longest = std::max(longest, timed_publish(w, frame(i, 0, i + 1)));
   EXPECT_LT(longest, kNeverWaited);
@@ -361,11 +356,8 @@ TEST_F(WebhookTest, AFullQueueDropsTheOldestAndCountsThem) {
 
 TEST_F(WebhookTest, StopWithAHungReceiverEndsWithinItsLimit) {
   Receiver receiver;
-  auto output = start_hung(receiver, 100, 30);
-  WebhookOutput& w = *output;
-  w.publish(frame(0, 0, 1));
+  WebhookOutput& w = start_held(receiver, 100, 30);
   w.publish(frame(1, 0, 0));
-  ASSERT_EQ(receiver.wait_for(1, 2s).size(), 1u);
   const auto before = Clock::now();
   EXPECT_TRUE(w.stop());
   EXPECT_LT(Clock::now() - before, 500ms) << "the request in flight is cut, not waited for";
