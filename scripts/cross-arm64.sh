@@ -10,8 +10,9 @@
 # it only builds; with --cpu it runs only the tests as that CPU, and makes no package.
 # The sysroot (Debian bookworm arm64 packages, the same -dev packages scripts/setup.sh installs)
 # is cached in $YOLO_EDGE_ARM64_CACHE (default ~/.cache/yolo-edge/arm64) and the build is kept in
-# build-arm64/, so a second run only rebuilds what changed. Without the host tools or without network to the Debian
-# archive for a missing sysroot, it skips with a message; under CI (CI=true) that is a failure.
+# build-arm64/, so a second run only rebuilds what changed. Without the host tools or without
+# network to the Debian archive for a missing sysroot, it skips with a message; under CI
+# (CI=true) that is a failure.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
