@@ -16,8 +16,8 @@ std::unique_ptr<detector::Detector> load(const ChooseOptions& options,
                                          runtime::Precision precision) {
   detector::DetectorOptions d;
   d.model = file;
-  d.precision = precision;
-  d.imgsz = options.imgsz;
+  d.engine.precision = precision;
+  d.engine.imgsz = options.imgsz;
   d.decode = options.decode;
   auto loaded = std::make_unique<detector::Detector>(d);
   print_lint_warnings(file.string(), loaded->engine().lint_findings());

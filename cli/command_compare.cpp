@@ -80,16 +80,16 @@ Side load_side(const std::string& option, const std::string& model, const std::s
   Side side{option, model, precision, conf, nullptr, 0, 0};
   detector::DetectorOptions options;
   options.model = model;
-  options.precision = precision_option(precision);
-  options.threads = args.threads;
-  options.imgsz = imgsz;
+  options.engine.precision = precision_option(precision);
+  options.engine.threads = args.threads;
+  options.engine.imgsz = imgsz;
   // A model is judged as its file computes: a dynamic-INT8 file with its activations rounded on
   // every run, not folded into FP32 as detect and the daemon run it for speed.
-  options.dynamic_int8 = runtime::DynamicInt8::kAsWritten;
+  options.engine.dynamic_int8 = runtime::DynamicInt8::kAsWritten;
   options.decode.conf = conf;
   options.decode.iou = args.iou;
   options.decode.multi_label = multi_label;
-  options.log = [option](const std::string& line) {
+  options.engine.log = [option](const std::string& line) {
     std::fprintf(stderr, "%s: %s\n", option.c_str(), line.c_str());
   };
   try {

@@ -90,22 +90,22 @@ int run_detect(const DetectArgs& args) {
 
   detector::DetectorOptions options;
   options.model = args.model.model;
-  options.precision = args.model.parsed_precision();
-  options.threads = args.threads;
-  options.imgsz = args.model.imgsz;
+  options.engine.precision = args.model.parsed_precision();
+  options.engine.threads = args.threads;
+  options.engine.imgsz = args.model.imgsz;
   options.labels = args.labels;
-  options.profile = args.model.profile;
+  options.engine.profile = args.model.profile;
   options.decode.conf = args.conf;
   options.decode.iou = args.iou;
   options.decode.agnostic = args.agnostic;
   options.decode.max_detections = args.max_det;
-  options.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  options.engine.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   // imgsz auto takes the source's aspect: the engine is planned for the first frame's size (and
   // planned again when a folder's next image has another).
   vision::Frame frame;
   const bool have_frame = source->read(frame);
-  if (have_frame && options.imgsz.mode == runtime::InputSize::Mode::kAuto) {
-    options.imgsz = runtime::InputSize::automatic(frame.bgr.rows, frame.bgr.cols);
+  if (have_frame && options.engine.imgsz.mode == runtime::InputSize::Mode::kAuto) {
+    options.engine.imgsz = runtime::InputSize::automatic(frame.bgr.rows, frame.bgr.cols);
   }
   detector::Detector detector(options);
   print_lint_warnings(args.model.model, detector.engine().lint_findings());

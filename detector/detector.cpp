@@ -15,19 +15,6 @@ double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-std::unique_ptr<runtime::Engine> load_engine(const DetectorOptions& options) {
-  runtime::EngineOptions engine_options;
-  engine_options.precision = options.precision;
-  engine_options.threads = options.threads;
-  engine_options.imgsz = options.imgsz;
-  engine_options.imgsz_key = options.imgsz_key;
-  engine_options.dynamic_int8 = options.dynamic_int8;
-  engine_options.log = options.log;
-  engine_options.profile = options.profile;
-  engine_options.pools = options.pools;
-  return runtime::Engine::load(options.model, engine_options);
-}
-
 }  // namespace
 
 vision::TensorLayout tensor_layout(runtime::InputLayout layout) {
@@ -48,8 +35,8 @@ Detector::Detector(const DetectorOptions& options) : options_(options) {
 
 void Detector::load() {
   // A reload (imgsz auto, new frame size) keeps the thread count set since.
-  if (engine_) options_.threads = engine_->threads();
-  auto engine = load_engine(options_);
+  if (engine_) options_.engine.threads = engine_->threads();
+  auto engine = runtime::Engine::load(options_.model, options_.engine);
   vision::ClassNames names = vision::ClassNames::resolve(engine->metadata().names, options_.labels);
   // A reload keeps the decoder chosen first; a first load picks it from the output.
   const vision::DecoderKind requested = engine_ ? decoder_ : options_.decode.kind;
@@ -64,7 +51,7 @@ void Detector::load() {
 }
 
 bool Detector::fits(cv::Size frame) const {
-  if (options_.imgsz.mode != runtime::InputSize::Mode::kAuto) return true;
+  if (options_.engine.imgsz.mode != runtime::InputSize::Mode::kAuto) return true;
   const runtime::InputSize wanted =
       engine_->input_for(runtime::InputSize::automatic(frame.height, frame.width));
   return wanted.height == engine_->input_height() && wanted.width == engine_->input_width();
@@ -72,7 +59,7 @@ bool Detector::fits(cv::Size frame) const {
 
 bool Detector::adapt_to(cv::Size frame) {
   if (fits(frame)) return false;
-  options_.imgsz = runtime::InputSize::automatic(frame.height, frame.width);
+  options_.engine.imgsz = runtime::InputSize::automatic(frame.height, frame.width);
   load();
   return true;
 }

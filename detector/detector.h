@@ -19,21 +19,11 @@ namespace yolo::detector {
 // What a Detector is built from: the model, how to run it, and how to read its output.
 struct DetectorOptions {
   std::filesystem::path model;
-  runtime::Precision precision = runtime::Precision::kFile;
-  int threads = 1;
-  // For models with dynamic input axes; kAuto with the source's frame size (or none yet, then
-  // the model's own size until adapt_to() sees a frame).
-  runtime::InputSize imgsz;
-  // How the user spelled the imgsz setting, for messages ("--imgsz", "model.imgsz").
-  std::string imgsz_key = "--imgsz";
-  // Dynamic-INT8 files folded into FP32 (speed) or run as written (judging against them).
-  runtime::DynamicInt8 dynamic_int8 = runtime::DynamicInt8::kFold;
+  // How the engine loads it. imgsz: for models with dynamic input axes; kAuto with the source's
+  // frame size (or none yet, then the model's own size until adapt_to() sees a frame).
+  runtime::EngineOptions engine;
   vision::DecodeOptions decode;
   std::filesystem::path labels;  // used when the model carries no class names
-  bool profile = false;
-  std::function<void(const std::string&)> log;
-  // Thread pools shared with other detectors (null: the engine makes its own).
-  runtime::SharedThreadPools pools;
 };
 
 // Time spent on each step of the last detect() call, in milliseconds.

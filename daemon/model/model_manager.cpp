@@ -178,15 +178,16 @@ LoadedModel ModelManager::build(const ModelTarget& target, const config::ModelCo
   const auto start = Clock::now();
   detector::DetectorOptions options;
   options.model = target.file;
-  options.precision = target.precision == config::Precision::kInt8 ? runtime::Precision::kInt8
-                                                                   : runtime::Precision::kFp32;
-  options.threads = 1;
-  options.imgsz = target.imgsz;
-  options.imgsz_key = "model.imgsz";
+  options.engine.precision = target.precision == config::Precision::kInt8
+                                 ? runtime::Precision::kInt8
+                                 : runtime::Precision::kFp32;
+  options.engine.threads = 1;
+  options.engine.imgsz = target.imgsz;
+  options.engine.imgsz_key = "model.imgsz";
   options.labels = target.labels;
   options.decode.kind = decoder_kind(target.decoder);
-  options.pools = options_.pools;
-  options.log = [this](const std::string& line) { events_.log().debug(line); };
+  options.engine.pools = options_.pools;
+  options.engine.log = [this](const std::string& line) { events_.log().debug(line); };
   auto detector = std::make_unique<detector::Detector>(options);
   const int width = detector->engine().input_width();
   const int height = detector->engine().input_height();
@@ -196,7 +197,7 @@ LoadedModel ModelManager::build(const ModelTarget& target, const config::ModelCo
   info->path = target.file;
   // Named after the FP32 model, so both precisions of one model compare under one name.
   info->name = model.path.stem().string();
-  info->precision = options.precision;
+  info->precision = options.engine.precision;
   info->input_width = width;
   info->input_height = height;
   info->names = detector->names();

@@ -37,15 +37,6 @@ class AliasSpec : public OpSpec {
   }
 };
 
-template <typename F>
-Shape shape_or_fail(const Graph& graph, const Node& node, F&& f) {
-  try {
-    return f();
-  } catch (const std::invalid_argument& e) {
-    graph.fail(node, e.what());
-  }
-}
-
 class ReshapeSpec : public AliasSpec {
  public:
   void check(const Graph& graph, const Node& node) const override {
@@ -55,7 +46,7 @@ class ReshapeSpec : public AliasSpec {
   void infer(Graph& graph, const Node& node) const override {
     const auto& in = input_value(graph, node, 0);
     const auto requested = constant_ints(graph, node, 1, "the target shape");
-    set_output(graph, node, 0, in.dtype, shape_or_fail(graph, node, [&] {
+    set_output(graph, node, 0, in.dtype, or_fail(graph, node, [&] {
                  return kernels::reshape_shape(in.shape, requested,
                                                node.attr_int("allowzero", 0) != 0);
                }));
@@ -70,7 +61,7 @@ class FlattenSpec : public AliasSpec {
   }
   void infer(Graph& graph, const Node& node) const override {
     const auto& in = input_value(graph, node, 0);
-    set_output(graph, node, 0, in.dtype, shape_or_fail(graph, node, [&] {
+    set_output(graph, node, 0, in.dtype, or_fail(graph, node, [&] {
                  return kernels::flatten_shape(in.shape, node.attr_int("axis", 1));
                }));
   }
@@ -88,7 +79,7 @@ class SqueezeSpec : public AliasSpec {
     const auto& in = input_value(graph, node, 0);
     const auto axes =
         has_input(node, 1) ? constant_ints(graph, node, 1, "axes") : node.attr_ints("axes");
-    set_output(graph, node, 0, in.dtype, shape_or_fail(graph, node, [&] {
+    set_output(graph, node, 0, in.dtype, or_fail(graph, node, [&] {
                  return unsqueeze_ ? kernels::unsqueeze_shape(in.shape, axes)
                                    : kernels::squeeze_shape(in.shape, axes);
                }));
@@ -149,7 +140,7 @@ class ShapeByIntsSpec : public OpSpec {
     const auto& in = input_value(graph, node, 0);
     const auto ints = constant_ints(graph, node, 1, what_);
     set_output(graph, node, 0, in.dtype,
-               shape_or_fail(graph, node, [&] { return shape_of_(in.shape, ints); }));
+               or_fail(graph, node, [&] { return shape_of_(in.shape, ints); }));
   }
   void compute(const Node&, std::span<const kernels::ConstTensorRef> in,
                std::span<const kernels::TensorRef> out) const override {
@@ -177,7 +168,7 @@ class ConstantOfShapeSpec : public OpSpec {
     const Tensor v = value(node);
     if (v.size() != 1) graph.fail(node, "value must hold exactly one element");
     set_output(graph, node, 0, v.dtype(),
-               shape_or_fail(graph, node, [&] { return kernels::constant_of_shape_shape(dims); }));
+               or_fail(graph, node, [&] { return kernels::constant_of_shape_shape(dims); }));
   }
   void compute(const Node& node, std::span<const kernels::ConstTensorRef>,
                std::span<const kernels::TensorRef> out) const override {
@@ -199,7 +190,7 @@ class RangeSpec : public OpSpec {
   }
   void infer(Graph& graph, const Node& node) const override {
     const auto& s = input_value(graph, node, 0);
-    set_output(graph, node, 0, s.dtype, shape_or_fail(graph, node, [&] {
+    set_output(graph, node, 0, s.dtype, or_fail(graph, node, [&] {
                  return kernels::range_shape(*s.constant, *input_value(graph, node, 1).constant,
                                              *input_value(graph, node, 2).constant);
                }));

@@ -90,7 +90,7 @@ TEST(Detector, ImgszAutoFollowsTheFramesAspect) {
   YOLO_REQUIRE_FIXTURES();
   DetectorOptions options;
   options.model = test::fixtures_dir() / "models" / "yolov8n_carperson_dynaxes_int8dyn.onnx";
-  options.imgsz = runtime::InputSize::automatic(720, 1280);
+  options.engine.imgsz = runtime::InputSize::automatic(720, 1280);
   Detector detector(options);
   EXPECT_EQ(detector.engine().input_width(), 640);
   EXPECT_EQ(detector.engine().input_height(), 384);
@@ -113,7 +113,7 @@ TEST(Detector, ImgszAutoFollowsTheFramesAspect) {
   }
 
   // Other settings never plan again.
-  options.imgsz = runtime::InputSize::fixed(384, 640);
+  options.engine.imgsz = runtime::InputSize::fixed(384, 640);
   Detector fixed(options);
   EXPECT_TRUE(fixed.fits(cv::Size(720, 1280)));
   EXPECT_FALSE(fixed.adapt_to(cv::Size(720, 1280)));

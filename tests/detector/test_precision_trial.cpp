@@ -164,7 +164,7 @@ TEST(PrecisionTrial, TimesBothModelsAtEachCountOnTheSameFrames) {
   fp32_options.model = test::fixtures_dir() / "models" / "yolo11n_320_fp32.onnx";
   DetectorOptions int8_options = fp32_options;
   int8_options.model = folder.path() / "yolo11n_320.int8.onnx";
-  int8_options.precision = runtime::Precision::kInt8;
+  int8_options.engine.precision = runtime::Precision::kInt8;
   const auto made = test::run_process(
       {test::cli_path().string(), "quantize", "--model", fp32_options.model.string(), "--calib",
        (folder.path() / "calib").string(), "--keep-fp32", "none", "--method", "minmax",
