@@ -8,6 +8,34 @@
 
 namespace yolo::runtime {
 
+namespace {
+
+// The convs weighed: the first ones within kMaxLayerMacShare (before any final conv), then the
+// attention convs not among them.
+std::vector<const ConvUnit*> trade_candidates(const std::vector<ConvUnit>& units,
+                                              const GraphRegions& regions, double total_macs) {
+  const std::set<std::string> finals(regions.final_convs.begin(), regions.final_convs.end());
+  std::vector<const ConvUnit*> candidates;
+  std::set<std::string> taken;
+  double share = 0;
+  for (const ConvUnit& unit : units) {
+    share += unit.macs / total_macs;
+    if (finals.count(unit.conv) || share > kMaxLayerMacShare) break;
+    candidates.push_back(&unit);
+    taken.insert(unit.conv);
+  }
+  const std::set<std::string> attention(regions.attention_convs.begin(),
+                                        regions.attention_convs.end());
+  for (const ConvUnit& unit : units) {
+    if (attention.count(unit.conv) && !finals.count(unit.conv) && !taken.count(unit.conv)) {
+      candidates.push_back(&unit);
+    }
+  }
+  return candidates;
+}
+
+}  // namespace
+
 bool worth_fp32(double gain_db, double mac_share) {
   return gain_db >= kTradeGainDb && mac_share <= kMaxTradeMacShare;
 }
@@ -20,28 +48,25 @@ std::string trade_text(const Fp32Trade& t, const std::string& agreement_name) {
   return text;
 }
 
-TradeReport search_fp32_trades(const std::vector<ConvUnit>& units,
-                               const std::vector<std::string>& final_convs, const NoiseMeter& meter,
-                               KeepReasons& keep,
+TradeReport search_fp32_trades(const std::vector<ConvUnit>& units, const GraphRegions& regions,
+                               const NoiseMeter& meter, KeepReasons& keep,
                                const std::function<void(const std::string&)>& log) {
   TradeReport report;
   double total_macs = 0;
   for (const auto& u : units) total_macs += u.macs;
+  total_macs = std::max(total_macs, 1.0);
   const std::set<std::string> base = kept_nodes(keep);
   report.before = meter.measure(base);
-  const std::set<std::string> finals(final_convs.begin(), final_convs.end());
-  double share = 0;
   std::set<std::string> chosen = base;
-  for (const ConvUnit& unit : units) {
-    share += unit.macs / std::max(total_macs, 1.0);
-    if (finals.count(unit.conv) || share > kMaxLayerMacShare) break;
+  for (const ConvUnit* candidate : trade_candidates(units, regions, total_macs)) {
+    const ConvUnit& unit = *candidate;
     std::set<std::string> with = base;
     with.insert(unit.nodes.begin(), unit.nodes.end());
     const Measurement m = meter.measure(with);
     Fp32Trade t;
     t.conv = unit.conv;
     t.gain_db = m.noise_db() - report.before.noise_db();
-    t.mac_share = unit.macs / std::max(total_macs, 1.0);
+    t.mac_share = unit.macs / total_macs;
     t.cost_ms = m.frame_ms - report.before.frame_ms;
     if (m.agreement && report.before.agreement) {
       t.agreement_gain = *m.agreement - *report.before.agreement;

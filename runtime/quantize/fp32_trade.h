@@ -60,11 +60,11 @@ struct TradeReport {
 };
 
 // Weighs every conv unit of `units` from the first, within kMaxLayerMacShare and before the
-// final convs, one at a time with the rest as `keep` says; adds those worth_fp32() to `keep` (each
-// with its trade as the reason) and logs one line per conv.
-TradeReport search_fp32_trades(const std::vector<ConvUnit>& units,
-                               const std::vector<std::string>& final_convs, const NoiseMeter& meter,
-                               KeepReasons& keep,
+// final convs, then the attention convs (GraphRegions::attention_convs), one at a time with the
+// rest as `keep` says; adds those worth_fp32() to `keep` (each with its trade as the reason) and
+// logs one line per conv.
+TradeReport search_fp32_trades(const std::vector<ConvUnit>& units, const GraphRegions& regions,
+                               const NoiseMeter& meter, KeepReasons& keep,
                                const std::function<void(const std::string&)>& log);
 
 // "+0.8 ms (2.1% of conv MACs), +3.2 dB at the final convs, box AP50 +0.020": a trade as the

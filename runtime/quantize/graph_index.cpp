@@ -66,14 +66,19 @@ bool has_float_weights(const onnx::NodeProto& node, const GraphIndex& index) {
          it->second->dims_size() >= 3;
 }
 
+const onnx::NodeProto* source_past_layout(const onnx::GraphProto& graph, const GraphIndex& index,
+                                          const std::string& tensor) {
+  static const std::set<std::string> kMovers = {"Reshape",   "Transpose", "Split",   "Squeeze",
+                                                "Unsqueeze", "Flatten",   "Identity"};
+  const onnx::NodeProto* p = producer_of(graph, index, tensor);
+  while (p && kMovers.count(p->op_type())) p = producer_of(graph, index, p->input(0));
+  return p;
+}
+
 bool is_dfl_conv(const onnx::GraphProto& graph, const GraphIndex& index,
                  const onnx::NodeProto& node) {
   if (node.op_type() != "Conv") return false;
-  const onnx::NodeProto* p = producer_of(graph, index, node.input(0));
-  while (p &&
-         (p->op_type() == "Reshape" || p->op_type() == "Transpose" || p->op_type() == "Identity")) {
-    p = producer_of(graph, index, p->input(0));
-  }
+  const onnx::NodeProto* p = source_past_layout(graph, index, node.input(0));
   return p && p->op_type() == "Softmax";
 }
 

@@ -38,6 +38,11 @@ const onnx::NodeProto* producer_of(const onnx::GraphProto& graph, const GraphInd
 // A Conv with a float weight initializer of rank >= 3.
 bool has_float_weights(const onnx::NodeProto& node, const GraphIndex& index);
 
+// The node computing the values of `tensor` past the ops that only move them (Reshape, Transpose,
+// Split, Squeeze, Unsqueeze, Flatten, Identity), or null for inputs and initializers.
+const onnx::NodeProto* source_past_layout(const onnx::GraphProto& graph, const GraphIndex& index,
+                                          const std::string& tensor);
+
 // The DFL: a Conv reading (through reshapes and transposes) a Softmax.
 bool is_dfl_conv(const onnx::GraphProto& graph, const GraphIndex& index,
                  const onnx::NodeProto& node);

@@ -280,7 +280,7 @@ QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
     const NoiseMeter meter(raised, ranges, weights.plan, regions.final_convs, fp32, calib, out,
                            engine_options, judge.get());
     report["sensitivity"] = judge_final_convs(regions.final_convs, units, meter, calib, keep, log);
-    const TradeReport trades = search_fp32_trades(units, regions.final_convs, meter, keep, log);
+    const TradeReport trades = search_fp32_trades(units, regions, meter, keep, log);
     report["fp32_trades"] = trades_report(trades, meter.agreement_name());
     report["noise"] = {
         {"final_conv_sqnr_db_before_trades", text::rounded(trades.before.noise_db(), 2)},

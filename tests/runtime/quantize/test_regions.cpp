@@ -34,5 +34,29 @@ TEST(FindRegions, TheTailFollowsTheLastConvOfEachBranch) {
   EXPECT_EQ(std::count(t.begin(), t.end(), "dist"), 1);
 }
 
+// An attention block as YOLO11 and YOLO26 write it: one conv projects q, k and v, reshaped and
+// split on their way to the MatMuls; a conv reading the attention's result is not one of them.
+TEST(FindRegions, AttentionConvsReachAMatMulThroughReshapesAndSplits) {
+  ModelBuilder b;
+  b.input("x", {1, 4, 2, 2});
+  b.random("wqkv", {12, 4, 1, 1}, 1).random("wo", {4, 4, 1, 1}, 2);
+  b.ints("shape", {3}, {1, 12, 4}).ints("parts", {3}, {4, 4, 4});
+  b.ints("back", {4}, {1, 4, 2, 2});
+  b.node("Conv", {"x", "wqkv"}, {"qkv"}, "qkv_conv");
+  b.node("Reshape", {"qkv", "shape"}, {"r"}, "reshape");
+  auto& split = b.node("Split", {"r", "parts"}, {"q", "k", "v"}, "split");
+  ModelBuilder::attr(split, "axis", std::int64_t{1});
+  auto& kt = b.node("Transpose", {"k"}, {"kt"}, "k_t");
+  ModelBuilder::attr(kt, "perm", std::vector<std::int64_t>{0, 2, 1});
+  b.node("MatMul", {"kt", "q"}, {"attn"}, "qk");
+  b.node("Softmax", {"attn"}, {"p"}, "softmax");
+  b.node("MatMul", {"v", "p"}, {"y"}, "pv");
+  b.node("Reshape", {"y", "back"}, {"y4"}, "unflatten");
+  b.node("Conv", {"y4", "wo"}, {"out"}, "proj_conv");
+  b.output("out");
+  EXPECT_EQ(find_regions(b.proto().graph()).attention_convs,
+            (std::vector<std::string>{"qkv_conv"}));
+}
+
 }  // namespace
 }  // namespace yolo::runtime
