@@ -76,61 +76,61 @@ std::vector<std::string> quantize_args(const fs::path& model, const fs::path& ca
   return args;
 }
 
-void expect_refused(const BadRun& run, const fs::path& dir) {
-  const auto before = listing(dir);
-  std::vector<std::string> args{"quantize"};
-  args.insert(args.end(), run.args.begin(), run.args.end());
-  const auto r = run_cli(args);
-  EXPECT_EQ(r.status, 2) << run.what << "\n" << r.out << r.err;
-  EXPECT_EQ(r.signal, 0) << run.what;
-  for (const auto& part : run.says) {
-    EXPECT_TRUE(contains(r.err, part)) << run.what << ": '" << part << "' not in\n" << r.err;
+// Each test works in a folder of its own, `dir_`, which a refused run must leave as it was.
+class CliQuantize : public ::testing::Test {
+ protected:
+  // `run` ends with status 2, its message says each of `run.says`, and `dir_` is unchanged.
+  void expect_refused(const BadRun& run) const {
+    const auto before = listing(dir_.path());
+    std::vector<std::string> args{"quantize"};
+    args.insert(args.end(), run.args.begin(), run.args.end());
+    const auto r = run_cli(args);
+    EXPECT_EQ(r.status, 2) << run.what << "\n" << r.out << r.err;
+    EXPECT_EQ(r.signal, 0) << run.what;
+    for (const auto& part : run.says) {
+      EXPECT_TRUE(contains(r.err, part)) << run.what << ": '" << part << "' not in\n" << r.err;
+    }
+    EXPECT_EQ(listing(dir_.path()), before) << run.what << ": a failed run left files behind";
   }
-  EXPECT_EQ(listing(dir), before) << run.what << ": a failed run left files behind";
-}
 
-TEST(CliQuantize, CalibrationSourceWithNoFramesIsRefused) {
-  TempFolder dir;
-  const fs::path empty = dir.path() / "empty";
+  TempFolder dir_;
+};
+
+TEST_F(CliQuantize, CalibrationSourceWithNoFramesIsRefused) {
+  const fs::path empty = dir_.path() / "empty";
   fs::create_directories(empty);
-  const fs::path model = tiny_detector_model(dir.path());
-  const fs::path out = dir.path() / "out.int8.onnx";
+  const fs::path model = tiny_detector_model(dir_.path());
+  const fs::path out = dir_.path() / "out.int8.onnx";
   expect_refused({"empty folder",
                   quantize_args(model, empty, out),
-                  {empty.filename().string(), "holds no images"}},
-                 dir.path());
-  const fs::path unreadable = dir.path() / "unreadable";
+                  {empty.filename().string(), "holds no images"}});
+  const fs::path unreadable = dir_.path() / "unreadable";
   fs::create_directories(unreadable);
   std::ofstream(unreadable / "frame.jpg") << "not a JPEG";
   expect_refused({"folder whose only image does not decode",
                   quantize_args(model, unreadable, out),
-                  {"could not decode image frame.jpg"}},
-                 dir.path());
+                  {"could not decode image frame.jpg"}});
   expect_refused({"missing source",
-                  quantize_args(model, dir.path() / "missing", out),
-                  {"missing", "no such file or folder"}},
-                 dir.path());
+                  quantize_args(model, dir_.path() / "missing", out),
+                  {"missing", "no such file or folder"}});
 }
 
-TEST(CliQuantize, AlreadyQuantizedModelIsRefused) {
-  TempFolder dir;
-  const fs::path frames = one_image_folder(dir.path());
-  const fs::path model = qdq_model(dir.path());
+TEST_F(CliQuantize, AlreadyQuantizedModelIsRefused) {
+  const fs::path frames = one_image_folder(dir_.path());
+  const fs::path model = qdq_model(dir_.path());
   expect_refused({"static QDQ model",
-                  quantize_args(model, frames, dir.path() / "twice.int8.onnx"),
-                  {model.string(), "already quantized (static QDQ)", "the FP32 model"}},
-                 dir.path());
+                  quantize_args(model, frames, dir_.path() / "twice.int8.onnx"),
+                  {model.string(), "already quantized (static QDQ)", "the FP32 model"}});
   // Refused before the calibration source is even opened.
   const auto r = run_cli({"quantize", "--model", model.string(), "--calib", frames.string(),
-                          "--out", (dir.path() / "twice.int8.onnx").string()});
+                          "--out", (dir_.path() / "twice.int8.onnx").string()});
   EXPECT_FALSE(contains(r.err, "calibrating on")) << r.err;
 }
 
 // QOperator INT8 keeps no FP32 graph to start from: one message naming the file, its first
 // quantized node and what to give instead.
-TEST(CliQuantize, QOperatorModelIsRefusedNamingItsNode) {
-  TempFolder dir;
-  const fs::path frames = one_image_folder(dir.path());
+TEST_F(CliQuantize, QOperatorModelIsRefusedNamingItsNode) {
+  const fs::path frames = one_image_folder(dir_.path());
   ModelBuilder b;
   b.input("images", {1, 3, 32, 32});
   b.floats("s", {}, {0.02F});
@@ -140,22 +140,20 @@ TEST(CliQuantize, QOperatorModelIsRefusedNamingItsNode) {
   b.node("QLinearConv", {"q", "s", "z", "w", "s", "z", "s", "z"}, {"qc"}, "conv_0");
   b.node("DequantizeLinear", {"qc", "s", "z"}, {"out"}, "dequant_out");
   b.output("out");
-  const fs::path model = dir.path() / "qoperator.onnx";
+  const fs::path model = dir_.path() / "qoperator.onnx";
   fs::rename(b.save("quantize_qoperator.onnx"), model);
   expect_refused({"QOperator model",
-                  quantize_args(model, frames, dir.path() / "out.int8.onnx"),
+                  quantize_args(model, frames, dir_.path() / "out.int8.onnx"),
                   {model.string(), "QOperator INT8 (node 'conv_0', QLinearConv)",
-                   "give it the FP32 (or FP16) model"}},
-                 dir.path());
+                   "give it the FP32 (or FP16) model"}});
 }
 
 // A dynamic-INT8 file is quantized from the FP32 graph its ConvInteger chains fold into, and
 // says so.
-TEST(CliQuantize, DynamicInt8FileStartsFromItsFoldedGraph) {
+TEST_F(CliQuantize, DynamicInt8FileStartsFromItsFoldedGraph) {
   YOLO_REQUIRE_FIXTURES();
-  TempFolder dir;
   const fs::path dynamic = fixture_model("yolov8n_kitti3_int8dyn");
-  const fs::path out = dir.path() / "kitti.int8.onnx";
+  const fs::path out = dir_.path() / "kitti.int8.onnx";
   const auto r = run_cli({"quantize", "--model", dynamic.string(), "--calib",
                           (fixtures_dir() / "video" / "traffic_720p_30fps.mp4").string(),
                           "--frames", "2", "--keep-fp32", "none", "--out", out.string()});
@@ -174,63 +172,53 @@ TEST(CliQuantize, DynamicInt8FileStartsFromItsFoldedGraph) {
             (std::vector<std::string>{"Car", "Pedestrian", "Cyclist"}));
 }
 
-TEST(CliQuantize, NonDetectionModelIsRefused) {
-  TempFolder dir;
-  const fs::path frames = one_image_folder(dir.path());
-  const fs::path model = segmentation_like_model(dir.path());
+TEST_F(CliQuantize, NonDetectionModelIsRefused) {
+  const fs::path frames = one_image_folder(dir_.path());
+  const fs::path model = segmentation_like_model(dir_.path());
   expect_refused({"model without a detection output",
-                  quantize_args(model, frames, dir.path() / "out.int8.onnx"),
-                  {model.string(), "not a detection model"}},
-                 dir.path());
+                  quantize_args(model, frames, dir_.path() / "out.int8.onnx"),
+                  {model.string(), "not a detection model"}});
 }
 
-TEST(CliQuantize, UnwritableOutputIsRefusedBeforeCalibrating) {
-  TempFolder dir;
-  const fs::path frames = one_image_folder(dir.path());
-  const fs::path model = tiny_detector_model(dir.path());
-  const fs::path missing_folder = dir.path() / "no_such_folder";
+TEST_F(CliQuantize, UnwritableOutputIsRefusedBeforeCalibrating) {
+  const fs::path frames = one_image_folder(dir_.path());
+  const fs::path model = tiny_detector_model(dir_.path());
+  const fs::path missing_folder = dir_.path() / "no_such_folder";
   expect_refused({"--out in a folder that does not exist",
                   quantize_args(model, frames, missing_folder / "out.int8.onnx"),
-                  {"--out", missing_folder.string(), "does not exist"}},
-                 dir.path());
+                  {"--out", missing_folder.string(), "does not exist"}});
   expect_refused({"--out is a folder",
                   quantize_args(model, frames, frames),
-                  {"--out", frames.string(), "is a folder"}},
-                 dir.path());
+                  {"--out", frames.string(), "is a folder"}});
   expect_refused({"--report in a folder that does not exist",
-                  quantize_args(model, frames, dir.path() / "out.int8.onnx",
+                  quantize_args(model, frames, dir_.path() / "out.int8.onnx",
                                 {"--report", (missing_folder / "report.json").string()}),
-                  {"--report", missing_folder.string(), "does not exist"}},
-                 dir.path());
+                  {"--report", missing_folder.string(), "does not exist"}});
 }
 
-TEST(CliQuantize, UnknownMethodsAreRefusedNamingTheChoices) {
-  TempFolder dir;
-  const fs::path frames = one_image_folder(dir.path());
-  const fs::path model = tiny_detector_model(dir.path());
-  const fs::path out = dir.path() / "out.int8.onnx";
+TEST_F(CliQuantize, UnknownMethodsAreRefusedNamingTheChoices) {
+  const fs::path frames = one_image_folder(dir_.path());
+  const fs::path model = tiny_detector_model(dir_.path());
+  const fs::path out = dir_.path() / "out.int8.onnx";
   auto with = [&](std::vector<std::string> extra) {
     return quantize_args(model, frames, out, std::move(extra));
   };
-  expect_refused({"--rounding", with({"--rounding", "stochastic"}), {"--rounding", "adaptive"}},
-                 dir.path());
+  expect_refused({"--rounding", with({"--rounding", "stochastic"}), {"--rounding", "adaptive"}});
   expect_refused(
-      {"--bias-correction", with({"--bias-correction", "maybe"}), {"--bias-correction", "on"}},
-      dir.path());
-  expect_refused({"--method", with({"--method", "kl"}), {"--method", "mse"}}, dir.path());
-  expect_refused({"--from-first", with({"--from-first", "-3"}), {"--from-first"}}, dir.path());
+      {"--bias-correction", with({"--bias-correction", "maybe"}), {"--bias-correction", "on"}});
+  expect_refused({"--method", with({"--method", "kl"}), {"--method", "mse"}});
+  expect_refused({"--from-first", with({"--from-first", "-3"}), {"--from-first"}});
 }
 
 // The end-to-end check on a real camera: calibrated on frames from the first half of the
 // motorway clip only, the INT8 file agrees with FP32 on the second half, which it never saw. As
 // cheap as it honestly can be: 48 frames spread over the first half (the quantizer's held frames
 // and its measurements need a few dozen), judged on all 168 unseen frames.
-TEST(CliQuantize, Yolo11nCalibratedOnTheFirstHalfOfATrafficClipAgreesOnTheSecond) {
+TEST_F(CliQuantize, Yolo11nCalibratedOnTheFirstHalfOfATrafficClipAgreesOnTheSecond) {
   YOLO_REQUIRE_FIXTURES();
-  TempFolder dir;
   const fs::path fp32 = fixture_model("yolo11n_320_fp32");
   const fs::path clip = fixtures_dir() / "video" / "traffic_720p_30fps.mp4";
-  const fs::path out = dir.path() / "yolo11n_320.int8.onnx";
+  const fs::path out = dir_.path() / "yolo11n_320.int8.onnx";
   const auto q = run_cli({"quantize", "--model", fp32.string(), "--calib", clip.string(),
                           "--from-first", "167", "--frames", "48", "--out", out.string()});
   ASSERT_EQ(q.status, 0) << q.err;
@@ -247,22 +235,19 @@ TEST(CliQuantize, Yolo11nCalibratedOnTheFirstHalfOfATrafficClipAgreesOnTheSecond
 }
 
 // `auto` keeps the detection tail FP32; when that is every conv, the file would not be INT8.
-TEST(CliQuantize, KeepingEveryConvFp32IsRefused) {
-  TempFolder dir;
-  const fs::path frames = one_image_folder(dir.path());
-  const fs::path model = tiny_detector_model(dir.path());
+TEST_F(CliQuantize, KeepingEveryConvFp32IsRefused) {
+  const fs::path frames = one_image_folder(dir_.path());
+  const fs::path model = tiny_detector_model(dir_.path());
   expect_refused({"auto keeps the only conv",
-                  quantize_args(model, frames, dir.path() / "out.int8.onnx"),
-                  {"every conv of the model would stay FP32", "--keep-fp32 none"}},
-                 dir.path());
+                  quantize_args(model, frames, dir_.path() / "out.int8.onnx"),
+                  {"every conv of the model would stay FP32", "--keep-fp32 none"}});
 }
 
 // Without fixtures too: the tiny detector quantizes from one photo into a loadable QDQ file.
-TEST(CliQuantize, TinyDetectorQuantizesWithoutFixtures) {
-  TempFolder dir;
-  const fs::path frames = one_image_folder(dir.path());
-  const fs::path model = tiny_detector_model(dir.path());
-  const fs::path out = dir.path() / "tiny.int8.onnx";
+TEST_F(CliQuantize, TinyDetectorQuantizesWithoutFixtures) {
+  const fs::path frames = one_image_folder(dir_.path());
+  const fs::path model = tiny_detector_model(dir_.path());
+  const fs::path out = dir_.path() / "tiny.int8.onnx";
   // Its one conv is the detection tail that `auto` keeps in FP32; `none` quantizes it.
   const auto r = run_cli({"quantize", "--model", model.string(), "--calib", frames.string(),
                           "--keep-fp32", "none", "--out", out.string()});
@@ -272,19 +257,18 @@ TEST(CliQuantize, TinyDetectorQuantizesWithoutFixtures) {
   EXPECT_EQ(nlohmann::json::parse(inspect.out).at("quantization").at("kind"), "static QDQ");
 }
 
-TEST(CliQuantize, Yolo11nOnFourPhotosLoadsAsStaticInt8WithItsReport) {
+TEST_F(CliQuantize, Yolo11nOnFourPhotosLoadsAsStaticInt8WithItsReport) {
   YOLO_REQUIRE_FIXTURES();
-  TempFolder dir;
   const fs::path fp32 = fixture_model("yolo11n_320_fp32");
-  const fs::path out = dir.path() / "yolo11n_320.int8.onnx";
-  const fs::path report = dir.path() / "report.json";
+  const fs::path out = dir_.path() / "yolo11n_320.int8.onnx";
+  const fs::path report = dir_.path() / "report.json";
   const auto r = run_cli({"quantize", "--model", fp32.string(), "--calib",
                           (fixtures_dir() / "images").string(), "--frames", "4", "--out",
                           out.string(), "--report", report.string()});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(contains(r.err, "wrote " + out.string())) << r.err;
   // The model and the report, no temporary file beside them.
-  EXPECT_EQ(listing(dir.path()),
+  EXPECT_EQ(listing(dir_.path()),
             (std::set<std::string>{out.filename().string(), report.filename().string()}));
 
   const auto inspect = run_cli({"inspect", "--json", out.string()});

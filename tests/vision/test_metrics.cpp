@@ -94,10 +94,16 @@ TEST(Agreement, OneMissedBoxHalvesTheRecall) {
   EXPECT_EQ(r.classes[0].matched, 1);
 }
 
-TEST(Agreement, AnExtraBoxScoredBelowTheMatchesCostsNoAp) {
+// One box that B finds exactly (at score 0.9), and an extra B box elsewhere at `score`: where
+// the extra one ranks against the match is all that differs.
+Agreement with_an_extra_box(float score) {
   const Detections a{det(0, 0.9f, 0, 0, 100, 100)};
-  const Detections b{det(0, 0.9f, 0, 0, 100, 100), det(0, 0.5f, 300, 300, 400, 400)};
-  const Agreement r = one_image(a, b);
+  const Detections b{det(0, 0.9f, 0, 0, 100, 100), det(0, score, 300, 300, 400, 400)};
+  return one_image(a, b);
+}
+
+TEST(Agreement, AnExtraBoxScoredBelowTheMatchesCostsNoAp) {
+  const Agreement r = with_an_extra_box(0.5f);
   EXPECT_DOUBLE_EQ(*r.map50, 1.0);
   EXPECT_DOUBLE_EQ(*r.map50_95, 1.0);
   EXPECT_EQ(r.classes[0].b_count, 2);
@@ -105,9 +111,7 @@ TEST(Agreement, AnExtraBoxScoredBelowTheMatchesCostsNoAp) {
 }
 
 TEST(Agreement, AnExtraBoxScoredAboveTheMatchHalvesTheAp) {
-  const Detections a{det(0, 0.9f, 0, 0, 100, 100)};
-  const Detections b{det(0, 0.9f, 0, 0, 100, 100), det(0, 0.95f, 300, 300, 400, 400)};
-  const Agreement r = one_image(a, b);
+  const Agreement r = with_an_extra_box(0.95f);
   EXPECT_NEAR(*r.map50, 0.5, 1e-12);
   EXPECT_NEAR(*r.map50_95, 0.5, 1e-12);
 }

@@ -141,6 +141,14 @@ PoolCase square(Kind kind, size_t channels, uint32_t k, uint32_t s, uint32_t pad
   return c;
 }
 
+// `c` over a batch of two, read from and written into channel slices of wider tensors.
+PoolCase batched_in_slices(PoolCase c, size_t input_offset, size_t output_offset) {
+  c.batch = 2;
+  c.input_offset = input_offset;
+  c.output_offset = output_offset;
+  return c;
+}
+
 TEST(MaxPool2dF32, NamedCases) {
   std::mt19937 rng(21);
   ThreadPools pools;
@@ -152,10 +160,7 @@ TEST(MaxPool2dF32, NamedCases) {
   asym.params.window.pad_top = 2;
   asym.params.window.pad_right = 1;
   asym.params.window.stride_width = 2;
-  asym.batch = 2;
-  asym.input_offset = 3;
-  asym.output_offset = 4;
-  check_pool(asym, rng, pools);
+  check_pool(batched_in_slices(asym, 3, 4), rng, pools);
   PoolCase dilated = square(Kind::kMax, 4, 3, 1, 0, 9);
   dilated.params.window.dilation_height = 2;
   dilated.params.window.dilation_width = 3;
@@ -179,10 +184,7 @@ TEST(AvgPool2dF32, BothPaddingConventions) {
     asym.params.window.kernel_width = 2;
     asym.params.window.pad_top = 1;
     asym.params.window.pad_right = 1;
-    asym.batch = 2;
-    asym.input_offset = 2;
-    asym.output_offset = 1;
-    check_pool(asym, rng, pools);
+    check_pool(batched_in_slices(asym, 2, 1), rng, pools);
   }
   Pool2dParams dilated{.window = {.kernel_height = 2, .kernel_width = 2, .dilation_height = 2},
                        .channels = 3};

@@ -22,6 +22,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "tests/support/prometheus_text.h"
@@ -146,6 +147,16 @@ PromText rendered(const Metrics& m) {
   return PromText::parse(m.render());
 }
 
+// Expects each series of `metric` that `label` tells apart (a flag, a state, a result, a kind)
+// to hold the value given for its label value.
+void expect_series(const PromText& text, const std::string& metric, const std::string& label,
+                   const std::vector<std::pair<std::string, double>>& values) {
+  for (const auto& [name, value] : values) {
+    EXPECT_EQ(text.value(metric, {{label, name}}), value)
+        << metric << "{" << label << "=" << name << "}";
+  }
+}
+
 TEST(Metrics, ARealisticFeedRendersAValidExpositionWithHelpAndUnits) {
   Metrics m;
   feed(m);
@@ -197,13 +208,11 @@ TEST(Metrics, ThrottleBitsAreSeparateFlagsNowAndSinceBoot) {
   m.telemetry(pi_sample());
   const PromText text = rendered(m);
   // Throttled now; under-voltage and throttling seen since boot.
-  EXPECT_EQ(text.value("yolo_edge_throttle_active", {{"condition", "throttled"}}), 1);
-  EXPECT_EQ(text.value("yolo_edge_throttle_active", {{"condition", "under_voltage"}}), 0);
-  EXPECT_EQ(text.value("yolo_edge_throttle_active", {{"condition", "frequency_capped"}}), 0);
-  EXPECT_EQ(text.value("yolo_edge_throttle_active", {{"condition", "soft_temp_limit"}}), 0);
-  EXPECT_EQ(text.value("yolo_edge_throttle_since_boot", {{"condition", "throttled"}}), 1);
-  EXPECT_EQ(text.value("yolo_edge_throttle_since_boot", {{"condition", "under_voltage"}}), 1);
-  EXPECT_EQ(text.value("yolo_edge_throttle_since_boot", {{"condition", "soft_temp_limit"}}), 0);
+  expect_series(
+      text, "yolo_edge_throttle_active", "condition",
+      {{"throttled", 1}, {"under_voltage", 0}, {"frequency_capped", 0}, {"soft_temp_limit", 0}});
+  expect_series(text, "yolo_edge_throttle_since_boot", "condition",
+                {{"throttled", 1}, {"under_voltage", 1}, {"soft_temp_limit", 0}});
 }
 
 TEST(Metrics, OnlyWhatTheDeviceHasIsServedAndAVanishedSensorLosesItsSeries) {
@@ -307,13 +316,12 @@ TEST(Metrics, CountersOnlyGrowAcrossScrapes) {
   EXPECT_EQ(
       after.value("yolo_edge_frames_total", {{"model", "yolo11n_320_int8"}, {"precision", "int8"}}),
       10);
-  EXPECT_EQ(after.value("yolo_edge_reloads_total", {{"result", "ok"}}), 2);
-  EXPECT_EQ(after.value("yolo_edge_reloads_total", {{"result", "rejected"}}), 2);
+  expect_series(after, "yolo_edge_reloads_total", "result", {{"ok", 2}, {"rejected", 2}});
   EXPECT_EQ(after.value("yolo_edge_model_swaps_total"), 2);
   EXPECT_EQ(after.value("yolo_edge_source_lost_total"), 2);
   EXPECT_EQ(after.value("yolo_edge_source_reopened_total"), 2);
-  EXPECT_EQ(after.value("yolo_edge_errors_total", {{"kind", "frame_failed"}}), 2);
-  EXPECT_EQ(after.value("yolo_edge_errors_total", {{"kind", "config_rejected"}}), 2);
+  expect_series(after, "yolo_edge_errors_total", "kind",
+                {{"frame_failed", 2}, {"config_rejected", 2}});
 }
 
 TEST(Metrics, EventCountersStartAtZeroAndAFirstOpeningIsNoReopening) {
@@ -324,8 +332,7 @@ TEST(Metrics, EventCountersStartAtZeroAndAFirstOpeningIsNoReopening) {
   m.event(event(fieldlog::EventKind::kModelError, config::LogLevel::kError));
   const PromText text = rendered(m);
   // Present from the start, so rate() and increase() see the first one.
-  EXPECT_EQ(text.value("yolo_edge_reloads_total", {{"result", "ok"}}), 0);
-  EXPECT_EQ(text.value("yolo_edge_reloads_total", {{"result", "rejected"}}), 0);
+  expect_series(text, "yolo_edge_reloads_total", "result", {{"ok", 0}, {"rejected", 0}});
   EXPECT_EQ(text.value("yolo_edge_model_swaps_total"), 0);
   EXPECT_EQ(text.value("yolo_edge_source_lost_total"), 0);
   EXPECT_EQ(text.value("yolo_edge_source_reopened_total"), 0);
@@ -385,10 +392,8 @@ TEST(Metrics, StatesAreOneForTheCurrentAndZeroForTheOthersSeen) {
   s.state = DaemonState::kReloading;
   m.stats(s);
   const PromText text = rendered(m);
-  EXPECT_EQ(text.value("yolo_edge_source_state", {{"state", "lost"}}), 1);
-  EXPECT_EQ(text.value("yolo_edge_source_state", {{"state", "opening"}}), 0);
-  EXPECT_EQ(text.value("yolo_edge_state", {{"state", "reloading"}}), 1);
-  EXPECT_EQ(text.value("yolo_edge_state", {{"state", "starting"}}), 0);
+  expect_series(text, "yolo_edge_source_state", "state", {{"lost", 1}, {"opening", 0}});
+  expect_series(text, "yolo_edge_state", "state", {{"reloading", 1}, {"starting", 0}});
 }
 
 TEST(Metrics, LabelValuesAndHelpAreEscaped) {
