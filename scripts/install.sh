@@ -109,8 +109,16 @@ create_user() {
 # The udev rule cmake installed (/etc/udev/rules.d/60-yolo-edge-gpio.rules, or under /usr/lib
 # for --prefix /usr) gives /dev/gpiochip* to group gpio; plain Debian leaves them root-only. Chips
 # present now get it at once rather than at the next boot.
+# udevd may have read the rule as cmake installed it, before create_user made group gpio: it then
+# drops GROUP= and keeps that reading, since a reload re-reads only rules whose files or folders
+# changed (the package's postinst does the same). Touching the rule makes it read it again.
 apply_udev_rule() {
   if [ -S /run/udev/control ] && command -v udevadm >/dev/null 2>&1; then
+    local rule
+    for rule in /usr/lib/udev/rules.d/60-yolo-edge-gpio.rules \
+      /etc/udev/rules.d/60-yolo-edge-gpio.rules; do
+      if [ -e "$rule" ]; then touch "$rule" "${rule%/*}"; fi
+    done
     udevadm control --reload-rules
     udevadm trigger --subsystem-match=gpio --action=change
     notes+=("/dev/gpiochip* belong to group gpio (udev rule 60-yolo-edge-gpio.rules)")
