@@ -11,24 +11,21 @@ namespace yolo::runtime {
 namespace {
 
 // The convs weighed: the first ones within kMaxLayerMacShare (before any final conv), then the
-// attention convs not among them.
+// attention convs after them, in graph order.
 std::vector<const ConvUnit*> trade_candidates(const std::vector<ConvUnit>& units,
                                               const GraphRegions& regions, double total_macs) {
   const std::set<std::string> finals(regions.final_convs.begin(), regions.final_convs.end());
   std::vector<const ConvUnit*> candidates;
-  std::set<std::string> taken;
   double share = 0;
-  for (const ConvUnit& unit : units) {
-    share += unit.macs / total_macs;
-    if (finals.count(unit.conv) || share > kMaxLayerMacShare) break;
-    candidates.push_back(&unit);
-    taken.insert(unit.conv);
+  auto unit = units.begin();
+  for (; unit != units.end(); ++unit) {
+    share += unit->macs / total_macs;
+    if (finals.count(unit->conv) || share > kMaxLayerMacShare) break;
+    candidates.push_back(&*unit);
   }
-  const std::set<std::string> attention(regions.attention_convs.begin(),
-                                        regions.attention_convs.end());
-  for (const ConvUnit& unit : units) {
-    if (attention.count(unit.conv) && !finals.count(unit.conv) && !taken.count(unit.conv)) {
-      candidates.push_back(&unit);
+  for (; unit != units.end(); ++unit) {
+    if (regions.attention_convs.count(unit->conv) && !finals.count(unit->conv)) {
+      candidates.push_back(&*unit);
     }
   }
   return candidates;

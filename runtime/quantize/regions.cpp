@@ -43,17 +43,14 @@ GraphRegions find_regions(const onnx::GraphProto& graph) {
       regions.tail.insert(graph.node(i).name());
     }
   }
-  std::set<std::string> attention;
   for (const auto& node : graph.node()) {
     if (node.op_type() != "MatMul") continue;
     for (const auto& in : node.input()) {
       const onnx::NodeProto* p = source_past_layout(graph, index, in);
-      if (p && p->op_type() == "Conv" && is_real_conv(graph, index, *p))
-        attention.insert(p->name());
+      if (p && p->op_type() == "Conv" && is_real_conv(graph, index, *p)) {
+        regions.attention_convs.insert(p->name());
+      }
     }
-  }
-  for (const auto& node : graph.node()) {
-    if (attention.count(node.name())) regions.attention_convs.push_back(node.name());
   }
   return regions;
 }

@@ -21,9 +21,9 @@ struct GraphRegions {
   // The last real Conv of each detection branch (box and class convs): sensitivity candidates.
   std::vector<std::string> final_convs;
   // Real convs whose output reaches a MatMul only through reshapes, splits and transposes: the
-  // q/k/v projections of attention blocks, in graph order. The softmax between the MatMuls
-  // amplifies their rounding (docs/quantization.md), so `auto` weighs keeping them FP32.
-  std::vector<std::string> attention_convs;
+  // q/k/v projections of attention blocks. The softmax between the MatMuls amplifies their
+  // rounding (docs/quantization.md), so `auto` weighs keeping them FP32.
+  std::set<std::string> attention_convs;
 };
 GraphRegions find_regions(const onnx::GraphProto& graph);
 

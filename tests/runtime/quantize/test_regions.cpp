@@ -54,8 +54,7 @@ TEST(FindRegions, AttentionConvsReachAMatMulThroughReshapesAndSplits) {
   b.node("Reshape", {"y", "back"}, {"y4"}, "unflatten");
   b.node("Conv", {"y4", "wo"}, {"out"}, "proj_conv");
   b.output("out");
-  EXPECT_EQ(find_regions(b.proto().graph()).attention_convs,
-            (std::vector<std::string>{"qkv_conv"}));
+  EXPECT_EQ(find_regions(b.proto().graph()).attention_convs, (std::set<std::string>{"qkv_conv"}));
 }
 
 }  // namespace
