@@ -2,10 +2,8 @@
 #pragma once
 
 #include <filesystem>
-#include <functional>
 #include <memory>
 #include <optional>
-#include <string>
 
 #include <opencv2/core.hpp>
 
