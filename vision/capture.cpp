@@ -113,11 +113,11 @@ class VideoCaptureSource : public FrameSource {
   }
 
   bool read(Frame& frame) override {
-    if (!capture_.read(frame.bgr) || frame.bgr.empty()) {
+    if (!next_into(frame.bgr)) {
       // A file that loops starts over; one that has never delivered a frame would spin forever.
       if (kind_ != SourceKind::kVideoFile || !spec_.loop || since_open_ == 0) return false;
       open();
-      if (!capture_.read(frame.bgr) || frame.bgr.empty()) return false;
+      if (!next_into(frame.bgr)) return false;
     }
     ++since_open_;
     clock_.stamp(frame);
@@ -145,6 +145,11 @@ class VideoCaptureSource : public FrameSource {
   bool is_live() const override { return kind_ != SourceKind::kVideoFile || spec_.realtime; }
 
  private:
+  // The next frame into `bgr`'s own buffer. grab() then retrieve() rather than read(): a failed
+  // read() releases the buffer (at every end of a looping file, every camera hiccup), and the
+  // next frame then allocates a new one, which the allocator may keep beside the old.
+  bool next_into(cv::Mat& bgr) { return capture_.grab() && capture_.retrieve(bgr) && !bgr.empty(); }
+
   void open() {
     since_open_ = 0;
     const std::string& uri = spec_.uri;
