@@ -12,6 +12,16 @@
 
 #include "runtime/kernels/tensor_ref.h"
 
+// On loops the compiler vectorizes: one clone each for AVX-512 and AVX2 beside the x86-64 baseline
+// (SSE2, 4 float lanes), the best the CPU runs chosen once when the program loads (GCC function
+// multi-versioning). None enables FMA contraction (-std=c++20 turns it off), so every clone
+// computes the same bits. On arm64 NEON is the baseline and the only choice.
+#if defined(__x86_64__)
+#define YOLO_KERNEL_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define YOLO_KERNEL_CLONES
+#endif
+
 namespace yolo::runtime::kernels::detail {
 
 [[noreturn]] inline void fail(const char* op, const std::string& what) {

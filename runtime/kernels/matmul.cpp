@@ -26,6 +26,37 @@ Shape promote(std::span<const std::int64_t> s, bool left) {
   return out;
 }
 
+// One row-major product c[rows, n] = a[rows, k] * b[k, n], its rows split into pool tasks.
+struct Product {
+  const float* a;
+  const float* b;
+  float* c;
+  std::size_t rows, n, k;
+  SgemmIsa isa;
+};
+
+void product_rows(void* context, std::size_t first, std::size_t count) {
+  const Product& p = *static_cast<const Product*>(context);
+  const float* a = p.a + first * p.k;
+  float* c = p.c + first * p.n;
+  if (p.isa == SgemmIsa::kBaseline) {
+    const auto rows = static_cast<Eigen::Index>(count);
+    const auto n = static_cast<Eigen::Index>(p.n);
+    const auto k = static_cast<Eigen::Index>(p.k);
+    Map(c, rows, n).noalias() = ConstMap(a, rows, k) * ConstMap(p.b, k, n);
+  } else {
+    sgemm_x86(p.isa, a, p.b, c, count, p.n, p.k);
+  }
+}
+
+void multiply(Product p, pthreadpool_t pool) {
+  // About four tasks per thread, in multiples of 24 rows (whole tiles of both kernels' 6 and 8).
+  const std::size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
+  const std::size_t per_task = (p.rows + 4 * threads - 1) / (4 * threads);
+  const std::size_t tile = std::max<std::size_t>(24, (per_task + 23) / 24 * 24);
+  pthreadpool_parallelize_1d_tile_1d(pool, product_rows, &p, p.rows, tile, 0);
+}
+
 }  // namespace
 
 Shape matmul_shape(std::span<const std::int64_t> a, std::span<const std::int64_t> b) {
@@ -45,7 +76,7 @@ Shape matmul_shape(std::span<const std::int64_t> a, std::span<const std::int64_t
   return out;
 }
 
-void matmul(ConstTensorRef a, ConstTensorRef b, TensorRef out) {
+void matmul(ConstTensorRef a, ConstTensorRef b, TensorRef out, pthreadpool_t pool, SgemmIsa isa) {
   check_dtype(a, DType::kFloat32, "MatMul", "A");
   check_dtype(b, DType::kFloat32, "MatMul", "B");
   check_dtype(out, DType::kFloat32, "MatMul", "output");
@@ -61,10 +92,14 @@ void matmul(ConstTensorRef a, ConstTensorRef b, TensorRef out) {
   const float* pb = b.as<float>();
   float* po = out.as<float>();
   if (out.size() == 0) return;
+  const auto product = [&](const float* xa, const float* xb, float* xo, std::int64_t rows) {
+    multiply({xa, xb, xo, static_cast<std::size_t>(rows), static_cast<std::size_t>(n),
+              static_cast<std::size_t>(k), isa},
+             pool);
+  };
   // b shared by every batch of a (b has no batch dims of size > 1): one [batch*M, K] x [K, N].
   if (element_count(batch_b) == 1) {
-    const std::int64_t rows = element_count(batch_a) * m;
-    Map(po, rows, n).noalias() = ConstMap(pa, rows, k) * ConstMap(pb, k, n);
+    product(pa, pb, po, element_count(batch_a) * m);
     return;
   }
   const Shape batch = broadcast_shape(batch_a, batch_b, "MatMul");
@@ -76,7 +111,7 @@ void matmul(ConstTensorRef a, ConstTensorRef b, TensorRef out) {
     for (std::int64_t i = 0; i < count; ++i) {
       const float* xa = pa + (offs[0] + i * st[0]) * m * k;
       const float* xb = pb + (offs[1] + i * st[1]) * k * n;
-      Map(po + index * m * n, m, n).noalias() = ConstMap(xa, m, k) * ConstMap(xb, k, n);
+      product(xa, xb, po + index * m * n, m);
       ++index;
     }
   });

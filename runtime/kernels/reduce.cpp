@@ -105,6 +105,39 @@ struct Reducer {
   }
 };
 
+// The max (or min) of each row of floats, with 16 partial results the compiler keeps in vector
+// lanes: one sequential max chain waits on each compare's latency (ReduceMax over the 80 class
+// scores of yolo26n's 8400 anchors took 0.56 ms a frame). The same value as a sequential fold
+// (std::max(acc, x) keeps acc when x is NaN, in any order), up to the sign of a zero result.
+template <typename Pick>
+[[gnu::always_inline]] inline void fold_rows(const float* x, float* y, std::int64_t rows,
+                                             std::int64_t len, float init, Pick pick) {
+  constexpr std::int64_t kLanes = 16;
+  for (std::int64_t o = 0; o < rows; ++o) {
+    const float* row = x + o * len;
+    float lanes[kLanes];
+    std::fill_n(lanes, kLanes, init);
+    std::int64_t i = 0;
+    for (; i + kLanes <= len; i += kLanes) {
+      for (std::int64_t j = 0; j < kLanes; ++j) lanes[j] = pick(lanes[j], row[i + j]);
+    }
+    float acc = init;
+    for (; i < len; ++i) acc = pick(acc, row[i]);
+    for (const float lane : lanes) acc = pick(acc, lane);
+    y[o] = acc;
+  }
+}
+
+YOLO_KERNEL_CLONES void max_rows(const float* x, float* y, std::int64_t rows, std::int64_t len) {
+  fold_rows(x, y, rows, len, -std::numeric_limits<float>::infinity(),
+            [](float a, float b) { return std::max(a, b); });
+}
+
+YOLO_KERNEL_CLONES void min_rows(const float* x, float* y, std::int64_t rows, std::int64_t len) {
+  fold_rows(x, y, rows, len, std::numeric_limits<float>::infinity(),
+            [](float a, float b) { return std::min(a, b); });
+}
+
 }  // namespace
 
 void reduce(ReduceOp op, ConstTensorRef in, std::span<const std::int64_t> normalized_axes,
@@ -161,6 +194,10 @@ void reduce(ReduceOp op, ConstTensorRef in, std::span<const std::int64_t> normal
       const bool all = dims.size() <= 1;
       const std::int64_t rows = all ? 1 : dims[0];
       const std::int64_t len = all ? in.size() : dims[1];
+      if constexpr (std::is_same_v<T, float>) {
+        if (op == ReduceOp::kMax) return max_rows(x, y, rows, len);
+        if (op == ReduceOp::kMin) return min_rows(x, y, rows, len);
+      }
       for (std::int64_t o = 0; o < rows; ++o) {
         T acc = red.init();
         const T* row = x + o * len;

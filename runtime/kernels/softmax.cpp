@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <string>
-#include <vector>
 
 #include "runtime/kernels/detail.h"
 
@@ -16,7 +16,7 @@ namespace {
 // exp(x) for the x <= 0 that softmax feeds it (x minus the row's max), within about 2 ulp of
 // std::exp. Branch-free, so the loops calling it vectorize (about 2.5x faster than std::exp
 // here); inputs below -87, -inf and negative NaN give exp(-87) ~ 1.6e-38, i.e. 0 for softmax.
-inline float exp_nonpositive(float x) {
+[[gnu::always_inline]] inline float exp_nonpositive(float x) {
   // Clamp on the bit pattern: for negative floats a larger magnitude is a larger unsigned value,
   // and an integer min vectorizes where a (possibly trapping) float compare does not.
   constexpr std::uint32_t kMinus87 = std::bit_cast<std::uint32_t>(-87.0F);
@@ -33,8 +33,9 @@ inline float exp_nonpositive(float x) {
   return p * std::bit_cast<float>((static_cast<std::int32_t>(n) + 127) << 23);
 }
 
-// Max and sum with eight partial results, which the compiler keeps in vector lanes.
-float max_of(const float* x, std::int64_t n) {
+// Max and sum with eight partial results, which the compiler keeps in vector lanes. Inlined into
+// each instruction-set clone of their callers.
+[[gnu::always_inline]] inline float max_of(const float* x, std::int64_t n) {
   float lanes[8];
   std::fill_n(lanes, 8, -INFINITY);
   std::int64_t i = 0;
@@ -47,7 +48,7 @@ float max_of(const float* x, std::int64_t n) {
   return peak;
 }
 
-float sum_of(const float* x, std::int64_t n) {
+[[gnu::always_inline]] inline float sum_of(const float* x, std::int64_t n) {
   float lanes[8] = {};
   std::int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
@@ -59,38 +60,69 @@ float sum_of(const float* x, std::int64_t n) {
   return total;
 }
 
-// Softmax over `len` elements spaced `stride` apart, for outer x inner such vectors.
-void softmax_strided(const float* x, float* y, std::int64_t outer, std::int64_t len,
-                     std::int64_t inner) {
-  std::vector<float> m;
-  std::vector<float> sum;
-  for (std::int64_t o = 0; o < outer; ++o) {
-    const float* xs = x + o * len * inner;
-    float* ys = y + o * len * inner;
-    if (inner == 1) {
-      const float peak = max_of(xs, len);
-      for (std::int64_t k = 0; k < len; ++k) ys[k] = exp_nonpositive(xs[k] - peak);
-      const float inv = 1.0F / sum_of(ys, len);
-      for (std::int64_t k = 0; k < len; ++k) ys[k] *= inv;
-      continue;
-    }
-    // Axis not innermost: work on whole rows of `inner` so memory is walked contiguously.
-    m.assign(xs, xs + inner);
-    for (std::int64_t k = 1; k < len; ++k) {
-      for (std::int64_t i = 0; i < inner; ++i) m[i] = std::max(m[i], xs[k * inner + i]);
-    }
-    sum.assign(static_cast<std::size_t>(inner), 0.0F);
-    for (std::int64_t k = 0; k < len; ++k) {
-      const float* row = xs + k * inner;
-      float* out = ys + k * inner;
-      for (std::int64_t i = 0; i < inner; ++i) out[i] = exp_nonpositive(row[i] - m[i]);
-      for (std::int64_t i = 0; i < inner; ++i) sum[i] += out[i];
-    }
-    for (auto& s : sum) s = 1.0F / s;
-    for (std::int64_t k = 0; k < len; ++k) {
-      for (std::int64_t i = 0; i < inner; ++i) ys[k * inner + i] *= sum[i];
-    }
+// Softmax over `len` elements spaced `inner` apart, for outer x inner such vectors, split into
+// pool tasks: whole vectors when the axis is innermost, else chunks of columns.
+struct Job {
+  const float* x;
+  float* y;
+  std::int64_t len, inner;
+};
+
+// Columns per task when the axis is not innermost: their running max and sum live on the stack.
+constexpr std::size_t kColumns = 512;
+
+YOLO_KERNEL_CLONES void softmax_rows(void* context, std::size_t first, std::size_t count) {
+  const Job& j = *static_cast<const Job*>(context);
+  for (std::size_t o = first; o < first + count; ++o) {
+    const float* xs = j.x + static_cast<std::int64_t>(o) * j.len;
+    float* ys = j.y + static_cast<std::int64_t>(o) * j.len;
+    const float peak = max_of(xs, j.len);
+    for (std::int64_t k = 0; k < j.len; ++k) ys[k] = exp_nonpositive(xs[k] - peak);
+    const float inv = 1.0F / sum_of(ys, j.len);
+    for (std::int64_t k = 0; k < j.len; ++k) ys[k] *= inv;
   }
+}
+
+// Axis not innermost: whole rows of the chunk at a time, so memory is walked contiguously.
+YOLO_KERNEL_CLONES void softmax_columns(void* context, std::size_t o, std::size_t first,
+                                        std::size_t count) {
+  const Job& j = *static_cast<const Job*>(context);
+  const auto n = static_cast<std::int64_t>(count);
+  const std::int64_t offset =
+      static_cast<std::int64_t>(o) * j.len * j.inner + static_cast<std::int64_t>(first);
+  const float* xs = j.x + offset;
+  float* ys = j.y + offset;
+  float m[kColumns];
+  float sum[kColumns];
+  std::copy_n(xs, n, m);
+  for (std::int64_t k = 1; k < j.len; ++k) {
+    for (std::int64_t i = 0; i < n; ++i) m[i] = std::max(m[i], xs[k * j.inner + i]);
+  }
+  std::fill_n(sum, n, 0.0F);
+  for (std::int64_t k = 0; k < j.len; ++k) {
+    const float* row = xs + k * j.inner;
+    float* out = ys + k * j.inner;
+    for (std::int64_t i = 0; i < n; ++i) out[i] = exp_nonpositive(row[i] - m[i]);
+    for (std::int64_t i = 0; i < n; ++i) sum[i] += out[i];
+  }
+  for (std::int64_t i = 0; i < n; ++i) sum[i] = 1.0F / sum[i];
+  for (std::int64_t k = 0; k < j.len; ++k) {
+    for (std::int64_t i = 0; i < n; ++i) ys[k * j.inner + i] *= sum[i];
+  }
+}
+
+void softmax_strided(const float* x, float* y, std::int64_t outer, std::int64_t len,
+                     std::int64_t inner, pthreadpool_t pool) {
+  Job job{x, y, len, inner};
+  if (inner == 1) {
+    // Rows of a few thousand elements per task.
+    const auto rows = static_cast<std::size_t>(std::max<std::int64_t>(1, 4096 / len));
+    pthreadpool_parallelize_1d_tile_1d(pool, softmax_rows, &job, static_cast<std::size_t>(outer),
+                                       rows, 0);
+    return;
+  }
+  pthreadpool_parallelize_2d_tile_1d(pool, softmax_columns, &job, static_cast<std::size_t>(outer),
+                                     static_cast<std::size_t>(inner), kColumns, 0);
 }
 
 void check(ConstTensorRef in, TensorRef out) {
@@ -101,17 +133,17 @@ void check(ConstTensorRef in, TensorRef out) {
 
 }  // namespace
 
-void softmax(ConstTensorRef in, std::int64_t axis, TensorRef out) {
+void softmax(ConstTensorRef in, std::int64_t axis, TensorRef out, pthreadpool_t pool) {
   check(in, out);
   if (in.rank() == 0) detail::fail("Softmax", "input is a scalar, it needs at least one axis");
   const auto a = static_cast<std::size_t>(normalize_axis(axis, in.rank(), "Softmax"));
   const std::int64_t outer = element_count(in.shape.subspan(0, a));
   const std::int64_t inner = element_count(in.shape.subspan(a + 1));
   if (in.size() == 0) return;
-  softmax_strided(in.as<float>(), out.as<float>(), outer, in.shape[a], inner);
+  softmax_strided(in.as<float>(), out.as<float>(), outer, in.shape[a], inner, pool);
 }
 
-void softmax_coerced(ConstTensorRef in, std::int64_t axis, TensorRef out) {
+void softmax_coerced(ConstTensorRef in, std::int64_t axis, TensorRef out, pthreadpool_t pool) {
   check(in, out);
   const std::int64_t rank = in.rank();
   if (axis < -rank || axis > rank) {
@@ -123,7 +155,7 @@ void softmax_coerced(ConstTensorRef in, std::int64_t axis, TensorRef out) {
   const std::int64_t outer = element_count(in.shape.subspan(0, a));
   const std::int64_t len = element_count(in.shape.subspan(a));
   if (in.size() == 0) return;
-  softmax_strided(in.as<float>(), out.as<float>(), outer, len, 1);
+  softmax_strided(in.as<float>(), out.as<float>(), outer, len, 1, pool);
 }
 
 }  // namespace yolo::runtime::kernels

@@ -41,11 +41,11 @@ class SoftmaxSpec : public OpSpec {
    public:
     SoftmaxStep(bool coerced, std::int64_t axis, const StepContext& context)
         : coerced_(coerced), axis_(axis), in_(context.inputs[0]), out_(context.outputs[0]) {}
-    void run(pthreadpool_t) override {
+    void run(pthreadpool_t pool) override {
       if (coerced_)
-        kernels::softmax_coerced(in_.cref(), axis_, out_.ref());
+        kernels::softmax_coerced(in_.cref(), axis_, out_.ref(), pool);
       else
-        kernels::softmax(in_.cref(), axis_, out_.ref());
+        kernels::softmax(in_.cref(), axis_, out_.ref(), pool);
     }
 
    private:
@@ -73,6 +73,23 @@ class MatMulSpec : public OpSpec {
                std::span<const kernels::TensorRef> out) const override {
     kernels::matmul(in[0], in[1], out[0]);
   }
+  std::unique_ptr<Step> create_step(const StepContext& context) const override {
+    return std::make_unique<MatMulStep>(context);
+  }
+
+ private:
+  // The products' rows shared among the engine's threads.
+  class MatMulStep : public Step {
+   public:
+    explicit MatMulStep(const StepContext& context)
+        : a_(context.inputs[0]), b_(context.inputs[1]), out_(context.outputs[0]) {}
+    void run(pthreadpool_t pool) override {
+      kernels::matmul(a_.cref(), b_.cref(), out_.ref(), pool);
+    }
+
+   private:
+    ValueView a_, b_, out_;
+  };
 };
 
 class GemmSpec : public OpSpec {

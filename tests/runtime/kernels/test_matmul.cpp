@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "runtime/kernels/matmul.h"
+#include "runtime/xnn/xnn_operator.h"
 #include "tests/support/random_tensors.h"
 
 namespace yolo::runtime::kernels {
@@ -92,6 +93,33 @@ TEST(MatMul, MatchesReferenceWithBatchBroadcasting) {
     for (std::int64_t i = 0; i < out.size(); ++i) {
       ASSERT_NEAR(out.data_as<float>()[i], want[static_cast<std::size_t>(i)], 1e-4)
           << shape_string(sa) << " x " << shape_string(sb) << " at " << i;
+    }
+  }
+}
+
+// Every kernel this CPU runs (Eigen, AVX2, AVX-512), on products with whole and partial row
+// tiles, whole and partial column vectors and fewer columns than a vector, on 1 and 3 threads,
+// against double sums (a float sum of k terms of size 1 is within about k * 1e-7 of them).
+TEST(MatMul, EveryKernelMatchesReferenceOnTilesAndTails) {
+  xnn::ThreadPools pools;
+  const Shape sizes[] = {{1, 1, 1},   {7, 5, 3},     {8, 32, 16},  {13, 45, 37}, {48, 64, 0},
+                         {49, 17, 9}, {100, 48, 33}, {6, 400, 32}, {2, 64, 400}, {400, 31, 8}};
+  for (const SgemmIsa isa : sgemm_isas()) {
+    for (const Shape& mnk : sizes) {
+      for (const int threads : {1, 3}) {
+        const std::int64_t m = mnk[0], n = mnk[1], k = mnk[2];
+        const Tensor a = random_tensor({2, m, k});
+        // Shared by both batches on 3 threads (one taller product), one per batch on 1.
+        const Tensor b = random_tensor(threads == 3 ? Shape{k, n} : Shape{2, k, n});
+        Tensor out(DType::kFloat32, {2, m, n});
+        matmul(a, b, out, pools.get(threads), isa);
+        const auto want = reference_matmul(a, b, out.shape());
+        for (std::int64_t i = 0; i < out.size(); ++i) {
+          ASSERT_NEAR(out.data_as<float>()[i], want[static_cast<std::size_t>(i)], 1e-5 * (k + 1))
+              << sgemm_isa_name(isa) << " " << m << "x" << k << " * " << k << "x" << n << " on "
+              << threads << " threads, at " << i;
+        }
+      }
     }
   }
 }

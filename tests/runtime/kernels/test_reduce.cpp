@@ -17,6 +17,7 @@
 #include "runtime/kernels/reduce.h"
 #include "runtime/kernels/softmax.h"
 #include "runtime/kernels/topk.h"
+#include "runtime/xnn/xnn_operator.h"
 #include "tests/support/random_tensors.h"
 
 namespace yolo::runtime::kernels {
@@ -226,6 +227,65 @@ TEST(Softmax, MatchesReferenceOnEveryAxis) {
   Tensor out(DType::kFloat32, {2, 3});
   expect_throws_naming([&] { softmax(in, 2, out); }, "Softmax: axis 2 is out of range");
   expect_throws_naming([&] { softmax_coerced(in, 3, out); }, "Softmax: axis 3 is out of range");
+}
+
+// Rows longer than the 16 lanes the float max and min keep (yolo26n: 80 class scores per anchor),
+// with NaN, which a sequential std::max fold skips, and infinities.
+TEST(Reduce, FloatMaxAndMinOverLongRowsMatchASequentialFold) {
+  for (const std::int64_t len : {16, 37, 80, 131}) {
+    Tensor in = random_tensor(DType::kFloat32, {5, len});
+    float* x = in.data_as<float>();
+    x[3] = std::numeric_limits<float>::quiet_NaN();
+    x[len + 20 % len] = INFINITY;
+    x[2 * len + 1] = -INFINITY;
+    const std::int64_t axes[] = {1};
+    for (const ReduceOp op : {ReduceOp::kMax, ReduceOp::kMin}) {
+      Tensor out(DType::kFloat32, {5, 1});
+      reduce(op, in, axes, out);
+      for (std::int64_t r = 0; r < 5; ++r) {
+        float want = op == ReduceOp::kMax ? -INFINITY : INFINITY;
+        for (std::int64_t i = 0; i < len; ++i) {
+          want = op == ReduceOp::kMax ? std::max(want, x[r * len + i])
+                                      : std::min(want, x[r * len + i]);
+        }
+        EXPECT_EQ(out.data_as<float>()[r], want)
+            << reduce_op_name(op) << " of row " << r << " of " << len;
+      }
+    }
+  }
+}
+
+// Long rows (attention) and an axis that is not innermost over more columns than one task takes
+// (the DFL's 16 bins over thousands of anchors): on 3 threads, in place, the same bits as on one.
+TEST(Softmax, SharedAmongThreadsAndInPlaceGivesTheSameBits) {
+  xnn::ThreadPools pools;
+  const std::pair<Shape, std::int64_t> cases[] = {
+      {{2, 3, 700}, -1}, {{1, 16, 1100}, 1}, {{2, 4, 16, 530}, 2}, {{3, 5}, 0}};
+  for (const auto& [shape, axis] : cases) {
+    Tensor in = random_tensor(DType::kFloat32, shape);
+    for (auto& v : in.values<float>()) v *= 7.0F;
+    Tensor one(DType::kFloat32, shape);
+    softmax(in, axis, one);
+    Tensor shared(DType::kFloat32, shape);
+    std::ranges::copy(in.values<float>(), shared.data_as<float>());
+    softmax(shared, axis, shared, pools.get(3));
+    for (std::int64_t i = 0; i < in.size(); ++i) {
+      ASSERT_EQ(shared.data_as<float>()[i], one.data_as<float>()[i])
+          << shape_string(shape) << " axis " << axis << " at " << i;
+    }
+    // Each vector sums to 1.
+    const auto a = static_cast<std::size_t>(axis < 0 ? axis + std::ssize(shape) : axis);
+    const std::int64_t len = shape[a];
+    const std::int64_t inner = element_count(std::span(shape).subspan(a + 1));
+    for (std::int64_t o = 0; o < in.size() / (len * inner); ++o) {
+      for (std::int64_t i = 0; i < inner; ++i) {
+        double total = 0;
+        for (std::int64_t k = 0; k < len; ++k)
+          total += one.data_as<float>()[(o * len + k) * inner + i];
+        ASSERT_NEAR(total, 1.0, 1e-5) << shape_string(shape) << " axis " << axis;
+      }
+    }
+  }
 }
 
 TEST(Softmax, MaskedAndExtremeInputs) {
