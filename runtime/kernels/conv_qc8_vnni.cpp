@@ -124,6 +124,42 @@ inline const std::int8_t* row_piece(const Job& j, const Origin& o, std::size_t k
   return scratch;
 }
 
+// Where kernel tap (ky, kx) of an output pixel lies in the input, in bytes from its start; the
+// tap must be inside the image.
+inline std::size_t input_offset(const Job& j, const Origin& o, std::size_t ky, std::size_t kx) {
+  const ConvQC8Geometry& g = *j.g;
+  const auto iy = static_cast<std::size_t>(o.y) + ky * g.window.dilation_height;
+  const auto ix = static_cast<std::size_t>(o.x) + kx * g.window.dilation_width;
+  return ((o.image * j.in_h + iy) * j.in_w + ix) * g.input_pixel_stride;
+}
+
+// Whether all MR pixels are real, in one output row, and every tap of theirs lies inside the
+// image (and a kernel row's reads past its end inside the input): then the micro-kernel steps
+// from pixel to pixel by a constant instead of placing each tap of each pixel. Most pixels of a
+// layer are such runs; per-tap placement cost as much as the multiply-adds in the 3-channel stem.
+template <int MR>
+inline bool inside_run(const Job& j, const Origin (&origin)[MR], std::size_t count) {
+  const ConvQC8Geometry& g = *j.g;
+  const Origin& first = origin[0];
+  const Origin& last = origin[MR - 1];
+  if (count < static_cast<std::size_t>(MR) || first.y != last.y || first.image != last.image ||
+      first.y < 0 || first.x < 0) {
+    return false;
+  }
+  const auto extent = [](std::size_t kernel, std::size_t dilation) {
+    return static_cast<std::ptrdiff_t>((kernel - 1) * dilation);
+  };
+  if (first.y + extent(g.window.kernel_height, g.window.dilation_height) >=
+          static_cast<std::ptrdiff_t>(j.in_h) ||
+      last.x + extent(g.window.kernel_width, g.window.dilation_width) >=
+          static_cast<std::ptrdiff_t>(j.in_w)) {
+    return false;
+  }
+  // A kernel row reads groups * 4 bytes from its first tap, past its own piece.
+  return !j.kernel_rows ||
+         input_offset(j, last, g.window.kernel_height - 1, 0) + j.groups * 4 <= j.input_bytes;
+}
+
 // Four input values as the unsigned operand of vpdpbusd: x + 128 (the bias absorbs the offset).
 YOLO_VNNI_TARGET inline __m512i broadcast_u8(const std::int8_t* p) {
   std::int32_t v;
@@ -185,8 +221,17 @@ YOLO_VNNI_TARGET void micro_kernel(const Job& j, std::size_t first, std::size_t 
   const std::size_t cin = g.input_channels;
   // Bytes of the last group of each tap (kernel rows always have 4 readable bytes).
   const std::size_t tail = j.kernel_rows || cin % 4 == 0 ? 4 : cin % 4;
+  const bool run = inside_run<MR>(j, origin, count);
+  const std::size_t run_step = g.window.stride_width * g.input_pixel_stride;
   for (std::size_t tap = 0; tap < j.taps; ++tap) {
-    if (j.kernel_rows) {
+    if (run) {
+      // MR pixels of one row, no tap in the padding: the taps are a constant step apart.
+      const std::size_t ky = j.kernel_rows ? tap : tap / g.window.kernel_width;
+      const std::size_t kx = j.kernel_rows ? 0 : tap % g.window.kernel_width;
+      const std::int8_t* first_tap = j.input + input_offset(j, origin[0], ky, kx);
+#pragma GCC unroll 16
+      for (int m = 0; m < MR; ++m) a[m] = first_tap + m * run_step;
+    } else if (j.kernel_rows) {
 #pragma GCC unroll 16
       for (int m = 0; m < MR; ++m) a[m] = row_piece(j, origin[m], tap, scratch[m]);
     } else {
