@@ -21,11 +21,20 @@ constexpr std::size_t kBlock = 64;   // output channels per block: four zmm accu
 // Kernel rows of at most this many bytes (kernel width x channels) are read as one piece.
 constexpr std::size_t kMaxRowPiece = 64;
 
+// Whether the pixel-lane kernel below takes the inside runs of a layer, and how it loads a tap's
+// groups of 4 inputs for 16 pixels: by byte permutes from the 128 bytes they span (the stem's 3
+// channels at stride 2, 8 channels at stride 1), or, for at most 16 channels, each pixel's into a
+// 16-byte slot (one load for 16 channels at stride 1) and dword permutes. More input channels
+// stay with the channel-vector kernel, whose broadcasts then serve many multiply-adds each (a
+// gather instruction instead was slower).
+enum class NarrowLoad : std::uint8_t { kNone, kBytes, kDwords };
+
 // Everything one run needs, shared read-only by the pthreadpool tasks.
 struct Job {
   const ConvQC8Geometry* g;
   const ConvQC8Quant* q;
   bool kernel_rows;
+  NarrowLoad narrow;
   std::size_t taps, groups, blocks;
   std::size_t in_h, in_w, out_h, out_w;
   const std::int8_t* input;
@@ -284,6 +293,190 @@ YOLO_VNNI_TARGET void micro_kernel(const Job& j, std::size_t first, std::size_t 
   }
 }
 
+// Narrow layers (at most 16 output channels: the 3-channel stem, the 8- and 16-channel
+// bottlenecks at the highest resolutions) waste the channel-vector kernel: each group of 4 inputs
+// of a pixel is broadcast for one or two multiply-adds, and the half-empty vector of an 8-channel
+// layer does half the work. Here the 16 lanes are 16 pixels of an inside run instead: one gather
+// loads a group of 4 inputs of all 16, and every output channel multiplies it by its broadcast
+// weights. The results are transposed to pixel-major bytes in registers.
+constexpr std::size_t kNarrowPixels = 16;
+
+// vpermi2b indices that transpose OC rows of 16 pixel bytes, packed 4 rows to a zmm (row r at
+// bytes 16 * (r % 4) of zmm r / 4), into pixel-major output: out[OC * p + c] for the 64 / OC
+// pixels of output vector `part`. The table holds two such zmm: rows c % 8 of the pair.
+template <int OC>
+constexpr std::array<std::uint8_t, 64> transpose_index(int part) {
+  std::array<std::uint8_t, 64> index{};
+  constexpr int kPixels = 64 / OC;
+  for (int p = 0; p < kPixels; ++p) {
+    for (int c = 0; c < OC; ++c) {
+      const int row = c % 8;
+      index[static_cast<std::size_t>(OC * p + c)] =
+          static_cast<std::uint8_t>(row / 4 * 64 + row % 4 * 16 + part * kPixels + p);
+    }
+  }
+  return index;
+}
+
+// 256-entry byte table on 64 values.
+YOLO_VNNI_TARGET inline __m512i lookup64(__m512i v, const __m512i t[4]) {
+  const __m512i low = _mm512_permutex2var_epi8(t[0], v, t[1]);
+  const __m512i high = _mm512_permutex2var_epi8(t[2], v, t[3]);
+  return _mm512_mask_blend_epi8(_mm512_movepi8_mask(v), low, high);
+}
+
+// The 16 pixels from `first`, an inside run starting at `origin`, for OC (8 or 16) lanes of
+// packed output channels (the real ones and zero weights after them).
+template <int OC>
+YOLO_VNNI_TARGET void narrow_run(const Job& j, std::size_t first, const Origin& origin) {
+  const ConvQC8Geometry& g = *j.g;
+  __m512i acc[OC];
+#pragma GCC unroll 16
+  for (int c = 0; c < OC; ++c) acc[c] = _mm512_set1_epi32(j.bias[c]);
+  const std::size_t step = g.window.stride_width * g.input_pixel_stride;
+  const __m512i flip = _mm512_set1_epi32(static_cast<int>(0x80808080U));
+  // One block of 16 channel lanes: per tap and group, 4 weight bytes for each channel.
+  const std::int8_t* w = j.packed;
+  const auto multiply_add = [&](__m512i x) YOLO_VNNI_TARGET {
+#pragma GCC unroll 16
+    for (int c = 0; c < OC; ++c) {
+      std::int32_t weights;
+      std::memcpy(&weights, w + c * 4, 4);
+      acc[c] = _mm512_dpbusd_epi32(acc[c], x, _mm512_set1_epi32(weights));
+    }
+    w += kVector * 4;
+  };
+  // Bytes the groups of a tap span over the 16 pixels: loads read no further.
+  const std::size_t span = (kNarrowPixels - 1) * step + j.groups * 4;
+  const auto below = [](std::size_t bytes) -> __mmask64 {
+    return bytes >= 64 ? ~__mmask64{0} : (__mmask64{1} << bytes) - 1;
+  };
+  // kBytes: byte 4 p + b of a group's vector is byte p * step + b of the span (then + 4 a group).
+  const __m512i byte_index = _mm512_add_epi32(
+      _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                         _mm512_set1_epi32(static_cast<int>(step * 0x01010101U))),
+      _mm512_set1_epi32(0x03020100));
+  // kDwords (16 bytes a pixel): dword p % 8 * 4 of each half (then + 1 a group).
+  const __m512i dword_index =
+      _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28);
+  for (std::size_t tap = 0; tap < j.taps; ++tap) {
+    const std::size_t ky = j.kernel_rows ? tap : tap / g.window.kernel_width;
+    const std::size_t kx = j.kernel_rows ? 0 : tap % g.window.kernel_width;
+    const std::int8_t* pixels = j.input + input_offset(j, origin, ky, kx);
+    if (j.narrow == NarrowLoad::kBytes) {
+      const __m512i lo = _mm512_xor_si512(_mm512_maskz_loadu_epi8(below(span), pixels), flip);
+      const __m512i hi = _mm512_xor_si512(
+          _mm512_maskz_loadu_epi8(below(span - std::min<std::size_t>(span, 64)), pixels + 64),
+          flip);
+      __m512i index = byte_index;
+      for (std::size_t group = 0; group < j.groups; ++group) {
+        multiply_add(_mm512_permutex2var_epi8(lo, index, hi));
+        index = _mm512_add_epi8(index, _mm512_set1_epi8(4));
+      }
+    } else {
+      // Pixel p's groups at bytes 16 p of the four quarters.
+      __m512i quarter[4];
+      if (step == 16) {
+        for (std::size_t i = 0; i < 4; ++i) {
+          const std::size_t from = i * 64;
+          quarter[i] = _mm512_maskz_loadu_epi8(below(span - std::min(span, from)), pixels + from);
+        }
+      } else {
+        const auto mask = static_cast<__mmask16>((1U << (j.groups * 4)) - 1);
+        const auto pixel = [&](std::size_t p) YOLO_VNNI_TARGET {
+          return _mm_maskz_loadu_epi8(mask, pixels + p * step);
+        };
+        for (std::size_t i = 0; i < 4; ++i) {
+          __m512i q = _mm512_castsi128_si512(pixel(4 * i));
+          q = _mm512_inserti32x4(q, pixel(4 * i + 1), 1);
+          q = _mm512_inserti32x4(q, pixel(4 * i + 2), 2);
+          quarter[i] = _mm512_inserti32x4(q, pixel(4 * i + 3), 3);
+        }
+      }
+      for (__m512i& q : quarter) q = _mm512_xor_si512(q, flip);
+      __m512i index = dword_index;
+      for (std::size_t group = 0; group < j.groups; ++group) {
+        multiply_add(_mm512_mask_blend_epi32(
+            0xFF00, _mm512_permutex2var_epi32(quarter[0], index, quarter[1]),
+            _mm512_permutex2var_epi32(quarter[2], index, quarter[3])));
+        index = _mm512_add_epi32(index, _mm512_set1_epi32(1));
+      }
+    }
+  }
+
+  const ConvQC8Quant& q = *j.q;
+  const __m512 low = _mm512_set1_ps(static_cast<float>(q.output_min - q.output_zero_point));
+  const __m512 high = _mm512_set1_ps(static_cast<float>(q.output_max - q.output_zero_point));
+  const __m512i zero_point = _mm512_set1_epi32(q.output_zero_point);
+  // Rows of 16 pixel bytes per channel, four to a zmm.
+  __m512i rows[OC / 4];
+#pragma GCC unroll 16
+  for (int c = 0; c < OC; ++c) {
+    __m512 y = _mm512_mul_ps(_mm512_cvtepi32_ps(acc[c]), _mm512_set1_ps(j.scale[c]));
+    y = _mm512_min_ps(_mm512_max_ps(y, low), high);
+    const __m128i row = _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(y), zero_point));
+    rows[c / 4] =
+        c % 4 == 0 ? _mm512_castsi128_si512(row) : _mm512_inserti32x4(rows[c / 4], row, c % 4);
+  }
+  __m512i table[4];
+  if (j.table != nullptr) {
+    for (int i = 0; i < 4; ++i) table[i] = _mm512_loadu_si512(j.table + 64 * i);
+  }
+  constexpr int kParts = OC / 4;  // output vectors of 64 / OC pixels each
+  static constexpr std::array<std::array<std::uint8_t, 64>, kParts> kIndex = [] {
+    std::array<std::array<std::uint8_t, 64>, kParts> all{};
+    for (int part = 0; part < kParts; ++part)
+      all[static_cast<std::size_t>(part)] = transpose_index<OC>(part);
+    return all;
+  }();
+  const std::size_t channels = g.output_channels;
+  const bool dense = g.output_pixel_stride == static_cast<std::size_t>(OC) && channels == OC;
+  std::int8_t* out = j.output + first * g.output_pixel_stride;
+  alignas(64) std::int8_t bytes[64];
+#pragma GCC unroll 4
+  for (int part = 0; part < kParts; ++part) {
+    const __m512i idx = _mm512_loadu_si512(kIndex[static_cast<std::size_t>(part)].data());
+    __m512i v = _mm512_permutex2var_epi8(rows[0], idx, rows[1]);
+    if constexpr (OC == 16) {
+      // Channels 8..15 of each pixel come from the second pair of row vectors.
+      v = _mm512_mask_blend_epi8(0xFF00FF00FF00FF00ULL, v,
+                                 _mm512_permutex2var_epi8(rows[2], idx, rows[3]));
+    }
+    if (j.table != nullptr) v = lookup64(v, table);
+    constexpr std::size_t kPixels = 64 / OC;
+    if (dense) {
+      _mm512_storeu_si512(out + part * 64, v);
+      continue;
+    }
+    _mm512_store_si512(bytes, v);
+    const __mmask16 mask = static_cast<__mmask16>((1U << channels) - 1U);
+    for (std::size_t p = 0; p < kPixels; ++p) {
+      _mm_mask_storeu_epi8(out + (part * kPixels + p) * g.output_pixel_stride, mask,
+                           _mm_maskz_loadu_epi8(mask, bytes + p * OC));
+    }
+  }
+}
+
+// Pixels [start, end) of a narrow layer: inside runs of 16 in the pixel-lane kernel, the rest
+// (borders) in the channel-vector one.
+template <int OC>
+YOLO_VNNI_TARGET void narrow_rows(const Job& j, std::size_t start, std::size_t end) {
+  for (std::size_t first = start; first < end;) {
+    if (end - first >= kNarrowPixels) {
+      Origin origin[kNarrowPixels];
+      origins(j, first, kNarrowPixels, origin);
+      if (inside_run<kNarrowPixels>(j, origin, kNarrowPixels)) {
+        narrow_run<OC>(j, first, origin[0]);
+        first += kNarrowPixels;
+        continue;
+      }
+    }
+    const std::size_t count = std::min<std::size_t>(8, end - first);
+    micro_kernel<8, 1>(j, first, count, 0);
+    first += count;
+  }
+}
+
 template <int MR, int NV>
 YOLO_VNNI_TARGET void block_rows(const Job& j, std::size_t start, std::size_t end,
                                  std::size_t block) {
@@ -297,6 +490,10 @@ YOLO_VNNI_TARGET void block_rows(const Job& j, std::size_t start, std::size_t en
 YOLO_VNNI_TARGET void conv_task(void* context, std::size_t start, std::size_t count) {
   const Job& j = *static_cast<const Job*>(context);
   const std::size_t end = start + count;
+  if (j.narrow != NarrowLoad::kNone) {
+    if (j.g->output_channels <= 8) return narrow_rows<8>(j, start, end);
+    return narrow_rows<16>(j, start, end);
+  }
   for (std::size_t block = 0; block < j.blocks; ++block) {
     const std::size_t channels = std::min(kBlock, j.g->output_channels - block * kBlock);
     switch ((channels + kVector - 1) / kVector) {
@@ -317,6 +514,16 @@ YOLO_VNNI_TARGET void conv_task(void* context, std::size_t start, std::size_t co
 }
 
 #pragma GCC diagnostic pop
+
+NarrowLoad narrow_load(const ConvQC8Geometry& g, bool kernel_rows, std::size_t groups) {
+  constexpr std::size_t kPixels = 16;
+  if (g.output_channels > kPixels || (!kernel_rows && g.input_channels % 4 != 0)) {
+    return NarrowLoad::kNone;
+  }
+  const std::size_t step = g.window.stride_width * g.input_pixel_stride;
+  if ((kPixels - 1) * step + groups * 4 <= 128) return NarrowLoad::kBytes;
+  return groups * 4 <= 16 ? NarrowLoad::kDwords : NarrowLoad::kNone;
+}
 
 #endif  // __x86_64__
 
@@ -432,6 +639,7 @@ void ConvQC8Vnni::run(std::size_t batch, std::size_t height, std::size_t width,
   Job job{.g = &g_,
           .q = &q_,
           .kernel_rows = kernel_rows_,
+          .narrow = narrow_load(g_, kernel_rows_, groups_),
           .taps = taps_,
           .groups = groups_,
           .blocks = block_offset_.size(),

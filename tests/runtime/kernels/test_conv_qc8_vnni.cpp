@@ -23,7 +23,8 @@ struct Case {
   bool relu = false;
   bool table = false;
   std::size_t batch = 1;
-  bool dense_input = false;  // pixels exactly as wide as their channels
+  bool dense_input = false;   // pixels exactly as wide as their channels
+  bool dense_output = false;  // output pixels exactly as wide as their channels
 };
 
 std::vector<std::int8_t> random_int8(std::size_t n, std::mt19937& rng, int lo, int hi) {
@@ -51,7 +52,7 @@ void check(const Case& c, std::mt19937& rng, xnn::ThreadPools& pools) {
   p.geometry.input_channels = c.cin;
   p.geometry.output_channels = c.cout;
   p.geometry.input_pixel_stride = c.dense_input ? c.cin : c.cin + in_offset + 2;
-  p.geometry.output_pixel_stride = c.cout + out_offset + 1;
+  p.geometry.output_pixel_stride = c.dense_output ? c.cout : c.cout + out_offset + 1;
   p.input = {0.021F, -9};
   const std::size_t k = c.cin * c.kernel * c.kernel;
   p.output = {0.011F * std::sqrt(static_cast<float>(k)), 4};
@@ -146,6 +147,23 @@ TEST_F(ConvQC8VnniTest, FewInputChannelsGatherTheTaps) {
   for (const Case& c :
        {Case{32, 32, 3, 16, 3, 2, 1}, Case{17, 15, 3, 32, 3, 2, 1}, Case{9, 9, 5, 16, 3, 1, 1},
         Case{6, 6, 3, 16, 1, 1, 0}, Case{5, 7, 70, 16, 1, 1, 0}}) {
+    check(c, rng, pools);
+  }
+}
+
+TEST_F(ConvQC8VnniTest, NarrowLayersRunSixteenPixelsInLanes) {
+  // At most 16 output channels: rows wide enough for runs of 16 inside pixels, which the
+  // pixel-lane kernel takes (the borders stay with the channel-vector one): the stem read by
+  // kernel rows, with its table, on two images, into dense output; 8 and 16 channel bottlenecks
+  // from channel slices and dense pixels (each load: bytes within 128, 16-byte slots, one load of
+  // 16 whole pixels); an odd channel count with stride and dilation 2.
+  for (const Case& c :
+       {Case{9, 66, 3, 16, 3, 2, 1, 1, false, true, 1, true, true},
+        Case{7, 70, 3, 16, 3, 2, 1, 1, false, false, 2, true}, Case{6, 40, 16, 8, 3, 1, 1},
+        Case{6, 41, 16, 8, 3, 1, 1, 1, false, true, 1, true, true},
+        Case{5, 38, 8, 16, 3, 1, 1, 1, true, true}, Case{8, 75, 12, 5, 3, 2, 1, 2},
+        Case{3, 36, 16, 16, 1, 1, 0, 1, false, false, 1, true, true},
+        Case{4, 40, 8, 16, 3, 1, 1, 1, false, false, 1, true}}) {
     check(c, rng, pools);
   }
 }
