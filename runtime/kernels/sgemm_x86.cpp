@@ -74,15 +74,9 @@ inline V fma(V a, V b, V c) {
 }  // namespace
 
 const char* sgemm_isa_name(SgemmIsa isa) {
-  switch (isa) {
-    case SgemmIsa::kBaseline:
-      return "baseline";
-    case SgemmIsa::kAvx2:
-      return "avx2";
-    case SgemmIsa::kAvx512:
-      return "avx512";
-  }
-  return "?";
+  // In SgemmIsa's order.
+  constexpr const char* kNames[] = {"baseline", "avx2", "avx512"};
+  return kNames[static_cast<std::size_t>(isa)];
 }
 
 std::vector<SgemmIsa> sgemm_isas() {
