@@ -7,6 +7,9 @@
 // an FP32 FMA does 16. Other CPUs (the Pi's Arm cores have XNNPACK's dot-product kernels) use
 // xnn::Conv2dQC8; `available()` says which.
 //
+// Output channels are the vector lanes (16 per zmm, up to 64 per block) except in narrow layers
+// (at most 16 output channels), whose inside runs of 16 pixels put the pixels in the lanes.
+//
 // Results are bit-identical to xnn::Conv2dQC8: the int32 sum is converted to float, multiplied by
 // the same float scale input.scale * weight_scale[oc] / output.scale, clamped, rounded to nearest
 // even and offset by the output zero point.
