@@ -35,23 +35,41 @@ std::vector<std::int64_t> resolve_perm(std::size_t rank, std::span<const std::in
   return p;
 }
 
-// out[b][j][i] = in[b][i][j] for `batch` matrices of rows x cols, in cache-sized tiles.
+// out[b][j][i] = in[b][i][j] for `batch` matrices of rows x cols, in cache-sized tiles; a pool
+// task takes one band of kTile rows of one matrix.
+constexpr std::int64_t kTile = 32;
+
 template <typename T>
-void transpose_2d(const T* in, T* out, std::int64_t batch, std::int64_t rows, std::int64_t cols) {
-  constexpr std::int64_t kTile = 32;
-  for (std::int64_t b = 0; b < batch; ++b) {
-    const T* src = in + b * rows * cols;
-    T* dst = out + b * rows * cols;
-    for (std::int64_t r0 = 0; r0 < rows; r0 += kTile) {
-      const std::int64_t r1 = std::min(rows, r0 + kTile);
-      for (std::int64_t c0 = 0; c0 < cols; c0 += kTile) {
-        const std::int64_t c1 = std::min(cols, c0 + kTile);
-        for (std::int64_t r = r0; r < r1; ++r) {
-          for (std::int64_t c = c0; c < c1; ++c) dst[c * rows + r] = src[r * cols + c];
-        }
+struct Transpose2d {
+  const T* in;
+  T* out;
+  std::int64_t rows, cols;
+
+  static void band(void* context, std::size_t b, std::size_t band_row) {
+    const auto& t = *static_cast<const Transpose2d*>(context);
+    const T* src = t.in + static_cast<std::int64_t>(b) * t.rows * t.cols;
+    T* dst = t.out + static_cast<std::int64_t>(b) * t.rows * t.cols;
+    const auto r0 = static_cast<std::int64_t>(band_row);
+    const std::int64_t r1 = std::min(t.rows, r0 + kTile);
+    for (std::int64_t c0 = 0; c0 < t.cols; c0 += kTile) {
+      const std::int64_t c1 = std::min(t.cols, c0 + kTile);
+      for (std::int64_t r = r0; r < r1; ++r) {
+        for (std::int64_t c = c0; c < c1; ++c) dst[c * t.rows + r] = src[r * t.cols + c];
       }
     }
   }
+};
+
+template <typename T>
+void transpose_2d(const T* in, T* out, std::int64_t batch, std::int64_t rows, std::int64_t cols,
+                  pthreadpool_t pool) {
+  Transpose2d<T> t{in, out, rows, cols};
+  pthreadpool_parallelize_2d_tile_1d(
+      pool,
+      [](void* context, std::size_t b, std::size_t row, std::size_t) {
+        Transpose2d<T>::band(context, b, row);
+      },
+      &t, static_cast<std::size_t>(batch), static_cast<std::size_t>(rows), kTile, 0);
 }
 
 template <typename T>
@@ -86,7 +104,8 @@ Shape transpose_shape(std::span<const std::int64_t> in, std::span<const std::int
   return out;
 }
 
-void transpose(ConstTensorRef in, std::span<const std::int64_t> perm, TensorRef out) {
+void transpose(ConstTensorRef in, std::span<const std::int64_t> perm, TensorRef out,
+               pthreadpool_t pool) {
   check_dtype(out, in.dtype, "Transpose", "output");
   check_shape(out, transpose_shape(in.shape, perm), "Transpose", "output");
   const auto p = resolve_perm(in.shape.size(), perm);
@@ -134,7 +153,7 @@ void transpose(ConstTensorRef in, std::span<const std::int64_t> perm, TensorRef 
       if (leading_fixed) {
         const std::int64_t rows = in_dims[rank - 2];
         const std::int64_t cols = in_dims[rank - 1];
-        transpose_2d(in.as<T>(), out.as<T>(), in.size() / (rows * cols), rows, cols);
+        transpose_2d(in.as<T>(), out.as<T>(), in.size() / (rows * cols), rows, cols, pool);
         return;
       }
     }

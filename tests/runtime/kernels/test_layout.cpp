@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <numeric>
@@ -22,6 +23,7 @@
 #include "runtime/kernels/shape_ops.h"
 #include "runtime/kernels/slice.h"
 #include "runtime/kernels/transpose.h"
+#include "runtime/xnn/xnn_operator.h"
 #include "tests/support/random_tensors.h"
 
 namespace yolo::runtime::kernels {
@@ -219,6 +221,30 @@ TEST(Transpose, LayoutChangesAndDefaultPerm) {
   }
   expect_throws_naming([] { transpose_shape(Shape{2, 3}, Shape{0, 0}); }, "Transpose: perm [0,0]");
   expect_throws_naming([] { transpose_shape(Shape{2, 3}, Shape{0}); }, "Transpose: perm [0]");
+}
+
+// The batched 2-D transposes on 3 threads: bands of 32 rows, whole and partial, of one and of
+// several matrices, each element where the reference puts it; a 3-D permutation stays on the
+// calling thread and is right too.
+TEST(Transpose, SharedAmongThreads) {
+  xnn::ThreadPools pools;
+  for (const auto& [shape, perm] : std::vector<std::pair<Shape, Shape>>{
+           {{1, 84, 8400}, {0, 2, 1}},       // YOLO head
+           {{1, 2, 32, 400}, {0, 1, 3, 2}},  // attention heads
+           {{3, 70, 33}, {0, 2, 1}},
+           {{4, 5, 6}, {2, 0, 1}},
+       }) {
+    for (const DType type : {DType::kFloat32, DType::kUInt8}) {
+      const Tensor in = iota_tensor(type, shape);
+      Tensor one(type, transpose_shape(shape, perm));
+      Tensor shared(type, transpose_shape(shape, perm));
+      transpose(in, perm, one);
+      transpose(in, perm, shared, pools.get(3));
+      const auto bytes = static_cast<std::size_t>(one.size()) * dtype_size(type);
+      EXPECT_EQ(std::memcmp(one.data(), shared.data(), bytes), 0) << shape_string(shape);
+      expect_transpose(in, perm, "Transpose " + shape_string(shape));
+    }
+  }
 }
 
 TEST(ConcatSplit, RoundTripOnEveryAxis) {
