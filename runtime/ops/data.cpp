@@ -245,28 +245,11 @@ class TransposeSpec : public OpSpec {
                  return kernels::transpose_shape(in.shape, node.attr_ints("perm"));
                }));
   }
-  void compute(const Node& node, std::span<const kernels::ConstTensorRef> in,
-               std::span<const kernels::TensorRef> out) const override {
-    kernels::transpose(in[0], node.attr_ints("perm"), out[0]);
+  void compute_threaded(const Node& node, std::span<const kernels::ConstTensorRef> in,
+                        std::span<const kernels::TensorRef> out,
+                        pthreadpool_t pool) const override {
+    kernels::transpose(in[0], node.attr_ints("perm"), out[0], pool);
   }
-  std::unique_ptr<Step> create_step(const StepContext& context) const override {
-    return std::make_unique<TransposeStep>(context);
-  }
-
- private:
-  // The batched 2-D transposes (attention heads, the detection head) on the engine's threads.
-  class TransposeStep : public Step {
-   public:
-    explicit TransposeStep(const StepContext& context)
-        : perm_(context.node.attr_ints("perm")), in_(context.inputs[0]), out_(context.outputs[0]) {}
-    void run(pthreadpool_t pool) override {
-      kernels::transpose(in_.cref(), perm_, out_.ref(), pool);
-    }
-
-   private:
-    std::vector<std::int64_t> perm_;
-    ValueView in_, out_;
-  };
 };
 
 class GatherSpec : public OpSpec {

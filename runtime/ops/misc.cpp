@@ -69,27 +69,11 @@ class MatMulSpec : public OpSpec {
                                               input_value(graph, node, 1).shape);
                }));
   }
-  void compute(const Node&, std::span<const kernels::ConstTensorRef> in,
-               std::span<const kernels::TensorRef> out) const override {
-    kernels::matmul(in[0], in[1], out[0]);
+  void compute_threaded(const Node&, std::span<const kernels::ConstTensorRef> in,
+                        std::span<const kernels::TensorRef> out,
+                        pthreadpool_t pool) const override {
+    kernels::matmul(in[0], in[1], out[0], pool);
   }
-  std::unique_ptr<Step> create_step(const StepContext& context) const override {
-    return std::make_unique<MatMulStep>(context);
-  }
-
- private:
-  // The products' rows shared among the engine's threads.
-  class MatMulStep : public Step {
-   public:
-    explicit MatMulStep(const StepContext& context)
-        : a_(context.inputs[0]), b_(context.inputs[1]), out_(context.outputs[0]) {}
-    void run(pthreadpool_t pool) override {
-      kernels::matmul(a_.cref(), b_.cref(), out_.ref(), pool);
-    }
-
-   private:
-    ValueView a_, b_, out_;
-  };
 };
 
 class GemmSpec : public OpSpec {

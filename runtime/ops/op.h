@@ -131,6 +131,13 @@ class OpSpec {
   // Row-major computation on dense tensors (inputs may be null views for omitted inputs).
   virtual void compute(const Node& node, std::span<const kernels::ConstTensorRef> inputs,
                        std::span<const kernels::TensorRef> outputs) const;
+  // What the generic step runs: compute(), or, in ops whose kernels share their work among the
+  // engine's threads, an override of this instead.
+  virtual void compute_threaded(const Node& node, std::span<const kernels::ConstTensorRef> inputs,
+                                std::span<const kernels::TensorRef> outputs,
+                                pthreadpool_t /*pool*/) const {
+    compute(node, inputs, outputs);
+  }
   virtual LayoutRule layout_rule(const Graph& /*graph*/, const Node& /*node*/) const {
     return capabilities_.layout;
   }

@@ -41,7 +41,7 @@ class ComputeStep : public Step {
       outputs_.emplace_back(v.dtype, shapes_[s++], v.data);
     }
   }
-  void run(pthreadpool_t /*pool*/) override { spec_.compute(node_, inputs_, outputs_); }
+  void run(pthreadpool_t pool) override { spec_.compute_threaded(node_, inputs_, outputs_, pool); }
 
  private:
   const OpSpec& spec_;
