@@ -7,6 +7,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -36,6 +37,7 @@ struct Job {
   bool kernel_rows;
   NarrowLoad narrow;
   std::size_t taps, groups, blocks;
+  std::size_t run_step;  // bytes between the taps of neighbouring output pixels of a row
   std::size_t in_h, in_w, out_h, out_w;
   const std::int8_t* input;
   std::size_t input_bytes;  // from `input` to the end of the last pixel
@@ -142,6 +144,14 @@ inline std::size_t input_offset(const Job& j, const Origin& o, std::size_t ky, s
   return ((o.image * j.in_h + iy) * j.in_w + ix) * g.input_pixel_stride;
 }
 
+// The kernel position (ky, kx) of reduction tap `tap`: a whole kernel row (kx = 0) when the layer
+// reads by kernel rows.
+inline std::pair<std::size_t, std::size_t> tap_position(const Job& j, std::size_t tap) {
+  if (j.kernel_rows) return {tap, 0};
+  const std::size_t width = j.g->window.kernel_width;
+  return {tap / width, tap % width};
+}
+
 // Whether all MR pixels are real, in one output row, and every tap of theirs lies inside the
 // image (and a kernel row's reads past its end inside the input): then the micro-kernel steps
 // from pixel to pixel by a constant instead of placing each tap of each pixel. Most pixels of a
@@ -197,13 +207,38 @@ YOLO_VNNI_TARGET inline void multiply_add(__m512i (&acc)[MR][NV], const __m512i 
   }
 }
 
-// 256-entry byte table on 16 values: two 128-entry vpermi2b lookups chosen by the top bit.
-YOLO_VNNI_TARGET inline __m128i lookup(__m128i v, const __m512i t[4]) {
-  const __m512i idx = _mm512_castsi128_si512(v);
-  const __m512i low = _mm512_permutex2var_epi8(t[0], idx, t[1]);
-  const __m512i high = _mm512_permutex2var_epi8(t[2], idx, t[3]);
-  return _mm512_castsi512_si128(_mm512_mask_blend_epi8(_mm512_movepi8_mask(idx), low, high));
-}
+// The output stage both kernels end in: XNNPACK's QC8 requantization (the int32 sum to float,
+// times the channel's scale, clamped, rounded to nearest even, offset by the zero point), then the
+// fused table, if any, as two 128-entry vpermi2b lookups chosen by the top bit.
+struct OutputStage {
+  __m512 low, high;
+  __m512i zero_point;
+  const std::int8_t* table_bytes;
+  __m512i table[4];
+
+  YOLO_VNNI_TARGET explicit OutputStage(const Job& j)
+      : low(_mm512_set1_ps(static_cast<float>(j.q->output_min - j.q->output_zero_point))),
+        high(_mm512_set1_ps(static_cast<float>(j.q->output_max - j.q->output_zero_point))),
+        zero_point(_mm512_set1_epi32(j.q->output_zero_point)),
+        table_bytes(j.table) {
+    if (table_bytes != nullptr) {
+      for (int i = 0; i < 4; ++i) table[i] = _mm512_loadu_si512(table_bytes + 64 * i);
+    }
+  }
+  // 16 int32 sums to int8, each scaled by its lane of `scale`.
+  YOLO_VNNI_TARGET __m128i requantize(__m512i acc, __m512 scale) const {
+    const __m512 y =
+        _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(acc), scale), low), high);
+    return _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(y), zero_point));
+  }
+  // The table on every byte of `v` (v itself without a table).
+  YOLO_VNNI_TARGET __m512i apply_table(__m512i v) const {
+    if (table_bytes == nullptr) return v;
+    const __m512i low_half = _mm512_permutex2var_epi8(table[0], v, table[1]);
+    const __m512i high_half = _mm512_permutex2var_epi8(table[2], v, table[3]);
+    return _mm512_mask_blend_epi8(_mm512_movepi8_mask(v), low_half, high_half);
+  }
+};
 
 // MR output pixels x NV vectors of 16 output channels of block `block`, starting at `first`;
 // `count` <= MR pixels are real (the others repeat the last one and are not stored).
@@ -231,20 +266,17 @@ YOLO_VNNI_TARGET void micro_kernel(const Job& j, std::size_t first, std::size_t 
   // Bytes of the last group of each tap (kernel rows always have 4 readable bytes).
   const std::size_t tail = j.kernel_rows || cin % 4 == 0 ? 4 : cin % 4;
   const bool run = inside_run<MR>(j, origin, count);
-  const std::size_t run_step = g.window.stride_width * g.input_pixel_stride;
   for (std::size_t tap = 0; tap < j.taps; ++tap) {
+    const auto [ky, kx] = tap_position(j, tap);
     if (run) {
       // MR pixels of one row, no tap in the padding: the taps are a constant step apart.
-      const std::size_t ky = j.kernel_rows ? tap : tap / g.window.kernel_width;
-      const std::size_t kx = j.kernel_rows ? 0 : tap % g.window.kernel_width;
       const std::int8_t* first_tap = j.input + input_offset(j, origin[0], ky, kx);
 #pragma GCC unroll 16
-      for (int m = 0; m < MR; ++m) a[m] = first_tap + m * run_step;
+      for (int m = 0; m < MR; ++m) a[m] = first_tap + m * j.run_step;
     } else if (j.kernel_rows) {
 #pragma GCC unroll 16
       for (int m = 0; m < MR; ++m) a[m] = row_piece(j, origin[m], tap, scratch[m]);
     } else {
-      const std::size_t ky = tap / g.window.kernel_width, kx = tap % g.window.kernel_width;
 #pragma GCC unroll 16
       for (int m = 0; m < MR; ++m) a[m] = tap_pixel(j, origin[m], ky, kx);
     }
@@ -265,14 +297,7 @@ YOLO_VNNI_TARGET void micro_kernel(const Job& j, std::size_t first, std::size_t 
     }
   }
 
-  const ConvQC8Quant& q = *j.q;
-  const __m512 low = _mm512_set1_ps(static_cast<float>(q.output_min - q.output_zero_point));
-  const __m512 high = _mm512_set1_ps(static_cast<float>(q.output_max - q.output_zero_point));
-  const __m512i zero_point = _mm512_set1_epi32(q.output_zero_point);
-  __m512i table[4];
-  if (j.table != nullptr) {
-    for (int i = 0; i < 4; ++i) table[i] = _mm512_loadu_si512(j.table + 64 * i);
-  }
+  const OutputStage stage(j);
   const std::size_t channels_left = g.output_channels - channel0;
 #pragma GCC unroll 16
   for (int v = 0; v < NV; ++v) {
@@ -283,10 +308,8 @@ YOLO_VNNI_TARGET void micro_kernel(const Job& j, std::size_t first, std::size_t 
 #pragma GCC unroll 16
     for (int m = 0; m < MR; ++m) {
       if (static_cast<std::size_t>(m) >= count) break;
-      __m512 y = _mm512_mul_ps(_mm512_cvtepi32_ps(acc[m][v]), scale);
-      y = _mm512_min_ps(_mm512_max_ps(y, low), high);
-      __m128i out = _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(y), zero_point));
-      if (j.table != nullptr) out = lookup(out, table);
+      const __m128i out = _mm512_castsi512_si128(
+          stage.apply_table(_mm512_castsi128_si512(stage.requantize(acc[m][v], scale))));
       _mm_mask_storeu_epi8(j.output + (first + m) * g.output_pixel_stride + channel0 + v * kVector,
                            store_mask, out);
     }
@@ -296,9 +319,9 @@ YOLO_VNNI_TARGET void micro_kernel(const Job& j, std::size_t first, std::size_t 
 // Narrow layers (at most 16 output channels: the 3-channel stem, the 8- and 16-channel
 // bottlenecks at the highest resolutions) waste the channel-vector kernel: each group of 4 inputs
 // of a pixel is broadcast for one or two multiply-adds, and the half-empty vector of an 8-channel
-// layer does half the work. Here the 16 lanes are 16 pixels of an inside run instead: one gather
-// loads a group of 4 inputs of all 16, and every output channel multiplies it by its broadcast
-// weights. The results are transposed to pixel-major bytes in registers.
+// layer does half the work. Here the 16 lanes are 16 pixels of an inside run instead: one permute
+// gathers a group of 4 inputs of all 16 (see NarrowLoad), and every output channel multiplies it
+// by its broadcast weights. The results are transposed to pixel-major bytes in registers.
 constexpr std::size_t kNarrowPixels = 16;
 
 // vpermi2b indices that transpose OC rows of 16 pixel bytes, packed 4 rows to a zmm (row r at
@@ -318,13 +341,6 @@ constexpr std::array<std::uint8_t, 64> transpose_index(int part) {
   return index;
 }
 
-// 256-entry byte table on 64 values.
-YOLO_VNNI_TARGET inline __m512i lookup64(__m512i v, const __m512i t[4]) {
-  const __m512i low = _mm512_permutex2var_epi8(t[0], v, t[1]);
-  const __m512i high = _mm512_permutex2var_epi8(t[2], v, t[3]);
-  return _mm512_mask_blend_epi8(_mm512_movepi8_mask(v), low, high);
-}
-
 // The 16 pixels from `first`, an inside run starting at `origin`, for OC (8 or 16) lanes of
 // packed output channels (the real ones and zero weights after them).
 template <int OC>
@@ -333,7 +349,7 @@ YOLO_VNNI_TARGET void narrow_run(const Job& j, std::size_t first, const Origin& 
   __m512i acc[OC];
 #pragma GCC unroll 16
   for (int c = 0; c < OC; ++c) acc[c] = _mm512_set1_epi32(j.bias[c]);
-  const std::size_t step = g.window.stride_width * g.input_pixel_stride;
+  const std::size_t step = j.run_step;
   const __m512i flip = _mm512_set1_epi32(static_cast<int>(0x80808080U));
   // One block of 16 channel lanes: per tap and group, 4 weight bytes for each channel.
   const std::int8_t* w = j.packed;
@@ -360,8 +376,7 @@ YOLO_VNNI_TARGET void narrow_run(const Job& j, std::size_t first, const Origin& 
   const __m512i dword_index =
       _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28);
   for (std::size_t tap = 0; tap < j.taps; ++tap) {
-    const std::size_t ky = j.kernel_rows ? tap : tap / g.window.kernel_width;
-    const std::size_t kx = j.kernel_rows ? 0 : tap % g.window.kernel_width;
+    const auto [ky, kx] = tap_position(j, tap);
     const std::int8_t* pixels = j.input + input_offset(j, origin, ky, kx);
     if (j.narrow == NarrowLoad::kBytes) {
       const __m512i lo = _mm512_xor_si512(_mm512_maskz_loadu_epi8(below(span), pixels), flip);
@@ -404,23 +419,14 @@ YOLO_VNNI_TARGET void narrow_run(const Job& j, std::size_t first, const Origin& 
     }
   }
 
-  const ConvQC8Quant& q = *j.q;
-  const __m512 low = _mm512_set1_ps(static_cast<float>(q.output_min - q.output_zero_point));
-  const __m512 high = _mm512_set1_ps(static_cast<float>(q.output_max - q.output_zero_point));
-  const __m512i zero_point = _mm512_set1_epi32(q.output_zero_point);
+  const OutputStage stage(j);
   // Rows of 16 pixel bytes per channel, four to a zmm.
   __m512i rows[OC / 4];
 #pragma GCC unroll 16
   for (int c = 0; c < OC; ++c) {
-    __m512 y = _mm512_mul_ps(_mm512_cvtepi32_ps(acc[c]), _mm512_set1_ps(j.scale[c]));
-    y = _mm512_min_ps(_mm512_max_ps(y, low), high);
-    const __m128i row = _mm512_cvtsepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(y), zero_point));
+    const __m128i row = stage.requantize(acc[c], _mm512_set1_ps(j.scale[c]));
     rows[c / 4] =
         c % 4 == 0 ? _mm512_castsi128_si512(row) : _mm512_inserti32x4(rows[c / 4], row, c % 4);
-  }
-  __m512i table[4];
-  if (j.table != nullptr) {
-    for (int i = 0; i < 4; ++i) table[i] = _mm512_loadu_si512(j.table + 64 * i);
   }
   constexpr int kParts = OC / 4;  // output vectors of 64 / OC pixels each
   static constexpr std::array<std::array<std::uint8_t, 64>, kParts> kIndex = [] {
@@ -433,6 +439,7 @@ YOLO_VNNI_TARGET void narrow_run(const Job& j, std::size_t first, const Origin& 
   const bool dense = g.output_pixel_stride == static_cast<std::size_t>(OC) && channels == OC;
   std::int8_t* out = j.output + first * g.output_pixel_stride;
   alignas(64) std::int8_t bytes[64];
+  const auto mask = static_cast<__mmask16>((1U << channels) - 1U);
 #pragma GCC unroll 4
   for (int part = 0; part < kParts; ++part) {
     const __m512i idx = _mm512_loadu_si512(kIndex[static_cast<std::size_t>(part)].data());
@@ -442,14 +449,13 @@ YOLO_VNNI_TARGET void narrow_run(const Job& j, std::size_t first, const Origin& 
       v = _mm512_mask_blend_epi8(0xFF00FF00FF00FF00ULL, v,
                                  _mm512_permutex2var_epi8(rows[2], idx, rows[3]));
     }
-    if (j.table != nullptr) v = lookup64(v, table);
+    v = stage.apply_table(v);
     constexpr std::size_t kPixels = 64 / OC;
     if (dense) {
       _mm512_storeu_si512(out + part * 64, v);
       continue;
     }
     _mm512_store_si512(bytes, v);
-    const __mmask16 mask = static_cast<__mmask16>((1U << channels) - 1U);
     for (std::size_t p = 0; p < kPixels; ++p) {
       _mm_mask_storeu_epi8(out + (part * kPixels + p) * g.output_pixel_stride, mask,
                            _mm_maskz_loadu_epi8(mask, bytes + p * OC));
@@ -515,13 +521,12 @@ YOLO_VNNI_TARGET void conv_task(void* context, std::size_t start, std::size_t co
 
 #pragma GCC diagnostic pop
 
-NarrowLoad narrow_load(const ConvQC8Geometry& g, bool kernel_rows, std::size_t groups) {
-  constexpr std::size_t kPixels = 16;
-  if (g.output_channels > kPixels || (!kernel_rows && g.input_channels % 4 != 0)) {
+NarrowLoad narrow_load(const ConvQC8Geometry& g, bool kernel_rows, std::size_t groups,
+                       std::size_t step) {
+  if (g.output_channels > kNarrowPixels || (!kernel_rows && g.input_channels % 4 != 0)) {
     return NarrowLoad::kNone;
   }
-  const std::size_t step = g.window.stride_width * g.input_pixel_stride;
-  if ((kPixels - 1) * step + groups * 4 <= 128) return NarrowLoad::kBytes;
+  if ((kNarrowPixels - 1) * step + groups * 4 <= 128) return NarrowLoad::kBytes;
   return groups * 4 <= 16 ? NarrowLoad::kDwords : NarrowLoad::kNone;
 }
 
@@ -636,13 +641,15 @@ void ConvQC8Vnni::run(std::size_t batch, std::size_t height, std::size_t width,
                       const std::int8_t* input, std::int8_t* output, pthreadpool_t pool) const {
 #if defined(__x86_64__)
   if (batch * height * width == 0) return;
+  const std::size_t run_step = g_.window.stride_width * g_.input_pixel_stride;
   Job job{.g = &g_,
           .q = &q_,
           .kernel_rows = kernel_rows_,
-          .narrow = narrow_load(g_, kernel_rows_, groups_),
+          .narrow = narrow_load(g_, kernel_rows_, groups_, run_step),
           .taps = taps_,
           .groups = groups_,
           .blocks = block_offset_.size(),
+          .run_step = run_step,
           .in_h = height,
           .in_w = width,
           .out_h = output_height(height),
