@@ -32,6 +32,25 @@ inline std::string shape_str(std::span<const std::int64_t> s) {
   return shape_string(s);
 }
 
+// Folds x[0, n) with `pick` (max, min, +) into kLanes partial results, which the compiler keeps in
+// vector lanes, then the elements after the last whole group, then the lanes in order: one fixed
+// order, so a sum has the same bits in every instruction-set clone of the caller, into which it is
+// always inlined (each clone gets its own vector width).
+template <int kLanes, typename Pick>
+[[gnu::always_inline]] inline float fold_lanes(const float* x, std::int64_t n, float init,
+                                               Pick pick) {
+  float lanes[kLanes];
+  for (float& lane : lanes) lane = init;
+  std::int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int j = 0; j < kLanes; ++j) lanes[j] = pick(lanes[j], x[i + j]);
+  }
+  float acc = init;
+  for (; i < n; ++i) acc = pick(acc, x[i]);
+  for (const float lane : lanes) acc = pick(acc, lane);
+  return acc;
+}
+
 // Calls f(T{}) with T the C++ type of a float32/int64/int32 dtype; throws for the others.
 template <typename F>
 decltype(auto) dispatch_numeric(DType type, const char* op, F&& f) {

@@ -105,27 +105,15 @@ struct Reducer {
   }
 };
 
-// The max (or min) of each row of floats, with 16 partial results the compiler keeps in vector
-// lanes: one sequential max chain waits on each compare's latency (ReduceMax over the 80 class
-// scores of yolo26n's 8400 anchors took 0.56 ms a frame). The same value as a sequential fold
-// (std::max(acc, x) keeps acc when x is NaN, in any order), up to the sign of a zero result.
+// The max (or min) of each row of floats, with 16 partial results in vector lanes: one sequential
+// max chain waits on each compare's latency (ReduceMax over the 80 class scores of yolo26n's 8400
+// anchors took 0.56 ms a frame). The same value as a sequential fold (std::max(acc, x) keeps acc
+// when x is NaN, in any order), up to the sign of a zero result.
 template <typename Pick>
 [[gnu::always_inline]] inline void fold_rows(const float* x, float* y, std::int64_t rows,
                                              std::int64_t len, float init, Pick pick) {
-  constexpr std::int64_t kLanes = 16;
-  for (std::int64_t o = 0; o < rows; ++o) {
-    const float* row = x + o * len;
-    float lanes[kLanes];
-    std::fill_n(lanes, kLanes, init);
-    std::int64_t i = 0;
-    for (; i + kLanes <= len; i += kLanes) {
-      for (std::int64_t j = 0; j < kLanes; ++j) lanes[j] = pick(lanes[j], row[i + j]);
-    }
-    float acc = init;
-    for (; i < len; ++i) acc = pick(acc, row[i]);
-    for (const float lane : lanes) acc = pick(acc, lane);
-    y[o] = acc;
-  }
+  for (std::int64_t o = 0; o < rows; ++o)
+    y[o] = detail::fold_lanes<16>(x + o * len, len, init, pick);
 }
 
 YOLO_KERNEL_CLONES void max_rows(const float* x, float* y, std::int64_t rows, std::int64_t len) {

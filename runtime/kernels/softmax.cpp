@@ -33,31 +33,13 @@ namespace {
   return p * std::bit_cast<float>((static_cast<std::int32_t>(n) + 127) << 23);
 }
 
-// Max and sum with eight partial results, which the compiler keeps in vector lanes. Inlined into
-// each instruction-set clone of their callers.
+// Max and sum with eight partial results in vector lanes.
 [[gnu::always_inline]] inline float max_of(const float* x, std::int64_t n) {
-  float lanes[8];
-  std::fill_n(lanes, 8, -INFINITY);
-  std::int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    for (int j = 0; j < 8; ++j) lanes[j] = std::max(lanes[j], x[i + j]);
-  }
-  float peak = -INFINITY;
-  for (; i < n; ++i) peak = std::max(peak, x[i]);
-  for (float lane : lanes) peak = std::max(peak, lane);
-  return peak;
+  return detail::fold_lanes<8>(x, n, -INFINITY, [](float a, float b) { return std::max(a, b); });
 }
 
 [[gnu::always_inline]] inline float sum_of(const float* x, std::int64_t n) {
-  float lanes[8] = {};
-  std::int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    for (int j = 0; j < 8; ++j) lanes[j] += x[i + j];
-  }
-  float total = 0.0F;
-  for (; i < n; ++i) total += x[i];
-  for (float lane : lanes) total += lane;
-  return total;
+  return detail::fold_lanes<8>(x, n, 0.0F, [](float a, float b) { return a + b; });
 }
 
 // Softmax over `len` elements spaced `inner` apart, for outer x inner such vectors, split into
