@@ -4,6 +4,7 @@
 #include <cpuinfo.h>
 
 #include <cstddef>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -18,25 +19,13 @@ namespace {
 #if defined(__x86_64__)
 
 // Each kernel is compiled for its instruction set (a target pragma around its namespace); the
-// dispatch below only calls it on a CPU that has that set.
+// dispatch below only calls it on a CPU that has that set. A namespace names its vector type and
+// its fused multiply-add; the body does the rest with GCC's vector operators.
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
 namespace avx2 {
 using V = __m256;
-constexpr std::size_t kLanes = 8;
 constexpr int kRows = 6;  // 12 accumulators and 2 rows of b in the 16 ymm registers
-inline V zero() {
-  return _mm256_setzero_ps();
-}
-inline V load(const float* p) {
-  return _mm256_loadu_ps(p);
-}
-inline void store(float* p, V v) {
-  _mm256_storeu_ps(p, v);
-}
-inline V broadcast(float x) {
-  return _mm256_set1_ps(x);
-}
 inline V fma(V a, V b, V c) {
   return _mm256_fmadd_ps(a, b, c);
 }
@@ -48,20 +37,7 @@ inline V fma(V a, V b, V c) {
 #pragma GCC target("avx512f")
 namespace avx512 {
 using V = __m512;
-constexpr std::size_t kLanes = 16;
 constexpr int kRows = 8;  // 16 accumulators of the 32 zmm registers
-inline V zero() {
-  return _mm512_setzero_ps();
-}
-inline V load(const float* p) {
-  return _mm512_loadu_ps(p);
-}
-inline void store(float* p, V v) {
-  _mm512_storeu_ps(p, v);
-}
-inline V broadcast(float x) {
-  return _mm512_set1_ps(x);
-}
 inline V fma(V a, V b, V c) {
   return _mm512_fmadd_ps(a, b, c);
 }

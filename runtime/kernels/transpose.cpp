@@ -44,32 +44,30 @@ struct Transpose2d {
   const T* in;
   T* out;
   std::int64_t rows, cols;
+};
 
-  static void band(void* context, std::size_t b, std::size_t band_row) {
-    const auto& t = *static_cast<const Transpose2d*>(context);
-    const T* src = t.in + static_cast<std::int64_t>(b) * t.rows * t.cols;
-    T* dst = t.out + static_cast<std::int64_t>(b) * t.rows * t.cols;
-    const auto r0 = static_cast<std::int64_t>(band_row);
-    const std::int64_t r1 = std::min(t.rows, r0 + kTile);
-    for (std::int64_t c0 = 0; c0 < t.cols; c0 += kTile) {
-      const std::int64_t c1 = std::min(t.cols, c0 + kTile);
-      for (std::int64_t r = r0; r < r1; ++r) {
-        for (std::int64_t c = c0; c < c1; ++c) dst[c * t.rows + r] = src[r * t.cols + c];
-      }
+// Rows [first, first + count) of matrix b.
+template <typename T>
+void transpose_band(void* context, std::size_t b, std::size_t first, std::size_t count) {
+  const auto& t = *static_cast<const Transpose2d<T>*>(context);
+  const T* src = t.in + static_cast<std::int64_t>(b) * t.rows * t.cols;
+  T* dst = t.out + static_cast<std::int64_t>(b) * t.rows * t.cols;
+  const auto r0 = static_cast<std::int64_t>(first);
+  const std::int64_t r1 = r0 + static_cast<std::int64_t>(count);
+  for (std::int64_t c0 = 0; c0 < t.cols; c0 += kTile) {
+    const std::int64_t c1 = std::min(t.cols, c0 + kTile);
+    for (std::int64_t r = r0; r < r1; ++r) {
+      for (std::int64_t c = c0; c < c1; ++c) dst[c * t.rows + r] = src[r * t.cols + c];
     }
   }
-};
+}
 
 template <typename T>
 void transpose_2d(const T* in, T* out, std::int64_t batch, std::int64_t rows, std::int64_t cols,
                   pthreadpool_t pool) {
   Transpose2d<T> t{in, out, rows, cols};
-  pthreadpool_parallelize_2d_tile_1d(
-      pool,
-      [](void* context, std::size_t b, std::size_t row, std::size_t) {
-        Transpose2d<T>::band(context, b, row);
-      },
-      &t, static_cast<std::size_t>(batch), static_cast<std::size_t>(rows), kTile, 0);
+  pthreadpool_parallelize_2d_tile_1d(pool, transpose_band<T>, &t, static_cast<std::size_t>(batch),
+                                     static_cast<std::size_t>(rows), kTile, 0);
 }
 
 template <typename T>
