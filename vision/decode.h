@@ -61,9 +61,9 @@ Detections decode_candidates(std::span<const float> output, std::span<const std:
                              DecoderKind kind, float conf, std::span<const int> classes = {},
                              bool multi_label = false);
 
-// The whole post-processing of one output: decode, class-aware (or agnostic) NMS unless the model
-// is end-to-end, at most max_detections by descending score, boxes mapped back to the frame and
-// clipped.
+// The whole post-processing of one output: decode, class-aware (or agnostic) NMS (end-to-end
+// models too: they emit the odd duplicate box), at most max_detections by descending score, boxes
+// mapped back to the frame and clipped.
 Detections postprocess(std::span<const float> output, std::span<const std::int64_t> shape,
                        const DecodeOptions& options, const LetterboxTransform& transform);
 
