@@ -112,14 +112,38 @@ void decode_yolov5(const float* data, std::size_t n, std::size_t stride, float c
   }
 }
 
+// Ultralytics' end-to-end head takes its best anchors, then its best (anchor, class) pairs, so one
+// anchor may give rows of several classes with the same box (a car as car 0.85 and truck 0.30).
+// Without multi_label each box keeps its best class only, as the other decoders keep it: drawn,
+// counted and judged once. The rows of one anchor hold bit-identical boxes.
 void decode_end2end(const float* data, std::size_t k, float conf, std::span<const int> classes,
-                    Detections& out) {
+                    bool multi_label, Detections& out) {
+  const std::size_t first = out.size();
   for (std::size_t i = 0; i < k; ++i) {
     const float* r = data + i * 6;
     if (!(r[4] > conf)) continue;
     const int class_id = static_cast<int>(std::lround(r[5]));
-    if (class_id < 0 || !wanted(class_id, classes)) continue;
-    out.push_back({class_id, r[4], {r[0], r[1], r[2], r[3]}});
+    if (class_id < 0) continue;
+    const Detection d{class_id, r[4], {r[0], r[1], r[2], r[3]}};
+    if (multi_label) {
+      if (wanted(class_id, classes)) out.push_back(d);
+      continue;
+    }
+    const auto same = std::find_if(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
+                                   [&](const Detection& o) {
+                                     return o.box.x1 == d.box.x1 && o.box.y1 == d.box.y1 &&
+                                            o.box.x2 == d.box.x2 && o.box.y2 == d.box.y2;
+                                   });
+    if (same == out.end()) {
+      out.push_back(d);
+    } else if (d.score > same->score) {
+      *same = d;
+    }
+  }
+  if (!multi_label) {
+    out.erase(std::remove_if(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
+                             [&](const Detection& d) { return !wanted(d.class_id, classes); }),
+              out.end());
   }
 }
 
@@ -171,7 +195,7 @@ Detections decode_candidates(std::span<const float> output, std::span<const std:
       decode_yolov5(output.data(), rows, cols, conf, classes, multi_label, out);
       break;
     case DecoderKind::kEnd2End:
-      decode_end2end(output.data(), rows, conf, classes, out);
+      decode_end2end(output.data(), rows, conf, classes, multi_label, out);
       break;
     case DecoderKind::kAuto:
       break;

@@ -56,7 +56,8 @@ DecoderKind choose_decoder(std::span<const std::int64_t> shape, DecoderKind requ
 
 // Candidates in network-input pixels: the best class of each row (every class with
 // `multi_label`), kept when its score is greater than `conf` and its class is in `classes` (all
-// when empty). No NMS. `kind` must not be kAuto; end-to-end rows have one class already.
+// when empty). No NMS. `kind` must not be kAuto. End-to-end rows have one class each, and the
+// rows of one anchor share its box: the best of them stands for the box (all with `multi_label`).
 Detections decode_candidates(std::span<const float> output, std::span<const std::int64_t> shape,
                              DecoderKind kind, float conf, std::span<const int> classes = {},
                              bool multi_label = false);

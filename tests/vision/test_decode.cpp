@@ -127,11 +127,11 @@ TEST(Decode, Yolov5MultipliesObjectnessByClassScore) {
 TEST(Decode, End2EndThresholdsSuppressesDuplicatesCapsAndMapsBack) {
   // An end-to-end model is trained to leave one box per object, yet sometimes emits a second one
   // over an object it already boxed (rows 0 and 1, IoU ~0.92): the NMS drops it. Another class on
-  // the same place (row 2) stays unless agnostic; row 3 is under the threshold.
+  // an overlapping box of its own (row 2) stays unless agnostic; row 3 is under the threshold.
   std::vector<float> data = {
       10,  90,  110, 190, 0.9f, 3,  //
       12,  92,  112, 192, 0.8f, 3,  //
-      10,  90,  110, 190, 0.7f, 5,  //
+      11,  90,  110, 190, 0.7f, 5,  //
       0,   0,   5,   5,   0.1f, 7,  //
       150, 100, 190, 140, 0.6f, 3,  //
   };
@@ -156,6 +156,30 @@ TEST(Decode, End2EndThresholdsSuppressesDuplicatesCapsAndMapsBack) {
   dets = postprocess(data, shape, options, frame_geometry);
   ASSERT_EQ(dets.size(), 1u);
   EXPECT_FLOAT_EQ(dets[0].score, 0.9f);
+}
+
+// One anchor of an end-to-end head can give rows of several classes with the very same box (its
+// best pairs of anchor and class): the box is shown and counted once, as its best class, unless
+// multi_label asks for every class (as mAP does); a class filter applies after that choice.
+TEST(Decode, End2EndKeepsEachBoxAsItsBestClass) {
+  std::vector<float> data = {
+      10, 10, 50, 50, 0.40f, 7,  //
+      60, 60, 90, 90, 0.50f, 0,  //
+      10, 10, 50, 50, 0.85f, 2,  //
+      10, 10, 50, 50, 0.30f, 5,  //
+      60, 60, 90, 91, 0.45f, 1,  //
+  };
+  const Shape shape = {1, 5, 6};
+  auto dets = decode_candidates(data, shape, DecoderKind::kEnd2End, 0.25f);
+  ASSERT_EQ(dets.size(), 3u);
+  EXPECT_EQ(dets[0].class_id, 2);
+  EXPECT_FLOAT_EQ(dets[0].score, 0.85f);
+  EXPECT_EQ(dets[1].class_id, 0);
+  EXPECT_EQ(dets[2].class_id, 1);  // its box differs by a pixel: another anchor
+  EXPECT_EQ(decode_candidates(data, shape, DecoderKind::kEnd2End, 0.25f, {}, true).size(), 5u);
+  const std::vector<int> trucks = {7};
+  EXPECT_TRUE(decode_candidates(data, shape, DecoderKind::kEnd2End, 0.25f, trucks).empty());
+  EXPECT_EQ(decode_candidates(data, shape, DecoderKind::kEnd2End, 0.25f, trucks, true).size(), 1u);
 }
 
 TEST(Decode, PostprocessSuppressesOverlapsPerClass) {
