@@ -101,7 +101,8 @@ void annotate(cv::Mat& bgr, const Detections& detections, const ClassNames& name
       text += score;
     }
     // Above the box, inside its top edge, below it, inside its bottom edge: the first place that
-    // covers no label placed before (those of better detections), else the one covering least.
+    // covers no label placed before (those of better detections) and no area to keep clear, else
+    // the one covering least.
     const int band_h = band_at(bgr, text, p1, scale, text_thickness).rect.height;
     const std::array<cv::Point, 4> anchors = {
         cv::Point(p1.x, p1.y - band_h), p1, cv::Point(p1.x, p2.y), cv::Point(p1.x, p2.y - band_h)};
@@ -111,6 +112,7 @@ void annotate(cv::Mat& bgr, const Detections& detections, const ClassNames& name
       const Band band = band_at(bgr, text, anchor, scale, text_thickness);
       int overlap = 0;
       for (const Placed& other : placed) overlap += (band.rect & other.band.rect).area();
+      for (const cv::Rect& area : options.keep_clear) overlap += (band.rect & area).area();
       if (best_overlap < 0 || overlap < best_overlap) {
         best = band;
         best_overlap = overlap;
@@ -125,14 +127,32 @@ void annotate(cv::Mat& bgr, const Detections& detections, const ClassNames& name
   }
 }
 
+namespace {
+
+// The status line's font scale and thickness, from the image size as for labels.
+struct StatusStyle {
+  double scale;
+  int thickness;
+};
+StatusStyle status_style(const cv::Mat& bgr) {
+  const int lw = line_width_for(bgr, 0);
+  return {lw / 3.0, std::max(lw - 1, 1)};
+}
+
+}  // namespace
+
+cv::Rect status_band(const cv::Mat& bgr, std::string_view text) {
+  if (bgr.empty() || text.empty()) return {};
+  const StatusStyle style = status_style(bgr);
+  return band_at(bgr, std::string(text), {0, 0}, style.scale, style.thickness).rect;
+}
+
 void draw_status(cv::Mat& bgr, std::string_view text) {
   if (bgr.empty() || text.empty()) return;
-  const int lw = line_width_for(bgr, 0);
+  const StatusStyle style = status_style(bgr);
   const std::string line(text);
-  const double scale = lw / 3.0;
-  const int thickness = std::max(lw - 1, 1);
-  draw_band(bgr, band_at(bgr, line, {0, 0}, scale, thickness), line, cv::Scalar(32, 32, 32),
-            cv::Scalar(255, 255, 255), scale, thickness);
+  draw_band(bgr, band_at(bgr, line, {0, 0}, style.scale, style.thickness), line,
+            cv::Scalar(32, 32, 32), cv::Scalar(255, 255, 255), style.scale, style.thickness);
 }
 
 }  // namespace yolo::vision

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string_view>
+#include <vector>
 
 #include <opencv2/core.hpp>
 
@@ -15,6 +16,9 @@ struct AnnotateOptions {
   int line_width = 0;
   // Append the score to each label ("dog 0.87").
   bool show_score = true;
+  // Areas labels stay out of where they can, as out of better detections' labels: the band of a
+  // status line drawn afterwards (status_band), which would hide them.
+  std::vector<cv::Rect> keep_clear;
 };
 
 // The colour of a class (BGR): Ultralytics' 20-colour palette, so classes look the same here as
@@ -30,5 +34,8 @@ void annotate(cv::Mat& bgr, const Detections& detections, const ClassNames& name
 
 // Draws one line of status text ("INT8 2 threads 14.2 FPS 52C") on a dark band at the top left.
 void draw_status(cv::Mat& bgr, std::string_view text);
+
+// The band draw_status() fills for `text` on an image of this size.
+cv::Rect status_band(const cv::Mat& bgr, std::string_view text);
 
 }  // namespace yolo::vision

@@ -40,7 +40,7 @@ TEST(Annotate, UsesTheUltralyticsPaletteStablyPerClass) {
 TEST(Annotate, DrawsTheBoxAndLabelWhereTheDetectionIs) {
   cv::Mat img(480, 640, CV_8UC3, cv::Scalar(0, 0, 0));
   const Detection d{16, 0.87f, {200, 150, 400, 350}};
-  annotate(img, {d}, ClassNames(std::vector<std::string>(80, "dog")), {3, true});
+  annotate(img, {d}, ClassNames(std::vector<std::string>(80, "dog")), {3, true, {}});
   const cv::Vec3b colour = as_pixel(class_color(16));
   // The box edges carry the class colour, the inside and far outside stay black.
   EXPECT_EQ(img.at<cv::Vec3b>(250, 200), colour);
@@ -57,7 +57,7 @@ TEST(Annotate, KeepsLabelsInsideTheImage) {
   cv::Mat img(200, 300, CV_8UC3, cv::Scalar(0, 0, 0));
   // A box in the top-right corner: no room above it, and a long label would run off the right.
   const Detection d{0, 0.5f, {280, 0, 300, 20}};
-  annotate(img, {d}, ClassNames({"a very long class name"}), {2, true});
+  annotate(img, {d}, ClassNames({"a very long class name"}), {2, true, {}});
   const cv::Vec3b colour = as_pixel(class_color(0));
   // The band was moved left and drawn inside the top edge, ending at the image's right border.
   EXPECT_GT(count_pixels(img, {0, 0, 300, 30}, colour), 1000);
@@ -70,13 +70,34 @@ TEST(Annotate, LabelsOfOverlappingDetectionsDoNotCoverEachOther) {
   // better detection keeps that place; the other's label moves inside its own box's top edge.
   const Detection weaker{1, 0.36f, {210, 152, 380, 300}};
   const Detection better{0, 0.92f, {200, 150, 400, 350}};
-  annotate(img, {weaker, better}, ClassNames({"horse", "cow"}), {3, true});
+  annotate(img, {weaker, better}, ClassNames({"horse", "cow"}), {3, true, {}});
   const cv::Vec3b better_colour = as_pixel(class_color(0));
   const cv::Vec3b weaker_colour = as_pixel(class_color(1));
   const cv::Rect above(200, 122, 90, 26);
   EXPECT_GT(count_pixels(img, above, better_colour), 800);
   EXPECT_EQ(count_pixels(img, above, weaker_colour), 0);
   EXPECT_GT(count_pixels(img, {212, 154, 90, 24}, weaker_colour), 800);
+}
+
+TEST(Annotate, LabelsKeepClearOfTheStatusLine) {
+  cv::Mat img(480, 640, CV_8UC3, cv::Scalar(0, 0, 0));
+  // A box at the top left, under where the status line goes: no room above it, and inside its
+  // top edge the status line would hide the label, so the label goes below the box.
+  const std::string status = "INT8 yolo26n 2 threads 29.7 fps";
+  const cv::Rect band = status_band(img, status);
+  ASSERT_GT(band.width, 100);
+  EXPECT_EQ(band.y, 0);
+  const Detection d{2, 0.32f, {40, 0, 120, 60}};
+  AnnotateOptions options{3, true, {band}};
+  annotate(img, {d}, ClassNames(std::vector<std::string>(80, "car")), options);
+  draw_status(img, status);
+  const cv::Vec3b colour = as_pixel(class_color(2));
+  EXPECT_GT(count_pixels(img, {40, 64, 60, 20}, colour), 600);
+  // Without the area kept clear the label sits inside the top edge, where the band covers it.
+  cv::Mat plain(480, 640, CV_8UC3, cv::Scalar(0, 0, 0));
+  annotate(plain, {d}, ClassNames(std::vector<std::string>(80, "car")), {3, true, {}});
+  EXPECT_EQ(count_pixels(plain, {40, 64, 60, 20}, colour), 0);
+  EXPECT_GT(count_pixels(plain, band & cv::Rect(40, 0, 80, 30), colour), 600);
 }
 
 TEST(Annotate, DrawsAStatusLineTopLeft) {

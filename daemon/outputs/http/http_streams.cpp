@@ -284,11 +284,16 @@ bool HttpServer::wants_frame() const {
 std::shared_ptr<const std::string> HttpServer::encode(const FrameResult& result,
                                                       const Settings& s) const {
   cv::Mat image = result.frame->clone();
-  if (result.model) vision::annotate(image, result.detections, result.model->names);
   std::string overlay;
   {
     std::lock_guard lock(mutex_);
     overlay = overlay_;
+  }
+  if (result.model) {
+    vision::AnnotateOptions options;
+    // Labels of boxes at the top of the frame move below them rather than under the status line.
+    if (!overlay.empty()) options.keep_clear.push_back(vision::status_band(image, overlay));
+    vision::annotate(image, result.detections, result.model->names, options);
   }
   if (!overlay.empty()) vision::draw_status(image, overlay);
   std::vector<unsigned char> bytes;
