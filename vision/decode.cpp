@@ -130,10 +130,7 @@ void decode_end2end(const float* data, std::size_t k, float conf, std::span<cons
       continue;
     }
     const auto same = std::find_if(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
-                                   [&](const Detection& o) {
-                                     return o.box.x1 == d.box.x1 && o.box.y1 == d.box.y1 &&
-                                            o.box.x2 == d.box.x2 && o.box.y2 == d.box.y2;
-                                   });
+                                   [&](const Detection& o) { return o.box == d.box; });
     if (same == out.end()) {
       out.push_back(d);
     } else if (d.score > same->score) {

@@ -13,6 +13,7 @@ struct Box {
   float width() const { return x2 > x1 ? x2 - x1 : 0.0f; }
   float height() const { return y2 > y1 ? y2 - y1 : 0.0f; }
   float area() const { return width() * height(); }
+  bool operator==(const Box&) const = default;
 };
 
 // Intersection over union of two boxes; 0 when either is empty.
