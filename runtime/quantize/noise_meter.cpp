@@ -64,6 +64,30 @@ double thread_cpu_ms() {
 
 }  // namespace
 
+std::vector<float> anchor_confidence(std::span<const float> logits, std::size_t classes) {
+  const std::size_t positions = classes == 0 ? 0 : logits.size() / classes;
+  std::vector<float> best(positions, -std::numeric_limits<float>::infinity());
+  for (std::size_t c = 0; c < classes; ++c) {
+    for (std::size_t p = 0; p < positions; ++p) {
+      best[p] = std::max(best[p], logits[c * positions + p]);
+    }
+  }
+  // The sigmoid is monotonic: the best logit gives the best score.
+  for (float& b : best) b = static_cast<float>(sigmoid(b));
+  return best;
+}
+
+void add_noise(std::span<const float> reference, std::span<const float> candidate, bool scores,
+               std::span<const float> weights, NoiseSums& sums) {
+  for (std::size_t i = 0; i < reference.size(); ++i) {
+    const double a = scores ? sigmoid(reference[i]) : reference[i];
+    const double b = scores ? sigmoid(candidate[i]) : candidate[i];
+    const double weight = weights.empty() ? 1.0 : weights[i % weights.size()];
+    sums.signal += weight * a * a;
+    sums.noise += weight * (a - b) * (a - b);
+  }
+}
+
 double Measurement::noise_db() const {
   return -10.0 * std::log10(std::max(noise, 1e-30));
 }
@@ -96,8 +120,19 @@ NoiseMeter::NoiseMeter(const onnx::ModelProto& raised,
     scores_.push_back(classes > 0 && shape.size() == 4 &&
                       static_cast<std::size_t>(shape[1]) == classes);
   }
+  // A box output is weighed by the class output of the same grid (same height and width).
+  for (std::size_t k = 0; k < outputs_.size(); ++k) {
+    weighed_by_.emplace_back();
+    const Shape& shape = calib.shapes.at(outputs_[k]);
+    if (scores_[k] || shape.size() != 4) continue;
+    for (std::size_t j = 0; j < outputs_.size(); ++j) {
+      const Shape& other = calib.shapes.at(outputs_[j]);
+      if (scores_[j] && other[2] == shape[2] && other[3] == shape[3]) weighed_by_[k] = j;
+    }
+  }
   const std::span<float> input = fp32.input();
   reference_.resize(calib.held_frames.size());
+  weights_.resize(calib.held_frames.size());
   for (std::size_t f = 0; f < calib.held_frames.size(); ++f) {
     std::copy(calib.held_frames[f].begin(), calib.held_frames[f].end(), input.begin());
     engine.run();
@@ -105,6 +140,11 @@ NoiseMeter::NoiseMeter(const onnx::ModelProto& raised,
     for (const auto& t : outputs_) {
       auto v = fp32.value(t).values<float>();
       reference_[f].emplace_back(v.begin(), v.end());
+    }
+    for (std::size_t k = 0; k < outputs_.size(); ++k) {
+      weights_[f].push_back(weighed_by_[k]
+                                ? anchor_confidence(reference_[f][*weighed_by_[k]], classes)
+                                : std::vector<float>());
     }
   }
 }
@@ -114,7 +154,7 @@ Measurement NoiseMeter::measure(const std::set<std::string>& keep) const {
   // The noise: the file's arithmetic in float (fake quantization), with the final convs' outputs
   // observed; a quantized conv output's name is that of its DequantizeLinear: what consumers see.
   ObservingEngine e(q, outputs_, beside_, engine_options_);
-  std::vector<double> signal(outputs_.size()), noise(outputs_.size());
+  std::vector<NoiseSums> sums(outputs_.size());
   Measurement m;
   for (std::size_t f = 0; f < calib_.held_frames.size(); ++f) {
     copy_input(calib_.held_frames[f], fp32_layout_, e.input(), e.engine().input_layout(), width_,
@@ -122,13 +162,7 @@ Measurement NoiseMeter::measure(const std::set<std::string>& keep) const {
     e.engine().run();
     for (std::size_t k = 0; k < outputs_.size(); ++k) {
       auto v = e.value(outputs_[k]).values<float>();
-      const auto& r = reference_[f][k];
-      for (std::size_t i = 0; i < r.size(); ++i) {
-        const double a = scores_[k] ? sigmoid(r[i]) : r[i];
-        const double b = scores_[k] ? sigmoid(v[i]) : v[i];
-        signal[k] += a * a;
-        noise[k] += (a - b) * (a - b);
-      }
+      add_noise(reference_[f][k], v, scores_[k], weights_[f][k], sums[k]);
     }
   }
   // The speed and the detections: the engine as it will run the file, int8 (a choice that keeps
@@ -163,8 +197,9 @@ Measurement NoiseMeter::measure(const std::set<std::string>& keep) const {
   }
   if (judge_) m.agreement = judge_->finish();
   for (std::size_t k = 0; k < outputs_.size(); ++k) {
-    m.sqnr_db.push_back(noise[k] <= 0 ? 200.0
-                                      : 10.0 * std::log10(std::max(signal[k], 1e-30) / noise[k]));
+    m.sqnr_db.push_back(sums[k].noise <= 0
+                            ? 200.0
+                            : 10.0 * std::log10(std::max(sums[k].signal, 1e-30) / sums[k].noise));
     m.noise += std::pow(10.0, -m.sqnr_db.back() / 10.0);
   }
   m.noise /= static_cast<double>(std::max<std::size_t>(final_conv_count_, 1));

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -49,11 +50,29 @@ struct Measurement {
   std::map<std::string, double> node_ms;
 };
 
+// Per anchor (position) of class logits [classes, positions], the best class's score (after the
+// sigmoid): how much a box predicted at that position can matter.
+std::vector<float> anchor_confidence(std::span<const float> logits, std::size_t classes);
+
+// One output's signal and noise power, summed over frames.
+struct NoiseSums {
+  double signal = 0;
+  double noise = 0;
+};
+
+// Adds one frame of one output (channel-major [channels, positions]) to `sums`: class logits
+// (`scores`) after the sigmoid; each position weighted by `weights` (one per position; empty:
+// all 1).
+void add_noise(std::span<const float> reference, std::span<const float> candidate, bool scores,
+               std::span<const float> weights, NoiseSums& sums);
+
 // The int8 noise of candidate rewrites at the final convs' outputs (as their consumers see them),
 // against the FP32 model on the held calibration frames, with each candidate's speed. Class
 // logits (a final conv with one channel per class name) are compared as scores, after the sigmoid
 // the tail applies: noise on a logit of -20 changes nothing, on a logit near 0 it changes the
-// detection.
+// detection. A box output's positions are weighted by FP32's anchor_confidence() at that position
+// (the class output of the same grid): a box where nothing is detected is never drawn, and the
+// background's boxes, most of the grid, would otherwise make most of the noise measured.
 class NoiseMeter {
  public:
   // `raised`: the model at opset >= 13 that build_qdq_model() rewrites with `ranges` and `plan`
@@ -89,8 +108,13 @@ class NoiseMeter {
   std::size_t final_conv_count_ = 0;
   // Per output: compared as scores (after a sigmoid).
   std::vector<bool> scores_;
-  // [frame][output]: the FP32 values.
+  // Per output: the index of the class output on the same grid that weighs a box output's
+  // positions (none for class outputs and for a box output with no such grid).
+  std::vector<std::optional<std::size_t>> weighed_by_;
+  // [frame][output]: the FP32 values, and FP32's anchor_confidence() per position for the box
+  // outputs weighed by a class output (empty otherwise).
   std::vector<std::vector<std::vector<float>>> reference_;
+  std::vector<std::vector<std::vector<float>>> weights_;
 };
 
 }  // namespace yolo::runtime
