@@ -43,15 +43,16 @@ TEST(ServiceSoak, MemoryStopsGrowing) {
       rss.push_back({t, j["rss_bytes"].get<double>() / 1e6, frames, j.value("threads", 0)});
     }
   };
-  // At least 70 s, and 30 s past the first loop of the video (671 frames): a loaded machine
-  // takes longer to get there. At most 240 s.
+  // The video is 671 frames; the warm-up takes it to its second loop. At least 70 s, and 30 s
+  // past that loop: a loaded machine takes longer to get there. At most 240 s.
+  constexpr std::int64_t kWarmFrames = 2 * 671;
   const auto started = Clock::now();
   for (;;) {
     std::this_thread::sleep_for(1s);
     read_log();
     double looped_at = 0;
     for (const Interval& i : rss) {
-      if (i.frames > 671) {
+      if (i.frames > kWarmFrames) {
         looped_at = i.when;
         break;
       }
@@ -66,17 +67,18 @@ TEST(ServiceSoak, MemoryStopsGrowing) {
   const std::int64_t frames = rss.empty() ? 0 : rss.back().frames;
   ASSERT_GE(rss.size(), 40u);
   EXPECT_GT(frames, 200);
-  // Warm-up: until 5 s after the video first loops (671 frames): thread pools, the decoder's
-  // buffers and reopening the file (the allocator keeps ~2 MB of arenas from that) all happen
-  // once; after it, memory must stay flat.
+  // Warm-up: until 5 s after the video loops the second time: thread pools and the decoder's
+  // buffers happen once, and reopening the file leaves the allocator ~2 MB of arenas, at the
+  // first reopen or (a CI run of 2026-11-27 under load) at the second; after it, memory must stay
+  // flat over the loops that follow.
   double warm_until = 0;
   for (const Interval& i : rss) {
-    if (i.frames > 671) {
+    if (i.frames > kWarmFrames) {
       warm_until = std::max(20.0, i.when + 5);
       break;
     }
   }
-  ASSERT_GT(warm_until, 0) << "the video never looped: " << frames << " frames";
+  ASSERT_GT(warm_until, 0) << "the video did not loop twice: " << frames << " frames";
   double at_warm = 0;
   double peak_after = 0;
   double last = 0;
