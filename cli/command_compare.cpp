@@ -31,6 +31,14 @@ constexpr const char* kPredictionConfWhy =
     "whole precision-recall curve; A's detections above --conf, best class per box as detect "
     "shows them, are the ground truth; B's per-class counts use --conf too";
 
+// A class whose floor AP50 is under this moves under an invisible change of the input as much as
+// the precision goals of docs/quantization.md allow B to differ: its AP50 against B measures A's
+// own doubt as much as B.
+constexpr double kShakyFloor = 0.95;
+
+constexpr const char* kFloorWhat =
+    "A against itself with every pixel moved by an invisible +-1 grey level (--floor)";
+
 struct CompareArgs {
   std::string a;
   std::string b;
@@ -50,6 +58,7 @@ struct CompareArgs {
   std::optional<runtime::InputSize> imgsz_b;
   long min_boxes = vision::kMinJudgedBoxes;
   bool json = false;
+  bool floor = false;
 };
 
 // One model under comparison and what running it cost.
@@ -76,9 +85,10 @@ std::string precision_text(const runtime::Engine& engine) {
 
 Side load_side(const std::string& option, const std::string& model, const std::string& precision,
                float conf, bool multi_label, const CompareArgs& args,
-               const runtime::InputSize& imgsz) {
+               const runtime::InputSize& imgsz, bool dither = false) {
   Side side{option, model, precision, conf, nullptr, 0, 0};
   detector::DetectorOptions options;
+  options.dither = dither;
   options.model = model;
   options.engine.precision = precision_option(precision);
   options.engine.threads = args.threads;
@@ -132,8 +142,28 @@ std::string too_few_boxes(const vision::Agreement& r, const detector::Detector& 
   return out;
 }
 
+// The floor's AP50 of class `id` (empty when A has no truth of it).
+std::optional<double> floor_ap50(const vision::Agreement& floor, int id) {
+  for (const auto& c : floor.classes) {
+    if (c.class_id == id && c.has_truth()) return c.ap50();
+  }
+  return std::nullopt;
+}
+
+// "train 0.922": the judged classes whose floor AP50 is under kShakyFloor.
+std::string shaky_classes(const vision::Agreement& floor, const detector::Detector& names) {
+  std::string out;
+  for (const auto& c : floor.classes) {
+    if (!c.has_truth() || c.a_count < floor.min_boxes || c.ap50() >= kShakyFloor) continue;
+    out += (out.empty() ? "" : ", ") + names.names().name(c.class_id) + " " +
+           text::format("%.3f", c.ap50());
+  }
+  return out;
+}
+
 void print_text(const CompareArgs& args, const Side& a, const Side& b, long frames,
-                const std::string& source, const vision::Agreement& r) {
+                const std::string& source, const vision::Agreement& r,
+                const std::optional<vision::Agreement>& floor) {
   const double n = static_cast<double>(frames);
   std::printf("A (truth)   %s  %s, detections scoring above %g\n", a.model.c_str(),
               a.precision.c_str(), static_cast<double>(a.conf));
@@ -154,6 +184,12 @@ void print_text(const CompareArgs& args, const Side& a, const Side& b, long fram
       text::fixed(r.map50_95, 4).c_str());
   std::printf("score MAD   %s over %ld matched pairs (same class, IoU >= 0.5)\n",
               text::fixed(r.score_mad, 6).c_str(), r.matched_pairs);
+  if (floor) {
+    std::printf("floor       mAP50 %s, box AP50 %s, score MAD %s: %s\n",
+                text::fixed(floor->map50_judged, 4).c_str(),
+                text::fixed(floor->box_ap50, 4).c_str(), text::fixed(floor->score_mad, 6).c_str(),
+                kFloorWhat);
+  }
   std::printf(
       "latency     A %.1f ms/frame (inference %.1f), B %.1f ms/frame (inference %.1f), %d "
       "thread(s)\n",
@@ -168,11 +204,18 @@ void print_text(const CompareArgs& args, const Side& a, const Side& b, long fram
         "more\n",
         r.min_boxes, few.c_str());
   }
+  const std::string shaky = floor ? shaky_classes(*floor, *a.detector) : std::string();
+  if (!shaky.empty()) {
+    std::printf(
+        "warning     A's own detections move under an invisible change of the input: %s (floor "
+        "AP50 under %.2f); B's AP50 there measures A's doubt as much as B\n",
+        shaky.c_str(), kShakyFloor);
+  }
 
   char b_header[32];
   std::snprintf(b_header, sizeof b_header, "B>%g", static_cast<double>(args.conf));
-  std::printf("\n%-16s %6s %8s %8s %7s %8s\n", "class", "A", b_header, "matched", "AP50",
-              "AP50-95");
+  std::printf("\n%-16s %6s %8s %8s %7s %8s%s\n", "class", "A", b_header, "matched", "AP50",
+              "AP50-95", floor ? "   floor" : "");
   long hidden = 0;
   for (const auto& c : r.classes) {
     // Classes where only B's low-scored boxes appear say nothing a reader can act on.
@@ -182,9 +225,11 @@ void print_text(const CompareArgs& args, const Side& a, const Side& b, long fram
     }
     const std::optional<double> ap50 = c.has_truth() ? std::optional(c.ap50()) : std::nullopt;
     const std::optional<double> ap = c.has_truth() ? std::optional(c.ap50_95()) : std::nullopt;
-    std::printf("%-16s %6ld %8ld %8ld %7s %8s\n", a.detector->names().name(c.class_id).c_str(),
+    std::printf("%-16s %6ld %8ld %8ld %7s %8s", a.detector->names().name(c.class_id).c_str(),
                 c.a_count, c.b_count, c.matched, text::fixed(ap50, 3).c_str(),
                 text::fixed(ap, 3).c_str());
+    if (floor) std::printf(" %7s", text::fixed(floor_ap50(*floor, c.class_id), 3).c_str());
+    std::printf("\n");
   }
   if (hidden > 0) {
     std::printf(
@@ -194,7 +239,8 @@ void print_text(const CompareArgs& args, const Side& a, const Side& b, long fram
 }
 
 void print_json(const CompareArgs& args, const Side& a, const Side& b, long frames,
-                const std::string& source, const vision::Agreement& r) {
+                const std::string& source, const vision::Agreement& r,
+                const std::optional<vision::Agreement>& floor) {
   const double n = static_cast<double>(frames);
   auto side_json = [n](const Side& s) {
     return nlohmann::json{{"model", s.model},
@@ -213,27 +259,37 @@ void print_json(const CompareArgs& args, const Side& a, const Side& b, long fram
          {"matched", c.matched},
          {"ap50", c.has_truth() ? nlohmann::json(text::rounded(c.ap50(), 6)) : nullptr},
          {"ap50_95", c.has_truth() ? nlohmann::json(text::rounded(c.ap50_95(), 6)) : nullptr}});
+    if (floor) classes.back()["floor_ap50"] = optional_number(floor_ap50(*floor, c.class_id));
   }
-  const nlohmann::json out = {{"frames", frames},
-                              {"source", source},
-                              {"threads", args.threads},
-                              {"a", side_json(a)},
-                              {"b", side_json(b)},
-                              {"count_conf", text::rounded(args.conf, 6)},
-                              {"map50", optional_number(r.map50)},
-                              {"map50_95", optional_number(r.map50_95)},
-                              {"min_boxes", r.min_boxes},
-                              {"judged_classes", r.judged_classes},
-                              {"map50_judged", optional_number(r.map50_judged)},
-                              {"map50_95_judged", optional_number(r.map50_95_judged)},
-                              {"box_ap50", optional_number(r.box_ap50)},
-                              {"box_ap50_95", optional_number(r.box_ap50_95)},
-                              {"truth_boxes", r.truth_boxes},
-                              {"too_few_boxes", too_few_boxes(r, *a.detector)},
-                              {"score_mad", optional_number(r.score_mad)},
-                              {"matched_pairs", r.matched_pairs},
-                              {"classes", classes},
-                              {"note", kPredictionConfWhy}};
+  nlohmann::json out = {{"frames", frames},
+                        {"source", source},
+                        {"threads", args.threads},
+                        {"a", side_json(a)},
+                        {"b", side_json(b)},
+                        {"count_conf", text::rounded(args.conf, 6)},
+                        {"map50", optional_number(r.map50)},
+                        {"map50_95", optional_number(r.map50_95)},
+                        {"min_boxes", r.min_boxes},
+                        {"judged_classes", r.judged_classes},
+                        {"map50_judged", optional_number(r.map50_judged)},
+                        {"map50_95_judged", optional_number(r.map50_95_judged)},
+                        {"box_ap50", optional_number(r.box_ap50)},
+                        {"box_ap50_95", optional_number(r.box_ap50_95)},
+                        {"truth_boxes", r.truth_boxes},
+                        {"too_few_boxes", too_few_boxes(r, *a.detector)},
+                        {"score_mad", optional_number(r.score_mad)},
+                        {"matched_pairs", r.matched_pairs},
+                        {"classes", classes},
+                        {"note", kPredictionConfWhy}};
+  out["floor"] = nullptr;
+  if (floor) {
+    out["floor"] = {{"what", kFloorWhat},
+                    {"map50_judged", optional_number(floor->map50_judged)},
+                    {"map50", optional_number(floor->map50)},
+                    {"box_ap50", optional_number(floor->box_ap50)},
+                    {"score_mad", optional_number(floor->score_mad)},
+                    {"shaky_classes", shaky_classes(*floor, *a.detector)}};
+  }
   std::printf("%s\n", out.dump().c_str());
 }
 
@@ -256,7 +312,10 @@ int run_compare(const CompareArgs& args) {
   // for an image of another size).
   std::optional<Side> side_a;
   std::optional<Side> side_b;
+  // --floor: A once more, on every frame moved by an invisible step, judged against A as B is.
+  std::optional<Side> side_floor;
   vision::AgreementAccumulator agreement(args.conf);
+  vision::AgreementAccumulator floor_agreement(args.conf);
   long count = 0;
   std::string described;
   for (auto& source : sources) {
@@ -272,6 +331,10 @@ int run_compare(const CompareArgs& args) {
         side_b = load_side("--b", args.b, args.precision_b, args.pred_conf, true, args,
                            for_frame(args.imgsz_b.value_or(args.imgsz)));
         check_same_classes(*side_a, *side_b);
+        if (args.floor) {
+          side_floor = load_side("--a (--floor)", args.a, args.precision_a, args.pred_conf, true,
+                                 args, for_frame(args.imgsz), true);
+        }
       }
       Side& a = *side_a;
       Side& b = *side_b;
@@ -286,6 +349,10 @@ int run_compare(const CompareArgs& args) {
       b.total_ms += tb.total();
       b.inference_ms += tb.inference_ms;
       agreement.add(da, db);
+      if (side_floor) {
+        side_floor->detector->adapt_to(frame.bgr.size());
+        floor_agreement.add(da, side_floor->detector->detect(frame.bgr));
+      }
       ++count;
     }
   }
@@ -301,10 +368,12 @@ int run_compare(const CompareArgs& args) {
   }
 
   const vision::Agreement result = agreement.result(args.min_boxes);
+  std::optional<vision::Agreement> floor;
+  if (side_floor) floor = floor_agreement.result(args.min_boxes);
   if (args.json) {
-    print_json(args, *side_a, *side_b, count, described, result);
+    print_json(args, *side_a, *side_b, count, described, result, floor);
   } else {
-    print_text(args, *side_a, *side_b, count, described, result);
+    print_text(args, *side_a, *side_b, count, described, result, floor);
   }
   return kOk;
 }
@@ -358,6 +427,10 @@ void register_compare(CLI::App& app) {
       "Model B's input size when it differs from --imgsz: one dynamic-axes model at auto (B) "
       "against 640 (A), say; boxes are compared in frame pixels",
       "--imgsz-b");
+  sub->add_flag("--floor", args->floor,
+                "Also judge A against itself with every pixel moved by an invisible +-1 grey "
+                "level: how far A's own detections move under a change nobody can see, the "
+                "closest B can be judged to A (one more run of A per frame)");
   sub->add_flag("--json", args->json, "Print one JSON object instead of the table");
   sub->footer(std::string("AP is COCO's: per class, IoU 0.50:0.05:0.95, 101 recall points; "
                           "mAP averages it over the classes with at least --min-boxes of A's "

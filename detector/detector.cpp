@@ -44,6 +44,7 @@ void Detector::load() {
       vision::choose_decoder(engine->output(0).shape(), requested, engine->metadata().end2end);
   letterboxer_.emplace(cv::Size(engine->input_width(), engine->input_height()),
                        tensor_layout(engine->input_layout()));
+  letterboxer_->set_dither(options_.dither);
   engine_ = std::move(engine);
   names_ = std::move(names);
   decoder_ = decoder;

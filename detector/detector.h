@@ -22,6 +22,9 @@ struct DetectorOptions {
   runtime::EngineOptions engine;
   vision::DecodeOptions decode;
   std::filesystem::path labels;  // used when the model carries no class names
+  // Every frame moved by an invisible +-1 grey level (vision::Letterboxer::set_dither): for
+  // measuring a model's stability (`compare --floor`), never for detection.
+  bool dither = false;
 };
 
 // Time spent on each step of the last detect() call, in milliseconds.

@@ -4,7 +4,8 @@
 #   1. agreement: yolov8n 640, yolo11n 320 and yolo26n 640 quantized with the defaults on the
 #      traffic fixture's first half (its 167 frames, <= 256), judged against FP32 on the second half
 #      (168 frames it never saw): mAP50 over the classes with >= 10 FP32 boxes (goal >= 0.95), box-
-#      weighted AP50 (goal >= 0.98), the class mean and mAP50-95 beside them; and on the photos
+#      weighted AP50 (goal >= 0.98), the class mean and mAP50-95 beside them, and FP32's floor
+#      (compare --floor: FP32 against itself under an invisible change); and on the photos
 #      (goal mAP50 >= 0.95);
 #   2. speed: INT8 / our FP32 at 1 and 2 threads (bench --baseline, interleaved rounds; goals 1 thread
 #      <= 0.35 for yolov8n and yolo11n, <= 0.40 for yolo26n; 2 threads <= 0.45), and ours / ONNX
@@ -87,8 +88,10 @@ for model in ${models//,/ }; do
   # The log's summary: the weights, the FP32 trades, what stays FP32 and why, the held frame.
   grep -E '^(weights|FP32 |int8 frame)' "${int8%.onnx}.log" || true
   awk '/^kept FP32/ && !seen[$0]++' "${int8%.onnx}.log"
+  # --floor: FP32 against itself with every pixel moved by an invisible +-1 grey level, the
+  # closest INT8 can be judged to it.
   run_once "$work/$model.traffic.json" "$cli_bin" compare --a "$fp32" --b "$int8" \
-    --video "$traffic" --skip "$half" --json
+    --video "$traffic" --skip "$half" --floor --json
   run_once "$work/$model.photos.json" "$cli_bin" compare --a "$fp32" --b "$int8" \
     --images "$fixtures/images" --json
   run_once "$work/$model.bench.json" "$cli_bin" bench --model "$int8" --precision int8 \
@@ -153,8 +156,10 @@ def goal(ok):
 
 speed_goal_1 = {"yolov8n_640": 0.35, "yolo11n_320": 0.35, "yolo26n_640": 0.40}
 print("| model | unseen traffic: mAP50 (>= 10 boxes) / box AP50 / class mean / mAP50-95 (>= 10 boxes) "
+      "| FP32's floor: mAP50 (>= 10 boxes) / box AP50 "
       "| judged classes | photos mAP50 | INT8/FP32 1 t | 2 t | INT8/ORT same file 1 t | 2 t | quantize s (167 frames) |")
-print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+floors = []
 verdicts = []
 for m in models:
     t, p, b = load(f"{m}.traffic.json"), load(f"{m}.photos.json"), load(f"{m}.bench.json")
@@ -163,8 +168,13 @@ for m in models:
     peer = {n: r["best_round_p50_ms"] / r["peer"]["p50_ms"] for n, r in by_threads.items()}
     # "bus 1, clock 2": the classes with too few of FP32's boxes to judge.
     few = t["too_few_boxes"]
+    floor = t.get("floor") or {}
+    if floor.get("shaky_classes"):
+        floors.append(f"{m}: FP32's own detections move under an invisible change: "
+                      f"{floor['shaky_classes']} (floor AP50 under 0.95)")
     print(f"| {m} | {fmt(t['map50_judged'])} / {fmt(t['box_ap50'])} / {fmt(t['map50'])} / "
-          f"{fmt(t['map50_95_judged'])} | {t['judged_classes']}{' (too few: ' + few + ')' if few else ''} "
+          f"{fmt(t['map50_95_judged'])} | {fmt(floor.get('map50_judged'))} / {fmt(floor.get('box_ap50'))} "
+          f"| {t['judged_classes']}{' (too few: ' + few + ')' if few else ''} "
           f"| {fmt(p['map50'])} | {ratio[1]:.3f} | {ratio[2]:.3f} | {peer[1]:.3f} | {peer[2]:.3f} "
           f"| {seconds(m + '.int8.onnx'):.0f} |")
     verdicts += [
@@ -175,6 +185,8 @@ for m in models:
         f"{m}: INT8/FP32 2 threads <= 0.45: {goal(ratio[2] <= 0.45)}",
         f"{m}: ours/ONNX Runtime on the same file <= 0.35: {goal(max(peer.values()) <= 0.35)}",
     ]
+for line in floors:
+    print(line)
 print()
 print("p50 ms, best round (INT8 ours / FP32 ours / ONNX Runtime on the INT8 file):")
 for m in models:

@@ -66,6 +66,15 @@ Box LetterboxTransform::to_frame(const Box& b) const {
   return {fx(b.x1), fy(b.y1), fx(b.x2), fy(b.y2)};
 }
 
+int dither_step(int x, int y) {
+  // A multiplicative hash of the position: no structure a convolution could pick up, the same
+  // every run.
+  std::uint32_t h =
+      (static_cast<std::uint32_t>(x) * 73856093U) ^ (static_cast<std::uint32_t>(y) * 19349663U);
+  h *= 2654435761U;
+  return static_cast<int>((h >> 16) % 3) - 1;
+}
+
 Letterboxer::Letterboxer(cv::Size input, TensorLayout layout) : input_(input), layout_(layout) {
   if (input.width <= 0 || input.height <= 0)
     throw std::invalid_argument("letterbox: invalid network input size " + size_string(input));
@@ -106,6 +115,18 @@ LetterboxTransform Letterboxer::run(const cv::Mat& bgr, std::span<std::uint8_t> 
   cv::Mat inner = canvas(roi);
   cv::resize(bgr, inner, t.resized, 0, 0, cv::INTER_LINEAR);
   cv::cvtColor(inner, inner, cv::COLOR_BGR2RGB);
+  if (dither_) {
+    for (int y = 0; y < input_.height; ++y) {
+      auto* row = canvas.ptr<std::uint8_t>(y);
+      for (int x = 0; x < input_.width; ++x) {
+        const int step = dither_step(x, y);
+        for (int c = 0; c < 3; ++c) {
+          std::uint8_t& v = row[x * 3 + c];
+          v = static_cast<std::uint8_t>(std::clamp(v + step, 0, 255));
+        }
+      }
+    }
+  }
   return t;
 }
 
@@ -156,6 +177,21 @@ LetterboxTransform Letterboxer::run(const cv::Mat& bgr, std::span<float> dst) {
       bgr_to_rgb_unit(px, row + static_cast<std::size_t>(x0) * 3,
                       static_cast<std::size_t>(x1 - x0));
       std::fill(row + static_cast<std::size_t>(x1) * 3, row + static_cast<std::size_t>(w) * 3, pad);
+    }
+  }
+  if (dither_) {
+    // Float inputs are whole grey levels / 255, so the step is too.
+    const std::size_t plane = static_cast<std::size_t>(w) * h;
+    const bool planar = layout_ == TensorLayout::kNchwFloat;
+    for (int y = 0; y < h; ++y) {
+      for (int x = 0; x < w; ++x) {
+        const float step = static_cast<float>(dither_step(x, y)) / 255.0f;
+        const std::size_t i = static_cast<std::size_t>(y) * w + x;
+        for (std::size_t c = 0; c < 3; ++c) {
+          float& v = planar ? out[i + c * plane] : out[i * 3 + c];
+          v = std::clamp(v + step, 0.0f, 1.0f);
+        }
+      }
     }
   }
   return t;

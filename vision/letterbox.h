@@ -45,6 +45,12 @@ class Letterboxer {
   // Elements the destination must hold: 3 * width * height.
   std::size_t element_count() const;
 
+  // With `on`, every pixel of the result (padding included) moves by -1, 0 or +1 grey level, the
+  // same in its three channels, by a fixed pattern of its position: a change nobody can see, to
+  // measure how far a model's own detections move under one (`compare --floor`). Never for
+  // detection. Off by default.
+  void set_dither(bool on) { dither_ = on; }
+
   // For kNchwFloat and kNhwcFloat. Throws std::invalid_argument on a layout or size mismatch.
   LetterboxTransform run(const cv::Mat& bgr, std::span<float> dst);
   // For kNhwcUint8. Throws std::invalid_argument on a layout or size mismatch.
@@ -56,6 +62,10 @@ class Letterboxer {
   cv::Size input_;
   TensorLayout layout_;
   cv::Mat resized_;
+  bool dither_ = false;
 };
+
+// The step set_dither() gives the pixel at (x, y): -1, 0 or +1.
+int dither_step(int x, int y);
 
 }  // namespace yolo::vision

@@ -173,6 +173,42 @@ TEST(CliCompare, ClassesWithFewBoxesAreWarnedAboutAndLeftOutOfTheJudgedMean) {
   EXPECT_TRUE(contains(refused.err, "--min-boxes")) << refused.err;
 }
 
+// --floor judges A against itself with every pixel moved by an invisible +-1 grey level: a model
+// compared with itself agrees exactly, its floor does not (the scores move), and the classes the
+// warning names are exactly the judged ones whose floor AP50 is under 0.95.
+TEST(CliCompare, FloorJudgesAAgainstItselfUnderAnInvisibleChange) {
+  YOLO_REQUIRE_FIXTURES();
+  const std::string traffic = (fixtures_dir() / "video" / "traffic_720p_30fps.mp4").string();
+  const std::vector<std::string> options{"--video", traffic, "--frames", "40", "--min-boxes", "5"};
+  std::vector<std::string> with_floor = options;
+  with_floor.push_back("--floor");
+  const auto j = compare_json("yolo11n_320_fp32", "yolo11n_320_fp32", with_floor);
+  ASSERT_TRUE(j.contains("floor")) << j.dump();
+  EXPECT_DOUBLE_EQ(j["map50"].get<double>(), 1.0);
+  const auto& floor = j["floor"];
+  ASSERT_TRUE(floor.is_object()) << j.dump();
+  EXPECT_TRUE(contains(floor["what"].get<std::string>(), "invisible")) << floor.dump();
+  EXPECT_GT(floor["score_mad"].get<double>(), 0.0) << floor.dump();
+  EXPECT_GT(floor["map50"].get<double>(), 0.5) << floor.dump();
+  EXPECT_LE(floor["map50"].get<double>(), 1.0) << floor.dump();
+  const std::string shaky = floor["shaky_classes"];
+  for (const auto& c : j["classes"]) {
+    ASSERT_TRUE(c.contains("floor_ap50")) << c.dump();
+    if (c["a"].get<long>() < 5) continue;
+    const bool under = c["floor_ap50"].get<double>() < 0.95;
+    EXPECT_EQ(contains(shaky, c["label"].get<std::string>() + " "), under) << c.dump() << shaky;
+  }
+
+  const auto text = run_compare("yolo11n_320_fp32", "yolo11n_320_fp32", with_floor);
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_TRUE(contains(text.out, "floor       mAP50 ")) << text.out;
+  EXPECT_TRUE(contains(text.out, "AP50-95   floor")) << text.out;
+
+  const auto without = compare_json("yolo11n_320_fp32", "yolo11n_320_fp32", options);
+  EXPECT_TRUE(without["floor"].is_null()) << without.dump();
+  EXPECT_FALSE(without["classes"][0].contains("floor_ap50")) << without.dump();
+}
+
 TEST(CliCompare, NoTruthMeansNoMapRatherThanAMadeUpNumber) {
   YOLO_REQUIRE_FIXTURES();
   // No score is above 1, so A detects nothing.

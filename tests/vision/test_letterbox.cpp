@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -122,6 +123,55 @@ TEST(Letterbox, MapsBoxesBackToTheFrameAndClips) {
   EXPECT_EQ(clipped.y1, 0.0f);
   EXPECT_EQ(clipped.x2, 768.0f);
   EXPECT_EQ(clipped.y2, 576.0f);
+}
+
+// Dither moves each pixel of the letterbox (image and padding) by at most one grey level, the same
+// in its three channels, by a fixed pattern with each step about a third of the time; the float
+// layouts carry the same steps / 255; it saturates at 0 and 255, and is off by default.
+TEST(Letterbox, DitherMovesEachPixelByAtMostOneGreyLevel) {
+  const cv::Size input(64, 64);
+  cv::Mat frame(30, 60, CV_8UC3);
+  for (int y = 0; y < frame.rows; ++y) {
+    for (int x = 0; x < frame.cols; ++x) {
+      frame.at<cv::Vec3b>(y, x) = cv::Vec3b(static_cast<std::uint8_t>(x < 10 ? 0 : 4 * x),
+                                            static_cast<std::uint8_t>(x > 50 ? 255 : 7 * y),
+                                            static_cast<std::uint8_t>(100));
+    }
+  }
+  Letterboxer plain(input, TensorLayout::kNhwcUint8);
+  Letterboxer dithered(input, TensorLayout::kNhwcUint8);
+  dithered.set_dither(true);
+  std::vector<std::uint8_t> a(plain.element_count()), b(a.size()), again(a.size());
+  plain.run(frame, a);
+  dithered.run(frame, b);
+  dithered.run(frame, again);
+  EXPECT_EQ(b, again) << "the pattern is the same every frame";
+  int steps[3] = {0, 0, 0};
+  for (int y = 0; y < input.height; ++y) {
+    for (int x = 0; x < input.width; ++x) {
+      const int step = dither_step(x, y);
+      ASSERT_GE(step, -1);
+      ASSERT_LE(step, 1);
+      ++steps[step + 1];
+      for (int c = 0; c < 3; ++c) {
+        const std::size_t i = static_cast<std::size_t>((y * input.width + x) * 3 + c);
+        EXPECT_EQ(int(b[i]), std::clamp(int(a[i]) + step, 0, 255)) << x << "," << y << "," << c;
+      }
+    }
+  }
+  for (const int n : steps) EXPECT_NEAR(n, input.area() / 3.0, input.area() * 0.05);
+
+  Letterboxer planar(input, TensorLayout::kNchwFloat);
+  planar.set_dither(true);
+  std::vector<float> f(planar.element_count());
+  planar.run(frame, f);
+  const std::size_t hw = static_cast<std::size_t>(input.area());
+  for (std::size_t i = 0; i < hw; ++i) {
+    for (std::size_t c = 0; c < 3; ++c) {
+      EXPECT_NEAR(f[c * hw + i], b[i * 3 + c] / 255.0f, 1e-6f);
+    }
+  }
+  EXPECT_NE(a, b);
 }
 
 TEST(Letterbox, RejectsWrongBuffersAndFrames) {
