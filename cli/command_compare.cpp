@@ -31,9 +31,9 @@ constexpr const char* kPredictionConfWhy =
     "whole precision-recall curve; A's detections above --conf, best class per box as detect "
     "shows them, are the ground truth; B's per-class counts use --conf too";
 
-// A class whose floor AP50 is under this moves under an invisible change of the input as much as
-// the precision goals of docs/quantization.md allow B to differ: its AP50 against B measures A's
-// own doubt as much as B.
+// A class whose floor AP50 is under this moves under an invisible change of the input about as
+// much as INT8 may move it (0.95 is what `precision: auto` asks of INT8 by default,
+// model.auto_min_map50): its AP50 against B measures A's own doubt as much as B.
 constexpr double kShakyFloor = 0.95;
 
 constexpr const char* kFloorWhat =
