@@ -119,6 +119,7 @@ Calibration calibrate(ObservingEngine& fp32, const std::vector<std::string>& obs
   Calibration calib;
   for (const auto& tap : taps) calib.patch_means.emplace(tap.conv, PatchMeans(tap.geometry));
   std::vector<float> scratch;
+  std::set<std::string> seen;
   // Reservoir sampling with a fixed seed: the held frames spread over the whole source, the same
   // ones on every run.
   std::mt19937 sampler(7);
@@ -132,7 +133,16 @@ Calibration calibrate(ObservingEngine& fp32, const std::vector<std::string>& obs
       calib.ranks[t] = v.shape().size();
       calib.shapes[t] = v.shape();
     }
-    for (const auto& tap : taps) calib.patch_means.at(tap.conv).add(tap_input(fp32, tap, scratch));
+    for (const auto& tap : taps) {
+      const ConvInput in = tap_input(fp32, tap, scratch);
+      calib.patch_means.at(tap.conv).add(in);
+      // Convs reading one tensor (a C2f split's halves, say) see it once per frame.
+      if (!tap.reads_model_input && !seen.count(tap.input)) {
+        calib.channel_peaks[tap.input].add(in);
+        seen.insert(tap.input);
+      }
+    }
+    seen.clear();
     auto& held = calib.held_frames;
     if (static_cast<int>(held.size()) < kSensitivityFrames) {
       held.emplace_back(input.begin(), input.end());

@@ -71,6 +71,9 @@ struct Calibration {
   std::map<std::string, Shape> shapes;
   // Per conv node: the means of its input patches over all frames (bias correction).
   std::map<std::string, PatchMeans> patch_means;
+  // Per tensor a conv reads (the model input aside: exact int8 pixels), each channel's peak
+  // |value| over all frames (channel_spread.h).
+  std::map<std::string, ChannelPeaks> channel_peaks;
   // A uniform sample of the frames (at most kSensitivityFrames), to measure sensitivities on.
   std::vector<std::vector<float>> held_frames;
 };

@@ -2,6 +2,8 @@
 #include "runtime/quantize/conv_patches.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "runtime/quantize/error.h"
@@ -75,6 +77,27 @@ ConvGeometry conv_geometry(const onnx::NodeProto& conv, const onnx::TensorProto&
 
 PatchMeans::PatchMeans(const ConvGeometry& g)
     : g_(g), sums_(static_cast<std::size_t>(g.in_channels * g.kernel_h * g.kernel_w), 0.0) {}
+
+void ChannelPeaks::add(const ConvInput& in) {
+  const auto channels = static_cast<std::size_t>(in.channels);
+  if (peaks_.size() != channels) peaks_.assign(channels, 0.0F);
+  const auto plane = static_cast<std::size_t>(in.height * in.width);
+  for (std::size_t c = 0; c < channels; ++c) {
+    float& peak = peaks_[c];
+    for (const float v : in.values.subspan(c * plane, plane)) peak = std::max(peak, std::abs(v));
+  }
+}
+
+double ChannelPeaks::spread() const {
+  if (peaks_.empty()) return 1.0;
+  std::vector<float> sorted = peaks_;
+  const auto middle = sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2);
+  std::nth_element(sorted.begin(), middle, sorted.end());
+  const double median = *middle;
+  const double largest = *std::max_element(peaks_.begin(), peaks_.end());
+  if (median <= 0) return largest > 0 ? std::numeric_limits<double>::infinity() : 1.0;
+  return largest / median;
+}
 
 void PatchMeans::add(const ConvInput& in) {
   const std::int64_t oh = g_.out_height(in.height), ow = g_.out_width(in.width);

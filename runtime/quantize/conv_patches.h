@@ -47,6 +47,21 @@ struct ConvInput {
   std::int64_t channels = 0, height = 0, width = 0;
 };
 
+// Per channel of a conv input, the largest |value| over every frame: how unequal the channels'
+// ranges are, which one per-tensor int8 scale has to cover.
+class ChannelPeaks {
+ public:
+  void add(const ConvInput& input);
+  const std::vector<float>& peaks() const { return peaks_; }
+  // The largest channel's peak over the median channel's (1 when all are equal; infinity when
+  // at least half the channels stayed 0): a per-tensor int8 scale gives the median channel about
+  // 255 / spread() of its steps.
+  double spread() const;
+
+ private:
+  std::vector<float> peaks_;
+};
+
 // The mean of every patch element (channel, ky, kx) over every output pixel of every frame, for
 // all in_channels (a group's patch reads its own channels).
 class PatchMeans {

@@ -10,6 +10,7 @@
 #include "runtime/int8/qdq_lowering.h"
 #include "runtime/int8/qoperator.h"
 #include "runtime/model/model_info.h"
+#include "runtime/quantize/channel_spread.h"
 #include "runtime/quantize/fp32_trade.h"
 #include "runtime/quantize/graph_index.h"
 #include "runtime/quantize/model_file.h"
@@ -274,6 +275,10 @@ QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
   report["weight_rounding"] = weights.report;
 
   const std::vector<ConvUnit> units = conv_units(graph, calib.shapes);
+  report["channel_spread"] = nlohmann::json::array();
+  if (options.keep == KeepFp32Mode::kAuto) {
+    report["channel_spread"] = spread_report(keep_spread_tensors(graph, units, calib, keep, log));
+  }
   timed(times, "sensitivity_s", [&] {
     if (options.keep != KeepFp32Mode::kAuto || regions.final_convs.empty()) return;
     const std::unique_ptr<OutputJudge> judge = options.judge ? options.judge() : nullptr;
