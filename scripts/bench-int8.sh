@@ -85,8 +85,9 @@ for model in ${models//,/ }; do
   echo "== $model"
   quantize_timed "$model ($half frames, the first half)" "$int8" --model "$fp32" \
     --calib "$traffic" --from-first "$half" --frames 256
-  # The log's summary: the weights, the FP32 trades, what stays FP32 and why, the held frame.
-  grep -E '^(weights|FP32 |int8 frame)' "${int8%.onnx}.log" || true
+  # The log's summary: the weights, the channel spreads, the FP32 trades, what stays FP32 and
+  # why, the held frame.
+  grep -E '^(weights|channel spread|FP32 |int8 frame)' "${int8%.onnx}.log" || true
   awk '/^kept FP32/ && !seen[$0]++' "${int8%.onnx}.log"
   # --floor: FP32 against itself with every pixel moved by an invisible +-1 grey level, the
   # closest INT8 can be judged to it.
