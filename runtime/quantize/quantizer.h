@@ -103,8 +103,9 @@ struct QuantizeResult {
 };
 
 // The whole job, one phase per file of runtime/quantize/: checks, calibration (calibrate.h),
-// weights (weight_plan.h), sensitivity of the final convs (sensitivity.h) and the FP32 trades of
-// the first convs (fp32_trade.h), the QDQ rewrite
+// weights (weight_plan.h), the convs around widely spread tensors (channel_spread.h), sensitivity
+// of the final convs (sensitivity.h) and the FP32 trades of the first convs (fp32_trade.h), the
+// QDQ rewrite
 // (qdq_rewrite.h), atomic write to `out` (model_file.h), report (report.h).
 // Throws QuantizeError or ModelError.
 QuantizeResult quantize_model(const std::filesystem::path& fp32_model,
