@@ -3,6 +3,7 @@
 
 // Builds small ONNX models in tests with the protobuf classes, and saves them for Engine::load.
 #include <onnx/onnx_pb.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -112,9 +113,12 @@ class ModelBuilder {
 
   onnx::ModelProto& proto() { return model_; }
 
-  // Writes the model under the test temp dir and returns its path.
+  // Writes the model under the test temp dir and returns its path. The path holds the process
+  // id: CTest runs tests of one executable side by side, and two of them building a model of the
+  // same name once read each other's half-written file (an arm64 CI run, 2026-11-27).
   std::filesystem::path save(const std::string& file) const {
-    const auto path = std::filesystem::temp_directory_path() / ("yolo_edge_" + file);
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("yolo_edge_" + std::to_string(::getpid()) + "_" + file);
     std::ofstream out(path, std::ios::binary);
     model_.SerializeToOstream(&out);
     return path;

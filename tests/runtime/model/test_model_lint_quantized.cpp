@@ -5,6 +5,7 @@
 // minutes under user-mode QEMU (tests/CMakeLists.txt); the quantizer itself runs there in
 // test_quantizer_fixture and test_qdq_lowering_fixture.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -34,7 +35,9 @@ class QuantizedYolo11n : public ::testing::Test {
     auto golden = [](const char* image) {
       return test::read_golden_input("yolo11n_320_fp32", image, 320);
     };
-    path_ = fs::temp_directory_path() / "yolo_edge_lint_yolo11n.int8.onnx";
+    // Per process: CTest runs the tests below side by side, each quantizing and removing its own.
+    path_ = fs::temp_directory_path() /
+            ("yolo_edge_lint_yolo11n_" + std::to_string(::getpid()) + ".int8.onnx");
     QuantizeOptions options;
     quantize_model(test::fixtures_dir() / "models" / "yolo11n_320_fp32.onnx", path_, options,
                    test::frames_of({golden("dog"), golden("horses")}));
@@ -82,7 +85,8 @@ TEST_F(QuantizedYolo11n, OutputRequantizedWithOneSharedScaleIsFlagged) {
   };
   add("QuantizeLinear", {"output0_float", "output0_scale", "output0_zero_point"}, "output0_q");
   add("DequantizeLinear", {"output0_q", "output0_scale", "output0_zero_point"}, "output0");
-  const auto shared = fs::temp_directory_path() / "yolo_edge_lint_yolo11n_shared.onnx";
+  const auto shared = fs::temp_directory_path() /
+                      ("yolo_edge_lint_yolo11n_shared_" + std::to_string(::getpid()) + ".onnx");
   {
     std::ofstream out(shared, std::ios::binary);
     model.proto().SerializeToOstream(&out);
