@@ -2,6 +2,7 @@
 // Broken model files must give a ModelError with a clear message: never a crash, a hang, or
 // std::bad_alloc from absurd dims. Built from the real fixtures.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <fstream>
@@ -27,8 +28,10 @@ std::string read_bytes(const fs::path& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+// Per process: these tests also run as a sanitized build, beside this one.
 fs::path write_temp(const std::string& name, const std::string& bytes) {
-  const auto path = fs::temp_directory_path() / ("yolo_edge_bad_" + name);
+  const auto path =
+      fs::temp_directory_path() / ("yolo_edge_bad_" + std::to_string(::getpid()) + "_" + name);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   return path;
