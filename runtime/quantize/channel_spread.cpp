@@ -33,9 +33,7 @@ std::vector<SpreadTensor> keep_spread_tensors(const onnx::GraphProto& graph,
                                               const Calibration& calib, KeepReasons& keep,
                                               const std::function<void(const std::string&)>& log) {
   const GraphIndex index = index_graph(graph);
-  double total_macs = 0;
-  for (const auto& u : units) total_macs += u.macs;
-  total_macs = std::max(total_macs, 1.0);
+  const double all_macs = total_macs(units);
 
   std::vector<SpreadTensor> found;
   for (const auto& [tensor, peaks] : calib.channel_peaks) {
@@ -70,7 +68,7 @@ std::vector<SpreadTensor> keep_spread_tensors(const onnx::GraphProto& graph,
     }
     for (const ConvUnit* u : sides) {
       t.convs.push_back(u->conv);
-      if (!already.count(u->conv)) t.mac_share += u->macs / total_macs;
+      if (!already.count(u->conv)) t.mac_share += u->macs / all_macs;
     }
     if (t.why_not.empty() && spent + t.mac_share > kMaxSpreadMacShare) {
       t.why_not = text::format(

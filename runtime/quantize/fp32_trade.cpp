@@ -13,13 +13,13 @@ namespace {
 // The convs weighed: the first ones within kMaxLayerMacShare (before any final conv), then the
 // attention convs after them, in graph order.
 std::vector<const ConvUnit*> trade_candidates(const std::vector<ConvUnit>& units,
-                                              const GraphRegions& regions, double total_macs) {
+                                              const GraphRegions& regions, double all_macs) {
   const std::set<std::string> finals(regions.final_convs.begin(), regions.final_convs.end());
   std::vector<const ConvUnit*> candidates;
   double share = 0;
   auto unit = units.begin();
   for (; unit != units.end(); ++unit) {
-    share += unit->macs / total_macs;
+    share += unit->macs / all_macs;
     if (finals.count(unit->conv) || share > kMaxLayerMacShare) break;
     candidates.push_back(&*unit);
   }
@@ -49,13 +49,11 @@ TradeReport search_fp32_trades(const std::vector<ConvUnit>& units, const GraphRe
                                const NoiseMeter& meter, KeepReasons& keep,
                                const std::function<void(const std::string&)>& log) {
   TradeReport report;
-  double total_macs = 0;
-  for (const auto& u : units) total_macs += u.macs;
-  total_macs = std::max(total_macs, 1.0);
+  const double all_macs = total_macs(units);
   const std::set<std::string> base = kept_nodes(keep);
   report.before = meter.measure(base);
   std::set<std::string> chosen = base;
-  for (const ConvUnit* candidate : trade_candidates(units, regions, total_macs)) {
+  for (const ConvUnit* candidate : trade_candidates(units, regions, all_macs)) {
     const ConvUnit& unit = *candidate;
     std::set<std::string> with = base;
     with.insert(unit.nodes.begin(), unit.nodes.end());
@@ -63,7 +61,7 @@ TradeReport search_fp32_trades(const std::vector<ConvUnit>& units, const GraphRe
     Fp32Trade t;
     t.conv = unit.conv;
     t.gain_db = m.noise_db() - report.before.noise_db();
-    t.mac_share = unit.macs / total_macs;
+    t.mac_share = unit.macs / all_macs;
     t.cost_ms = m.frame_ms - report.before.frame_ms;
     if (m.agreement && report.before.agreement) {
       t.agreement_gain = *m.agreement - *report.before.agreement;

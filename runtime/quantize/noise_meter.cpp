@@ -120,14 +120,15 @@ NoiseMeter::NoiseMeter(const onnx::ModelProto& raised,
     scores_.push_back(classes > 0 && shape.size() == 4 &&
                       static_cast<std::size_t>(shape[1]) == classes);
   }
-  // A box output is weighed by the class output of the same grid (same height and width).
+  // A box output is weighed by the class output of the same grid (same height and width); none
+  // for class outputs and for a box output with no such grid.
+  std::vector<std::optional<std::size_t>> weighed_by(outputs_.size());
   for (std::size_t k = 0; k < outputs_.size(); ++k) {
-    weighed_by_.emplace_back();
     const Shape& shape = calib.shapes.at(outputs_[k]);
     if (scores_[k] || shape.size() != 4) continue;
     for (std::size_t j = 0; j < outputs_.size(); ++j) {
       const Shape& other = calib.shapes.at(outputs_[j]);
-      if (scores_[j] && other[2] == shape[2] && other[3] == shape[3]) weighed_by_[k] = j;
+      if (scores_[j] && other[2] == shape[2] && other[3] == shape[3]) weighed_by[k] = j;
     }
   }
   const std::span<float> input = fp32.input();
@@ -142,8 +143,8 @@ NoiseMeter::NoiseMeter(const onnx::ModelProto& raised,
       reference_[f].emplace_back(v.begin(), v.end());
     }
     for (std::size_t k = 0; k < outputs_.size(); ++k) {
-      weights_[f].push_back(weighed_by_[k]
-                                ? anchor_confidence(reference_[f][*weighed_by_[k]], classes)
+      weights_[f].push_back(weighed_by[k]
+                                ? anchor_confidence(reference_[f][*weighed_by[k]], classes)
                                 : std::vector<float>());
     }
   }

@@ -108,9 +108,6 @@ class NoiseMeter {
   std::size_t final_conv_count_ = 0;
   // Per output: compared as scores (after a sigmoid).
   std::vector<bool> scores_;
-  // Per output: the index of the class output on the same grid that weighs a box output's
-  // positions (none for class outputs and for a box output with no such grid).
-  std::vector<std::optional<std::size_t>> weighed_by_;
   // [frame][output]: the FP32 values, and FP32's anchor_confidence() per position for the box
   // outputs weighed by a class output (empty otherwise).
   std::vector<std::vector<std::vector<float>>> reference_;

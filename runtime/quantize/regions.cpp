@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/quantize/regions.h"
 
+#include <algorithm>
+
 #include "runtime/quantize/graph_index.h"
 
 namespace yolo::runtime {
@@ -89,6 +91,12 @@ std::set<std::string> kept_nodes(const KeepReasons& reasons) {
   std::set<std::string> keep;
   for (const auto& [n, why] : reasons) keep.insert(n);
   return keep;
+}
+
+double total_macs(const std::vector<ConvUnit>& units) {
+  double total = 0;
+  for (const auto& u : units) total += u.macs;
+  return std::max(total, 1.0);
 }
 
 }  // namespace yolo::runtime

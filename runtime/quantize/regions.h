@@ -38,6 +38,8 @@ struct ConvUnit {
 // output shapes.
 std::vector<ConvUnit> conv_units(const onnx::GraphProto& graph,
                                  const std::map<std::string, Shape>& shapes);
+// The MACs of all `units` (at least 1: the denominator of a unit's share).
+double total_macs(const std::vector<ConvUnit>& units);
 
 // The nodes kept FP32, each with why (as the report and the log say it).
 using KeepReasons = std::map<std::string, std::string>;

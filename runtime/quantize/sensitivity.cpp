@@ -14,12 +14,9 @@ nlohmann::json judge_final_convs(const std::vector<std::string>& final_convs,
                                  const Calibration& calib, KeepReasons& keep,
                                  const std::function<void(const std::string&)>& log) {
   nlohmann::json rows = nlohmann::json::array();
-  double total_macs = 0;
+  const double all_macs = total_macs(units);
   std::map<std::string, double> macs;
-  for (const auto& u : units) {
-    total_macs += u.macs;
-    macs[u.conv] = u.macs;
-  }
+  for (const auto& u : units) macs[u.conv] = u.macs;
   const std::set<std::string> base = kept_nodes(keep);
   const Measurement before = meter.measure(base);
   const std::vector<double>& all_int8 = before.sqnr_db;
@@ -32,7 +29,7 @@ nlohmann::json judge_final_convs(const std::vector<std::string>& final_convs,
     const double gain = kept_db - all_int8[k];
     Fp32Trade trade{conv,
                     with.noise_db() - before.noise_db(),
-                    (macs.count(conv) ? macs.at(conv) : 0.0) / std::max(total_macs, 1.0),
+                    (macs.count(conv) ? macs.at(conv) : 0.0) / all_macs,
                     with.frame_ms - before.frame_ms,
                     std::nullopt,
                     false};
