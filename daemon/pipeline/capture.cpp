@@ -169,7 +169,9 @@ void Capture::run() {
       if (stopping_) break;
       config = config_;
       generation = generation_;
-      state_ = State::kOpening;
+      // A lost camera's retries leave it "lost" until frames come: a status flickering to
+      // "opening" at each attempt would hide that it is still away. A new source is "opening".
+      if (state_ != State::kLost || generation != backoff_generation) state_ = State::kOpening;
     }
     if (backoff <= 0 || generation != backoff_generation) {
       backoff = config.reconnect_s;

@@ -12,7 +12,9 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 #include "tests/daemon/event_recorder.h"
 #include "tests/support/fixtures.h"
@@ -100,6 +102,70 @@ TEST(Capture, ASourceThatCannotOpenIsRetriedWithGrowingWaits) {
       std::this_thread::sleep_for(10ms);
     }
     EXPECT_EQ(capture.state(), Capture::State::kStreaming);
+  }
+  EXPECT_TRUE(capture.stop(2000ms));
+}
+
+// A lost camera stays "lost" while it is retried: the status does not flicker to "opening" at
+// each attempt (a user reading the STATUS= line then would think it was found). A new source from
+// a reload is "opening" again. Each failed attempt is announced from the capture thread, so the
+// state is read there, during the attempt.
+TEST(Capture, ALostSourceStaysLostWhileItIsRetried) {
+  struct StateAtEachFailure : test::EventRecorder {
+    const Capture* capture = nullptr;
+    mutable std::mutex mutex;
+    std::vector<SourceState> states;
+    void event(const Event& e) override {
+      if (e.kind == fieldlog::EventKind::kSourceLost) {
+        std::lock_guard lock(mutex);
+        states.push_back(capture->state());
+      }
+      EventRecorder::event(e);
+    }
+    std::vector<SourceState> seen() const {
+      std::lock_guard lock(mutex);
+      return states;
+    }
+  };
+  Logger log{Logger::Sink::kStderr, config::LogLevel::kError};
+  Events events{log};
+  StateAtEachFailure failures;
+  events.add(&failures);
+  FrameSlot slot;
+  Capture capture(events, slot);
+  failures.capture = &capture;
+  test::TempFolder folder;
+  config::SourceConfig c;
+  c.uri = (folder.path() / "missing.mp4").string();
+  c.reconnect_s = 0.05;
+  capture.start(c);
+  const auto wait_for = [&](std::size_t n) {
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (failures.seen().size() < n && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(10ms);
+    }
+    return failures.seen();
+  };
+  const auto first = wait_for(3);
+  ASSERT_GE(first.size(), 3u);
+  EXPECT_EQ(state_name(first[0]), "opening") << "the first attempt";
+  for (std::size_t i = 1; i < first.size(); ++i) EXPECT_EQ(state_name(first[i]), "lost") << i;
+
+  c.uri = (folder.path() / "also-missing.mp4").string();
+  capture.reconfigure(c);
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (failures.count("source_lost") == 0 ||
+         failures.named("source_lost").back()["uri"] != c.uri) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the new source was never tried";
+    std::this_thread::sleep_for(10ms);
+  }
+  const auto all = failures.seen();
+  const auto named = failures.named("source_lost");
+  for (std::size_t i = 0; i < named.size(); ++i) {
+    if (named[i]["uri"] == c.uri) {
+      EXPECT_EQ(state_name(all[i]), "opening") << "the reload's new source, attempt " << i;
+      break;
+    }
   }
   EXPECT_TRUE(capture.stop(2000ms));
 }
