@@ -459,11 +459,11 @@ nlohmann::json to_json(const ModelInfo& info, const std::string& note, const Int
 
 // The checks --lint runs, by identifier, in the order they report (runtime/model/model_lint.h).
 constexpr const char* kLintChecks[] = {
-    "score-levels",         "bad-scale", "zero-point-range",  "channel-scale-ratio",
-    "dynamic-quantization", "qoperator", "input-quantization"};
+    "score-levels",         "bad-scale", "zero-point-range",   "channel-scale-ratio",
+    "dynamic-quantization", "qoperator", "input-quantization", "unsupported"};
 
-int run_lint(const std::string& model, bool json) {
-  const auto findings = runtime::lint_model_file(model);
+int run_lint(const std::string& model, const runtime::InputSize& imgsz, bool json) {
+  const auto findings = runtime::lint_model_file(model, imgsz);
   if (json) {
     auto list = nlohmann::json::array();
     for (const auto& f : findings) list.push_back(runtime::to_json(f));
@@ -503,7 +503,8 @@ void register_inspect(CLI::App& app) {
   sub->add_flag("--lint", *lint,
                 "Only check the file for what breaks INT8 models (scores rounded away, bad scales "
                 "and zero points, dead channels, dynamic or QOperator INT8, an input that is not "
-                "a uint8 image); with --json the findings as JSON");
+                "a uint8 image) and for what the engine would refuse at load (an op it does not "
+                "run); with --json the findings as JSON");
   sub->add_flag("--json", *json, "Print one JSON object instead of the text report");
   add_imgsz_option(*sub, *imgsz,
                    "Input size for the INT8 plan of a model exported with dynamic axes and no "
@@ -513,9 +514,12 @@ void register_inspect(CLI::App& app) {
       "problems (listed in the report; with --lint: findings); 2 it cannot be read as ONNX at all "
       "(with --lint: it cannot load).");
   add_command(app, sub, [&app, model, json, imgsz, lint]() -> int {
-    if (*lint) return run_lint(*model, *json);
+    if (*lint) return run_lint(*model, *imgsz, *json);
     const auto onnx = runtime::OnnxModel::load(*model);
-    const ModelInfo info = runtime::inspect_model(onnx);
+    ModelInfo info = runtime::inspect_model(onnx);
+    if (auto refusal = runtime::load_refusal(*model, *imgsz)) {
+      info.problems.push_back("the engine refuses it at load: " + *refusal);
+    }
     const std::string note = quantization_note(info, has_subcommand(app, "quantize"));
     const Int8Plan plan = int8_plan(info, *imgsz);
     if (*json) {

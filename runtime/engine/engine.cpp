@@ -35,6 +35,8 @@ std::string mib(std::int64_t bytes) {
 // The largest stride of the models we run when the metadata records none: the output grid of
 // every YOLO has cells of 32 pixels at least.
 constexpr int kDefaultStride = 32;
+// The side load_refusal checks a dynamic-axes file at when no size is given: YOLO's usual export.
+constexpr int kCheckedSide = 640;
 
 std::string dims_text(std::int64_t height, std::int64_t width) {
   return std::to_string(height) + "x" + std::to_string(width);
@@ -255,6 +257,24 @@ QdqPlan plan_qdq_model(const std::filesystem::path& model, const InputSize& imgs
     plan.stats = prepare_graph(model, options, &plan.layers).qdq;
     return plan;
   });
+}
+
+std::optional<std::string> load_refusal(const std::filesystem::path& model,
+                                        const InputSize& imgsz) {
+  EngineOptions options;
+  options.precision = Precision::kFp32;
+  options.imgsz = imgsz;
+  try {
+    const ModelFile file = read_model_file(model);
+    const bool dynamic = file.input.size() == 4 && (file.input[2] < 0 || file.input[3] < 0);
+    if (dynamic && imgsz.mode != InputSize::Mode::kFixed && file.metadata.imgsz.size() != 2) {
+      options.imgsz = InputSize::fixed(kCheckedSide, kCheckedSide);
+    }
+    as_model_error(model, [&] { return prepare_graph(model, options, nullptr).folded_nodes; });
+  } catch (const ModelError& e) {
+    return e.what();
+  }
+  return std::nullopt;
 }
 
 struct Engine::Impl {

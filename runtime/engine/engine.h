@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,13 @@ std::filesystem::path int8_sibling(const std::filesystem::path& model);
 // EngineOptions): it shares every step before the lowering with Engine::load, so the plan cannot
 // drift from what runs. Throws ModelError as Engine::load does.
 QdqPlan plan_qdq_model(const std::filesystem::path& model, const InputSize& imgsz);
+
+// What stops Engine::load from running `model` at precision fp32, in its words (an op or attribute
+// the runtime does not take, a QOperator node, a shape it cannot infer, an input that is not one
+// image); nullopt when it would load. The same steps as Engine::load up to planning, nothing
+// allocated or packed. `imgsz` as in EngineOptions; a dynamic-axes file with none given nor
+// recorded in its metadata is checked at 640 x 640 (its size is the user's to choose).
+std::optional<std::string> load_refusal(const std::filesystem::path& model, const InputSize& imgsz);
 
 struct EngineOptions {
   Precision precision = Precision::kFile;

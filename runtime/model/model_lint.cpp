@@ -529,12 +529,30 @@ std::vector<LintFinding> lint_model(const onnx::ModelProto& model,
   return Linter(model, file).run();
 }
 
-std::vector<LintFinding> lint_model_file(const std::filesystem::path& path) {
-  OnnxModel model = OnnxModel::load(path);
-  std::vector<LintFinding> findings = lint_model(model.proto(), path);
-  // The graph checks Engine::load makes, on the FP32 form it builds the graph from.
-  convert_float16(model.proto(), path.string());
-  Graph::from_onnx(model.proto(), path.string());
+std::vector<LintFinding> lint_model_file(const std::filesystem::path& path,
+                                         const InputSize& imgsz) {
+  std::vector<LintFinding> findings;
+  {
+    OnnxModel model = OnnxModel::load(path);
+    findings = lint_model(model.proto(), path);
+    // A malformed graph is no finding: the file cannot load at all (ModelError).
+    convert_float16(model.proto(), path.string());
+    Graph::from_onnx(model.proto(), path.string());
+  }
+  // The engine refuses QOperator nodes, which the qoperator finding says already.
+  const bool qoperator = std::any_of(findings.begin(), findings.end(),
+                                     [](const LintFinding& f) { return f.check == "qoperator"; });
+  if (qoperator) return findings;
+  if (auto refusal = load_refusal(path, imgsz)) {
+    findings.push_back(
+        {.check = "unsupported",
+         .node = {},
+         .message = std::move(*refusal),
+         .fix = "yolo-edge detect, bench and the daemon refuse this file at load: do what the "
+                "message says (for an op or attribute: re-export the model with one the message "
+                "lists as supported)",
+         .details = nlohmann::json::object()});
+  }
   return findings;
 }
 

@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runtime/engine/input_size.h"
+
 namespace yolo::runtime {
 
 // One problem of a model file.
@@ -27,6 +29,8 @@ struct LintFinding {
   //   dynamic-quantization  DynamicQuantizeLinear: activations quantized on every run
   //   qoperator             QOperator INT8 nodes (QLinearConv, ...), which do not run here
   //   input-quantization    the input's scale / zero point do not match a uint8 image
+  //   unsupported           the engine would refuse the file at load (an op, attribute, shape or
+  //                         input it does not take); only lint_model_file makes this check
   std::string check;
   // The node concerned ("" when the finding is about the model as a whole).
   std::string node;
@@ -48,9 +52,11 @@ inline constexpr double kMaxChannelScaleRatio = 1e4;
 // model's path, when known) goes into the commands the fixes name.
 std::vector<LintFinding> lint_model(const onnx::ModelProto& model,
                                     const std::filesystem::path& file = {});
-// Loads `path` as Engine::load does up to its graph checks (throws ModelError when the file
-// cannot be read, is not ONNX, or its graph is malformed) and lints it.
-std::vector<LintFinding> lint_model_file(const std::filesystem::path& path);
+// Lints the file at `path` as written, then makes the checks Engine::load makes before it runs it
+// at precision fp32 (`unsupported`; `imgsz` as in EngineOptions). Throws ModelError when the file
+// cannot be read, is not ONNX, or its graph is malformed.
+std::vector<LintFinding> lint_model_file(const std::filesystem::path& path,
+                                         const InputSize& imgsz = {});
 
 // {"check", "node", "message", "fix", "details"}.
 nlohmann::json to_json(const LintFinding& finding);

@@ -405,14 +405,18 @@ TEST(Inspect, QOperatorModelIsReportedAsNotRunnableWithAdvice) {
   b.node("DequantizeLinear", {"yq", "ys"}, {"out"});
   b.output("out");
   const auto path = b.save("inspect_qoperator.onnx");
+  // Described, and a problem (status 1): the engine refuses it at load.
   const auto text = run_cli({"inspect", path.string()});
-  EXPECT_EQ(text.status, 0) << text.err;
+  EXPECT_EQ(text.status, 1) << text.err;
+  EXPECT_TRUE(contains(
+      text.out, "the engine refuses it at load: " + path.string() + ": node 'conv_q' (QLinearConv"))
+      << text.out;
   EXPECT_TRUE(contains(text.out, "QOperator INT8 (1 quantized operators; not runnable here)"))
       << text.out;
   EXPECT_TRUE(contains(text.out, "none: QOperator INT8 (not runnable here)")) << text.out;
   EXPECT_TRUE(contains(text.out, "yolo-edge quantize --model FP32.onnx")) << text.out;
   const auto json = run_cli({"inspect", "--json", path.string()});
-  EXPECT_EQ(json.status, 0) << json.err;
+  EXPECT_EQ(json.status, 1) << json.err;
   const auto q = nlohmann::json::parse(json.out).at("quantization");
   EXPECT_EQ(q.at("kind"), "QOperator");
   EXPECT_TRUE(contains(q.at("note").get<std::string>(), "quant_format=QuantFormat.QDQ"));
@@ -440,7 +444,7 @@ TEST_P(InspectFixture, LintFlagsDynamicInt8AndPassesFp32) {
   const auto json = run_cli({"inspect", "--lint", "--json", model().string()});
   EXPECT_EQ(json.status, r.status);
   const auto report = nlohmann::json::parse(json.out);
-  EXPECT_EQ(report.at("checks").size(), 7U);
+  EXPECT_EQ(report.at("checks").size(), 8U);
   EXPECT_EQ(report.at("findings").size(), dynamic ? 1U : 0U);
   if (dynamic) {
     // The fix is the command that quantizes this very file.
@@ -481,6 +485,32 @@ TEST(Inspect, LintFindsScoresRoundedAwayAndDetectAndBenchWarn) {
         << detect.err;
   }
   fs::remove(path);
+}
+
+// A file the engine would refuse at load (an op it has no operator for) is a problem of inspect's
+// report and a finding of its lint, both status 1, before anyone deploys it.
+TEST(Inspect, AnOpTheEngineDoesNotRunIsAProblemAndAFinding) {
+  ModelBuilder b;
+  b.input("images", {1, 3, 8, 8});
+  ModelBuilder::attr(b.node("Hardmax", {"images"}, {"out"}, "hard_max"), "axis", std::int64_t{1});
+  b.output("out");
+  const auto path = b.save("inspect_unsupported.onnx");
+  const auto r = run_cli({"inspect", path.string()});
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "the engine refuses it at load: " + path.string() +
+                                  ": op 'Hardmax' (opset 17) at node 'hard_max' is not supported"))
+      << r.out;
+  const auto json = nlohmann::json::parse(run_cli({"inspect", "--json", path.string()}).out);
+  ASSERT_EQ(json["problems"].size(), 1U) << json["problems"];
+  const auto lint = run_cli({"inspect", "--lint", path.string()});
+  EXPECT_EQ(lint.status, 1) << lint.out << lint.err;
+  EXPECT_TRUE(contains(lint.out, "unsupported")) << lint.out;
+  const auto lint_json =
+      nlohmann::json::parse(run_cli({"inspect", "--lint", "--json", path.string()}).out);
+  fs::remove(path);
+  ASSERT_EQ(lint_json["findings"].size(), 1U) << lint_json;
+  EXPECT_EQ(lint_json["findings"][0]["check"], "unsupported");
+  EXPECT_TRUE(contains(lint_json["checks"].dump(), "unsupported"));
 }
 
 TEST(Inspect, LintOfAFileThatCannotLoadIsStatus2) {

@@ -8,9 +8,11 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "runtime/engine/engine.h"
 #include "runtime/model/model_error.h"
 #include "runtime/model/model_lint.h"
 #include "runtime/model/onnx_model.h"
@@ -182,6 +184,60 @@ TEST(ModelLint, QOperatorNodesSayHowToMakeAQdqFile) {
   EXPECT_EQ(findings[0].details["qoperator_nodes"], 2);
   EXPECT_NE(findings[0].message.find("QLinearConv 'conv_q'"), std::string::npos);
   EXPECT_NE(findings[0].fix.find("quant_format=QuantFormat.QDQ"), std::string::npos);
+}
+
+// The file's lint also says what Engine::load would refuse, in its words: a model with an op the
+// runtime has no operator for passed every other check and then failed to load on the device.
+TEST(ModelLint, WhatTheEngineRefusesAtLoadIsAFinding) {
+  constexpr auto npos = std::string::npos;
+  ModelBuilder b;
+  b.input("images", {1, 3, 8, 8});
+  b.node("Relu", {"images"}, {"r"}, "relu");
+  ModelBuilder::attr(b.node("Hardmax", {"r"}, {"out"}, "hard_max"), "axis", std::int64_t{1});
+  b.output("out");
+  const auto path = b.save("lint_unsupported.onnx");
+  const auto findings = lint_model_file(path);
+  fs::remove(path);
+  ASSERT_EQ(findings.size(), 1U) << test::findings_text(findings);
+  EXPECT_EQ(findings[0].check, "unsupported");
+  EXPECT_NE(findings[0].message.find(path.string()), npos) << findings[0].message;
+  EXPECT_NE(findings[0].message.find("op 'Hardmax'"), npos) << findings[0].message;
+  EXPECT_NE(findings[0].message.find("node 'hard_max'"), npos) << findings[0].message;
+  EXPECT_NE(findings[0].message.find("supported ops: Abs"), npos) << findings[0].message;
+  EXPECT_NE(findings[0].fix.find("refuse this file at load"), npos) << findings[0].fix;
+
+  // QOperator nodes are refused at load too; their own finding says so, once.
+  ModelBuilder q;
+  q.input("images", {1, 3, 8, 8});
+  q.node("QLinearConv", {"images"}, {"out"}, "conv_q");
+  q.output("out");
+  const auto qpath = q.save("lint_unsupported_qoperator.onnx");
+  const auto qfindings = lint_model_file(qpath);
+  EXPECT_TRUE(load_refusal(qpath, {}).has_value());
+  fs::remove(qpath);
+  ASSERT_EQ(qfindings.size(), 1U) << test::findings_text(qfindings);
+  EXPECT_EQ(qfindings[0].check, "qoperator");
+}
+
+// A dynamic-axes file's input size is the user's to choose (model.imgsz): with none given nor
+// recorded it is checked at 640, not refused; a size it cannot take is the engine's refusal.
+TEST(ModelLint, ADynamicAxesFileIsCheckedAtTheSizeAsked) {
+  ModelBuilder b;
+  b.input("images", {1, 3, -1, -1});
+  b.random("w", {4, 3, 3, 3}, 1);
+  ModelBuilder::attr(b.node("Conv", {"images", "w"}, {"out"}, "conv"), "pads",
+                     std::vector<std::int64_t>{1, 1, 1, 1});
+  b.output("out");
+  const auto path = b.save("lint_dynamic_axes.onnx");
+  EXPECT_TRUE(lint_model_file(path).empty());
+  EXPECT_EQ(load_refusal(path, InputSize::fixed(320, 480)), std::nullopt);
+  const auto refusal = load_refusal(path, InputSize::fixed(100, 100));
+  const auto findings = lint_model_file(path, InputSize::fixed(100, 100));
+  fs::remove(path);
+  ASSERT_TRUE(refusal.has_value());
+  EXPECT_NE(refusal->find("not a multiple of its stride 32"), std::string::npos) << *refusal;
+  ASSERT_EQ(findings.size(), 1U) << test::findings_text(findings);
+  EXPECT_EQ(findings[0].message, *refusal);
 }
 
 TEST(ModelLint, InputNotQuantizedAsAUint8Image) {
