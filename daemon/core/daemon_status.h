@@ -42,7 +42,7 @@ struct SourceStatus {
   // Frames the inference thread never took (a newer one replaced them).
   std::int64_t dropped = 0;
   std::string last_error;
-  // While kLost: seconds until the next attempt.
+  // While kLost and waiting: seconds until the next attempt (none while an attempt runs).
   std::optional<double> retry_in_s;
 };
 

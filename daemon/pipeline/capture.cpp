@@ -94,8 +94,8 @@ SourceStatus Capture::status() const {
                  .dropped = slot_.dropped_total(),
                  .last_error = last_error_,
                  .retry_in_s = {}};
-  if (state_ == State::kLost) {
-    const double left = std::chrono::duration<double>(retry_at_ - Clock::now()).count();
+  if (state_ == State::kLost && retry_at_) {
+    const double left = std::chrono::duration<double>(*retry_at_ - Clock::now()).count();
     s.retry_in_s = std::max(0.0, text::rounded(left, 1));
   }
   return s;
@@ -172,6 +172,7 @@ void Capture::run() {
       // A lost camera's retries leave it "lost" until frames come: a status flickering to
       // "opening" at each attempt would hide that it is still away. A new source is "opening".
       if (state_ != State::kLost || generation != backoff_generation) state_ = State::kOpening;
+      retry_at_.reset();
     }
     if (backoff <= 0 || generation != backoff_generation) {
       backoff = config.reconnect_s;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "config/config.h"
@@ -73,7 +74,8 @@ class Capture {
   std::string last_error_;
   std::int64_t frames_ = 0;
   std::int64_t reopened_ = 0;
-  std::chrono::steady_clock::time_point retry_at_{};
+  // The next attempt's time while kLost waits for it; unset while an attempt runs.
+  std::optional<std::chrono::steady_clock::time_point> retry_at_;
 
   std::atomic<std::int64_t> heartbeat_ns_{0};
 };

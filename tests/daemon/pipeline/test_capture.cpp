@@ -107,29 +107,29 @@ TEST(Capture, ASourceThatCannotOpenIsRetriedWithGrowingWaits) {
 }
 
 // A lost camera stays "lost" while it is retried: the status does not flicker to "opening" at
-// each attempt (a user reading the STATUS= line then would think it was found). A new source from
-// a reload is "opening" again. Each failed attempt is announced from the capture thread, so the
-// state is read there, during the attempt.
+// each attempt (a user reading the STATUS= line then would think it was found), and gives no
+// "retrying in" while an attempt runs. A new source from a reload is "opening" again. Each failed
+// attempt is announced from the capture thread, so the status is read there, during the attempt.
 TEST(Capture, ALostSourceStaysLostWhileItIsRetried) {
-  struct StateAtEachFailure : test::EventRecorder {
+  struct StatusAtEachFailure : test::EventRecorder {
     const Capture* capture = nullptr;
     mutable std::mutex mutex;
-    std::vector<SourceState> states;
+    std::vector<SourceStatus> statuses;
     void event(const Event& e) override {
       if (e.kind == fieldlog::EventKind::kSourceLost) {
         std::lock_guard lock(mutex);
-        states.push_back(capture->state());
+        statuses.push_back(capture->status());
       }
       EventRecorder::event(e);
     }
-    std::vector<SourceState> seen() const {
+    std::vector<SourceStatus> seen() const {
       std::lock_guard lock(mutex);
-      return states;
+      return statuses;
     }
   };
   Logger log{Logger::Sink::kStderr, config::LogLevel::kError};
   Events events{log};
-  StateAtEachFailure failures;
+  StatusAtEachFailure failures;
   events.add(&failures);
   FrameSlot slot;
   Capture capture(events, slot);
@@ -148,8 +148,11 @@ TEST(Capture, ALostSourceStaysLostWhileItIsRetried) {
   };
   const auto first = wait_for(3);
   ASSERT_GE(first.size(), 3u);
-  EXPECT_EQ(state_name(first[0]), "opening") << "the first attempt";
-  for (std::size_t i = 1; i < first.size(); ++i) EXPECT_EQ(state_name(first[i]), "lost") << i;
+  EXPECT_EQ(state_name(first[0].state), "opening") << "the first attempt";
+  for (std::size_t i = 1; i < first.size(); ++i) {
+    EXPECT_EQ(state_name(first[i].state), "lost") << i;
+    EXPECT_FALSE(first[i].retry_in_s.has_value()) << "attempt " << i << " is running";
+  }
 
   c.uri = (folder.path() / "also-missing.mp4").string();
   capture.reconfigure(c);
@@ -163,7 +166,7 @@ TEST(Capture, ALostSourceStaysLostWhileItIsRetried) {
   const auto named = failures.named("source_lost");
   for (std::size_t i = 0; i < named.size(); ++i) {
     if (named[i]["uri"] == c.uri) {
-      EXPECT_EQ(state_name(all[i]), "opening") << "the reload's new source, attempt " << i;
+      EXPECT_EQ(state_name(all[i].state), "opening") << "the reload's new source, attempt " << i;
       break;
     }
   }
