@@ -119,7 +119,13 @@ Calibration calibrate(ObservingEngine& fp32, const std::vector<std::string>& obs
   Calibration calib;
   for (const auto& tap : taps) calib.patch_means.emplace(tap.conv, PatchMeans(tap.geometry));
   std::vector<float> scratch;
-  std::set<std::string> seen;
+  // Convs reading one tensor (a C2f split's halves, say): its channel peaks are taken at the
+  // first of them only.
+  std::vector<bool> takes_peaks(taps.size());
+  std::set<std::string> tapped;
+  for (std::size_t i = 0; i < taps.size(); ++i) {
+    takes_peaks[i] = !taps[i].reads_model_input && tapped.insert(taps[i].input).second;
+  }
   // Reservoir sampling with a fixed seed: the held frames spread over the whole source, the same
   // ones on every run.
   std::mt19937 sampler(7);
@@ -133,16 +139,11 @@ Calibration calibrate(ObservingEngine& fp32, const std::vector<std::string>& obs
       calib.ranks[t] = v.shape().size();
       calib.shapes[t] = v.shape();
     }
-    for (const auto& tap : taps) {
-      const ConvInput in = tap_input(fp32, tap, scratch);
-      calib.patch_means.at(tap.conv).add(in);
-      // Convs reading one tensor (a C2f split's halves, say) see it once per frame.
-      if (!tap.reads_model_input && !seen.count(tap.input)) {
-        calib.channel_peaks[tap.input].add(in);
-        seen.insert(tap.input);
-      }
+    for (std::size_t i = 0; i < taps.size(); ++i) {
+      const ConvInput in = tap_input(fp32, taps[i], scratch);
+      calib.patch_means.at(taps[i].conv).add(in);
+      if (takes_peaks[i]) calib.channel_peaks[taps[i].input].add(in);
     }
-    seen.clear();
     auto& held = calib.held_frames;
     if (static_cast<int>(held.size()) < kSensitivityFrames) {
       held.emplace_back(input.begin(), input.end());

@@ -22,8 +22,9 @@ const ConvUnit* unit_with(const std::vector<ConvUnit>& units, const std::string&
   return nullptr;
 }
 
+// Every node has a name here (name_unnamed_nodes).
 std::string op_name(const onnx::NodeProto& node) {
-  return (node.name().empty() ? node.output(0) : node.name()) + " (" + node.op_type() + ")";
+  return node.name() + " (" + node.op_type() + ")";
 }
 
 }  // namespace
