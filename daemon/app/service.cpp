@@ -12,7 +12,7 @@
 #include "config/config_loader.h"
 #include "config/schema.h"
 #include "daemon/base/host_name.h"
-#include "daemon/base/utc_time.h"
+#include "text/time_format.h"
 #include "daemon/base/version.h"
 #include "daemon/outputs/outputs.h"
 #include "runtime/engine/engine.h"
@@ -138,6 +138,7 @@ int Service::start() {
 
   publishers_ = make_outputs(
       {.events = events_,
+       .object_events = object_events_,
        .state_dir = options_.state_dir,
        .status = [this] { return status(); },
        .call = [this](ControlRequest r,
@@ -277,7 +278,7 @@ ControlReply Service::reload(const std::string& why, std::optional<config::Overr
   update_status_line(true);
   const auto refuse = [&](const config::ConfigError& e) {
     last_error_ = std::string("reload refused: ") + e.what();
-    last_error_time_ = iso8601_utc(std::chrono::system_clock::now());
+    last_error_time_ = text::iso8601_utc(std::chrono::system_clock::now());
     events_.emit(config::LogLevel::kError, fieldlog::EventKind::kConfigRejected,
                  "reload (" + why + ") refused, still running the previous config:\n" + e.what(),
                  {{"error", e.what()},

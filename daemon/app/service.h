@@ -19,6 +19,7 @@
 #include "daemon/app/signal_pipe.h"
 #include "daemon/core/control_requests.h"
 #include "daemon/core/daemon_status.h"
+#include "daemon/core/event_log.h"
 #include "daemon/core/events.h"
 #include "daemon/core/logger.h"
 #include "daemon/core/publisher.h"
@@ -104,6 +105,8 @@ class Service {
   ServiceOptions options_;
   Logger log_;
   Events events_{log_};
+  // Tracked-object events, numbered across restarts (STATE/events.json).
+  EventLog object_events_{500};
   Notifier notifier_;
   config::Config config_;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();

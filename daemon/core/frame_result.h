@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -12,7 +14,12 @@
 
 #include <opencv2/core.hpp>
 
+#include "config/sections/lines.h"
+#include "config/sections/zones.h"
 #include "runtime/engine/precision.h"
+#include "tracking/counts.h"
+#include "tracking/object_event.h"
+#include "tracking/track.h"
 #include "vision/class_names.h"
 #include "vision/detection.h"
 
@@ -53,6 +60,19 @@ inline constexpr std::array<Stage, 5> kStages{{{"capture_age", &StageTimes::capt
                                                {"postprocess", &StageTimes::postprocess_ms},
                                                {"end_to_end", &StageTimes::end_to_end_ms}}};
 
+// One camera's zones and lines as they stand after a frame: what the page draws and MQTT and the
+// metrics report. Shared by every result until it changes.
+struct SceneState {
+  std::string camera;
+  std::vector<config::ZoneConfig> zones;
+  std::vector<config::LineConfig> lines;
+  tracking::Counts counts;
+  // Tracks in each zone now, by zone name.
+  std::map<std::string, int, std::less<>> occupancy;
+  // Goes up whenever the counts or occupancy change.
+  std::uint64_t version = 0;
+};
+
 // One processed frame, as every publisher receives it.
 struct FrameResult {
   // The source's frame number (0, 1, 2, ... continuing across loops and reopenings).
@@ -67,6 +87,12 @@ struct FrameResult {
   std::int64_t dropped = 0;
   // The captured pixels (BGR), present only while some publisher asks for them.
   std::shared_ptr<const cv::Mat> frame;
+  // With tracking on (tracking.enabled): the confirmed tracks alive at this frame,
+  std::vector<tracking::Track> tracks;
+  // what they did at it, numbered by the daemon's EventLog,
+  std::vector<tracking::ObjectEvent> object_events;
+  // and the zones and lines after it. Null with tracking off.
+  std::shared_ptr<const SceneState> scene;
 };
 
 }  // namespace yolo::daemon

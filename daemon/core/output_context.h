@@ -12,6 +12,7 @@
 
 #include "daemon/core/control_requests.h"
 #include "daemon/core/daemon_status.h"
+#include "daemon/core/event_log.h"
 #include "daemon/core/events.h"
 
 namespace yolo::daemon {
@@ -21,6 +22,8 @@ namespace yolo::daemon {
 // asks for a precision switch) gets it without the service knowing which output wants what.
 struct OutputContext {
   Events& events;
+  // The tracked-object events seen so far (GET /api/events reads them).
+  EventLog& object_events;
   // The daemon's state directory (systemd's StateDirectory): what an output keeps across runs.
   std::filesystem::path state_dir;
   // The daemon's status; null before the first.

@@ -12,7 +12,7 @@
 #include <optional>
 #include <utility>
 
-#include "daemon/base/utc_time.h"
+#include "text/time_format.h"
 #include "daemon/core/logger.h"
 #include "fieldlog/keys.h"
 
@@ -36,7 +36,7 @@ nlohmann::ordered_json event_line(const Event& event) {
   nlohmann::ordered_json line;
   line[fieldlog::key::kType] = fieldlog::kEventLine;
   line[fieldlog::key::kEvent] = fieldlog::event_name(event.kind);
-  line[fieldlog::key::kTime] = iso8601_utc(event.time);
+  line[fieldlog::key::kTime] = text::iso8601_utc(event.time);
   nlohmann::json rest = event.fields;
   rest["level"] = level_name(event.level);
   rest["message"] = event.message;
@@ -77,7 +77,7 @@ class LineWriter {
       nlohmann::ordered_json lost{
           {fieldlog::key::kType, fieldlog::kEventLine},
           {fieldlog::key::kEvent, fieldlog::event_name(fieldlog::EventKind::kLogLinesLost)},
-          {fieldlog::key::kTime, iso8601_utc(std::chrono::system_clock::now())},
+          {fieldlog::key::kTime, text::iso8601_utc(std::chrono::system_clock::now())},
           {"lines", lost_},
           {"reason", lost_reason_}};
       if (!append(line_text(lost))) return;

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "daemon/base/utc_time.h"
+#include "text/time_format.h"
 #include "fieldlog/keys.h"
 #include "text/format.h"
 #include "vision/latency_stats.h"
@@ -118,7 +118,7 @@ nlohmann::ordered_json IntervalStats::line(std::chrono::system_clock::time_point
   const double duration_s = std::max(0.0, std::chrono::duration<double>(end - start_).count());
   nlohmann::ordered_json j;
   j[fieldlog::key::kType] = fieldlog::kIntervalLine;
-  j[fieldlog::key::kTime] = iso8601_utc(wall_end);
+  j[fieldlog::key::kTime] = text::iso8601_utc(wall_end);
   j[fieldlog::key::kDurationS] = text::rounded(duration_s, 3);
   j[fieldlog::key::kHost] = host_;
   if (model_) {

@@ -12,7 +12,7 @@
 #include <deque>
 #include <opencv2/imgcodecs.hpp>
 
-#include "daemon/base/utc_time.h"
+#include "text/time_format.h"
 #include "daemon/core/label_tracker.h"
 #include "daemon/outputs/http/http_internal.h"
 #include "text/format.h"
@@ -46,7 +46,7 @@ nlohmann::json detections_json(const FrameResult& r) {
     list.push_back(vision::detection_json(d, label_of(r, d.class_id)));
   }
   nlohmann::json j = {{"frame", r.index},
-                      {"time", iso8601_utc(r.wall)},
+                      {"time", text::iso8601_utc(r.wall)},
                       {"latency_ms",
                        {{"inference", text::rounded(r.times.inference_ms, 2)},
                         {"end_to_end", text::rounded(r.times.end_to_end_ms, 2)}}},

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "daemon/base/utc_time.h"
+#include "text/time_format.h"
 #include "daemon/base/version.h"
 #include "text/format.h"
 #include "vision/detection_json.h"
@@ -102,7 +102,7 @@ json event_payload(const std::vector<LabelChange>& changes,
       detections.push_back(vision::detection_json(d, label_of(*frame, d.class_id)));
     }
   }
-  return {{"time", iso8601_utc(frame ? frame->wall : now)},
+  return {{"time", text::iso8601_utc(frame ? frame->wall : now)},
           {"frame", frame ? frame->index : last_index},
           {"changes", std::move(changed)},
           {"labels", std::move(labels)},
@@ -112,7 +112,7 @@ json event_payload(const std::vector<LabelChange>& changes,
 
 json stats_payload(const json& status, std::chrono::system_clock::time_point now) {
   json stats = json::object();
-  stats["time"] = iso8601_utc(now);
+  stats["time"] = text::iso8601_utc(now);
   for (const char* key : kStatsKeys) {
     const json::json_pointer pointer(key);
     if (status.contains(pointer)) stats[pointer] = status[pointer];

@@ -13,7 +13,7 @@
 
 #include "config/http_url.h"
 #include "daemon/base/host_name.h"
-#include "daemon/base/utc_time.h"
+#include "text/time_format.h"
 #include "daemon/base/version.h"
 #include "vision/detection_json.h"
 
@@ -186,7 +186,7 @@ class WebhookOutput::Sender {
   // A failed attempt: the status says it until an event gets through; the log once per outage.
   void note(const std::string& problem) {
     problem_ = problem;
-    problem_time_ = iso8601_utc(std::chrono::system_clock::now());
+    problem_time_ = text::iso8601_utc(std::chrono::system_clock::now());
     if (said_) return;
     said_ = true;
     owner_.events_.log().warning("webhook " + url_.origin() + " " + problem +
@@ -261,7 +261,7 @@ void WebhookOutput::queue_events(const std::vector<LabelChange>& changes,
           {"label", c.label},
           {"count", c.to},
           {"previous", c.from},
-          {"time", iso8601_utc(time)},
+          {"time", text::iso8601_utc(time)},
           {"host", host_},
           {"frame", last_index_},
           {"model", last_model_},

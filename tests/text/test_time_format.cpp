@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// iso8601_utc: the time stamps of field-log lines (daemon/base/utc_time.cpp).
-#include "daemon/base/utc_time.h"
+// iso8601_utc: the time stamps of field-log lines (text/time_format.cpp).
+#include "text/time_format.h"
 
 #include <gtest/gtest.h>
 
 #include <chrono>
 
-namespace yolo::daemon {
+namespace yolo::text {
 namespace {
 
 using namespace std::chrono_literals;
@@ -27,4 +27,4 @@ TEST(UtcTime, BeforeTheEpoch) {
 }
 
 }  // namespace
-}  // namespace yolo::daemon
+}  // namespace yolo::text

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "daemon/base/utc_time.h"
+#include "text/time_format.h"
 
 #include <cstdio>
 #include <ctime>
 
-namespace yolo::daemon {
+namespace yolo::text {
 
 std::string iso8601_utc(std::chrono::system_clock::time_point time) {
   using namespace std::chrono;
@@ -22,4 +22,4 @@ std::string iso8601_utc(std::chrono::system_clock::time_point time) {
   return text;
 }
 
-}  // namespace yolo::daemon
+}  // namespace yolo::text

@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "daemon/core/annotated_frame.h"
+
+#include "vision/annotate.h"
+
+namespace yolo::daemon {
+
+void draw_result(cv::Mat& bgr, const FrameResult& result, std::string_view status_line) {
+  if (result.model) {
+    vision::AnnotateOptions options;
+    // Labels of boxes at the top of the frame move below them rather than under the status line.
+    if (!status_line.empty()) options.keep_clear.push_back(vision::status_band(bgr, status_line));
+    vision::annotate(bgr, result.detections, result.model->names, options);
+  }
+  if (!status_line.empty()) vision::draw_status(bgr, status_line);
+}
+
+}  // namespace yolo::daemon
