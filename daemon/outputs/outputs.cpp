@@ -11,6 +11,7 @@
 #include "daemon/outputs/http/http_server.h"
 #include "daemon/outputs/metrics/metrics.h"
 #include "daemon/outputs/mqtt/mqtt_publisher.h"
+#include "daemon/outputs/state/state_saver.h"
 #include "daemon/outputs/webhook/webhook.h"
 
 namespace yolo::daemon {
@@ -42,6 +43,10 @@ constexpr std::array kOutputs{
                 return std::make_unique<MqttPublisher>(c.events);
               }},
     OutputRow{"gpio", make_gpio},
+    OutputRow{"state",
+              [](const OutputContext& c) -> std::unique_ptr<Publisher> {
+                return std::make_unique<StateSaver>(c.events, c.object_events, c.state_dir);
+              }},
     OutputRow{"webhook",
               [](const OutputContext& c) -> std::unique_ptr<Publisher> {
                 return std::make_unique<WebhookOutput>(c.events);

@@ -57,11 +57,12 @@ std::int64_t results_lost(double gap_ms, double interval_ms, double first_frame_
 }
 
 Inference::Inference(Events& events, FrameSlot& slot, std::vector<Publisher*> publishers,
-                     Retire retire)
+                     Retire retire, TrackingStage* tracking)
     : events_(events),
       slot_(slot),
       publishers_(std::move(publishers)),
-      retire_(std::move(retire)) {}
+      retire_(std::move(retire)),
+      tracking_(tracking) {}
 
 Inference::~Inference() {
   stop(std::chrono::milliseconds(5000));
@@ -71,7 +72,7 @@ void Inference::start(LoadedModel model, const vision::DecodeOptions& decode,
                       const ThreadPolicy& policy) {
   current_ = std::move(model);
   decode_ = decode;
-  current_.detector->set_decode(decode_);
+  current_.detector->set_decode(detector_decode());
   controller_.emplace(policy);
   {
     std::lock_guard lock(status_mutex_);
@@ -111,6 +112,17 @@ void Inference::cancel_trial() {
 void Inference::set_decode(const vision::DecodeOptions& decode) {
   std::lock_guard lock(pending_mutex_);
   pending_decode_ = decode;
+}
+
+void Inference::set_tracking(const TrackingSettings& settings) {
+  std::lock_guard lock(pending_mutex_);
+  pending_tracking_ = settings;
+}
+
+vision::DecodeOptions Inference::detector_decode() const {
+  vision::DecodeOptions d = decode_;
+  if (tracking_ && tracking_->enabled()) d.conf = std::min(d.conf, tracking_->low_score());
+  return d;
 }
 
 void Inference::set_thread_policy(const ThreadPolicy& policy) {
@@ -189,6 +201,7 @@ void Inference::run() {
 void Inference::apply_pending() {
   std::optional<LoadedModel> model;
   std::optional<vision::DecodeOptions> decode;
+  std::optional<TrackingSettings> tracking;
   std::optional<ThreadPolicy> policy;
   std::optional<bool> throttled;
   std::optional<TrialRequest> trial;
@@ -199,13 +212,15 @@ void Inference::apply_pending() {
     cancel_trial = std::exchange(pending_trial_cancel_, false);
     model = std::exchange(pending_model_, std::nullopt);
     decode = std::exchange(pending_decode_, std::nullopt);
+    tracking = std::exchange(pending_tracking_, std::nullopt);
     policy = std::exchange(pending_policy_, std::nullopt);
     throttled = std::exchange(pending_throttled_, std::nullopt);
   }
   std::vector<ThreadDecision> decisions;
-  if (decode) {
-    decode_ = *decode;
-    current_.detector->set_decode(decode_);
+  if (tracking && tracking_) tracking_->configure(*tracking);
+  if (decode || tracking) {
+    if (decode) decode_ = *decode;
+    current_.detector->set_decode(detector_decode());
     if (trial_) trial_->candidate.detector->set_decode(detector::prediction_decode(decode_));
   }
   // A trial measures the candidate against the model running: a new model ends it.
@@ -226,7 +241,7 @@ void Inference::apply_pending() {
                         interval_ms};
     retire_(std::move(current_.detector));
     current_ = std::move(*model);
-    current_.detector->set_decode(decode_);
+    current_.detector->set_decode(detector_decode());
     {
       std::lock_guard lock(status_mutex_);
       model_ = current_.info;
@@ -294,10 +309,10 @@ void Inference::process(vision::Frame& frame, std::int64_t dropped) {
 
   auto result = std::make_shared<FrameResult>();
   detector::DetectTimings t;
+  vision::Detections detections;
   try {
-    result->detections =
-        trial_ ? trial_->trial.run(detector, *trial_->candidate.detector, frame.bgr, &t)
-               : detector.detect(frame.bgr, &t);
+    detections = trial_ ? trial_->trial.run(detector, *trial_->candidate.detector, frame.bgr, &t)
+                        : detector.detect(frame.bgr, &t);
   } catch (const std::exception& e) {
     // A candidate that cannot run a frame has lost its trial; the running model goes on.
     if (trial_) {
@@ -328,6 +343,20 @@ void Inference::process(vision::Frame& frame, std::int64_t dropped) {
   result->model = current_.info;
   result->threads = threads;
   result->dropped = dropped;
+  if (tracking_ && tracking_->enabled()) {
+    // The tracker also takes the boxes under detect.conf (down to tracking.low_score), to keep
+    // tracks through dips in confidence; every output sees only those at or above it, as before.
+    for (const vision::Detection& d : detections) {
+      if (d.score > decode_.conf) result->detections.push_back(d);
+    }
+    const auto tracked = Clock::now();
+    tracking_->process(*result, detections, frame.bgr.size());
+    const double tracking_ms = ms_between(tracked, Clock::now());
+    result->times.postprocess_ms += tracking_ms;
+    result->times.end_to_end_ms += tracking_ms;
+  } else {
+    result->detections = std::move(detections);
+  }
   for (const Publisher* p : publishers_) {
     if (p->wants_frame()) {
       result->frame = std::make_shared<const cv::Mat>(frame.bgr.clone());

@@ -20,6 +20,7 @@
 #include "daemon/core/publisher.h"
 #include "daemon/pipeline/frame_slot.h"
 #include "daemon/pipeline/thread_controller.h"
+#include "daemon/pipeline/tracking_stage.h"
 #include "detector/detector.h"
 #include "detector/precision_trial.h"
 
@@ -52,7 +53,9 @@ class Inference {
   // Called on the inference thread when a trial ends; must only hand the outcome over.
   using TrialDone = std::function<void(TrialOutcome)>;
 
-  Inference(Events& events, FrameSlot& slot, std::vector<Publisher*> publishers, Retire retire);
+  // `tracking`, when given, runs after detection on every frame (it must outlive this).
+  Inference(Events& events, FrameSlot& slot, std::vector<Publisher*> publishers, Retire retire,
+            TrackingStage* tracking = nullptr);
   ~Inference();
 
   void start(LoadedModel model, const vision::DecodeOptions& decode, const ThreadPolicy& policy);
@@ -67,6 +70,8 @@ class Inference {
   void cancel_trial();
   // Thresholds, classes and limits from the next frame on.
   void set_decode(const vision::DecodeOptions& decode);
+  // Tracking, zones and lines from the next frame on (with a tracking stage).
+  void set_tracking(const TrackingSettings& settings);
   void set_thread_policy(const ThreadPolicy& policy);
   // The device started or stopped throttling: latencies measured so far no longer hold.
   void throttling_changed(bool throttled);
@@ -119,6 +124,9 @@ class Inference {
   // what went wrong.
   void end_trial(bool finished, std::string error);
   void process(vision::Frame& frame, std::int64_t dropped);
+  // The decode the detector runs: decode_, with the threshold lowered to what the tracker keeps
+  // while tracking is on.
+  vision::DecodeOptions detector_decode() const;
   void record(const ThreadDecision& decision);
   void report_swap(std::int64_t first_index, std::chrono::steady_clock::time_point first_done,
                    double first_frame_ms);
@@ -127,6 +135,7 @@ class Inference {
   FrameSlot& slot_;
   std::vector<Publisher*> publishers_;
   Retire retire_;
+  TrackingStage* tracking_;
   Worker worker_;
   std::atomic<bool> stopping_{false};
 
@@ -143,6 +152,7 @@ class Inference {
   mutable std::mutex pending_mutex_;
   std::optional<LoadedModel> pending_model_;
   std::optional<vision::DecodeOptions> pending_decode_;
+  std::optional<TrackingSettings> pending_tracking_;
   std::optional<ThreadPolicy> pending_policy_;
   std::optional<bool> pending_throttled_;
   std::optional<TrialRequest> pending_trial_;

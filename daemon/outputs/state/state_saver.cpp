@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "daemon/outputs/state/state_saver.h"
+
+#include <system_error>
+#include <utility>
+
+#include "daemon/base/atomic_file.h"
+#include "daemon/core/state_files.h"
+#include "tracking/counts.h"
+
+namespace yolo::daemon {
+
+namespace {
+
+// How long stop() waits for the last write.
+constexpr auto kStopLimit = std::chrono::seconds(5);
+
+}  // namespace
+
+StateSaver::StateSaver(Events& events, EventLog& log, std::filesystem::path state_dir,
+                       std::chrono::milliseconds period)
+    : events_(events), log_(log), dir_(std::move(state_dir)), period_(period) {}
+
+StateSaver::~StateSaver() {
+  stop();
+}
+
+void StateSaver::configure(const config::Config&) {}
+
+void StateSaver::start() {
+  if (!worker_.running()) worker_.start("state", [this] { run(); });
+}
+
+void StateSaver::publish(std::shared_ptr<const FrameResult> result) {
+  if (!result->scene) return;
+  std::lock_guard lock(mutex_);
+  scene_ = result->scene;
+}
+
+nlohmann::json StateSaver::status() const {
+  std::lock_guard lock(mutex_);
+  nlohmann::json j = {{"ok", error_.empty()}, {"writes", writes_}};
+  if (!error_.empty()) j["warning"] = error_;
+  return j;
+}
+
+bool StateSaver::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  return worker_.stop_within(std::chrono::duration_cast<std::chrono::milliseconds>(kStopLimit));
+}
+
+void StateSaver::run() {
+  // An earlier run's events are the log's already (restored at start): not written again.
+  saved_events_ = log_.version();
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    wake_.wait_for(lock, period_, [this] { return stopping_; });
+    const bool last = stopping_;
+    lock.unlock();
+    save();
+    lock.lock();
+    if (last) return;
+  }
+}
+
+void StateSaver::save() {
+  std::shared_ptr<const SceneState> scene;
+  {
+    std::lock_guard lock(mutex_);
+    scene = scene_;
+  }
+  std::string error;
+  int written = 0;
+  try {
+    if (scene && scene->version != saved_scene_) {
+      write_file_atomically(counts_file(dir_), tracking::to_json(scene->counts).dump(1) + "\n");
+      saved_scene_ = scene->version;
+      ++written;
+    }
+    if (const std::uint64_t version = log_.version(); version != saved_events_) {
+      write_file_atomically(events_file(dir_), log_.to_json().dump() + "\n");
+      saved_events_ = version;
+      ++written;
+    }
+  } catch (const std::system_error& e) {
+    error = e.what();
+  }
+  // Said once when writing starts failing and once when it works again, not every minute.
+  if (!error.empty() && !failing_) {
+    events_.log().warning("state: " + error +
+                          "; the counts and events go on in memory and are written again once "
+                          "the disk takes them");
+  } else if (error.empty() && failing_) {
+    events_.log().info("state: counts and events are written again to " + dir_.string());
+  }
+  failing_ = !error.empty();
+  std::lock_guard lock(mutex_);
+  writes_ += written;
+  error_ = error;
+}
+
+}  // namespace yolo::daemon

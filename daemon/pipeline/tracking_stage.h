@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/config.h"
+#include "daemon/core/event_log.h"
+#include "daemon/core/frame_result.h"
+#include "tracking/scene.h"
+#include "tracking/tracker.h"
+
+namespace yolo::daemon {
+
+// What the tracking stage runs with: the config's tracking section and this camera's zones and
+// lines.
+struct TrackingSettings {
+  config::TrackingConfig tracking;
+  std::vector<config::ZoneConfig> zones;
+  std::vector<config::LineConfig> lines;
+
+  bool operator==(const TrackingSettings&) const = default;
+};
+TrackingSettings tracking_settings(const config::Config& config);
+
+// The step after detection, on the inference thread: detections into tracks (tracking::Tracker),
+// tracks into events and counts (tracking::Scene), events numbered by the EventLog. Ids survive a
+// precision swap, a thread change and a reload that keeps the model's class names; other
+// threads only ask for a reset of counts, applied before the next frame.
+class TrackingStage {
+ public:
+  TrackingStage(EventLog& log, std::string camera);
+
+  // Inference thread: new settings (tracks kept; zones and lines unchanged keep their counts).
+  void configure(const TrackingSettings& settings);
+  // Counts kept from an earlier run (before the first frame): the places configured then take
+  // theirs.
+  void restore(const tracking::Counts& counts);
+  bool enabled() const { return settings_.tracking.enabled; }
+  // The lowest detection score the tracker wants: the detector keeps boxes down to it.
+  float low_score() const { return static_cast<float>(settings_.tracking.low_score); }
+
+  // One frame, after detection: `all` holds the detections down to low_score (the result's
+  // detections are those at or above detect.conf); fills the result's tracks, events and scene.
+  void process(FrameResult& result, const vision::Detections& all, cv::Size frame);
+
+  // Any thread: asks for a place's counts to start again at the next frame; false when the
+  // camera has no zone or line of that name.
+  bool request_reset(std::string_view place);
+
+ private:
+  void apply_resets(std::chrono::system_clock::time_point now);
+
+  EventLog& log_;
+  std::string camera_;
+  TrackingSettings settings_;
+  std::optional<tracking::Tracker> tracker_;
+  tracking::Scene scene_;
+  // The class names the scene was configured with: other names (another model) end every track.
+  std::vector<std::string> names_;
+  bool configured_ = false;
+  // Counts from an earlier run, until the scene is first configured.
+  std::optional<tracking::Counts> restored_;
+  std::shared_ptr<const SceneState> state_;
+
+  // Shared with other threads.
+  mutable std::mutex mutex_;
+  std::vector<std::string> places_;
+  std::vector<std::string> resets_;
+};
+
+}  // namespace yolo::daemon
