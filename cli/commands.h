@@ -35,5 +35,6 @@ void register_compare(CLI::App& app);
 void register_quantize(CLI::App& app);
 void register_logs(CLI::App& app);
 void register_report(CLI::App& app);
+void register_track(CLI::App& app);
 
 }  // namespace yolo::cli

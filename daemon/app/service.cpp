@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <thread>
 
 #include "config/config_loader.h"
@@ -14,6 +15,8 @@
 #include "daemon/base/host_name.h"
 #include "text/time_format.h"
 #include "daemon/base/version.h"
+#include "daemon/core/state_files.h"
+#include "detector/model_names.h"
 #include "daemon/outputs/outputs.h"
 #include "runtime/engine/engine.h"
 #include "text/format.h"
@@ -106,6 +109,7 @@ config::Config Service::load(std::vector<config::ConfigProblem>* warnings,
                              std::vector<config::Override> overrides) const {
   config::LoadOptions options;
   options.static_int8 = runtime::is_static_int8_file;
+  options.class_names = detector::model_class_names;
   options.check_source = [](const std::string& uri, const fs::path& base) {
     vision::SourceCheck c = vision::check_source(uri, base);
     return config::SourceCheck{std::move(c.uri), std::move(c.error), std::move(c.warning)};
@@ -113,6 +117,28 @@ config::Config Service::load(std::vector<config::ConfigProblem>* warnings,
   options.warnings = warnings;
   options.overrides = std::move(overrides);
   return config::load_config(options_.config_file, options);
+}
+
+std::optional<tracking::Counts> Service::restore_tracking_state() {
+  std::optional<tracking::Counts> counts;
+  const auto read = [this](const fs::path& file, const std::string& what, const auto& take) {
+    std::error_code ec;
+    if (!fs::exists(file, ec)) return;
+    try {
+      std::ifstream in(file);
+      take(nlohmann::json::parse(in));
+    } catch (const std::exception& e) {
+      const fs::path bad = file.string() + ".bad";
+      fs::rename(file, bad, ec);
+      log_.warning("cannot read the " + what + " kept in " + file.string() + ": " + e.what() +
+                   "; they start again from nothing (the file is kept as " + bad.string() + ")");
+    }
+  };
+  read(events_file(options_.state_dir), "events",
+       [this](const nlohmann::json& j) { object_events_.restore(j); });
+  read(counts_file(options_.state_dir), "counts",
+       [&counts](const nlohmann::json& j) { counts = tracking::counts_from_json(j); });
+  return counts;
 }
 
 int Service::run(SignalPipe& signals) {
@@ -136,6 +162,8 @@ int Service::start() {
     log_.warning(config::format_problem(options_.config_file.string(), w));
   }
 
+  object_events_.set_history(static_cast<std::size_t>(config_.events.history));
+  const std::optional<tracking::Counts> counts = restore_tracking_state();
   publishers_ = make_outputs(
       {.events = events_,
        .object_events = object_events_,
@@ -175,9 +203,13 @@ int Service::start() {
     shutdown("the model could not be loaded");
     return kExitConfig;
   }
+  tracking_ = std::make_unique<TrackingStage>(object_events_, std::string(config::kMainCamera));
+  tracking_->configure(tracking_settings(config_));
+  if (counts) tracking_->restore(*counts);
   inference_ = std::make_unique<Inference>(
       events_, slot_, publishers(),
-      [this](std::unique_ptr<detector::Detector> d) { model_->retire(std::move(d)); });
+      [this](std::unique_ptr<detector::Detector> d) { model_->retire(std::move(d)); },
+      tracking_.get());
   inference_->start(std::move(model), decode_options(config_.detect),
                     thread_policy(config_.threads));
   telemetry_ = std::make_unique<TelemetryThread>(
@@ -343,6 +375,10 @@ ControlReply Service::reload(const std::string& why, std::optional<config::Overr
   if (next.source != config_.source) capture_->reconfigure(next.source);
   if (next.detect != config_.detect) inference_->set_decode(decode_options(next.detect));
   if (next.threads != config_.threads) inference_->set_thread_policy(thread_policy(next.threads));
+  if (tracking_settings(next) != tracking_settings(config_)) {
+    inference_->set_tracking(tracking_settings(next));
+  }
+  object_events_.set_history(static_cast<std::size_t>(next.events.history));
   if (next.telemetry != config_.telemetry) telemetry_->reconfigure(next.telemetry);
   // Always: a reload also retries a model or a quantization that failed.
   model_->reconfigure(next.model);

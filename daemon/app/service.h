@@ -29,6 +29,7 @@
 #include "daemon/pipeline/frame_slot.h"
 #include "daemon/pipeline/inference.h"
 #include "daemon/pipeline/telemetry_thread.h"
+#include "daemon/pipeline/tracking_stage.h"
 
 namespace yolo::daemon {
 
@@ -101,6 +102,10 @@ class Service {
   config::Config load(std::vector<config::ConfigProblem>* warnings,
                       std::vector<config::Override> overrides = {}) const;
   std::vector<Publisher*> publishers() const;
+  // The events and counts an earlier run kept in the state folder (the events into the event
+  // log; the counts returned): a file that cannot be read is set aside as NAME.bad, said, and
+  // counting starts again.
+  std::optional<tracking::Counts> restore_tracking_state();
 
   ServiceOptions options_;
   Logger log_;
@@ -118,6 +123,8 @@ class Service {
   FrameSlot slot_;
   std::unique_ptr<TelemetryThread> telemetry_;
   std::unique_ptr<ModelManager> model_;
+  // Before inference, which runs it on every frame.
+  std::unique_ptr<TrackingStage> tracking_;
   std::unique_ptr<Inference> inference_;
   std::unique_ptr<Capture> capture_;
   std::unique_ptr<ConfigWatch> watch_;
