@@ -22,4 +22,19 @@ std::string iso8601_utc(std::chrono::system_clock::time_point time) {
   return text;
 }
 
+std::optional<std::chrono::system_clock::time_point> parse_iso8601_utc(std::string_view text) {
+  const std::string s(text);
+  std::tm tm{};
+  int millis = 0;
+  int used = 0;
+  if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d.%3dZ%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &millis, &used) != 7 ||
+      used != static_cast<int>(s.size())) {
+    return std::nullopt;
+  }
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  return std::chrono::system_clock::from_time_t(timegm(&tm)) + std::chrono::milliseconds(millis);
+}
+
 }  // namespace yolo::text

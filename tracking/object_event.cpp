@@ -2,7 +2,6 @@
 #include "tracking/object_event.h"
 
 #include <chrono>
-#include <ctime>
 #include <stdexcept>
 #include <string>
 
@@ -70,19 +69,6 @@ vision::Box box_from(const nlohmann::json& j, const char* key) {
   return {v[0], v[1], v[2], v[3]};
 }
 
-// "2026-11-28T07:01:02.345Z" as to_json writes it.
-std::chrono::system_clock::time_point time_from(const std::string& text) {
-  std::tm tm{};
-  int millis = 0;
-  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d.%3dZ", &tm.tm_year, &tm.tm_mon,
-                  &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &millis) != 7) {
-    throw std::runtime_error("an event's \"time\" is not UTC ISO 8601: " + text);
-  }
-  tm.tm_year -= 1900;
-  tm.tm_mon -= 1;
-  return std::chrono::system_clock::from_time_t(timegm(&tm)) + std::chrono::milliseconds(millis);
-}
-
 }  // namespace
 
 ObjectEvent object_event_from_json(const nlohmann::json& j) {
@@ -100,7 +86,10 @@ ObjectEvent object_event_from_json(const nlohmann::json& j) {
   e.score = required<float>(j, "score");
   e.best_score = required<float>(j, "best_score");
   e.box = box_from(j, "box");
-  e.wall = time_from(required<std::string>(j, "time"));
+  const auto time = required<std::string>(j, "time");
+  const auto wall = text::parse_iso8601_utc(time);
+  if (!wall) throw std::runtime_error("an event's \"time\" is not UTC ISO 8601: " + time);
+  e.wall = *wall;
   e.frame_index = required<std::int64_t>(j, "frame");
   if (e.kind == ObjectEventKind::kCross) {
     e.place = required<std::string>(j, "line");

@@ -155,4 +155,20 @@ void draw_status(cv::Mat& bgr, std::string_view text) {
             cv::Scalar(32, 32, 32), cv::Scalar(255, 255, 255), style.scale, style.thickness);
 }
 
+int line_width(const cv::Mat& bgr) {
+  return line_width_for(bgr, 0);
+}
+
+cv::Rect draw_tag(cv::Mat& bgr, std::string_view text, cv::Point at, const cv::Scalar& fill,
+                  double size) {
+  if (bgr.empty() || text.empty()) return {};
+  const StatusStyle style = status_style(bgr);
+  const double scale = style.scale * size;
+  const int thickness = std::max(1, static_cast<int>(std::lround(style.thickness * size)));
+  const std::string line(text);
+  const Band band = band_at(bgr, line, at, scale, thickness);
+  draw_band(bgr, band, line, fill, ink_for(fill), scale, thickness);
+  return band.rect;
+}
+
 }  // namespace yolo::vision

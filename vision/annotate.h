@@ -38,4 +38,13 @@ void draw_status(cv::Mat& bgr, std::string_view text);
 // The band draw_status() fills for `text` on an image of this size.
 cv::Rect status_band(const cv::Mat& bgr, std::string_view text);
 
+// The box line width annotate() uses on an image of this size.
+int line_width(const cv::Mat& bgr);
+
+// Draws `text` on a band filled with `fill` (the ink black or white, whichever reads), its top-left
+// corner at `at` and kept inside the image, in the labels' font times `size`; returns the band.
+// For tags beside what annotate() draws (a track's id, a zone's count).
+cv::Rect draw_tag(cv::Mat& bgr, std::string_view text, cv::Point at, const cv::Scalar& fill,
+                  double size = 1.0);
+
 }  // namespace yolo::vision

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "tracking/counts.h"
+
+#include <ctime>
+#include <stdexcept>
+
+#include "text/time_format.h"
+
+namespace yolo::tracking {
+
+namespace {
+
+nlohmann::json tallies_json(const std::map<std::string, Tally>& tallies) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [label, t] : tallies) j[label] = {{"in", t.in}, {"out", t.out}};
+  return j;
+}
+
+[[noreturn]] void bad(const std::string& where, const std::string& what) {
+  throw std::runtime_error(where + ": " + what);
+}
+
+std::map<std::string, Tally> tallies_from(const nlohmann::json& j, const std::string& where) {
+  if (!j.is_object()) bad(where, "expected {\"CLASS\": {\"in\": N, \"out\": N}, ...}");
+  std::map<std::string, Tally> out;
+  for (const auto& [label, t] : j.items()) {
+    if (!t.is_object() || !t.contains("in") || !t.contains("out") ||
+        !t["in"].is_number_integer() || !t["out"].is_number_integer()) {
+      bad(where + "." + label, "expected {\"in\": N, \"out\": N} with whole numbers");
+    }
+    out[label] = {t["in"].get<std::int64_t>(), t["out"].get<std::int64_t>()};
+  }
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Counts& counts) {
+  nlohmann::json places = nlohmann::json::array();
+  for (const PlaceCounts& p : counts.places) {
+    nlohmann::json hours = nlohmann::json::object();
+    for (const auto& [hour, tallies] : p.hours) hours[hour] = tallies_json(tallies);
+    places.push_back({{"camera", p.camera},
+                      {"name", p.name},
+                      {"kind", p.line ? "line" : "zone"},
+                      {"since", text::iso8601_utc(p.since)},
+                      {"total", tallies_json(p.total)},
+                      {"hours", std::move(hours)}});
+  }
+  return {{"places", std::move(places)}};
+}
+
+Counts counts_from_json(const nlohmann::json& json) {
+  if (!json.is_object() || !json.contains("places") || !json["places"].is_array()) {
+    bad("counts", "expected {\"places\": [...]} as the daemon writes it");
+  }
+  Counts counts;
+  for (std::size_t i = 0; i < json["places"].size(); ++i) {
+    const nlohmann::json& j = json["places"][i];
+    const std::string where = "places[" + std::to_string(i) + "]";
+    for (const char* key : {"camera", "name", "kind", "since"}) {
+      if (!j.contains(key) || !j[key].is_string()) bad(where + "." + key, "missing or not text");
+    }
+    PlaceCounts p;
+    p.camera = j["camera"];
+    p.name = j["name"];
+    const std::string kind = j["kind"];
+    if (kind != "line" && kind != "zone") bad(where + ".kind", "must be line or zone");
+    p.line = kind == "line";
+    const auto since = text::parse_iso8601_utc(j["since"].get<std::string>());
+    if (!since) bad(where + ".since", "not a UTC time such as 2026-11-28T07:00:00.000Z");
+    p.since = *since;
+    p.total = tallies_from(j.value("total", nlohmann::json::object()), where + ".total");
+    const nlohmann::json hours = j.value("hours", nlohmann::json::object());
+    if (!hours.is_object()) bad(where + ".hours", "expected {\"HOUR\": {...}, ...}");
+    for (const auto& [hour, tallies] : hours.items()) {
+      p.hours[hour] = tallies_from(tallies, where + ".hours." + hour);
+    }
+    counts.places.push_back(std::move(p));
+  }
+  return counts;
+}
+
+std::string local_hour(std::chrono::system_clock::time_point time) {
+  const std::time_t t = std::chrono::system_clock::to_time_t(time);
+  std::tm local{};
+  localtime_r(&t, &local);
+  char text[64];
+  const std::size_t n = std::strftime(text, sizeof text, "%Y-%m-%dT%H:00%z", &local);
+  // ISO 8601's offset has a colon: +0100 -> +01:00.
+  if (n < 5) return std::string(text, n);
+  return std::string(text, n - 2) + ":" + std::string(text + n - 2, 2);
+}
+
+}  // namespace yolo::tracking
