@@ -25,9 +25,11 @@ std::vector<int> assign(const CostMatrix& costs, float max_cost, std::vector<int
     return c - m == r ? static_cast<double>(max_cost) : std::numeric_limits<double>::infinity();
   };
   constexpr double kInf = std::numeric_limits<double>::infinity();
-  std::vector<double> u(static_cast<std::size_t>(n) + 1, 0), v(static_cast<std::size_t>(cols) + 1, 0);
+  std::vector<double> u(static_cast<std::size_t>(n) + 1, 0),
+      v(static_cast<std::size_t>(cols) + 1, 0);
   // p[c]: the row (1-based) holding column c (1-based); way[c]: previous column on the path.
-  std::vector<int> p(static_cast<std::size_t>(cols) + 1, 0), way(static_cast<std::size_t>(cols) + 1, 0);
+  std::vector<int> p(static_cast<std::size_t>(cols) + 1, 0),
+      way(static_cast<std::size_t>(cols) + 1, 0);
   std::vector<double> minv(static_cast<std::size_t>(cols) + 1);
   std::vector<char> used(static_cast<std::size_t>(cols) + 1);
   for (int i = 1; i <= n; ++i) {
@@ -42,8 +44,8 @@ std::vector<int> assign(const CostMatrix& costs, float max_cost, std::vector<int
       int j1 = 0;
       for (int j = 1; j <= cols; ++j) {
         if (used[static_cast<std::size_t>(j)]) continue;
-        const double cur = cost(i0 - 1, j - 1) - u[static_cast<std::size_t>(i0)] -
-                           v[static_cast<std::size_t>(j)];
+        const double cur =
+            cost(i0 - 1, j - 1) - u[static_cast<std::size_t>(i0)] - v[static_cast<std::size_t>(j)];
         if (cur < minv[static_cast<std::size_t>(j)]) {
           minv[static_cast<std::size_t>(j)] = cur;
           way[static_cast<std::size_t>(j)] = j0;

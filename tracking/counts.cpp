@@ -24,8 +24,8 @@ std::map<std::string, Tally> tallies_from(const nlohmann::json& j, const std::st
   if (!j.is_object()) bad(where, "expected {\"CLASS\": {\"in\": N, \"out\": N}, ...}");
   std::map<std::string, Tally> out;
   for (const auto& [label, t] : j.items()) {
-    if (!t.is_object() || !t.contains("in") || !t.contains("out") ||
-        !t["in"].is_number_integer() || !t["out"].is_number_integer()) {
+    if (!t.is_object() || !t.contains("in") || !t.contains("out") || !t["in"].is_number_integer() ||
+        !t["out"].is_number_integer()) {
       bad(where + "." + label, "expected {\"in\": N, \"out\": N} with whole numbers");
     }
     out[label] = {t["in"].get<std::int64_t>(), t["out"].get<std::int64_t>()};

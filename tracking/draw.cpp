@@ -62,7 +62,7 @@ void draw_scene(cv::Mat& bgr, const SceneDrawing& scene) {
                              std::to_string(here == scene.occupancy.end() ? 0 : here->second) +
                              " here, " + std::to_string(t.in) + " in";
     const auto top = std::min_element(polygon.begin(), polygon.end(),
-                                       [](cv::Point a, cv::Point b) { return a.y < b.y; });
+                                      [](cv::Point a, cv::Point b) { return a.y < b.y; });
     vision::draw_tag(bgr, text, *top, kPlaceColor, 0.8);
   }
   for (const config::LineConfig& l : scene.lines) {

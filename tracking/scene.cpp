@@ -176,7 +176,8 @@ std::vector<ObjectEvent> Scene::update(const TrackUpdate& update, cv::Size frame
       if (t.id == id) news.push_back(make(ObjectEventKind::kNew, t));
     }
   }
-  const float diagonal = std::hypot(static_cast<float>(frame.width), static_cast<float>(frame.height));
+  const float diagonal =
+      std::hypot(static_cast<float>(frame.width), static_cast<float>(frame.height));
   for (ZoneState& z : s.zones) {
     std::vector<cv::Point2f> polygon;
     for (const auto& p : z.config.points) polygon.push_back(place(p, frame));
@@ -237,17 +238,35 @@ std::vector<ObjectEvent> Scene::update(const TrackUpdate& update, cv::Size frame
     for (const Track& t : update.tracks) {
       const std::string label = s.names.name(t.class_id);
       if (!counts_class(l.config.classes, label)) continue;
+      // Within the margin (jitter on the line) or beside the segment, a point takes no side.
+      const auto side_of = [&](cv::Point2f p) -> std::optional<bool> {
+        const float d = line.distance(p);
+        const float along = line.along(p);
+        if (std::abs(d) <= margin || along < -slack || along > 1 + slack) return std::nullopt;
+        return d > 0;
+      };
       const cv::Point2f p = anchor_point(t.box, l.config.anchor);
-      const float d = line.distance(p);
-      const float along = line.along(p);
-      // Within the margin (jitter on the line) or beside the segment, the side is not taken.
-      if (std::abs(d) <= margin || along < -slack || along > 1 + slack) continue;
-      const bool in_side = d > 0;
-      const auto it = l.committed.find(t.id);
+      auto it = l.committed.find(t.id);
       if (it == l.committed.end()) {
-        l.committed.emplace(t.id, Committed{in_side, p});
-        continue;
+        // A track is reported once confirmed, a few frames after it was first seen: where it was
+        // then (its trail, the box centre moved to the anchor) is its first side, so a crossing
+        // during those frames still counts.
+        const cv::Point2f offset =
+            p - cv::Point2f((t.box.x1 + t.box.x2) / 2, (t.box.y1 + t.box.y2) / 2);
+        for (const cv::Point2f& c : t.trail) {
+          if (const auto side = side_of(c + offset)) {
+            it = l.committed.emplace(t.id, Committed{*side, c + offset}).first;
+            break;
+          }
+        }
+        if (it == l.committed.end()) {
+          if (const auto side = side_of(p)) l.committed.emplace(t.id, Committed{*side, p});
+          continue;
+        }
       }
+      const std::optional<bool> side = side_of(p);
+      if (!side) continue;
+      const bool in_side = *side;
       Committed& c = it->second;
       if (c.in_side != in_side && segments_meet(c.at, p, line.from(), line.to())) {
         crosses.push_back(make(ObjectEventKind::kCross, t));

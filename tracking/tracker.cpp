@@ -17,6 +17,8 @@ namespace {
 // tentative tracks.
 constexpr float kLowMatchIou = 0.5f;
 constexpr float kTentativeMatchIou = 0.3f;
+// How long a tentative track may go unseen: two frames at 10 fps.
+constexpr double kTentativeGrace = 0.25;
 // How much path the trail keeps.
 constexpr double kTrailSeconds = 2.0;
 constexpr std::size_t kTrailMax = 60;
@@ -107,8 +109,7 @@ struct Tracker::State {
         continue;
       }
       matched(live[static_cast<std::size_t>(tracks[r])],
-              detections[static_cast<std::size_t>(dets[static_cast<std::size_t>(c)])], when,
-              frame);
+              detections[static_cast<std::size_t>(dets[static_cast<std::size_t>(c)])], when, frame);
     }
     std::vector<int> left_dets;
     for (std::size_t c = 0; c < dets.size(); ++c) {
@@ -156,7 +157,8 @@ const TrackUpdate& Tracker::update(const vision::Detections& detections, SteadyT
   s.last_time = when;
   s.started = true;
 
-  // Predict each track to this frame's time; those unseen for longer than lost_s end.
+  // Predict each track to this frame's time; those unseen for longer than lost_s end, and so do
+  // those predicted wholly out of the frame: the object left it.
   std::vector<Live> kept;
   kept.reserve(s.live.size());
   for (Live& l : s.live) {
@@ -165,7 +167,13 @@ const TrackUpdate& Tracker::update(const vision::Detections& detections, SteadyT
       continue;
     }
     l.filter.predict(dt);
-    l.track.box = l.filter.box();
+    const vision::Box b = l.filter.box();
+    if (b.x2 <= 0 || b.y2 <= 0 || b.x1 >= static_cast<float>(frame.width) ||
+        b.y1 >= static_cast<float>(frame.height)) {
+      if (l.confirmed) s.out.ended.push_back(l.track);
+      continue;
+    }
+    l.track.box = b;
     l.track.vx = l.filter.vx();
     l.track.vy = l.filter.vy();
     l.track.seen = false;
@@ -203,9 +211,15 @@ const TrackUpdate& Tracker::update(const vision::Detections& detections, SteadyT
     if (auto low = low_by_class.find(cls); low != low_by_class.end()) {
       s.associate(confirmed, low->second, detections, kLowMatchIou, when, frame_index);
     }
-    // Tentative tracks only with confident boxes; one that misses a frame was noise.
+    // Tentative tracks only with confident boxes. One unseen for longer than a short grace was
+    // noise: ByteTrack drops it at its first miss, which at a low frame rate with missed
+    // detections keeps real objects from ever being confirmed.
     s.associate(tentative, high, detections, kTentativeMatchIou, when, frame_index);
-    for (int t : tentative) unmatched_tentative.push_back(static_cast<std::size_t>(t));
+    for (int t : tentative) {
+      if (seconds(s.live[static_cast<std::size_t>(t)].track.last_seen, when) > kTentativeGrace) {
+        unmatched_tentative.push_back(static_cast<std::size_t>(t));
+      }
+    }
   }
   for (auto& [cls, high] : high_by_class) {
     // Classes with tracks had theirs matched above (and trimmed in place).
