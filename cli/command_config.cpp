@@ -10,6 +10,7 @@
 #include "config/config_loader.h"
 #include "config/credential.h"
 #include "config/yaml_writer.h"
+#include "detector/model_names.h"
 #include "runtime/engine/engine.h"
 #include "vision/capture.h"
 
@@ -74,6 +75,7 @@ int run_config(const ConfigArgs& args) {
   config::LoadOptions options;
   options.check_files = !args.no_file_checks;
   options.static_int8 = runtime::is_static_int8_file;
+  options.class_names = detector::model_class_names;
   options.check_source = [](const std::string& uri, const std::filesystem::path& base) {
     vision::SourceCheck c = vision::check_source(uri, base);
     return config::SourceCheck{std::move(c.uri), std::move(c.error), std::move(c.warning)};

@@ -10,6 +10,10 @@
 #include <string_view>
 #include <vector>
 
+#include "config/sections/events.h"
+#include "config/sections/lines.h"
+#include "config/sections/tracking.h"
+#include "config/sections/zones.h"
 #include "runtime/engine/input_size.h"
 #include "runtime/engine/precision.h"
 
@@ -19,6 +23,9 @@ namespace yolo::config {
 // table, config/schema.cpp: a default-constructed Config holds the defaults from there, and
 // load_config() (config/config_loader.h) fills it from a validated YAML file. Enum members follow
 // the order of the allowed values in that table.
+
+// The cameras a zone or line may name (their `camera:` key). One today: the daemon's source.
+inline constexpr std::string_view kMainCamera = "main";
 
 // What model.precision asks for: the engine's precisions, or auto (chosen by measurement).
 enum class Precision { kFile, kFp32, kInt8, kAuto };
@@ -230,6 +237,10 @@ struct Config {
   MqttConfig mqtt;
   GpioConfig gpio;
   WebhookConfig webhook;
+  TrackingConfig tracking;
+  std::vector<ZoneConfig> zones;
+  std::vector<LineConfig> lines;
+  EventsConfig events;
   // The YAML section `config:` (the file's own settings).
   FileConfig file;
 

@@ -18,6 +18,7 @@
 #include "config/loader_messages.h"
 #include "config/schema.h"
 #include "config/suggest.h"
+#include "text/format.h"
 
 namespace yolo::config {
 
@@ -140,13 +141,34 @@ class Validator {
       }
       seen.emplace(name, at);
       const auto& all = sections();
-      if (std::none_of(all.begin(), all.end(),
-                       [&](const SectionSpec& s) { return s.name == name; })) {
+      const auto spec = std::find_if(all.begin(), all.end(),
+                                     [&](const SectionSpec& s) { return s.name == name; });
+      if (spec == all.end()) {
         add(name, at, unknown_section(name));
+        continue;
+      }
+      if (spec->list) {
+        read_list_section(*spec, entry.second, at, config);
         continue;
       }
       read_section(name, entry.second, at, config);
     }
+  }
+
+  // A section whose body is a list of mappings (zones, lines): its one field.
+  void read_list_section(const SectionSpec& section, const YAML::Node& body, Where key_at,
+                         Config& config) {
+    const FieldSpec* field = find_field(section.name);
+    if (!field) throw std::logic_error("list section without its field");
+    if (body.IsMap()) {
+      add(field->path(), where(body.Mark()),
+          "expected a list, one item per " +
+              std::string(section.name).substr(0, section.name.size() - 1) +
+              " starting with '- ', such as\n    " + std::string(section.name) + ":\n      " +
+              std::string(section.example));
+      return;
+    }
+    read_field(*field, body, key_at, config);
   }
 
   void read_section(const std::string& section, const YAML::Node& body, Where key_at,
@@ -209,6 +231,8 @@ class Validator {
     if (node.IsNull()) {
       if (textual) return Value(std::string());
       if (field.type == FieldType::kIntList) return Value(std::vector<std::int64_t>());
+      if (field.type == FieldType::kPointList) return Value(std::vector<std::vector<double>>());
+      if (field.type == FieldType::kNameList) return Value(std::vector<std::string>());
       if (records) return Value(std::vector<Record>());
       add(key, at,
           "has no value: set " + expected(field) + " (" + field.accepts() +
@@ -216,6 +240,13 @@ class Validator {
       return std::nullopt;
     }
     if (field.type == FieldType::kIntList) return convert_list(field, key, node, at);
+    if (field.type == FieldType::kPoint) {
+      auto point = convert_point(field, key, node, at);
+      if (!point) return std::nullopt;
+      return Value(std::move(*point));
+    }
+    if (field.type == FieldType::kPointList) return convert_points(field, key, node, at);
+    if (field.type == FieldType::kNameList) return convert_names(key, node, at);
     if (records) return convert_records(field, key, node, at);
     if (field.type == FieldType::kImageSize && node.IsSequence()) {
       return convert_list(field, key, node, at);
@@ -249,6 +280,9 @@ class Validator {
       case FieldType::kIntList:
       case FieldType::kRecord:
       case FieldType::kRecordList:
+      case FieldType::kPoint:
+      case FieldType::kPointList:
+      case FieldType::kNameList:
         break;
     }
     add(key, at, "expected " + expected(field) + ", got " + describe(node));
@@ -286,6 +320,76 @@ class Validator {
     }
     if (!ok) return std::nullopt;
     return Value(std::move(items));
+  }
+
+  // [x, y]: two numbers, each checked against the field's range where it was written.
+  std::optional<std::vector<double>> convert_point(const FieldSpec& field, const std::string& key,
+                                                   const YAML::Node& node, Where at) {
+    if (!node.IsSequence() || node.size() != 2) {
+      add(key, at, "expected a point [x, y] such as [0.5, 0.6], got " + describe(node));
+      return std::nullopt;
+    }
+    std::vector<double> point;
+    for (std::size_t i = 0; i < 2; ++i) {
+      const YAML::Node item = node[i];
+      const std::optional<double> v = item.IsScalar() ? parse_number(item.Scalar()) : std::nullopt;
+      if (!v) {
+        add(key, where(item.Mark()),
+            std::string("expected a number for ") + (i ? "y" : "x") + ", got " + describe(item));
+        return std::nullopt;
+      }
+      point.push_back(*v);
+    }
+    FieldSpec one = field;
+    one.type = FieldType::kPoint;
+    one.rule = nullptr;
+    if (const std::string problem = check_value(one, Value(point)); !problem.empty()) {
+      add(key, at, problem);
+      return std::nullopt;
+    }
+    return point;
+  }
+
+  std::optional<Value> convert_points(const FieldSpec& field, const std::string& key,
+                                      const YAML::Node& node, Where at) {
+    if (!node.IsSequence()) {
+      add(key, at,
+          "expected a list of points such as [[0.1, 0.5], [0.4, 0.5], [0.4, 0.9]], got " +
+              describe(node));
+      return std::nullopt;
+    }
+    std::vector<std::vector<double>> points;
+    bool ok = true;
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      auto point =
+          convert_point(field, key + "[" + std::to_string(i) + "]", node[i], where(node[i].Mark()));
+      if (point) {
+        points.push_back(std::move(*point));
+      } else {
+        ok = false;
+      }
+    }
+    if (!ok) return std::nullopt;
+    return Value(std::move(points));
+  }
+
+  std::optional<Value> convert_names(const std::string& key, const YAML::Node& node, Where at) {
+    if (!node.IsSequence()) {
+      add(key, at,
+          "expected a list of names such as [person, car] (or [] for none), got " + describe(node));
+      return std::nullopt;
+    }
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      const YAML::Node item = node[i];
+      if (!item.IsScalar() || item.Scalar().empty()) {
+        add(key + "[" + std::to_string(i) + "]", where(item.Mark()),
+            "expected a name, got " + describe(item));
+        return std::nullopt;
+      }
+      names.push_back(item.Scalar());
+    }
+    return Value(std::move(names));
   }
 
   // A kRecord's mapping, or a kRecordList's list of mappings; each item is named key[i].
@@ -427,6 +531,8 @@ class Validator {
   // Settings that are each valid but do not work together.
   void check_combinations(const Config& c) {
     check_gpio_lines(c.gpio);
+    check_tracking(c);
+    check_places(c);
     if (c.mqtt.enabled && c.mqtt.host.empty() && usable("mqtt.host")) {
       add("mqtt.host", written_at("mqtt.host"),
           "is empty while mqtt.enabled is true: set the broker's host name or address");
@@ -453,6 +559,115 @@ class Validator {
           precision +
               " needs model.int8_path: set it to a static INT8 model, or set model.quantize: "
               "auto to make one from model.path");
+    }
+  }
+
+  void check_tracking(const Config& c) {
+    const TrackingConfig& t = c.tracking;
+    if (t.low_score > t.high_score && usable("tracking.low_score")) {
+      add("tracking.low_score", written_at("tracking.low_score"),
+          "is above tracking.high_score (" + text::fixed(t.high_score, 2) +
+              "): the second pass takes boxes from low_score up to high_score, so set it lower");
+    }
+    if (t.new_score < t.low_score && usable("tracking.new_score")) {
+      add("tracking.new_score", written_at("tracking.new_score"),
+          "is below tracking.low_score (" + text::fixed(t.low_score, 2) +
+              "): boxes under low_score are never tracked, so a track cannot start there");
+    }
+    const EventsConfig& e = c.events;
+    if (!e.clips.empty() && e.clip_before_s + e.clip_after_s <= 0 && usable("events.clips")) {
+      add("events.clips", written_at("events.clips"),
+          "asks for clips while events.clip_before_s and events.clip_after_s are both 0: give "
+          "them seconds, or set events.clips: []");
+    }
+  }
+
+  // Zones and lines: names unique per camera, lines with a length and an in side that is a side.
+  void check_places(const Config& c) {
+    std::map<std::pair<std::string, std::string>, std::string> names;
+    const auto claim = [&](const std::string& camera, const std::string& name,
+                           const std::string& key) {
+      const auto [it, fresh] = names.emplace(std::make_pair(camera, name), key);
+      if (fresh || !usable(key + ".name")) return;
+      add(key + ".name", written_at(key + ".name"),
+          "'" + name + "' is already the name of " + it->second + " on camera " + camera +
+              ": zones and lines of a camera need names of their own");
+    };
+    for (std::size_t i = 0; i < c.zones.size(); ++i) {
+      claim(c.zones[i].camera, c.zones[i].name, "zones[" + std::to_string(i) + "]");
+    }
+    for (std::size_t i = 0; i < c.lines.size(); ++i) {
+      const LineConfig& l = c.lines[i];
+      const std::string key = "lines[" + std::to_string(i) + "]";
+      claim(l.camera, l.name, key);
+      const double dx = l.to.x - l.from.x;
+      const double dy = l.to.y - l.from.y;
+      if (std::hypot(dx, dy) < 0.01) {
+        if (usable(key + ".to")) {
+          add(key + ".to", written_at(key + ".to"),
+              "is (almost) where from is: a line needs a length, its ends at least 0.01 of the "
+              "frame apart");
+        }
+        continue;
+      }
+      const bool vertical = std::abs(dx) < 1e-9;
+      const bool horizontal = std::abs(dy) < 1e-9;
+      const bool up_down = l.in == tracking::Side::kAbove || l.in == tracking::Side::kBelow;
+      if ((up_down && vertical) || (!up_down && horizontal)) {
+        if (usable(key + ".in")) {
+          add(key + ".in", written_at(key + ".in"),
+              std::string("is ") + std::string(tracking::side_name(l.in)) + " on a " +
+                  (vertical ? "vertical" : "horizontal") + " line, which has no such side: use " +
+                  (vertical ? "left or right" : "above or below"));
+        }
+      }
+    }
+  }
+
+  // Class names of zones and lines are the model's (LoadOptions::class_names), or the labels
+  // file's when model.labels is set.
+  void check_class_names(const Config& c) {
+    std::vector<std::pair<std::string, const std::vector<std::string>*>> lists;
+    for (std::size_t i = 0; i < c.zones.size(); ++i) {
+      lists.emplace_back("zones[" + std::to_string(i) + "].classes", &c.zones[i].classes);
+    }
+    for (std::size_t i = 0; i < c.lines.size(); ++i) {
+      lists.emplace_back("lines[" + std::to_string(i) + "].classes", &c.lines[i].classes);
+    }
+    const bool any =
+        std::any_of(lists.begin(), lists.end(), [](const auto& l) { return !l.second->empty(); });
+    if (!any) return;
+    std::optional<std::vector<std::string>> known;
+    std::string from;
+    if (!c.model.labels.empty()) {
+      std::ifstream in(c.model.labels);
+      std::vector<std::string> names;
+      for (std::string line; std::getline(in, line);) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (!line.empty()) names.push_back(line);
+      }
+      if (in.eof() && !names.empty()) known = std::move(names);
+      from = "the labels file " + c.model.labels.string();
+    } else if (options_.class_names && !c.model.path.empty()) {
+      known = options_.class_names(c.model.path);
+      from = "the model " + c.model.path.string();
+    }
+    // Names unknown (no model yet, or one without names): the model's own check says so.
+    if (!known) return;
+    std::vector<std::string_view> choices(known->begin(), known->end());
+    for (const auto& [key, classes] : lists) {
+      if (!usable(key)) continue;
+      for (const std::string& name : *classes) {
+        if (std::find(known->begin(), known->end(), name) != known->end()) continue;
+        std::string message = "'" + name + "' is not a class of " + from;
+        if (const std::string near = closest_name(name, choices); !near.empty()) {
+          message += ": did you mean '" + near + "'?";
+        } else {
+          message += ": its classes are " + join_names(choices);
+        }
+        add(key, written_at(key), message);
+        break;
+      }
     }
   }
 
@@ -551,6 +766,7 @@ class Validator {
       require_file("model.labels", c.model.labels, "the labels file (one class name per line)");
     }
     if (usable("source.uri")) check_source(c);
+    check_class_names(c);
     if (usable("telemetry.sysfs_root") && !fs::is_directory(c.telemetry.sysfs_root)) {
       add("telemetry.sysfs_root", written_at("telemetry.sysfs_root"),
           "no such folder '" + c.telemetry.sysfs_root.string() +

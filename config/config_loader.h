@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,6 +44,10 @@ struct LoadOptions {
   // that a model.path naming one needs no model.int8_path for precision int8 or auto. Without it
   // model.path is taken for an FP32 file.
   std::function<bool(const std::filesystem::path& model)> static_int8{};
+  // The class names of a model file (nullopt when they cannot be read), which the class names of
+  // zones and lines must be among. Without it those names are not checked.
+  std::function<std::optional<std::vector<std::string>>(const std::filesystem::path& model)>
+      class_names{};
   // Receives the warnings of a valid file (nothing when null).
   std::vector<ConfigProblem>* warnings = nullptr;
   // Applied over the file, in order.

@@ -86,7 +86,13 @@ std::string unknown_member(const FieldSpec& field, const std::string& key,
 std::string example(const FieldSpec& field) {
   std::string out;
   for (const FieldSpec& m : field.members) {
-    if (m.required) out += (out.empty() ? "" : ", ") + std::string(m.name) + ": 17";
+    if (!m.required) continue;
+    std::string value = "17";
+    if (m.type == FieldType::kString) value = "front";
+    if (m.type == FieldType::kEnum && !m.choices.empty()) value = std::string(m.choices.front());
+    if (m.type == FieldType::kPoint) value = "[0.5, 0.5]";
+    if (m.type == FieldType::kPointList) value = "[[0.1, 0.5], [0.4, 0.5], [0.4, 0.9]]";
+    out += (out.empty() ? "" : ", ") + std::string(m.name) + ": " + value;
   }
   return "{" + out + "}";
 }
@@ -113,6 +119,12 @@ std::string expected(const FieldSpec& field) {
       return "a list of mappings such as [" + example(field) + "] (or [] for none)";
     case FieldType::kImageSize:
       return "a size such as 640, [height, width] such as [384, 640], or auto";
+    case FieldType::kPoint:
+      return "a point [x, y] such as [0.5, 0.6]";
+    case FieldType::kPointList:
+      return "a list of points such as [[0.1, 0.5], [0.4, 0.5], [0.4, 0.9]]";
+    case FieldType::kNameList:
+      return "a list of names such as [person, car]";
   }
   return "a value";
 }

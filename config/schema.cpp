@@ -2,6 +2,7 @@
 #include "config/schema.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <stdexcept>
 #include <type_traits>
@@ -9,182 +10,15 @@
 #include "config/address_list.h"
 #include "config/append.h"
 #include "config/http_url.h"
+#include "config/schema_rows.h"
+#include "config/sections/sections.h"
 #include "config/suggest.h"
 
 namespace yolo::config {
 
 namespace {
 
-Value text(const char* s) {
-  return std::string(s);
-}
-Value whole(std::int64_t n) {
-  return n;
-}
-Value none() {
-  return std::vector<std::int64_t>{};
-}
-Value no_records() {
-  return std::vector<Record>{};
-}
-
-void assign(bool& out, const Value& v) {
-  out = std::get<bool>(v);
-}
-void assign(int& out, const Value& v) {
-  out = static_cast<int>(std::get<std::int64_t>(v));
-}
-void assign(std::int64_t& out, const Value& v) {
-  out = std::get<std::int64_t>(v);
-}
-void assign(double& out, const Value& v) {
-  out = std::get<double>(v);
-}
-void assign(std::string& out, const Value& v) {
-  out = std::get<std::string>(v);
-}
-void assign(std::filesystem::path& out, const Value& v) {
-  out = std::get<std::string>(v);
-}
-void assign(runtime::InputSize& out, const Value& v) {
-  out = to_image_size(v);
-}
-void assign(std::vector<int>& out, const Value& v) {
-  const auto& items = std::get<std::vector<std::int64_t>>(v);
-  out.assign(items.begin(), items.end());
-}
-
-Value as_value(bool v) {
-  return v;
-}
-Value as_value(int v) {
-  return std::int64_t{v};
-}
-Value as_value(std::int64_t v) {
-  return v;
-}
-Value as_value(double v) {
-  return v;
-}
-Value as_value(const std::string& v) {
-  return v;
-}
-Value as_value(const std::filesystem::path& v) {
-  return v.string();
-}
-Value as_value(const runtime::InputSize& v) {
-  switch (v.mode) {
-    case runtime::InputSize::Mode::kModel:
-      return std::int64_t{0};
-    case runtime::InputSize::Mode::kFixed:
-      if (v.height == v.width) return std::int64_t{v.height};
-      return std::vector<std::int64_t>{v.height, v.width};
-    case runtime::InputSize::Mode::kAuto:
-      return std::string("auto");
-  }
-  return std::int64_t{0};
-}
-Value as_value(const std::vector<int>& v) {
-  return std::vector<std::int64_t>(v.begin(), v.end());
-}
-
-// Connects a table row to its member of Config, e.g. &Config::model and &ModelConfig::path.
-template <class S, class T>
-void bind(FieldSpec& field, S Config::*section, T S::*member) {
-  if constexpr (std::is_enum_v<T>) {
-    // Enums are stored by position in the row's choices, which follow the C++ enum's order.
-    field.store = [section, member, choices = field.choices](Config& c, const Value& v) {
-      const auto it = std::find(choices.begin(), choices.end(), std::get<std::string>(v));
-      if (it == choices.end()) throw std::invalid_argument("unchecked enum value stored");
-      c.*section.*member = static_cast<T>(it - choices.begin());
-    };
-    field.fetch = [section, member, choices = field.choices](const Config& c) {
-      return Value(std::string(choices.at(static_cast<std::size_t>(c.*section.*member))));
-    };
-  } else {
-    field.store = [section, member](Config& c, const Value& v) { assign(c.*section.*member, v); };
-    field.fetch = [section, member](const Config& c) { return as_value(c.*section.*member); };
-  }
-}
-
-// Ties one member of a record field to its member of the record's struct R.
-template <class R>
-struct MemberBinding {
-  std::string name;
-  Value default_value;
-  std::function<void(R&, const Value&)> store;
-  std::function<Value(const R&)> fetch;
-};
-
-template <class R, class T>
-MemberBinding<R> bind_member(const FieldSpec& spec, T R::*member) {
-  MemberBinding<R> b{std::string(spec.name), spec.default_value, {}, {}};
-  if constexpr (std::is_enum_v<T>) {
-    b.store = [member, choices = spec.choices](R& r, const Value& v) {
-      const auto it = std::find(choices.begin(), choices.end(), std::get<std::string>(v));
-      if (it == choices.end()) throw std::invalid_argument("unchecked enum value stored");
-      r.*member = static_cast<T>(it - choices.begin());
-    };
-    b.fetch = [member, choices = spec.choices](const R& r) {
-      return Value(std::string(choices.at(static_cast<std::size_t>(r.*member))));
-    };
-  } else {
-    b.store = [member](R& r, const Value& v) { assign(r.*member, v); };
-    b.fetch = [member](const R& r) { return as_value(r.*member); };
-  }
-  return b;
-}
-
-// A struct from a record; a member the record lacks (made by hand, not by the loader) keeps its
-// default.
-template <class R>
-R from_record(const std::vector<MemberBinding<R>>& bindings, const Record& record) {
-  R r{};
-  for (const MemberBinding<R>& b : bindings) {
-    const auto it = record.values.find(b.name);
-    b.store(r, it == record.values.end() ? b.default_value : it->second);
-  }
-  return r;
-}
-
-template <class R>
-Record to_record(const std::vector<MemberBinding<R>>& bindings, const R& r) {
-  Record record;
-  for (const MemberBinding<R>& b : bindings) record.values.emplace(b.name, b.fetch(r));
-  return record;
-}
-
-// Connects a kRecordList row to a list of structs, or a kRecord row to an optional struct, with
-// one member pointer per row of field.members, in the same order.
-template <class S, class L, class R, class... T>
-void bind_records(FieldSpec& field, S Config::*section, L S::*list, T R::*... members) {
-  if (field.members.size() != sizeof...(T)) {
-    throw std::logic_error("record " + field.path() + ": members and bindings differ");
-  }
-  std::size_t i = 0;
-  const std::vector<MemberBinding<R>> b = {bind_member(field.members[i++], members)...};
-  field.store = [section, list, b](Config& c, const Value& v) {
-    L& out = c.*section.*list;
-    out = L{};
-    for (const Record& record : std::get<std::vector<Record>>(v)) {
-      if constexpr (std::is_same_v<L, std::optional<R>>) {
-        out = from_record(b, record);
-      } else {
-        out.push_back(from_record(b, record));
-      }
-    }
-  };
-  field.fetch = [section, list, b](const Config& c) {
-    std::vector<Record> records;
-    const L& in = c.*section.*list;
-    if constexpr (std::is_same_v<L, std::optional<R>>) {
-      if (in) records.push_back(to_record(b, *in));
-    } else {
-      for (const R& r : in) records.push_back(to_record(b, r));
-    }
-    return Value(std::move(records));
-  };
-}
+using namespace rows;
 
 // The member every GPIO record has first: which line.
 FieldSpec line_member(std::string_view record, std::string_view description) {
@@ -288,8 +122,17 @@ std::string http_url(const Value& v) {
   return error;
 }
 
+// The sections whose rows live in config/sections/, in the order the file and --describe show
+// them.
+constexpr section_files::SectionRows kOwnFileSections[] = {
+    {section_files::tracking_spec, section_files::add_tracking_fields},
+    {section_files::zones_spec, section_files::add_zones_fields},
+    {section_files::lines_spec, section_files::add_lines_fields},
+    {section_files::events_spec, section_files::add_events_fields},
+};
+
 std::vector<SectionSpec> build_sections() {
-  return {
+  std::vector<SectionSpec> out = {
       {"source", "Where frames come from."},
       {"model", "Which network runs, at which precision."},
       {"detect", "Which detections are kept."},
@@ -304,8 +147,10 @@ std::vector<SectionSpec> build_sections() {
       {"webhook",
        "Each debounced detection event (a label appears, changes count, is gone) POSTed as JSON "
        "to a URL; docs/webhook.md shows the body."},
-      {"config", "How the daemon follows this file."},
   };
+  for (const section_files::SectionRows& own : kOwnFileSections) out.push_back(own.spec());
+  out.push_back({"config", "How the daemon follows this file."});
+  return out;
 }
 
 std::vector<FieldSpec> build_fields() {
@@ -973,6 +818,7 @@ std::vector<FieldSpec> build_fields() {
        .default_value = false,
        .description = "Reload when this file changes, as on SIGHUP or systemctl reload."},
       &C::file, &FileConfig::watch);
+  for (const section_files::SectionRows& own : kOwnFileSections) own.add_fields(t);
   return t;
 }
 
@@ -1021,6 +867,7 @@ std::string format_record(const FieldSpec& field, const Record& record) {
 }  // namespace
 
 std::string FieldSpec::path() const {
+  if (name.empty()) return std::string(section);
   return std::string(section) + "." + std::string(name);
 }
 
@@ -1047,6 +894,12 @@ std::string FieldSpec::accepts() const {
       return "list of mappings {" + member_names(*this) + "}";
     case FieldType::kImageSize:
       return "0, a size or [height, width]" + range + ", or auto";
+    case FieldType::kPoint:
+      return "a point [x, y], each" + range;
+    case FieldType::kPointList:
+      return "list of points [[x, y], ...], each number" + range;
+    case FieldType::kNameList:
+      return choices.empty() ? "list of names" : "list of names from " + join_names(choices);
   }
   return "";
 }
@@ -1083,6 +936,19 @@ std::string check_number(const FieldSpec& field, double v) {
   out += real ? "a number" : field.type == FieldType::kInt ? "a whole number" : "whole numbers";
   append(out, {" from ", format_bound(field, field.min), " to ", format_bound(field, field.max)});
   return out;
+}
+
+static std::string check_point(const FieldSpec& field, const std::vector<double>& point) {
+  if (point.size() != 2) {
+    return "a point is two numbers [x, y], got " + std::to_string(point.size());
+  }
+  for (const double v : point) {
+    if (v < field.min || v > field.max) {
+      return format_number(v) + " is outside the frame: x and y are fractions of the frame, " +
+             format_bound(field, field.min) + " to " + format_bound(field, field.max);
+    }
+  }
+  return "";
 }
 
 std::string check_value(const FieldSpec& field, const Value& value) {
@@ -1146,6 +1012,32 @@ std::string check_value(const FieldSpec& field, const Value& value) {
                   "[384, 640], or auto";
       }
       break;
+    case FieldType::kPoint:
+      problem = check_point(field, std::get<std::vector<double>>(value));
+      break;
+    case FieldType::kPointList: {
+      const auto& points = std::get<std::vector<std::vector<double>>>(value);
+      for (std::size_t i = 0; i < points.size() && problem.empty(); ++i) {
+        if (const std::string p = check_point(field, points[i]); !p.empty()) {
+          problem = "point " + std::to_string(i) + ": " + p;
+        }
+      }
+      break;
+    }
+    case FieldType::kNameList: {
+      if (field.choices.empty()) break;
+      for (const std::string& name : std::get<std::vector<std::string>>(value)) {
+        if (std::find(field.choices.begin(), field.choices.end(), name) != field.choices.end()) {
+          continue;
+        }
+        problem = "'" + name + "' is not allowed: use names from " + join_names(field.choices);
+        if (const std::string near = closest_name(name, field.choices); !near.empty()) {
+          problem += " (did you mean '" + near + "'?)";
+        }
+        break;
+      }
+      break;
+    }
     case FieldType::kBool:
     case FieldType::kString:
     case FieldType::kPath:
@@ -1214,6 +1106,27 @@ std::string format_value(const Value& value) {
     std::string operator()(const std::vector<std::int64_t>& v) const {
       std::string out = "[";
       for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + std::to_string(v[i]);
+      return out + "]";
+    }
+    std::string operator()(const std::vector<double>& v) const {
+      std::string out = "[";
+      for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + format_number(v[i]);
+      return out + "]";
+    }
+    std::string operator()(const std::vector<std::vector<double>>& v) const {
+      std::string out = "[";
+      for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + (*this)(v[i]);
+      return out + "]";
+    }
+    std::string operator()(const std::vector<std::string>& v) const {
+      std::string out = "[";
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        // Plain words stay plain, as enum names are written; anything else is quoted.
+        const bool plain = !v[i].empty() && std::all_of(v[i].begin(), v[i].end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+        });
+        out += (i ? ", " : "") + (plain ? v[i] : quoted(v[i]));
+      }
       return out + "]";
     }
     std::string operator()(const std::vector<Record>& v) const {

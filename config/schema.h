@@ -21,7 +21,9 @@ namespace yolo::config {
 
 // kRecord is one optional mapping of keys of its own (gpio.status_led), kRecordList a list of them
 // (gpio.alerts); FieldSpec::members describes those keys. kImageSize is model.imgsz: a number (0
-// or a square), [height, width], or auto.
+// or a square), [height, width], or auto. kPoint is [x, y] (a line's end), kPointList a list of
+// them (a zone's corners), each number within min and max; kNameList is a list of names, each one
+// of `choices` when there are any (events.snapshots), free otherwise (class names).
 enum class FieldType {
   kBool,
   kInt,
@@ -32,7 +34,10 @@ enum class FieldType {
   kIntList,
   kRecord,
   kRecordList,
-  kImageSize
+  kImageSize,
+  kPoint,
+  kPointList,
+  kNameList
 };
 
 struct Record;
@@ -41,7 +46,8 @@ struct Record;
 // the text written in the file; kRecord and kRecordList values are lists of records (none or one
 // for kRecord); kImageSize values are a number, a list of two (height, width) or "auto".
 using Value = std::variant<bool, std::int64_t, double, std::string, std::vector<std::int64_t>,
-                           std::vector<Record>>;
+                           std::vector<Record>, std::vector<double>,
+                           std::vector<std::vector<double>>, std::vector<std::string>>;
 
 // One mapping of a kRecord or kRecordList field: each member's value by its name.
 struct Record {
@@ -53,6 +59,11 @@ struct Record {
 struct SectionSpec {
   std::string_view name;
   std::string_view description;
+  // The section's body is a list of mappings (zones, lines), not keys: it has one kRecordList
+  // field with an empty name, whose members are the keys of each mapping.
+  bool list = false;
+  // For a list section: one mapping, as YAML, that the shipped file shows commented out.
+  std::string_view example{};
 };
 
 struct FieldSpec {
@@ -77,7 +88,7 @@ struct FieldSpec {
   // A member that must be written: it has no sensible default (a line number).
   bool required = false;
 
-  // "section.name".
+  // "section.name"; "section" for a list section's field.
   std::string path() const;
   // What the field accepts, e.g. "number from 0 to 1" or "one of fp32, int8".
   std::string accepts() const;

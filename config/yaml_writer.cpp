@@ -67,6 +67,23 @@ std::string to_yaml(const Config& config, bool with_comments) {
   for (const SectionSpec& section : sections()) {
     if (!out.empty()) out += '\n';
     if (with_comments) append_wrapped(out, "# ", section.description);
+    if (section.list) {
+      const FieldSpec* f = find_field(section.name);
+      if (with_comments) {
+        for (const FieldSpec& m : f->members) {
+          std::string line = std::string(m.name) + ": " + std::string(m.description);
+          append(line,
+                 {" (", m.accepts(), "; ",
+                  m.required ? "required" : "default " + format_field(m, m.default_value), ")"});
+          append_wrapped(out, "#   ", line, "#       ");
+        }
+      }
+      append(out, {section.name, ": ", format_field(*f, f->fetch(config)), "\n"});
+      if (with_comments && !section.example.empty()) {
+        append(out, {"# For example:\n# ", section.name, ":\n#   ", section.example, "\n"});
+      }
+      continue;
+    }
     append(out, {section.name, ":\n"});
     for (const FieldSpec& f : fields()) {
       if (f.section != section.name) continue;

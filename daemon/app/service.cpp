@@ -13,13 +13,13 @@
 #include "config/config_loader.h"
 #include "config/schema.h"
 #include "daemon/base/host_name.h"
-#include "text/time_format.h"
 #include "daemon/base/version.h"
 #include "daemon/core/state_files.h"
-#include "detector/model_names.h"
 #include "daemon/outputs/outputs.h"
+#include "detector/model_names.h"
 #include "runtime/engine/engine.h"
 #include "text/format.h"
+#include "text/time_format.h"
 #include "vision/capture.h"
 
 namespace yolo::daemon {

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+// The tracking section: how detections become tracked objects (tracking/tracker.h).
+#include "config/schema_rows.h"
+#include "config/sections/sections.h"
+
+namespace yolo::config::section_files {
+
+using namespace rows;
+
+SectionSpec tracking_spec() {
+  return {"tracking",
+          "Detections into tracked objects (ByteTrack's association): what zones, lines and "
+          "events are made of; docs/events.md."};
+}
+
+void add_tracking_fields(std::vector<FieldSpec>& t) {
+  const auto add = [&t](FieldSpec field, auto member) {
+    bind(field, &Config::tracking, member);
+    t.push_back(std::move(field));
+  };
+  using F = FieldType;
+  add({.section = "tracking",
+       .name = "enabled",
+       .type = F::kBool,
+       .default_value = true,
+       .description = "Track objects across frames (ids, zones, lines, events). Off: each frame's "
+                      "boxes only, as before."},
+      &TrackingConfig::enabled);
+  add({.section = "tracking",
+       .name = "high_score",
+       .type = F::kFloat,
+       .default_value = 0.5,
+       .min = 0,
+       .max = 1,
+       .description = "Boxes scoring at least this are matched to tracks first."},
+      &TrackingConfig::high_score);
+  add({.section = "tracking",
+       .name = "low_score",
+       .type = F::kFloat,
+       .default_value = 0.1,
+       .min = 0,
+       .max = 1,
+       .description = "Boxes from this score up to high_score are matched second, only to tracks "
+                      "still unmatched: they carry a track through an occlusion or a dip in "
+                      "confidence. The detector keeps boxes down to it for the tracker; every "
+                      "output still sees only those above detect.conf."},
+      &TrackingConfig::low_score);
+  add({.section = "tracking",
+       .name = "new_score",
+       .type = F::kFloat,
+       .default_value = 0.6,
+       .min = 0,
+       .max = 1,
+       .description = "A box that matches no track starts one only at this score or above."},
+      &TrackingConfig::new_score);
+  add({.section = "tracking",
+       .name = "match_iou",
+       .type = F::kFloat,
+       .default_value = 0.2,
+       .min = 0.01,
+       .max = 1,
+       .description = "Least overlap (IoU) between a track's predicted box and a box for the two "
+                      "to be matched."},
+      &TrackingConfig::match_iou);
+  add({.section = "tracking",
+       .name = "confirm_frames",
+       .type = F::kInt,
+       .default_value = whole(3),
+       .min = 1,
+       .max = 100,
+       .description = "Frames a new track must be seen in before it is reported (a new event)."},
+      &TrackingConfig::confirm_frames);
+  add({.section = "tracking",
+       .name = "lost_s",
+       .type = F::kFloat,
+       .default_value = 1.5,
+       .min = 0.05,
+       .max = 600,
+       .description = "Seconds a track is kept while unseen (its box predicted) before it ends. In "
+                      "seconds, not frames: the frame rate changes with precision and threads."},
+      &TrackingConfig::lost_s);
+}
+
+}  // namespace yolo::config::section_files

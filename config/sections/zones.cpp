@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+// The zones section: areas of the frame whose tracked objects are counted, timed and reported.
+#include "config/schema_rows.h"
+#include "config/sections/sections.h"
+
+namespace yolo::config::section_files {
+
+using namespace rows;
+
+namespace {
+
+std::string three_points(const Value& value) {
+  const auto& points = std::get<std::vector<std::vector<double>>>(value);
+  if (points.size() >= 3) return "";
+  return "has " + std::to_string(points.size()) +
+         " point(s): a zone needs at least three corners, e.g. [[0.1, 0.5], [0.4, 0.5], [0.4, "
+         "0.9]]";
+}
+
+}  // namespace
+
+SectionSpec zones_spec() {
+  return {"zones",
+          "Areas of the frame (polygons in frame fractions, so a new resolution does not move "
+          "them): enter, leave and loiter events, occupancy and counts per zone; docs/events.md.",
+          true,
+          "- {name: gate, points: [[0.1, 0.5], [0.45, 0.5], [0.45, 0.95], [0.1, 0.95]], classes: "
+          "[person], loiter_s: 30}"};
+}
+
+void add_zones_fields(std::vector<FieldSpec>& t) {
+  using F = FieldType;
+  FieldSpec zones{
+      .section = "zones",
+      .name = "",
+      .type = F::kRecordList,
+      .default_value = no_records(),
+      .description = "Each zone a mapping; none by default.",
+      .members = {
+          name_member("zones",
+                      "Its name, unique among the camera's zones and lines; it names "
+                      "MQTT topics, metric labels and events."),
+          camera_member("zones"),
+          {.section = "zones",
+           .name = "points",
+           .type = F::kPointList,
+           .default_value = no_points(),
+           .min = 0,
+           .max = 1,
+           .description = "Its corners in order, [x, y] each a fraction of the frame: (0, 0) "
+                          "top left, (1, 1) bottom right.",
+           .rule = three_points,
+           .required = true},
+          classes_member("zones"),
+          anchor_member("zones"),
+          {.section = "zones",
+           .name = "loiter_s",
+           .type = F::kFloat,
+           .default_value = 0.0,
+           .min = 0,
+           .max = 86400,
+           .description = "An object in the zone longer than this many seconds raises a loiter "
+                          "event (once per stay); 0: never."},
+          {.section = "zones",
+           .name = "inertia_s",
+           .type = F::kFloat,
+           .default_value = 0.3,
+           .min = 0,
+           .max = 10,
+           .description = "Seconds an object must be inside (or outside) before it enters (or "
+                          "leaves): a box flickering on the edge counts nothing."},
+      }};
+  bind_list_section(zones, &Config::zones, &ZoneConfig::name, &ZoneConfig::camera,
+                    &ZoneConfig::points, &ZoneConfig::classes, &ZoneConfig::anchor,
+                    &ZoneConfig::loiter_s, &ZoneConfig::inertia_s);
+  t.push_back(std::move(zones));
+}
+
+}  // namespace yolo::config::section_files
