@@ -73,6 +73,7 @@ class Validator {
     check_combinations(config);
     resolve_paths(config);
     if (options_.check_files) check_files(config);
+    check_class_names(config);
     if (!problems_.empty()) {
       // In file order, like a compiler; problems without a place (defaults) last.
       std::stable_sort(problems_.begin(), problems_.end(), [](const auto& a, const auto& b) {
@@ -625,7 +626,8 @@ class Validator {
   }
 
   // Class names of zones and lines are the model's (LoadOptions::class_names), or the labels
-  // file's when model.labels is set.
+  // file's when model.labels is set; checked only when the caller gives the hook (a tool that
+  // only shows a config does not).
   void check_class_names(const Config& c) {
     std::vector<std::pair<std::string, const std::vector<std::string>*>> lists;
     for (std::size_t i = 0; i < c.zones.size(); ++i) {
@@ -639,6 +641,7 @@ class Validator {
     if (!any) return;
     std::optional<std::vector<std::string>> known;
     std::string from;
+    if (!options_.class_names) return;
     if (!c.model.labels.empty()) {
       std::ifstream in(c.model.labels);
       std::vector<std::string> names;
@@ -648,7 +651,7 @@ class Validator {
       }
       if (in.eof() && !names.empty()) known = std::move(names);
       from = "the labels file " + c.model.labels.string();
-    } else if (options_.class_names && !c.model.path.empty()) {
+    } else {
       known = options_.class_names(c.model.path);
       from = "the model " + c.model.path.string();
     }
@@ -766,7 +769,6 @@ class Validator {
       require_file("model.labels", c.model.labels, "the labels file (one class name per line)");
     }
     if (usable("source.uri")) check_source(c);
-    check_class_names(c);
     if (usable("telemetry.sysfs_root") && !fs::is_directory(c.telemetry.sysfs_root)) {
       add("telemetry.sysfs_root", written_at("telemetry.sysfs_root"),
           "no such folder '" + c.telemetry.sysfs_root.string() +

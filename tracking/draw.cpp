@@ -94,13 +94,9 @@ void draw_scene(cv::Mat& bgr, const SceneDrawing& scene) {
       for (const cv::Point2f& p : t.trail) trail.push_back(rounded(p));
       cv::polylines(bgr, trail, false, color, lw, cv::LINE_AA);
     }
-    const std::string id = "#" + std::to_string(t.id);
-    // Right-aligned on the box's top-right corner, inside it: the class label sits at its left.
-    int baseline = 0;
-    const cv::Size text = cv::getTextSize(id, cv::FONT_HERSHEY_SIMPLEX, 0.5, 1, &baseline);
-    vision::draw_tag(bgr, id,
-                     {static_cast<int>(t.box.x2) - text.width - 6, static_cast<int>(t.box.y1)},
-                     color, 0.7);
+    // Just below the box's bottom-left corner: the class label sits on or above its top edge.
+    vision::draw_tag(bgr, "#" + std::to_string(t.id),
+                     {static_cast<int>(t.box.x1), static_cast<int>(t.box.y2) + 1}, color, 0.7);
   }
 }
 

@@ -28,7 +28,7 @@ struct SceneDrawing {
 };
 
 // Draws in place, over the detections' boxes (vision::annotate, drawn first): each track's trail
-// and its id ("#12") at its box's top-right corner, each zone (outline, a light fill, its name
+// and its id ("#12") under its box's bottom-left corner, each zone (outline, a light fill, its name
 // with how many are in it now and how many entered), each line (the segment, an arrow into its in
 // side, its name with the in and out counts). Sized from the image as annotate() is.
 void draw_scene(cv::Mat& bgr, const SceneDrawing& scene);

@@ -41,7 +41,7 @@ TEST(Draw, ZonesLinesTrailsAndIdsAppearWhereTheyAre) {
   EXPECT_TRUE(changed({200, 550, 20, 20})) << "the zone's fill";
   EXPECT_TRUE(changed({800, 640, 300, 10})) << "the line";
   EXPECT_TRUE(changed({520, 440, 60, 50})) << "the trail";
-  EXPECT_TRUE(changed({560, 90, 130, 40})) << "the id tag";
+  EXPECT_TRUE(changed({600, 301, 40, 20})) << "the id tag";
   EXPECT_FALSE(changed({900, 100, 100, 100})) << "nothing is drawn elsewhere";
 }
 
