@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tracking/counts.h"
 
+#include <cstdio>
 #include <ctime>
 #include <stdexcept>
 
@@ -74,6 +75,9 @@ Counts counts_from_json(const nlohmann::json& json) {
     const nlohmann::json hours = j.value("hours", nlohmann::json::object());
     if (!hours.is_object()) bad(where + ".hours", "expected {\"HOUR\": {...}, ...}");
     for (const auto& [hour, tallies] : hours.items()) {
+      if (!hour_start(hour)) {
+        bad(where + ".hours." + hour, "not a local hour such as 2026-11-28T08:00+01:00");
+      }
       p.hours[hour] = tallies_from(tallies, where + ".hours." + hour);
     }
     counts.places.push_back(std::move(p));
@@ -90,6 +94,27 @@ std::string local_hour(std::chrono::system_clock::time_point time) {
   // ISO 8601's offset has a colon: +0100 -> +01:00.
   if (n < 5) return std::string(text, n);
   return std::string(text, n - 2) + ":" + std::string(text + n - 2, 2);
+}
+
+std::optional<std::chrono::system_clock::time_point> hour_start(std::string_view key) {
+  const std::string s(key);
+  std::tm tm{};
+  char sign = 0;
+  int offset_h = 0;
+  int offset_m = 0;
+  int used = 0;
+  if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:00%c%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                  &tm.tm_hour, &sign, &offset_h, &offset_m, &used) != 7 ||
+      used != static_cast<int>(s.size()) || s.size() != 22 || (sign != '+' && sign != '-') ||
+      tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour < 0 ||
+      tm.tm_hour > 23 || offset_h < 0 || offset_h > 23 || offset_m < 0 || offset_m > 59) {
+    return std::nullopt;
+  }
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  // The local clock's reading as if it were UTC, less the offset: the instant.
+  const auto offset = std::chrono::minutes((sign == '-' ? -1 : 1) * (offset_h * 60 + offset_m));
+  return std::chrono::system_clock::from_time_t(timegm(&tm)) - offset;
 }
 
 }  // namespace yolo::tracking

@@ -4,7 +4,9 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -41,11 +43,19 @@ struct Counts {
   bool operator==(const Counts&) const = default;
 };
 
+// As JSON: {"places": [{"camera", "name", "kind": "line" or "zone", "since": UTC ISO 8601 with
+// milliseconds ("2026-11-28T07:00:00.000Z", as events' times: readable in the file and exact to
+// the millisecond), "total": {"car": {"in": 41, "out": 17}, ...}, "hours":
+// {"2026-11-28T08:00+01:00":
+// {"car": {"in": 4, "out": 2}}, ...}}, ...]}.
 nlohmann::json to_json(const Counts& counts);
-// Throws std::runtime_error naming what is wrong when `json` is not what to_json writes.
+// Throws std::runtime_error naming the key that is wrong (as "places[2].hours.X") and what was
+// expected there, when `json` is not what to_json writes.
 Counts counts_from_json(const nlohmann::json& json);
 
 // The local hour of `time` as PlaceCounts::hours keys it.
 std::string local_hour(std::chrono::system_clock::time_point time);
+// When the hour keyed `key` (as local_hour() writes it) began; nullopt for any other text.
+std::optional<std::chrono::system_clock::time_point> hour_start(std::string_view key);
 
 }  // namespace yolo::tracking

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "tracking/geometry.h"
 #include "vision/annotate.h"
@@ -94,9 +95,15 @@ void draw_scene(cv::Mat& bgr, const SceneDrawing& scene) {
       for (const cv::Point2f& p : t.trail) trail.push_back(rounded(p));
       cv::polylines(bgr, trail, false, color, lw, cv::LINE_AA);
     }
+    // A thin box of its own: annotate() draws only the detections above the shown score, so a
+    // track predicted through a miss, or kept by a low-score box, would have none.
+    cv::rectangle(bgr, rounded({t.box.x1, t.box.y1}), rounded({t.box.x2, t.box.y2}), color, 1,
+                  cv::LINE_AA);
     // Just below the box's bottom-left corner: the class label sits on or above its top edge.
-    vision::draw_tag(bgr, "#" + std::to_string(t.id),
-                     {static_cast<int>(t.box.x1), static_cast<int>(t.box.y2) + 1}, color, 0.7);
+    std::string id = std::to_string(t.id);
+    id.insert(id.begin(), '#');
+    vision::draw_tag(bgr, id, {static_cast<int>(t.box.x1), static_cast<int>(t.box.y2) + 1}, color,
+                     0.7);
   }
 }
 

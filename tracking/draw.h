@@ -27,10 +27,11 @@ struct SceneDrawing {
   const vision::ClassNames& names;
 };
 
-// Draws in place, over the detections' boxes (vision::annotate, drawn first): each track's trail
-// and its id ("#12") under its box's bottom-left corner, each zone (outline, a light fill, its name
-// with how many are in it now and how many entered), each line (the segment, an arrow into its in
-// side, its name with the in and out counts). Sized from the image as annotate() is.
+// Draws in place, over the detections' boxes (vision::annotate, drawn first): each track's trail,
+// a thin box (so that a track predicted through a miss shows too) and its id ("#12") under the
+// box's bottom-left corner; each zone (outline, a light fill, its name with how many are in it
+// now and how many entered); each line (the segment, an arrow into its in side, its name with the
+// in and out counts). Sized from the image as annotate() is.
 void draw_scene(cv::Mat& bgr, const SceneDrawing& scene);
 
 }  // namespace yolo::tracking

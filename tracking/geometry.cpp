@@ -62,8 +62,8 @@ bool segments_meet(cv::Point2f a, cv::Point2f b, cv::Point2f c, cv::Point2f d) {
          (d3 == 0 && on_segment(a, b, c)) || (d4 == 0 && on_segment(a, b, d));
 }
 
-PlacedLine::PlacedLine(cv::Point2f from, cv::Point2f to, Side in)
-    : from_(from), to_(to), length_(std::hypot(to.x - from.x, to.y - from.y)) {
+PlacedLine::PlacedLine(cv::Point2f from, cv::Point2f to, Side in, float margin)
+    : from_(from), to_(to), length_(std::hypot(to.x - from.x, to.y - from.y)), margin_(margin) {
   // A point one pixel to the named side of the segment's middle (y grows downwards) tells which
   // sign of the cross product is "in". The config refuses above/below on a vertical line and
   // left/right on a horizontal one, where that point would lie on the line.
@@ -95,6 +95,28 @@ float PlacedLine::along(cv::Point2f p) const {
   if (length_ <= 0) return 0;
   const cv::Point2f d = to_ - from_;
   return ((p.x - from_.x) * d.x + (p.y - from_.y) * d.y) / (length_ * length_);
+}
+
+std::optional<bool> PlacedLine::side(cv::Point2f p) const {
+  // A zero-length line (the config refuses one) has no sides: it counts nothing.
+  if (length_ <= 0) return std::nullopt;
+  const float d = distance(p);
+  const float slack = margin_ / length_;
+  const float a = along(p);
+  if (std::abs(d) <= margin_ || a < -slack || a > 1 + slack) return std::nullopt;
+  return d > 0;
+}
+
+std::optional<Direction> PlacedLine::advance(LineStanding& s, cv::Point2f p) const {
+  if (s.last && segments_meet(*s.last, p, from_, to_)) s.met = true;
+  s.last = p;
+  const std::optional<bool> now = side(p);
+  if (!now) return std::nullopt;
+  std::optional<Direction> crossed;
+  if (s.in_side && *s.in_side != *now && s.met) crossed = *now ? Direction::kIn : Direction::kOut;
+  s.in_side = now;
+  s.met = false;
+  return crossed;
 }
 
 }  // namespace yolo::tracking

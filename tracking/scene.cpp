@@ -12,15 +12,43 @@ namespace yolo::tracking {
 
 namespace {
 
-// Hours of counts kept per place: a week.
-constexpr std::size_t kHoursKept = 7 * 24;
+// Hours of counts kept per place: a week's.
+constexpr auto kHoursKept = std::chrono::hours(7 * 24);
 
 double seconds(SteadyTime a, SteadyTime b) {
   return std::chrono::duration<double>(b - a).count();
 }
 
-bool counts_class(const std::vector<std::string>& classes, const std::string& label) {
-  return classes.empty() || std::find(classes.begin(), classes.end(), label) != classes.end();
+// The classes a place counts: its filter's names as the model's class ids.
+struct ClassFilter {
+  bool every = true;
+  std::vector<int> ids;
+
+  bool counts(int class_id) const {
+    return every || std::find(ids.begin(), ids.end(), class_id) != ids.end();
+  }
+};
+
+// A name the model does not have matches nothing: the config refuses one before it gets here,
+// and counting every class instead would be the wrong way to fail.
+ClassFilter resolve(const std::vector<std::string>& classes, const vision::ClassNames& names) {
+  ClassFilter f;
+  f.every = classes.empty();
+  for (const std::string& c : classes) {
+    const auto it = std::find(names.names().begin(), names.names().end(), c);
+    if (it != names.names().end()) {
+      f.ids.push_back(static_cast<int>(it - names.names().begin()));
+    }
+  }
+  return f;
+}
+
+// Drops the hours that began a week or more before `now`.
+void prune(PlaceCounts& p, std::chrono::system_clock::time_point now) {
+  std::erase_if(p.hours, [&](const auto& hour) {
+    const auto start = hour_start(hour.first);
+    return !start || *start <= now - kHoursKept;
+  });
 }
 
 void count(PlaceCounts& p, const std::string& label, bool in,
@@ -29,14 +57,15 @@ void count(PlaceCounts& p, const std::string& label, bool in,
   Tally& hour = p.hours[local_hour(wall)][label];
   (in ? total.in : total.out) += 1;
   (in ? hour.in : hour.out) += 1;
-  while (p.hours.size() > kHoursKept) p.hours.erase(p.hours.begin());
+  prune(p, wall);
 }
 
 // One track's standing in a zone.
 struct Member {
   bool inside = false;
-  // The anchor is on the other side than `inside` says since this time (inertia).
+  // Since when its anchor has been on the other side than `inside` says (inertia).
   std::optional<SteadyTime> changing_since;
+  // When its anchor came in: the stay's start, before inertia let the enter count.
   SteadyTime entered{};
   bool loitered = false;
 };
@@ -44,39 +73,19 @@ struct Member {
 struct ZoneState {
   config::ZoneConfig config;
   PlaceCounts counts;
+  ClassFilter filter;
   std::map<std::int64_t, Member> members;
-};
-
-// One track's standing against a line: the side its anchor was last clearly on, and where.
-struct Committed {
-  bool in_side = false;
-  cv::Point2f at;
 };
 
 struct LineState {
   config::LineConfig config;
   PlaceCounts counts;
-  std::map<std::int64_t, Committed> committed;
+  ClassFilter filter;
+  std::map<std::int64_t, LineStanding> standing;
 };
 
-ObjectEvent event_of(ObjectEventKind kind, const Track& t, const std::string& camera,
-                     const std::string& label, std::chrono::system_clock::time_point wall,
-                     SteadyTime when, std::int64_t frame) {
-  ObjectEvent e;
-  e.kind = kind;
-  e.camera = camera;
-  e.track_id = t.id;
-  e.class_id = t.class_id;
-  e.label = label;
-  e.box = t.box;
-  e.score = t.score;
-  e.best_score = t.best_score;
-  e.best_frame = t.best_frame;
-  e.best_box = t.best_box;
-  e.wall = wall;
-  e.when = when;
-  e.frame_index = frame;
-  return e;
+cv::Point2f centre(const vision::Box& b) {
+  return {(b.x1 + b.x2) / 2, (b.y1 + b.y2) / 2};
 }
 
 }  // namespace
@@ -89,20 +98,60 @@ struct Scene::State {
   cv::Size size;
   std::uint64_t version = 0;
 
-  PlaceCounts fresh(const std::string& name, bool line) const {
+  PlaceCounts fresh(const std::string& name, bool line,
+                    std::chrono::system_clock::time_point since) const {
     PlaceCounts p;
     p.camera = camera;
     p.name = name;
     p.line = line;
-    p.since = std::chrono::system_clock::now();
+    p.since = since;
     return p;
   }
+};
 
-  void forget_tracks() {
-    for (ZoneState& z : zones) z.members.clear();
-    for (LineState& l : lines) l.committed.clear();
+namespace {
+
+// Makes the events of one frame, each kind in its own list so that they come out in order.
+struct Events {
+  const std::string& camera;
+  const vision::ClassNames& names;
+  std::chrono::system_clock::time_point wall;
+  SteadyTime when;
+  std::int64_t frame;
+  std::vector<ObjectEvent> news, enters, crosses, loiters, leaves, ends;
+
+  ObjectEvent& add(std::vector<ObjectEvent>& list, ObjectEventKind kind, const Track& t,
+                   const std::string& place = {}, double duration_s = 0) {
+    ObjectEvent& e = list.emplace_back();
+    e.kind = kind;
+    e.camera = camera;
+    e.place = place;
+    e.track_id = t.id;
+    e.class_id = t.class_id;
+    e.label = names.name(t.class_id);
+    e.box = t.box;
+    e.score = t.score;
+    e.best_score = t.best_score;
+    e.best_frame = t.best_frame;
+    e.best_box = t.best_box;
+    e.wall = wall;
+    e.when = when;
+    e.frame_index = frame;
+    e.duration_s = duration_s;
+    return e;
+  }
+
+  std::vector<ObjectEvent> in_order() {
+    std::vector<ObjectEvent> out;
+    for (auto* list : {&news, &enters, &crosses, &loiters, &leaves, &ends}) {
+      out.insert(out.end(), std::make_move_iterator(list->begin()),
+                 std::make_move_iterator(list->end()));
+    }
+    return out;
   }
 };
+
+}  // namespace
 
 Scene::Scene(std::string camera) : state_(std::make_unique<State>()) {
   state_->camera = std::move(camera);
@@ -120,21 +169,25 @@ void Scene::configure(const std::vector<config::ZoneConfig>& zones,
                       const vision::ClassNames& names) {
   State& s = *state_;
   s.names = names;
+  const auto now = std::chrono::system_clock::now();
   std::vector<ZoneState> next_zones;
   for (const config::ZoneConfig& z : zones) {
     if (z.camera != s.camera) continue;
     auto old = std::find_if(s.zones.begin(), s.zones.end(),
                             [&](const ZoneState& o) { return o.config == z; });
-    next_zones.push_back(old != s.zones.end() ? std::move(*old)
-                                              : ZoneState{z, s.fresh(z.name, false), {}});
+    ZoneState& next = next_zones.emplace_back(
+        old != s.zones.end() ? std::move(*old) : ZoneState{z, s.fresh(z.name, false, now), {}, {}});
+    // Another model may name the same classes with other ids.
+    next.filter = resolve(z.classes, names);
   }
   std::vector<LineState> next_lines;
   for (const config::LineConfig& l : lines) {
     if (l.camera != s.camera) continue;
     auto old = std::find_if(s.lines.begin(), s.lines.end(),
                             [&](const LineState& o) { return o.config == l; });
-    next_lines.push_back(old != s.lines.end() ? std::move(*old)
-                                              : LineState{l, s.fresh(l.name, true), {}});
+    LineState& next = next_lines.emplace_back(
+        old != s.lines.end() ? std::move(*old) : LineState{l, s.fresh(l.name, true, now), {}, {}});
+    next.filter = resolve(l.classes, names);
   }
   s.zones = std::move(next_zones);
   s.lines = std::move(next_lines);
@@ -143,17 +196,22 @@ void Scene::configure(const std::vector<config::ZoneConfig>& zones,
 
 void Scene::restore(const Counts& counts) {
   State& s = *state_;
+  const auto now = std::chrono::system_clock::now();
   for (const PlaceCounts& p : counts.places) {
     if (p.camera != s.camera) continue;
+    PlaceCounts* into = nullptr;
     if (p.line) {
       for (LineState& l : s.lines) {
-        if (l.config.name == p.name) l.counts = p;
+        if (l.config.name == p.name) into = &l.counts;
       }
     } else {
       for (ZoneState& z : s.zones) {
-        if (z.config.name == p.name) z.counts = p;
+        if (z.config.name == p.name) into = &z.counts;
       }
     }
+    if (!into) continue;
+    *into = p;
+    prune(*into, now);
   }
   ++s.version;
 }
@@ -163,132 +221,99 @@ std::vector<ObjectEvent> Scene::update(const TrackUpdate& update, cv::Size frame
                                        std::int64_t frame_index) {
   State& s = *state_;
   if (frame != s.size) {
-    // Another resolution: where a track was on the old frame says nothing on this one.
-    s.forget_tracks();
+    // Another resolution: a line's standings are pixels of the old frame, and a path from there
+    // to here would be a phantom crossing. Zone memberships do not depend on the resolution, and
+    // the tracks ended now (the tracker ends every track then) still leave their zones.
+    for (LineState& l : s.lines) l.standing.clear();
     s.size = frame;
   }
-  std::vector<ObjectEvent> news, enters, crosses, loiters, leaves, ends;
-  const auto make = [&](ObjectEventKind kind, const Track& t) {
-    return event_of(kind, t, s.camera, s.names.name(t.class_id), wall, when, frame_index);
-  };
+  Events ev{s.camera, s.names, wall, when, frame_index, {}, {}, {}, {}, {}, {}};
   for (std::int64_t id : update.confirmed) {
-    for (const Track& t : update.tracks) {
-      if (t.id == id) news.push_back(make(ObjectEventKind::kNew, t));
-    }
+    const auto t = std::find_if(update.tracks.begin(), update.tracks.end(),
+                                [&](const Track& x) { return x.id == id; });
+    if (t != update.tracks.end()) ev.add(ev.news, ObjectEventKind::kNew, *t);
   }
-  const float diagonal =
-      std::hypot(static_cast<float>(frame.width), static_cast<float>(frame.height));
   for (ZoneState& z : s.zones) {
+    const std::string& name = z.config.name;
     std::vector<cv::Point2f> polygon;
     for (const auto& p : z.config.points) polygon.push_back(place(p, frame));
     for (const Track& t : update.tracks) {
-      const std::string label = s.names.name(t.class_id);
-      if (!counts_class(z.config.classes, label)) continue;
+      if (!z.filter.counts(t.class_id)) continue;
       Member& m = z.members[t.id];
-      const bool in = inside(polygon, anchor_point(t.box, z.config.anchor));
+      // Only where a detection put it moves it (a prediction through a miss may drift): unseen,
+      // it stays on the side it was last seen on.
+      const bool last_seen_in = m.changing_since ? !m.inside : m.inside;
+      const bool in = t.seen ? inside(polygon, anchor_point(t.box, z.config.anchor)) : last_seen_in;
       if (in == m.inside) {
         m.changing_since.reset();
       } else {
         if (!m.changing_since) m.changing_since = when;
         if (seconds(*m.changing_since, when) >= z.config.inertia_s) {
           m.inside = in;
-          m.changing_since.reset();
           if (in) {
-            m.entered = when;
+            m.entered = *m.changing_since;
             m.loitered = false;
-            enters.push_back(make(ObjectEventKind::kEnter, t));
-            enters.back().place = z.config.name;
-            count(z.counts, label, true, wall);
-            ++s.version;
+            ev.add(ev.enters, ObjectEventKind::kEnter, t, name);
           } else {
-            leaves.push_back(make(ObjectEventKind::kLeave, t));
-            leaves.back().place = z.config.name;
-            leaves.back().duration_s = seconds(m.entered, when);
-            count(z.counts, label, false, wall);
-            ++s.version;
+            ev.add(ev.leaves, ObjectEventKind::kLeave, t, name,
+                   seconds(m.entered, *m.changing_since));
           }
+          m.changing_since.reset();
+          count(z.counts, s.names.name(t.class_id), in, wall);
+          ++s.version;
         }
       }
       if (m.inside && z.config.loiter_s > 0 && !m.loitered &&
           seconds(m.entered, when) >= z.config.loiter_s) {
         m.loitered = true;
-        loiters.push_back(make(ObjectEventKind::kLoiter, t));
-        loiters.back().place = z.config.name;
-        loiters.back().duration_s = seconds(m.entered, when);
+        ev.add(ev.loiters, ObjectEventKind::kLoiter, t, name, seconds(m.entered, when));
       }
     }
     for (const Track& t : update.ended) {
       const auto it = z.members.find(t.id);
       if (it == z.members.end()) continue;
       if (it->second.inside) {
-        leaves.push_back(make(ObjectEventKind::kLeave, t));
-        leaves.back().place = z.config.name;
-        leaves.back().duration_s = seconds(it->second.entered, when);
+        ev.add(ev.leaves, ObjectEventKind::kLeave, t, name,
+               std::max(0.0, seconds(it->second.entered, t.last_seen)));
         count(z.counts, s.names.name(t.class_id), false, wall);
         ++s.version;
       }
       z.members.erase(it);
     }
   }
+  const float diagonal =
+      std::hypot(static_cast<float>(frame.width), static_cast<float>(frame.height));
   for (LineState& l : s.lines) {
-    const PlacedLine line(place(l.config.from, frame), place(l.config.to, frame), l.config.in);
-    const float margin = static_cast<float>(l.config.hysteresis) * diagonal;
-    // A point this far past either end along the line still counts as at the line.
-    const float slack = line.length() > 0 ? margin / line.length() : 0;
+    const PlacedLine line(place(l.config.from, frame), place(l.config.to, frame), l.config.in,
+                          static_cast<float>(l.config.hysteresis) * diagonal);
     for (const Track& t : update.tracks) {
-      const std::string label = s.names.name(t.class_id);
-      if (!counts_class(l.config.classes, label)) continue;
-      // Within the margin (jitter on the line) or beside the segment, a point takes no side.
-      const auto side_of = [&](cv::Point2f p) -> std::optional<bool> {
-        const float d = line.distance(p);
-        const float along = line.along(p);
-        if (std::abs(d) <= margin || along < -slack || along > 1 + slack) return std::nullopt;
-        return d > 0;
-      };
+      // Only detections move an anchor across a line: a prediction through a miss is a guess.
+      if (!t.seen || !l.filter.counts(t.class_id)) continue;
       const cv::Point2f p = anchor_point(t.box, l.config.anchor);
-      auto it = l.committed.find(t.id);
-      if (it == l.committed.end()) {
-        // A track is reported once confirmed, a few frames after it was first seen: where it was
-        // then (its trail, the box centre moved to the anchor) is its first side, so a crossing
-        // during those frames still counts.
-        const cv::Point2f offset =
-            p - cv::Point2f((t.box.x1 + t.box.x2) / 2, (t.box.y1 + t.box.y2) / 2);
+      const auto [it, fresh] = l.standing.try_emplace(t.id);
+      std::vector<Direction> crossed;
+      if (fresh) {
+        // A track is reported once confirmed, a few frames after it was first seen: its path
+        // until then (its trail of box centres, moved to the anchor) counts too.
+        const cv::Point2f offset = p - centre(t.box);
         for (const cv::Point2f& c : t.trail) {
-          if (const auto side = side_of(c + offset)) {
-            it = l.committed.emplace(t.id, Committed{*side, c + offset}).first;
-            break;
-          }
-        }
-        if (it == l.committed.end()) {
-          if (const auto side = side_of(p)) l.committed.emplace(t.id, Committed{*side, p});
-          continue;
+          if (const auto d = line.advance(it->second, c + offset)) crossed.push_back(*d);
         }
       }
-      const std::optional<bool> side = side_of(p);
-      if (!side) continue;
-      const bool in_side = *side;
-      Committed& c = it->second;
-      if (c.in_side != in_side && segments_meet(c.at, p, line.from(), line.to())) {
-        crosses.push_back(make(ObjectEventKind::kCross, t));
-        crosses.back().place = l.config.name;
-        crosses.back().direction = in_side ? Direction::kIn : Direction::kOut;
-        count(l.counts, label, in_side, wall);
+      if (const auto d = line.advance(it->second, p)) crossed.push_back(*d);
+      for (const Direction d : crossed) {
+        ev.add(ev.crosses, ObjectEventKind::kCross, t, l.config.name).direction = d;
+        count(l.counts, s.names.name(t.class_id), d == Direction::kIn, wall);
         ++s.version;
       }
-      c = {in_side, p};
     }
-    for (const Track& t : update.ended) l.committed.erase(t.id);
+    for (const Track& t : update.ended) l.standing.erase(t.id);
   }
   for (const Track& t : update.ended) {
-    ends.push_back(make(ObjectEventKind::kEnd, t));
-    ends.back().duration_s = seconds(t.first_seen, t.last_seen);
+    ev.add(ev.ends, ObjectEventKind::kEnd, t, {},
+           std::max(0.0, seconds(t.first_seen, t.last_seen)));
   }
-  std::vector<ObjectEvent> out;
-  for (auto* list : {&news, &enters, &crosses, &loiters, &leaves, &ends}) {
-    out.insert(out.end(), std::make_move_iterator(list->begin()),
-               std::make_move_iterator(list->end()));
-  }
-  return out;
+  return ev.in_order();
 }
 
 Counts Scene::counts() const {
@@ -311,15 +336,13 @@ bool Scene::reset(std::string_view place, std::chrono::system_clock::time_point 
   State& s = *state_;
   for (ZoneState& z : s.zones) {
     if (z.config.name != place) continue;
-    z.counts = s.fresh(z.config.name, false);
-    z.counts.since = now;
+    z.counts = s.fresh(z.config.name, false, now);
     ++s.version;
     return true;
   }
   for (LineState& l : s.lines) {
     if (l.config.name != place) continue;
-    l.counts = s.fresh(l.config.name, true);
-    l.counts.since = now;
+    l.counts = s.fresh(l.config.name, true, now);
     ++s.version;
     return true;
   }
