@@ -171,7 +171,11 @@ int Service::start() {
        .status = [this] { return status(); },
        .call = [this](ControlRequest r,
                       std::chrono::milliseconds t) { return control_.call(std::move(r), t); },
-       .post = [this](ControlRequest r) { control_.post(std::move(r)); }});
+       .post = [this](ControlRequest r) { control_.post(std::move(r)); },
+       .reset_counts =
+           [this](const std::string& camera, const std::string& place) {
+             return tracking_ && camera == tracking_->camera() && tracking_->request_reset(place);
+           }});
   auto reservoir =
       std::make_unique<CalibrationReservoir>(events_, options_.state_dir / "calibration");
   reservoir_ = reservoir.get();

@@ -33,6 +33,8 @@ struct OutputContext {
   std::function<std::optional<ControlReply>(ControlRequest, std::chrono::milliseconds)> call;
   // Hands a request to the control loop without waiting for it.
   std::function<void(ControlRequest)> post;
+  // Starts a zone's or line's counts again; false when the camera has no place of that name.
+  std::function<bool(const std::string& camera, const std::string& place)> reset_counts{};
   // The Prometheus text of GET /metrics (filled in by make_outputs()).
   std::function<std::string()> metrics{};
 };

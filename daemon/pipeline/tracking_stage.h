@@ -42,6 +42,7 @@ class TrackingStage {
   // theirs.
   void restore(const tracking::Counts& counts);
   bool enabled() const { return settings_.tracking.enabled; }
+  const std::string& camera() const { return camera_; }
   // The lowest detection score the tracker wants: the detector keeps boxes down to it.
   float low_score() const { return static_cast<float>(settings_.tracking.low_score); }
 
