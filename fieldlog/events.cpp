@@ -40,6 +40,7 @@ constexpr std::array kSpecs = {
     EventSpec{K::kMqttUnreachable, "mqtt_unreachable", false},
     EventSpec{K::kGpioLineUnavailable, "gpio_line_unavailable", false},
     EventSpec{K::kPrecisionButton, "precision_button", false},
+    EventSpec{K::kObject, "object", false},
     EventSpec{K::kLogLinesLost, "log_lines_lost", false},
 };
 

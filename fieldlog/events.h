@@ -42,6 +42,7 @@ enum class EventKind {
   kMqttUnreachable,           // the MQTT broker cannot be reached; retried
   kGpioLineUnavailable,       // a configured GPIO line cannot be requested
   kPrecisionButton,           // the precision button was pressed
+  kObject,                    // a tracked object did something (tracking/object_event.h)
   kLogLinesLost,              // the field log had to drop lines while the disk failed
 };
 

@@ -64,6 +64,14 @@ inline constexpr char kSpeedup[] = "speedup";
 inline constexpr char kMap50[] = "map50";
 // sensors: the sensors this device lacks.
 inline constexpr char kMissing[] = "missing";
+// object: a tracked object's event (tracking::to_json's keys; its "type" as kEventType): what it
+// did, on which camera, in which zone or across which line, which way, and the object's class.
+inline constexpr char kEventType[] = "event_type";
+inline constexpr char kCamera[] = "camera";
+inline constexpr char kZone[] = "zone";
+inline constexpr char kLine[] = "line";
+inline constexpr char kDirection[] = "direction";
+inline constexpr char kLabel[] = "label";
 
 }  // namespace key
 }  // namespace yolo::fieldlog

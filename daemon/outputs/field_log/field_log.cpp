@@ -12,9 +12,9 @@
 #include <optional>
 #include <utility>
 
-#include "text/time_format.h"
 #include "daemon/core/logger.h"
 #include "fieldlog/keys.h"
+#include "text/time_format.h"
 
 namespace yolo::daemon {
 
@@ -43,6 +43,46 @@ nlohmann::ordered_json event_line(const Event& event) {
   for (const auto& [key, value] : rest.items()) {
     if (key == fieldlog::key::kEvent || key == fieldlog::key::kTime) continue;
     line[key == fieldlog::key::kType ? "event_type" : key] = value;
+  }
+  return line;
+}
+
+// A tracked object's event as its line: "type", "event" ("object") and "time" first, then the
+// event's JSON (tracking::to_json) with its "type" as "event_type" (as event_line() does), and
+// "level" and "message" as every event line has them.
+nlohmann::ordered_json object_line(const tracking::ObjectEvent& event) {
+  nlohmann::ordered_json line;
+  line[fieldlog::key::kType] = fieldlog::kEventLine;
+  line[fieldlog::key::kEvent] = fieldlog::event_name(fieldlog::EventKind::kObject);
+  line[fieldlog::key::kTime] = text::iso8601_utc(event.wall);
+  std::string message = event.label + " " + std::to_string(event.track_id);
+  switch (event.kind) {
+    case tracking::ObjectEventKind::kNew:
+      message += " appeared";
+      break;
+    case tracking::ObjectEventKind::kEnter:
+      message += " entered zone " + event.place;
+      break;
+    case tracking::ObjectEventKind::kLeave:
+      message += " left zone " + event.place;
+      break;
+    case tracking::ObjectEventKind::kCross:
+      message += " crossed line " + event.place + " (" +
+                 std::string(tracking::direction_name(event.direction)) + ")";
+      break;
+    case tracking::ObjectEventKind::kLoiter:
+      message += " loiters in zone " + event.place;
+      break;
+    case tracking::ObjectEventKind::kEnd:
+      message += " is gone";
+      break;
+  }
+  nlohmann::json rest = tracking::to_json(event);
+  rest["level"] = level_name(config::LogLevel::kInfo);
+  rest["message"] = message + " on camera " + event.camera;
+  for (const auto& [key, value] : rest.items()) {
+    if (key == fieldlog::key::kTime) continue;
+    line[key == fieldlog::key::kType ? fieldlog::key::kEventType : key] = value;
   }
   return line;
 }
@@ -236,6 +276,11 @@ void FieldLog::run() {
           flush(false);
         }
         interval.add(**result);
+        // Written with the next interval line, not one write each: a busy road makes many
+        // events, and an SD card wears with every write.
+        for (const tracking::ObjectEvent& event : (*result)->object_events) {
+          writer.add(line_text(object_line(event)));
+        }
       } else if (auto* sample = std::get_if<telemetry::Sample>(&*item)) {
         interval.add(*sample);
       } else {

@@ -394,6 +394,59 @@ TEST(FieldLog, AReloadMovesTheLogFromTheNextLine) {
   EXPECT_EQ(log.status()["file"], (tmp.path() / "second" / "yolo-edge.jsonl").string());
 }
 
+// A tracked object's event as FrameResult carries it.
+tracking::ObjectEvent object_event(std::int64_t id, tracking::ObjectEventKind kind,
+                                   const std::string& place) {
+  tracking::ObjectEvent e;
+  e.id = id;
+  e.kind = kind;
+  e.camera = "main";
+  e.place = place;
+  e.direction = tracking::Direction::kOut;
+  e.track_id = 7;
+  e.label = "person";
+  e.box = {10, 20, 30, 60};
+  e.score = 0.8f;
+  e.wall = std::chrono::sys_days{std::chrono::year{2026} / 11 / 23} + 19h + 7min + 26s + 500ms;
+  e.frame_index = 12;
+  return e;
+}
+
+TEST(FieldLog, ObjectEventsAreEventLinesWithTheEventsJson) {
+  TempFolder tmp;
+  FieldLog log(options_in(tmp.path(), 60s));
+  log.start();
+  auto result = std::make_shared<FrameResult>(*frame(model("fp32"), 12));
+  result->object_events = {object_event(41, tracking::ObjectEventKind::kCross, "road"),
+                           object_event(42, tracking::ObjectEventKind::kEnter, "door")};
+  log.publish(result);
+  log.publish(frame(model("fp32"), 13));
+  log.stop();
+
+  const auto lines = read_lines(tmp.path());
+  const auto events = of_type(lines, "event");
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(event_names(lines), (std::vector<std::string>{"object", "object"}));
+  // tracking::to_json's keys, its "type" as "event_type", and the event's own time.
+  json expected = tracking::to_json(result->object_events[0]);
+  expected.erase("type");
+  for (const auto& [key, value] : expected.items()) EXPECT_EQ(events[0][key], value) << key;
+  EXPECT_EQ(events[0]["event_type"], "cross");
+  EXPECT_EQ(events[0]["time"], "2026-11-23T19:07:26.500Z");
+  EXPECT_EQ(events[0]["line"], "road");
+  EXPECT_EQ(events[0]["direction"], "out");
+  EXPECT_EQ(events[0]["camera"], "main");
+  EXPECT_EQ(events[0]["level"], "info");
+  EXPECT_EQ(events[0]["message"], "person 7 crossed line road (out) on camera main");
+  EXPECT_EQ(events[1]["event_type"], "enter");
+  EXPECT_EQ(events[1]["zone"], "door");
+  EXPECT_EQ(events[1]["id"], 42);
+  // The frames are counted in the interval line as before.
+  const auto intervals = of_type(lines, "interval");
+  ASSERT_EQ(intervals.size(), 1u);
+  EXPECT_EQ(intervals[0]["frames"], 2);
+}
+
 TEST(FieldLog, PublishDoesNotWaitForTheDisk) {
   TempFolder tmp;
   FieldLog log(options_in(tmp.path(), 60s));
