@@ -19,7 +19,12 @@ constexpr auto kStopLimit = std::chrono::seconds(5);
 
 StateSaver::StateSaver(Events& events, EventLog& log, std::filesystem::path state_dir,
                        std::chrono::milliseconds period)
-    : events_(events), log_(log), dir_(std::move(state_dir)), period_(period) {}
+    : events_(events),
+      log_(log),
+      dir_(std::move(state_dir)),
+      period_(period),
+      // What the log holds now was read from the folder at start: not written again.
+      saved_events_(log.version()) {}
 
 StateSaver::~StateSaver() {
   stop();
@@ -54,8 +59,6 @@ bool StateSaver::stop() {
 }
 
 void StateSaver::run() {
-  // An earlier run's events are the log's already (restored at start): not written again.
-  saved_events_ = log_.version();
   std::unique_lock lock(mutex_);
   for (;;) {
     wake_.wait_for(lock, period_, [this] { return stopping_; });

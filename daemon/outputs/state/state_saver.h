@@ -42,7 +42,6 @@ class StateSaver : public Publisher {
   EventLog& log_;
   std::filesystem::path dir_;
   std::chrono::milliseconds period_;
-  Worker worker_;
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;
@@ -51,12 +50,15 @@ class StateSaver : public Publisher {
 
   // The thread's own.
   std::uint64_t saved_scene_ = 0;
-  std::uint64_t saved_events_ = 0;
+  std::uint64_t saved_events_;
   bool failing_ = false;
 
   // What status() shows.
   std::int64_t writes_ = 0;
   std::string error_;
+
+  // Last: its thread uses the members above.
+  Worker worker_;
 };
 
 }  // namespace yolo::daemon
