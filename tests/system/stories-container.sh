@@ -63,6 +63,37 @@ story_configure() {
   wait_until 30 "frames counted by the status API" '[ "$(status_field .frames)" -gt 0 ]'
 }
 
+# Issue 39: a counting line added to the installed config counts the clip's vehicles; the counts
+# and the events are kept in the state folder across a restart and go on from there.
+story_events() {
+  local line counts first events last_id second
+  line='  - {name: near, from: [0.08, 0.55], to: [0.85, 0.55], in: below, classes: [car, truck, bus, motorcycle]}'
+  guest_sh "sed -i 's/^lines: \\[\\]\$/lines:\\n$line/' $config_file"
+  expect_contains "the config" "$(guest_run cat $config_file)" "name: near"
+  guest_run runuser -u yolo-edge -- yolo-edge config --check $config_file
+  guest_run systemctl reload yolo-edged
+  # The clip loops every 11 s with 11 vehicles crossing; counts are written at stop.
+  sleep 25
+  guest_run systemctl restart yolo-edged
+  counts=$(guest_run cat /var/lib/yolo-edge/counts.json) || fail "no counts.json in the state folder"
+  first=$(jq '[.places[] | select(.name == "near") | .total[].in] | add // 0' <<<"$counts")
+  note "line near after 25 s: $first in"
+  [ "$first" -ge 10 ] || fail "line near counted $first vehicles in 25 s of the looping clip: $counts"
+  events=$(guest_run cat /var/lib/yolo-edge/events.json) || fail "no events.json in the state folder"
+  last_id=$(jq .last_id <<<"$events")
+  expect_eq "cross events kept" "$(jq '[.events[] | select(.type == "cross")] | length' <<<"$events")" "$first"
+  wait_until 60 "yolo-edged running after the restart" unit_is_running
+  sleep 15
+  guest_run systemctl restart yolo-edged
+  counts=$(guest_run cat /var/lib/yolo-edge/counts.json)
+  second=$(jq '[.places[] | select(.name == "near") | .total[].in] | add // 0' <<<"$counts")
+  note "after a restart and 15 s more: $second in"
+  [ "$second" -gt "$first" ] || fail "the counts did not go on from $first after the restart: $counts"
+  [ "$(guest_run cat /var/lib/yolo-edge/events.json | jq '.events[-1].id')" -gt "$last_id" ] ||
+    fail "event ids did not go on from $last_id"
+  wait_until 60 "yolo-edged running again" unit_is_running
+}
+
 # The daemon's journal entries carry structured fields (journalctl -o json).
 story_journal_fields() {
   local fields
@@ -319,6 +350,7 @@ story_remove_purge() {
 container_stories() {
   story install "apt install: user, groups, unit enabled, first start names model.path"
   story configure "README's commands: model, config check, restart to READY"
+  story events "a counting line counts the clip; counts and events survive a restart"
   story journal_fields "structured fields in journalctl -o json"
   story http "page, status, metrics, snapshot, MJPEG, SSE from the host; screenshot"
   story signals_openblas "OpenBLAS: 10 reloads, SIGTERM, restart (issue 28)"
