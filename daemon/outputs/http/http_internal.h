@@ -13,9 +13,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -38,6 +40,26 @@ int queue_error(MHD_Connection* connection, int status, const std::string& messa
                 const Headers& headers = {});
 
 HttpAccess::Address address_of(const sockaddr* addr);
+
+// `text` as a whole number of 1 to 18 digits and nothing else (no sign, space or path): event
+// ids in paths, Last-Event-ID and the query.
+std::optional<std::int64_t> whole_number(std::string_view text);
+
+// An event as GET /api/events and the event stream give it: tracking::to_json() and the
+// addresses of its snapshot, crop and clip, each when its file is in `state_dir`'s events folder
+// or, with `expected`, when the settings say one is made for such an event (it may be written a
+// moment after the event is sent).
+struct ExpectedMedia {
+  const std::vector<tracking::ObjectEventKind>& snapshots;
+  bool crop;
+  const std::vector<tracking::ObjectEventKind>& clips;
+};
+nlohmann::json event_json(const tracking::ObjectEvent& event,
+                          const std::filesystem::path& state_dir,
+                          const ExpectedMedia* expected = nullptr);
+// A scene's zones and lines with their counts (by class; by local hour with `hours`) and
+// occupancy, in the order of the config.
+nlohmann::json counts_json(const SceneState& scene, bool hours);
 
 // Holds one of the max_viewers places for as long as a stream lasts.
 class ClientPlace {
@@ -90,6 +112,16 @@ class HttpServer::Exchange {
   std::size_t at = 0;
   bool hello = true;
   http::Clock::time_point quiet_since = http::Clock::now();
+
+  // An event stream's place in the event log (the last object event sent), and the counts message
+  // it had last.
+  std::int64_t event_id = 0;
+  std::shared_ptr<const std::string> counts_sent;
+
+  // A counts reset handed to the control thread, and whether the place was found.
+  std::string reset_camera;
+  std::string reset_place;
+  std::optional<bool> reset;
 
   // A control request handed to the control thread, and its reply.
   ControlRequest request;

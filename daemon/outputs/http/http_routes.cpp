@@ -1,16 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
-// Requests: the access handler, the routes, the login, the snapshot and the control API.
+// Requests: the access handler, the routes, the login, the snapshot, the events with their files,
+// the counts and the control API.
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <microhttpd.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
+#include "daemon/core/event_media.h"
 #include "daemon/outputs/http/http_internal.h"
 #include "daemon/outputs/http/web_assets.h"
+#include "text/time_format.h"
 
 namespace yolo::daemon {
 
@@ -25,6 +32,12 @@ namespace {
 constexpr auto kSnapshotFresh = std::chrono::seconds(1);
 
 constexpr const char* kJson = "application/json";
+
+// GET /api/events gives this many events unless asked for fewer or more (up to kMaxEventPage).
+constexpr std::int64_t kEventPage = 100;
+constexpr std::int64_t kMaxEventPage = 1000;
+// An event's files never change once written: a browser may keep them this long.
+constexpr const char* kMediaCache = "private, max-age=86400";
 
 std::string address_text(const HttpAccess::Address& a) {
   char text[INET6_ADDRSTRLEN] = "?";
@@ -91,7 +104,8 @@ std::string header(MHD_Connection* connection, MHD_ValueKind kind, const char* n
   return value ? value : "";
 }
 
-// What each path answers to.
+// What each path answers to. "{id}" in a path stands for an event id: digits only, at most 18
+// (any int64), so nothing a client sends but a number reaches a file name.
 struct Route {
   std::string_view path;
   std::string_view method;
@@ -103,12 +117,19 @@ constexpr Route kRoutes[] = {
     {"/snapshot.jpg", "GET"},
     {"/api/status", "GET"},
     {"/api/detections", "GET"},
+    {"/api/events", "GET"},
+    {"/api/events/{id}/snapshot.jpg", "GET"},
+    {"/api/events/{id}/crop.jpg", "GET"},
+    {"/api/events/{id}/clip.avi", "GET"},
+    {"/api/counts", "GET"},
     {"/metrics", "GET"},
     {"/login", "GET POST"},
     {"/logout", "POST"},
     {"/api/precision", "POST"},
     {"/api/reload", "POST"},
+    {"/api/counts/reset", "POST"},
 };
+constexpr std::string_view kId = "{id}";
 
 // Whether `method` is one of the route's (a space-separated list).
 bool allows(const Route& route, std::string_view method) {
@@ -121,11 +142,67 @@ bool allows(const Route& route, std::string_view method) {
   return false;
 }
 
-const Route* route_of(std::string_view path) {
+// The route of `path`, and the id its "{id}" stood for.
+struct Match {
+  const Route* route = nullptr;
+  std::int64_t id = 0;
+};
+Match route_of(std::string_view path) {
   for (const Route& r : kRoutes) {
-    if (r.path == path) return &r;
+    const std::size_t at = r.path.find(kId);
+    if (at == std::string_view::npos) {
+      if (r.path == path) return {&r, 0};
+      continue;
+    }
+    const std::string_view before = r.path.substr(0, at);
+    const std::string_view after = r.path.substr(at + kId.size());
+    if (path.size() <= before.size() + after.size() || !path.starts_with(before) ||
+        !path.ends_with(after)) {
+      continue;
+    }
+    const auto id =
+        http::whole_number(path.substr(before.size(), path.size() - before.size() - after.size()));
+    if (id) return {&r, *id};
   }
-  return nullptr;
+  return {};
+}
+
+// What a 404 lists: every route a client may ask for, by method, from the table.
+std::string routes_text() {
+  std::string text;
+  for (const std::string_view method : {"GET", "POST"}) {
+    text += text.empty() ? "" : "; ";
+    text += method;
+    bool first = true;
+    for (const Route& r : kRoutes) {
+      if (r.path == "/index.html" || r.path == "/login" || r.path == "/logout" ||
+          !allows(r, method)) {
+        continue;
+      }
+      text += (first ? " " : ", ") + std::string(r.path);
+      first = false;
+    }
+  }
+  return text;
+}
+
+bool listed(const std::vector<tracking::ObjectEventKind>& kinds, tracking::ObjectEventKind kind) {
+  return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
+}
+
+// The names of a scene's zones and lines, for a message.
+std::string place_names(const SceneState& scene) {
+  std::string names;
+  for (const auto& z : scene.zones) names += (names.empty() ? "" : ", ") + ("zone " + z.name);
+  for (const auto& l : scene.lines) names += (names.empty() ? "" : ", ") + ("line " + l.name);
+  return names.empty() ? "none is configured (zones:, lines:)" : names;
+}
+
+bool has_place(const SceneState& scene, std::string_view name) {
+  return std::any_of(scene.zones.begin(), scene.zones.end(),
+                     [&](const auto& z) { return z.name == name; }) ||
+         std::any_of(scene.lines.begin(), scene.lines.end(),
+                     [&](const auto& l) { return l.name == name; });
 }
 
 }  // namespace
@@ -151,6 +228,73 @@ int queue_error(MHD_Connection* connection, int status, const std::string& messa
                 const Headers& headers) {
   return queue(connection, status, nlohmann::json{{"error", message}}.dump() + "\n", kJson,
                headers);
+}
+
+std::optional<std::int64_t> whole_number(std::string_view text) {
+  // Ids fit in 18 digits (any int64 below 10^18): a longer one is no id, not an overflow.
+  if (text.empty() || text.size() > 18) return std::nullopt;
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 0) return std::nullopt;
+  return value;
+}
+
+nlohmann::json event_json(const tracking::ObjectEvent& e, const std::filesystem::path& state_dir,
+                          const ExpectedMedia* expected) {
+  nlohmann::json j = tracking::to_json(e);
+  const std::string base = "/api/events/" + std::to_string(e.id) + "/";
+  const EventMedia media = state_dir.empty() ? EventMedia{} : event_media(state_dir, e.id);
+  const auto link = [&](const char* key, const std::filesystem::path& file, bool made,
+                        const char* name) {
+    std::error_code ignored;
+    const bool there = !file.empty() && std::filesystem::is_regular_file(file, ignored);
+    j[key] = there || (made && !state_dir.empty()) ? nlohmann::json(base + name) : nullptr;
+  };
+  const bool snapshot = expected && listed(expected->snapshots, e.kind);
+  link("snapshot", media.snapshot, snapshot, "snapshot.jpg");
+  link("crop", media.crop, snapshot && expected->crop, "crop.jpg");
+  link("clip", media.clip, expected && listed(expected->clips, e.kind), "clip.avi");
+  return j;
+}
+
+nlohmann::json counts_json(const SceneState& scene, bool hours) {
+  const auto tallies = [](const std::map<std::string, tracking::Tally>& by_class) {
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& [label, t] : by_class) j[label] = {{"in", t.in}, {"out", t.out}};
+    return j;
+  };
+  const auto place = [&](const std::string& name, bool line) {
+    nlohmann::json j = {{"name", name}, {"kind", line ? "line" : "zone"}};
+    const auto it = std::find_if(scene.counts.places.begin(), scene.counts.places.end(),
+                                 [&](const auto& p) { return p.name == name && p.line == line; });
+    tracking::Tally all;
+    if (it != scene.counts.places.end()) {
+      for (const auto& [label, t] : it->total) {
+        all.in += t.in;
+        all.out += t.out;
+      }
+      j["since"] = text::iso8601_utc(it->since);
+      j["total"] = tallies(it->total);
+      if (hours) {
+        nlohmann::json by_hour = nlohmann::json::object();
+        for (const auto& [hour, t] : it->hours) by_hour[hour] = tallies(t);
+        j["hours"] = std::move(by_hour);
+      }
+    } else {
+      j["total"] = nlohmann::json::object();
+      if (hours) j["hours"] = nlohmann::json::object();
+    }
+    j["all"] = {{"in", all.in}, {"out", all.out}};
+    if (!line) {
+      const auto o = scene.occupancy.find(name);
+      j["occupancy"] = o == scene.occupancy.end() ? 0 : o->second;
+    }
+    return j;
+  };
+  nlohmann::json places = nlohmann::json::array();
+  for (const auto& z : scene.zones) places.push_back(place(z.name, false));
+  for (const auto& l : scene.lines) places.push_back(place(l.name, true));
+  return {{"camera", scene.camera}, {"version", scene.version}, {"places", std::move(places)}};
 }
 
 }  // namespace http
@@ -203,12 +347,12 @@ int HttpServer::answer(MHD_Connection* connection, const char* url, const char* 
 
 int HttpServer::serve(const std::shared_ptr<Exchange>& ex) {
   MHD_Connection* c = ex->connection;
-  const Route* route = route_of(ex->path);
+  const Match match = route_of(ex->path);
+  const Route* route = match.route;
   if (!route) {
     return queue_error(c, 404,
-                       "nothing at " + ex->path +
-                           "; the page is /, the stream /stream.mjpg, the API /api/status, "
-                           "/api/detections, /snapshot.jpg and /metrics");
+                       "nothing at " + ex->path + "; the page is /, and this server answers " +
+                           routes_text() + " ({id}: an event's id, digits only)");
   }
   const bool head = ex->method == "HEAD" && allows(*route, "GET");
   if (!head && !allows(*route, ex->method)) {
@@ -279,10 +423,18 @@ int HttpServer::serve(const std::shared_ptr<Exchange>& ex) {
   if (ex->path == "/api/status") {
     const auto status = backend_.status();
     if (!status) return queue_error(c, 503, "starting: no status yet");
-    return queue(c, 200, to_json(*status).dump() + "\n", kJson, {{"Cache-Control", "no-store"}});
+    nlohmann::json j = to_json(*status);
+    if (const int tracks = active_tracks_.load(); tracks >= 0 && !j.contains("tracking")) {
+      j["tracking"] = {{"active_tracks", tracks},
+                       {"events", backend_.object_events ? backend_.object_events->last_id() : 0}};
+    }
+    return queue(c, 200, j.dump() + "\n", kJson, {{"Cache-Control", "no-store"}});
   }
   if (ex->path == "/stream.mjpg") return serve_stream(ex, false);
   if (ex->path == "/api/detections") return serve_stream(ex, true);
+  if (ex->path == "/api/events") return serve_events(ex);
+  if (ex->path == "/api/counts") return serve_counts(ex);
+  if (route->path.find(kId) != std::string_view::npos) return serve_media(ex, match.id);
   return serve_snapshot(ex);
 }
 
@@ -366,10 +518,163 @@ int HttpServer::serve_snapshot(const std::shared_ptr<Exchange>& ex) {
   return queue_error(c, 503, why, {{"Retry-After", "5"}});
 }
 
+int HttpServer::serve_events(const std::shared_ptr<Exchange>& ex) {
+  MHD_Connection* c = ex->connection;
+  const auto argument = [&](const char* name) -> std::optional<std::string> {
+    const char* value = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, name);
+    if (!value) return std::nullopt;
+    return std::string(value);
+  };
+  std::int64_t since = 0;
+  std::int64_t limit = kEventPage;
+  if (const auto text = argument("since")) {
+    const auto value = http::whole_number(*text);
+    if (!value) {
+      return queue_error(c, 400,
+                         "since=" + *text +
+                             " is not an event id: send the id of the last event you have, a "
+                             "whole number (0 for the oldest kept), e.g. /api/events?since=120");
+    }
+    since = *value;
+  }
+  if (const auto text = argument("limit")) {
+    const auto value = http::whole_number(*text);
+    if (!value || *value < 1 || *value > kMaxEventPage) {
+      return queue_error(c, 400,
+                         "limit=" + *text + " is not a page size: send a whole number from 1 to " +
+                             std::to_string(kMaxEventPage) + " (" + std::to_string(kEventPage) +
+                             " when left out)");
+    }
+    limit = *value;
+  }
+  EventLog::Page page;
+  if (backend_.object_events) {
+    page = backend_.object_events->since(since, static_cast<std::size_t>(limit));
+  }
+  nlohmann::json events = nlohmann::json::array();
+  for (const tracking::ObjectEvent& e : page.events)
+    events.push_back(http::event_json(e, state_dir_));
+  const std::int64_t last = page.events.empty() ? since : page.events.back().id;
+  const nlohmann::json body = {
+      {"events", std::move(events)}, {"last_id", last}, {"more", page.more}};
+  return queue(c, 200, body.dump() + "\n", kJson, {{"Cache-Control", "no-store"}});
+}
+
+int HttpServer::serve_media(const std::shared_ptr<Exchange>& ex, std::int64_t id) {
+  MHD_Connection* c = ex->connection;
+  // The file is named from the id alone (a number): the client's path never reaches the disk.
+  const EventMedia media = event_media(state_dir_, id);
+  struct Kind {
+    std::string_view suffix;
+    const std::filesystem::path* file;
+    const char* type;
+    const char* what;
+  };
+  const Kind kinds[] = {{"/snapshot.jpg", &media.snapshot, "image/jpeg", "snapshot"},
+                        {"/crop.jpg", &media.crop, "image/jpeg", "crop"},
+                        {"/clip.avi", &media.clip, "video/x-msvideo", "clip"}};
+  const Kind* kind = nullptr;
+  for (const Kind& k : kinds) {
+    if (ex->path.ends_with(k.suffix)) kind = &k;
+  }
+  const auto missing = [&] {
+    return queue_error(c, 404,
+                       "event " + std::to_string(id) + " has no " + kind->what +
+                           ": none was saved for it (events.snapshots, events.crop, "
+                           "events.clips), or the disk budget (events.max_mb, events.max_days) "
+                           "has removed it since");
+  };
+  if (state_dir_.empty()) return missing();
+  const int fd = open(kind->file->c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return missing();
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return missing();
+  }
+  // Sent from the open file: removed by the budget meanwhile, it is still read whole.
+  MHD_Response* response = MHD_create_response_from_fd(static_cast<std::uint64_t>(st.st_size), fd);
+  if (!response) {
+    close(fd);
+    return MHD_NO;
+  }
+  MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, kind->type);
+  MHD_add_response_header(response, "X-Content-Type-Options", "nosniff");
+  MHD_add_response_header(response, "Cache-Control", kMediaCache);
+  const std::string disposition = "inline; filename=\"event-" + std::to_string(id) + "-" +
+                                  std::string(kind->suffix.substr(1)) + "\"";
+  MHD_add_response_header(response, "Content-Disposition", disposition.c_str());
+  const MHD_Result result = MHD_queue_response(c, MHD_HTTP_OK, response);
+  MHD_destroy_response(response);
+  return result;
+}
+
+int HttpServer::serve_counts(const std::shared_ptr<Exchange>& ex) {
+  std::shared_ptr<const SceneState> scene;
+  {
+    std::lock_guard lock(mutex_);
+    scene = scene_;
+  }
+  nlohmann::json body;
+  if (scene) {
+    body = http::counts_json(*scene, true);
+    body["tracking"] = true;
+  } else {
+    body = {{"tracking", false}, {"places", nlohmann::json::array()}};
+  }
+  body["hours_are"] =
+      "local time: each key of \"hours\" is the start of a local hour with the UTC offset then "
+      "(e.g. 2026-11-28T08:00+01:00); \"since\" is UTC";
+  return queue(ex->connection, 200, body.dump() + "\n", kJson, {{"Cache-Control", "no-store"}});
+}
+
+std::optional<int> HttpServer::check_reset(const std::shared_ptr<Exchange>& ex) {
+  MHD_Connection* c = ex->connection;
+  const nlohmann::json body = nlohmann::json::parse(ex->body, nullptr, false);
+  const auto place = body.is_object() ? body.find("place") : body.end();
+  if (body.is_discarded() || !body.is_object() || place == body.end() || !place->is_string() ||
+      place->get<std::string>().empty()) {
+    return queue_error(c, 400,
+                       "the body must be JSON like {\"place\": \"NAME\"}: the zone's or line's "
+                       "name (GET /api/counts lists them)");
+  }
+  const auto camera = body.find("camera");
+  if (camera != body.end() && !camera->is_string()) {
+    return queue_error(c, 400, "\"camera\" must be a camera's name, e.g. \"main\"");
+  }
+  std::shared_ptr<const SceneState> scene;
+  {
+    std::lock_guard lock(mutex_);
+    scene = scene_;
+  }
+  ex->reset_place = place->get<std::string>();
+  ex->reset_camera = camera != body.end() ? camera->get<std::string>()
+                     : scene              ? scene->camera
+                                          : std::string(config::kMainCamera);
+  if (!scene) {
+    return queue_error(c, 404,
+                       "no zones or lines to reset: tracking is off (tracking.enabled) "
+                       "or no frame has been processed yet");
+  }
+  if (ex->reset_camera != scene->camera || !has_place(*scene, ex->reset_place)) {
+    return queue_error(c, 404,
+                       "camera " + ex->reset_camera + " has no zone or line named '" +
+                           ex->reset_place + "'; camera " + scene->camera +
+                           " has: " + place_names(*scene));
+  }
+  if (!backend_.reset_counts) {
+    return queue_error(c, 503, "counts cannot be reset in this daemon (no tracking stage)");
+  }
+  return std::nullopt;
+}
+
 int HttpServer::serve_control(const std::shared_ptr<Exchange>& ex) {
   MHD_Connection* c = ex->connection;
+  const bool reset = ex->path == "/api/counts/reset";
   if (!ex->queued) {
-    if (ex->path == "/api/precision") {
+    if (reset) {
+      if (const auto refused = check_reset(ex)) return *refused;
+    } else if (ex->path == "/api/precision") {
       const nlohmann::json body = nlohmann::json::parse(ex->body, nullptr, false);
       if (body.is_discarded() || !body.is_object()) {
         return queue_error(c, 400, "the body must be JSON like {\"precision\": \"int8\"}");
@@ -384,7 +689,9 @@ int HttpServer::serve_control(const std::shared_ptr<Exchange>& ex) {
     } else {
       ex->request = {ControlRequest::Kind::kReload, {}, {}};
     }
-    ex->request.origin = ex->method + " " + ex->path + " from " + address_text(ex->address);
+    if (!reset) {
+      ex->request.origin = ex->method + " " + ex->path + " from " + address_text(ex->address);
+    }
     ex->queued = true;
     {
       std::lock_guard lock(jobs_mutex_);
@@ -402,6 +709,21 @@ int HttpServer::serve_control(const std::shared_ptr<Exchange>& ex) {
     // suspend() declines when the job ended since the look above: look again.
     std::lock_guard lock(jobs_mutex_);
     done = ex->done;
+  }
+  if (reset) {
+    if (!done || !ex->reset) return queue_error(c, 503, "the daemon is stopping");
+    if (!*ex->reset) {
+      // Gone in a reload since the check.
+      return queue_error(c, 404,
+                         "camera " + ex->reset_camera + " has no zone or line named '" +
+                             ex->reset_place + "' (any more); GET /api/counts lists them");
+    }
+    const nlohmann::json body = {
+        {"ok", true},
+        {"camera", ex->reset_camera},
+        {"place", ex->reset_place},
+        {"message", "the counts of " + ex->reset_place + " start again from now"}};
+    return queue(c, 200, body.dump() + "\n", kJson);
   }
   if (!done || !ex->reply) {
     return queue_error(
@@ -429,10 +751,23 @@ void HttpServer::control_loop() {
       jobs_.erase(jobs_.begin());
     }
     std::optional<ControlReply> reply;
-    if (!stopped()) reply = backend_.control(ex->request, limits_.control_timeout);
+    std::optional<bool> reset;
+    if (!stopped()) {
+      if (ex->path == "/api/counts/reset") {
+        reset = backend_.reset_counts(ex->reset_camera, ex->reset_place);
+        if (*reset) {
+          events_.log().info("http: the counts of " + ex->reset_place + " (camera " +
+                             ex->reset_camera + ") were reset by " + ex->method + " " + ex->path +
+                             " from " + address_text(ex->address));
+        }
+      } else {
+        reply = backend_.control(ex->request, limits_.control_timeout);
+      }
+    }
     {
       std::lock_guard lock(jobs_mutex_);
       ex->reply = std::move(reply);
+      ex->reset = reset;
       ex->done = true;
     }
     resume(ex);

@@ -151,6 +151,9 @@ void HttpServer::configure(const config::Config& config) {
   s.max_viewers = h.max_viewers;
   s.max_clients = h.max_clients;
   s.max_clients_per_address = h.max_clients_per_address;
+  s.snapshots = config.events.snapshots;
+  s.crop = config.events.crop;
+  s.clips = config.events.clips;
 
   if (s.auth == config::HttpAuth::kPassword && s.password.empty() && !s.listen.empty()) {
     bool created = false;
@@ -305,7 +308,8 @@ void HttpServer::listen_loop() {
       events_out_.reopen();
     }
     events_.log().info("http: serving " + scheme + "://" + bound_to_ + "/ (the page), " +
-                       "/stream.mjpg, /api/status, /api/detections, /metrics" +
+                       "/stream.mjpg, /api/status, /api/detections, /api/events, /api/counts, "
+                       "/metrics" +
                        (s.auth == config::HttpAuth::kNone ? "; open to all (http.auth: none)"
                                                           : "; behind a login"));
     if (tls) {

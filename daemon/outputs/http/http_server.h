@@ -18,6 +18,7 @@
 #include "daemon/base/broadcast.h"
 #include "daemon/base/worker.h"
 #include "daemon/core/control_requests.h"
+#include "daemon/core/event_log.h"
 #include "daemon/core/events.h"
 #include "daemon/core/publisher.h"
 #include "daemon/outputs/http/http_access.h"
@@ -37,6 +38,11 @@ struct HttpBackend {
   // its answer (ControlRequests::call). Called on the server's control thread, never on the
   // thread that serves connections.
   std::function<std::optional<ControlReply>(ControlRequest, std::chrono::milliseconds)> control;
+  // The tracked-object events kept (GET /api/events); null: none.
+  const EventLog* object_events = nullptr;
+  // Starts a zone's or line's counts again (POST /api/counts/reset); false when the camera has no
+  // place of that name.
+  std::function<bool(const std::string& camera, const std::string& place)> reset_counts{};
 };
 
 // Bounds of the HTTP server that are not settings.
@@ -69,10 +75,11 @@ struct HttpLimits {
 };
 
 // The live view (docs/live-view.md): the page, the annotated MJPEG stream, a snapshot, the status
-// API, detections as server-sent events, Prometheus metrics, the precision switch, and the login
-// in front of them (HttpAccess). Served by libmicrohttpd on one event loop (epoll): a connection
-// costs a socket and a few KiB, never a thread, whether it streams, waits for a snapshot or
-// trickles its headers in. Every connection has a deadline for its request and an idle timeout,
+// API, detections and tracked-object events as server-sent events, the events with their
+// snapshots and clips, the zones' and lines' counts, Prometheus metrics, the precision switch, and
+// the login in front of them (HttpAccess). Served by libmicrohttpd on one event loop (epoll): a
+// connection costs a socket and a few KiB, never a thread, whether it streams, waits for a snapshot
+// or trickles its headers in. Every connection has a deadline for its request and an idle timeout,
 // their number is bounded in all and per address, and answers that wait (a snapshot, a control
 // request, a delayed login, a stream between frames) suspend their connection instead of
 // holding the loop. Its threads are fixed in number whatever the clients: the loop, an encoder
@@ -83,7 +90,7 @@ struct HttpLimits {
 class HttpServer : public Publisher {
  public:
   // `state_dir`: where the password made at first start, the sessions and a self-signed
-  // certificate are kept.
+  // certificate are kept, and the events' snapshots and clips are found (event_media()).
   HttpServer(Events& events, HttpBackend backend, std::filesystem::path state_dir,
              HttpLimits limits = {});
   ~HttpServer() override;
@@ -128,6 +135,11 @@ class HttpServer : public Publisher {
     int max_viewers = 4;
     int max_clients = 256;
     int max_clients_per_address = 32;
+    // Which events get a snapshot, a crop and a clip (events.*): the event stream links them
+    // before they are written.
+    std::vector<tracking::ObjectEventKind> snapshots;
+    bool crop = false;
+    std::vector<tracking::ObjectEventKind> clips;
 
     // Whether the server must be started again for the change from `other`.
     bool needs_restart(const Settings& other) const;
@@ -157,6 +169,15 @@ class HttpServer : public Publisher {
   int serve_stream(const std::shared_ptr<Exchange>& ex, bool events);
   int serve_snapshot(const std::shared_ptr<Exchange>& ex);
   int serve_control(const std::shared_ptr<Exchange>& ex);
+  // GET /api/events, /api/events/ID/(snapshot.jpg|crop.jpg|clip.avi), /api/counts.
+  int serve_events(const std::shared_ptr<Exchange>& ex);
+  int serve_media(const std::shared_ptr<Exchange>& ex, std::int64_t id);
+  int serve_counts(const std::shared_ptr<Exchange>& ex);
+  // POST /api/counts/reset: checks the body and the place; the refusal queued, or nullopt when
+  // the reset may go to the control thread.
+  std::optional<int> check_reset(const std::shared_ptr<Exchange>& ex);
+  // The next piece of an event stream's text: object events it has not had, new counts, frames.
+  void next_events(const std::shared_ptr<Exchange>& ex);
   // MJPEG and event-stream bodies, a piece at a time; 0 after suspending until there is more.
   long stream_body(const std::shared_ptr<Exchange>& ex, char* buffer, std::size_t max);
   long event_body(const std::shared_ptr<Exchange>& ex, char* buffer, std::size_t max);
@@ -183,6 +204,12 @@ class HttpServer : public Publisher {
   bool stopping_ = false;
   // The newest result not yet taken by the encoder.
   std::shared_ptr<const FrameResult> latest_;
+  // The newest zones and lines (GET /api/counts); null with tracking off.
+  std::shared_ptr<const SceneState> scene_;
+  // The event stream's counts message for the newest scene that changed them, and that scene.
+  std::shared_ptr<const std::string> counts_message_;
+  std::shared_ptr<const SceneState> counts_scene_;
+  std::uint64_t counts_version_ = 0;
   // The status text drawn on frames ("INT8 yolo11n 2 threads 14.2 fps 52 C").
   std::string overlay_;
   std::string warning_;
@@ -214,6 +241,8 @@ class HttpServer : public Publisher {
   std::atomic<int> event_clients_{0};
   std::atomic<int> snapshot_waiters_{0};
   std::atomic<int> port_{0};
+  // Tracks alive at the newest result; -1 with tracking off.
+  std::atomic<int> active_tracks_{-1};
   // The newest result's frame number and when results come (for the snapshot's wait), and the
   // frame number of the newest JPEG.
   std::atomic<std::int64_t> latest_index_{-1};

@@ -12,11 +12,11 @@
 #include <deque>
 #include <opencv2/imgcodecs.hpp>
 
-#include "text/time_format.h"
+#include "daemon/core/annotated_frame.h"
 #include "daemon/core/label_tracker.h"
 #include "daemon/outputs/http/http_internal.h"
 #include "text/format.h"
-#include "vision/annotate.h"
+#include "text/time_format.h"
 #include "vision/detection_json.h"
 
 namespace yolo::daemon {
@@ -39,6 +39,8 @@ constexpr int kStreamSocketBuffer = 128 * 1024;
 constexpr std::size_t kStreamBlock = 32 * 1024;
 
 constexpr const char* kBoundary = "frame";
+// Object events an event stream takes from the event log per turn (more follow on the next).
+constexpr std::size_t kEventsPerTurn = 64;
 
 nlohmann::json detections_json(const FrameResult& r) {
   nlohmann::json list = nlohmann::json::array();
@@ -56,7 +58,30 @@ nlohmann::json detections_json(const FrameResult& r) {
     j["precision"] = runtime::precision_name(r.model->precision);
   }
   if (r.frame && !r.frame->empty()) j["size"] = {r.frame->cols, r.frame->rows};
+  if (r.scene) {
+    nlohmann::json tracks = nlohmann::json::array();
+    for (const tracking::Track& t : r.tracks) {
+      tracks.push_back({{"id", t.id},
+                        {"class", t.class_id},
+                        {"label", label_of(r, t.class_id)},
+                        {"score", text::rounded(t.score, 3)},
+                        {"seen", t.seen},
+                        {"box",
+                         {text::rounded(t.box.x1, 1), text::rounded(t.box.y1, 1),
+                          text::rounded(t.box.x2, 1), text::rounded(t.box.y2, 1)}}});
+    }
+    j["tracks"] = std::move(tracks);
+  }
   return j;
+}
+
+// A server-sent event: its name, its id (none when 0) and its JSON.
+std::string sse(std::string_view name, std::int64_t id, const nlohmann::json& data) {
+  std::string text = id > 0 ? "id: " + std::to_string(id) + "\n" : std::string();
+  text += "event: ";
+  text += name;
+  text += "\ndata: " + data.dump() + "\n\n";
+  return text;
 }
 
 }  // namespace
@@ -74,6 +99,17 @@ int HttpServer::serve_stream(const std::shared_ptr<Exchange>& ex, bool events) {
   }
   ex->place = std::make_shared<http::ClientPlace>(events ? event_clients_ : viewers_);
   ex->sent = events ? events_out_.last() : 0;
+  if (events && backend_.object_events) {
+    // A client that comes back says the last event it had (EventSource does so by itself): it
+    // gets what it missed that the log still keeps; a new one, what happens from now on.
+    const std::int64_t last = backend_.object_events->last_id();
+    const char* resume_from = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Last-Event-ID");
+    ex->event_id = last;
+    if (const auto id = resume_from ? http::whole_number(resume_from) : std::nullopt;
+        id && *id <= last) {
+      ex->event_id = *id;
+    }
+  }
   if (!events) wake_.notify_all();
   MHD_Response* response = MHD_create_response_from_callback(
       MHD_SIZE_UNKNOWN, kStreamBlock, &HttpCallbacks::body,
@@ -164,11 +200,7 @@ long HttpServer::event_body(const std::shared_ptr<Exchange>& ex, char* buffer, s
     } else {
       std::lock_guard lock(waits_mutex_);
       if (closing_) return MHD_CONTENT_READER_END_OF_STREAM;
-      for (const auto& [number, text] :
-           events_out_.wait_after(ex->sent, std::chrono::milliseconds(0))) {
-        ex->sent = number;
-        ex->tail += *text;
-      }
+      next_events(ex);
       const auto now = Clock::now();
       if (ex->tail.empty() && now - ex->quiet_since >= kEventKeepAlive)
         ex->tail = ": keep-alive\n\n";
@@ -188,6 +220,35 @@ long HttpServer::event_body(const std::shared_ptr<Exchange>& ex, char* buffer, s
   std::memcpy(buffer, ex->tail.data() + ex->at, n);
   ex->at += n;
   return static_cast<long>(n);
+}
+
+void HttpServer::next_events(const std::shared_ptr<Exchange>& ex) {
+  // Object events from the log, by id: none is lost to a client that reads slower than frames
+  // come, as frames are.
+  if (backend_.object_events) {
+    const EventLog::Page page = backend_.object_events->since(ex->event_id, kEventsPerTurn);
+    if (!page.events.empty()) {
+      const Settings s = settings();
+      const http::ExpectedMedia expected{s.snapshots, s.crop, s.clips};
+      for (const tracking::ObjectEvent& e : page.events) {
+        ex->tail += sse("object", e.id, http::event_json(e, state_dir_, &expected));
+      }
+      ex->event_id = page.events.back().id;
+    }
+  }
+  {
+    // The counts when they changed since this client's last (only the newest matters).
+    std::lock_guard lock(mutex_);
+    if (counts_message_ && counts_message_ != ex->counts_sent) {
+      ex->tail += *counts_message_;
+      ex->counts_sent = counts_message_;
+    }
+  }
+  for (const auto& [number, text] :
+       events_out_.wait_after(ex->sent, std::chrono::milliseconds(0))) {
+    ex->sent = number;
+    ex->tail += *text;
+  }
 }
 
 bool HttpServer::suspend(const std::shared_ptr<Exchange>& ex, unsigned wake,
@@ -269,6 +330,11 @@ void HttpServer::publish(std::shared_ptr<const FrameResult> result) {
     result_interval_ms_ = mean == 0 ? gap : (mean * 3 + gap) / 4;
   }
   latest_index_ = result->index;
+  active_tracks_ = result->scene ? static_cast<int>(result->tracks.size()) : -1;
+  if (result->scene) {
+    std::lock_guard lock(mutex_);
+    scene_ = result->scene;
+  }
   if (event_clients_.load() == 0 && !result->frame) return;
   {
     std::lock_guard lock(mutex_);
@@ -289,13 +355,7 @@ std::shared_ptr<const std::string> HttpServer::encode(const FrameResult& result,
     std::lock_guard lock(mutex_);
     overlay = overlay_;
   }
-  if (result.model) {
-    vision::AnnotateOptions options;
-    // Labels of boxes at the top of the frame move below them rather than under the status line.
-    if (!overlay.empty()) options.keep_clear.push_back(vision::status_band(image, overlay));
-    vision::annotate(image, result.detections, result.model->names, options);
-  }
-  if (!overlay.empty()) vision::draw_status(image, overlay);
+  draw_result(image, result, overlay);
   std::vector<unsigned char> bytes;
   if (!cv::imencode(".jpg", image, bytes, {cv::IMWRITE_JPEG_QUALITY, s.jpeg_quality})) {
     return nullptr;
@@ -323,10 +383,18 @@ void HttpServer::encode_loop() {
     stream_fps_ = recent.size() < 2 ? 0.0 : static_cast<double>(recent.size()) / 3.0;
     if (!result) continue;
     if (event_clients_.load() > 0) {
-      auto text = std::make_shared<const std::string>(
-          "id: " + std::to_string(result->index) +
-          "\nevent: detections\ndata: " + detections_json(*result).dump() + "\n\n");
-      events_out_.push(std::move(text));
+      if (const auto& scene = result->scene) {
+        std::lock_guard lock(mutex_);
+        if (scene != counts_scene_ || scene->version != counts_version_) {
+          counts_message_ = std::make_shared<const std::string>(
+              sse("counts", 0, http::counts_json(*scene, false)));
+          counts_scene_ = scene;
+          counts_version_ = scene->version;
+        }
+      }
+      // No id: the stream's ids are the object events', which a client resumes from.
+      events_out_.push(
+          std::make_shared<const std::string>(sse("detections", 0, detections_json(*result))));
       resume(kOnEvent);
     }
     if (!result->frame || result->frame->empty() || !wants_frame()) continue;

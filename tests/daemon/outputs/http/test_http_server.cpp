@@ -21,6 +21,7 @@
 #include <opencv2/imgproc.hpp>
 #include <thread>
 
+#include "daemon/core/event_media.h"
 #include "daemon/outputs/http/tls_identity.h"
 #include "tests/daemon/mjpeg_reader.h"
 #include "tests/support/temp_folder.h"
@@ -143,6 +144,12 @@ class HttpServerTest : public ::testing::Test {
       }
       return ControlReply{ControlReply::Outcome::kApplied, "reloaded", {"model.precision"}};
     };
+    b.object_events = &object_events_;
+    b.reset_counts = [this](std::string camera, std::string place) {
+      std::lock_guard lock(mutex_);
+      resets_.emplace_back(camera, place);
+      return camera == "main" && (place == "door" || place == "yard");
+    };
     return b;
   }
 
@@ -165,6 +172,8 @@ class HttpServerTest : public ::testing::Test {
   SourceState source_ = SourceState::kStreaming;
   std::mutex mutex_;
   std::vector<ControlRequest> requests_;
+  std::vector<std::pair<std::string, std::string>> resets_;
+  EventLog object_events_{1000};
 };
 
 TEST(SameSecret, ComparesWholeSecrets) {
@@ -405,7 +414,7 @@ TEST_F(HttpServerTest, SendsEveryFrameAsAServerSentEvent) {
         }
       });
     }
-    return received.find("id: 109\n") == std::string::npos;
+    return received.find("\"frame\":109") == std::string::npos;
   });
   stop = true;
   feed.join();
@@ -423,6 +432,8 @@ TEST_F(HttpServerTest, SendsEveryFrameAsAServerSentEvent) {
     ++events;
   }
   EXPECT_EQ(events, 10u) << received;
+  // The stream's ids are the object events' (none here), not frame numbers.
+  EXPECT_EQ(received.find("id: "), std::string::npos) << received;
 }
 
 TEST_F(HttpServerTest, SnapshotIsTheNextFrameOr503WithTheReason) {
@@ -921,6 +932,493 @@ TEST_F(HttpServerTest, MalformedRequestsGetAnErrorAndNothingElse) {
     EXPECT_EQ(answer.find("\"fps\""), std::string::npos) << "the status went to a bad request";
   }
   EXPECT_EQ(client().Get("/api/status")->status, 200);
+}
+
+// Tracked-object events as the inference thread makes them (numbered by the event log).
+tracking::ObjectEvent object_event(std::int64_t track, tracking::ObjectEventKind kind,
+                                   const std::string& place = "") {
+  tracking::ObjectEvent e;
+  e.kind = kind;
+  e.camera = "main";
+  e.place = place;
+  e.direction = tracking::Direction::kIn;
+  e.track_id = track;
+  e.class_id = 0;
+  e.label = "person";
+  e.box = {10, 20, 60, 120};
+  e.score = 0.8f;
+  e.best_score = 0.9f;
+  e.wall = std::chrono::system_clock::now();
+  e.frame_index = 40 + track;
+  return e;
+}
+
+// `n` events added to `log` (crossings of the line "door"); their ids.
+std::vector<std::int64_t> add_events(EventLog& log, int n) {
+  std::vector<tracking::ObjectEvent> events;
+  for (int i = 0; i < n; ++i) {
+    events.push_back(object_event(i + 1, tracking::ObjectEventKind::kCross, "door"));
+  }
+  log.add(events);
+  std::vector<std::int64_t> ids;
+  for (const auto& e : events) ids.push_back(e.id);
+  return ids;
+}
+
+// One camera's zone "yard" and line "door" with some counts.
+std::shared_ptr<const SceneState> scene_state(std::uint64_t version = 7) {
+  auto s = std::make_shared<SceneState>();
+  s->camera = "main";
+  config::ZoneConfig yard;
+  yard.name = "yard";
+  yard.camera = "main";
+  yard.points = {{0.1, 0.1}, {0.5, 0.1}, {0.5, 0.5}};
+  config::LineConfig door;
+  door.name = "door";
+  door.camera = "main";
+  door.from = {0, 0.5};
+  door.to = {1, 0.5};
+  s->zones = {yard};
+  s->lines = {door};
+  tracking::PlaceCounts y;
+  y.camera = "main";
+  y.name = "yard";
+  y.total = {{"bird", {2, 1}}};
+  tracking::PlaceCounts d;
+  d.camera = "main";
+  d.name = "door";
+  d.line = true;
+  d.total = {{"person", {3, 1}}, {"bird", {1, 0}}};
+  d.hours = {{"2026-11-28T08:00+01:00", {{"person", {3, 1}}}}};
+  s->counts.places = {y, d};
+  s->occupancy = {{"yard", 1}};
+  s->version = version;
+  return s;
+}
+
+std::shared_ptr<const FrameResult> tracked_result(std::int64_t index,
+                                                  std::shared_ptr<const SceneState> scene) {
+  auto r = std::const_pointer_cast<FrameResult>(frame_result(index, false));
+  tracking::Track t;
+  t.id = 7;
+  t.class_id = 0;
+  t.box = {10, 20, 60, 120};
+  t.score = 0.8f;
+  t.seen = true;
+  r->tracks = {t, t};
+  r->tracks[1].id = 8;
+  r->tracks[1].seen = false;
+  r->scene = std::move(scene);
+  return r;
+}
+
+void write_file(const fs::path& path, const std::string& bytes) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+// The status code of a request sent byte for byte as given (no client tidies the path).
+int raw_status(int port, const std::string& path, std::string* answer = nullptr) {
+  RawClient c(port);
+  c.send_text("GET " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  for (int i = 0; i < 25 && !c.closed_by_server(); ++i) {
+  }
+  if (answer) *answer = c.answer();
+  if (c.answer().rfind("HTTP/1.1 ", 0) != 0) return 0;
+  return std::stoi(c.answer().substr(9, 3));
+}
+
+TEST_F(HttpServerTest, EventsArePagedOldestFirstSinceAnId) {
+  start(http_config("127.0.0.1:0"));
+  add_events(object_events_, 250);
+  auto c = client();
+  const auto page = [&](const std::string& query) {
+    auto r = c.Get(("/api/events" + query).c_str());
+    EXPECT_TRUE(r && r->status == 200) << query << (r ? r->body : "");
+    EXPECT_EQ(r->get_header_value("Content-Type"), "application/json");
+    return nlohmann::json::parse(r->body);
+  };
+  nlohmann::json first = page("");
+  ASSERT_EQ(first["events"].size(), 100u) << "100 by default";
+  EXPECT_EQ(first["events"][0]["id"], 1);
+  EXPECT_EQ(first["events"][99]["id"], 100);
+  EXPECT_EQ(first["last_id"], 100);
+  EXPECT_TRUE(first["more"].get<bool>());
+  const nlohmann::json& e = first["events"][0];
+  EXPECT_EQ(e["type"], "cross");
+  EXPECT_EQ(e["line"], "door");
+  EXPECT_EQ(e["direction"], "in");
+  EXPECT_EQ(e["label"], "person");
+  EXPECT_EQ(e["track_id"], 1);
+  EXPECT_TRUE(e["snapshot"].is_null()) << "no file, no address";
+  EXPECT_TRUE(e["clip"].is_null());
+
+  // Following last_id reads every event once, in order.
+  std::int64_t since = 0;
+  std::vector<std::int64_t> seen;
+  for (int pages = 0; pages < 10; ++pages) {
+    const nlohmann::json p = page("?since=" + std::to_string(since) + "&limit=70");
+    for (const auto& ev : p["events"]) seen.push_back(ev["id"]);
+    since = p["last_id"];
+    if (!p["more"].get<bool>()) break;
+  }
+  ASSERT_EQ(seen.size(), 250u);
+  for (std::size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i], static_cast<int>(i) + 1);
+
+  const nlohmann::json tail = page("?since=240&limit=1000");
+  EXPECT_EQ(tail["events"].size(), 10u);
+  EXPECT_FALSE(tail["more"].get<bool>());
+  const nlohmann::json none = page("?since=250");
+  EXPECT_TRUE(none["events"].empty());
+  EXPECT_EQ(none["last_id"], 250) << "nothing new: since stays where it was";
+  EXPECT_FALSE(none["more"].get<bool>());
+
+  // The snapshot's and clip's addresses once their files are there.
+  const EventMedia media = event_media(state_.path(), 3);
+  write_file(media.snapshot, "jpeg");
+  write_file(media.clip, "avi");
+  const nlohmann::json third = page("?since=2&limit=1");
+  EXPECT_EQ(third["events"][0]["snapshot"], "/api/events/3/snapshot.jpg");
+  EXPECT_TRUE(third["events"][0]["crop"].is_null());
+  EXPECT_EQ(third["events"][0]["clip"], "/api/events/3/clip.avi");
+}
+
+TEST_F(HttpServerTest, ABadSinceOrLimitIs400SayingWhatToSend) {
+  start(http_config("127.0.0.1:0"));
+  add_events(object_events_, 3);
+  auto c = client();
+  for (const char* bad : {"?since=-1", "?since=abc", "?since=1e3", "?since=", "?since=%201",
+                          "?since=0x10", "?since=99999999999999999999", "?limit=0", "?limit=1001",
+                          "?limit=x", "?limit=-5", "?since=1&limit="}) {
+    auto r = c.Get((std::string("/api/events") + bad).c_str());
+    ASSERT_TRUE(r) << bad;
+    EXPECT_EQ(r->status, 400) << bad << " " << r->body;
+    const std::string error = nlohmann::json::parse(r->body)["error"];
+    EXPECT_TRUE(error.find("since=") != std::string::npos ||
+                error.find("limit=") != std::string::npos)
+        << error;
+    EXPECT_TRUE(error.find("whole number") != std::string::npos) << error;
+  }
+  EXPECT_EQ(c.Get("/api/events?since=0&limit=1000")->status, 200);
+  EXPECT_EQ(c.Get("/api/events?limit=1")->status, 200);
+}
+
+TEST_F(HttpServerTest, ServesAnEventsFilesWithTheirTypeAnd404WhenGone) {
+  start(http_config("127.0.0.1:0"));
+  add_events(object_events_, 4);
+  const EventMedia media = event_media(state_.path(), 3);
+  const std::string jpeg = "\xff\xd8 a snapshot \xff\xd9";
+  write_file(media.snapshot, jpeg);
+  write_file(media.crop, "crop bytes");
+  write_file(media.clip, std::string(300 * 1024, 'c'));
+  auto c = client();
+  auto snap = c.Get("/api/events/3/snapshot.jpg");
+  ASSERT_TRUE(snap);
+  EXPECT_EQ(snap->status, 200);
+  EXPECT_EQ(snap->body, jpeg);
+  EXPECT_EQ(snap->get_header_value("Content-Type"), "image/jpeg");
+  EXPECT_EQ(snap->get_header_value("Cache-Control").rfind("private, max-age=", 0), 0u)
+      << snap->get_header_value("Cache-Control");
+  EXPECT_EQ(snap->get_header_value("X-Content-Type-Options"), "nosniff");
+  auto crop = c.Get("/api/events/3/crop.jpg");
+  ASSERT_TRUE(crop);
+  EXPECT_EQ(crop->body, "crop bytes");
+  auto clip = c.Get("/api/events/3/clip.avi");
+  ASSERT_TRUE(clip);
+  EXPECT_EQ(clip->status, 200);
+  EXPECT_EQ(clip->get_header_value("Content-Type"), "video/x-msvideo");
+  EXPECT_EQ(clip->body.size(), 300u * 1024);
+
+  // No file for that event, or one the budget has removed since.
+  auto none = c.Get("/api/events/4/snapshot.jpg");
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->status, 404);
+  EXPECT_NE(none->body.find("event 4 has no snapshot"), std::string::npos) << none->body;
+  fs::remove(media.snapshot);
+  auto gone = c.Get("/api/events/3/snapshot.jpg");
+  ASSERT_TRUE(gone);
+  EXPECT_EQ(gone->status, 404);
+  EXPECT_NE(gone->body.find("disk budget"), std::string::npos) << gone->body;
+  EXPECT_EQ(c.Post("/api/events/3/clip.avi", "", "text/plain")->status, 405);
+}
+
+TEST_F(HttpServerTest, NoPathFromTheClientReachesTheDisk) {
+  start(http_config("127.0.0.1:0"));
+  add_events(object_events_, 3);
+  // Files outside the events folder, and a link in it that points out.
+  write_file(state_.path() / "secret.jpg", "SECRET-OUTSIDE");
+  write_file(state_.path() / "x", "SECRET-OUTSIDE");
+  write_file(event_media_dir(state_.path()) / "x", "SECRET-INSIDE-BUT-NOT-MEDIA");
+  const EventMedia linked = event_media(state_.path(), 2);
+  fs::create_symlink(state_.path() / "secret.jpg", linked.snapshot);
+  for (const std::string path :
+       {"/api/events/../x", "/api/events/../secret.jpg", "/api/events/1%2f..",
+        "/api/events/1%2f..%2f..%2fsecret.jpg", "/api/events/..%2fsecret.jpg/snapshot.jpg",
+        "/api/events/1/../../secret.jpg", "/api/events/x", "/api/events/1/snapshot.jpg/..",
+        "/api/events/99999999999999999999/snapshot.jpg",
+        "/api/events/123456789012345678901234567890/clip.avi", "/api/events/-1/snapshot.jpg",
+        "/api/events/+3/snapshot.jpg", "/api/events/%33/snapshot.jpg", "/api/events//snapshot.jpg",
+        "/api/events/3/snapshot.png", "/api/events/3/../secret.jpg",
+        "/api/events/2/snapshot.jpg"}) {
+    std::string answer;
+    const int status = raw_status(server_->port(), path, &answer);
+    EXPECT_TRUE(status == 404 || status == 400) << path << " -> " << answer.substr(0, 200);
+    EXPECT_EQ(answer.find("SECRET"), std::string::npos) << path;
+  }
+  // The 404 lists what there is, the events' files among it.
+  auto missing = client().Get("/api/events/../x");
+  ASSERT_TRUE(missing);
+  const std::string error = nlohmann::json::parse(missing->body)["error"];
+  for (const char* route : {"/api/events", "/api/events/{id}/snapshot.jpg", "/api/counts",
+                            "/api/counts/reset", "/api/status"}) {
+    EXPECT_NE(error.find(route), std::string::npos) << route << " in " << error;
+  }
+}
+
+TEST_F(HttpServerTest, EventsAndTheirFilesNeedTheLogin) {
+  start(login_config("events password 1"));
+  add_events(object_events_, 2);
+  write_file(event_media(state_.path(), 1).snapshot, "jpeg bytes");
+  auto c = client();
+  for (const char* path :
+       {"/api/events", "/api/events/1/snapshot.jpg", "/api/events/1/clip.avi", "/api/counts"}) {
+    auto r = c.Get(path);
+    ASSERT_TRUE(r) << path;
+    EXPECT_EQ(r->status, 401) << path;
+    EXPECT_EQ(r->body.find("jpeg bytes"), std::string::npos);
+  }
+  EXPECT_EQ(
+      c.Get("/api/events/1/snapshot.jpg", {{"Authorization", "Bearer wrong password"}})->status,
+      401);
+  auto bearer =
+      c.Get("/api/events/1/snapshot.jpg", {{"Authorization", "Bearer events password 1"}});
+  ASSERT_TRUE(bearer);
+  EXPECT_EQ(bearer->status, 200);
+  EXPECT_EQ(bearer->body, "jpeg bytes");
+  // A browser's session, as the page's <img> sends it.
+  auto login = c.Post("/login", "password=events+password+1", "application/x-www-form-urlencoded");
+  ASSERT_TRUE(login);
+  const httplib::Headers with = {
+      {"Cookie", std::string(HttpAccess::kCookie) + "=" + session_of(login)}};
+  auto img = c.Get("/api/events/1/snapshot.jpg", with);
+  ASSERT_TRUE(img);
+  EXPECT_EQ(img->status, 200);
+  EXPECT_EQ(c.Get("/api/events?since=0", with)->status, 200);
+}
+
+// An event stream's text until `done` says it has enough (or 10 s pass).
+std::string read_events(httplib::Client& c, const httplib::Headers& headers,
+                        const std::function<bool(const std::string&)>& done,
+                        const std::function<void()>& on_start = {}) {
+  std::string received;
+  bool started = false;
+  const auto t0 = Clock::now();
+  c.Get("/api/detections", headers, [&](const char* data, std::size_t size) {
+    received.append(data, size);
+    if (!started && on_start) {
+      started = true;
+      on_start();
+    }
+    return !done(received) && Clock::now() - t0 < 10s;
+  });
+  return received;
+}
+
+// The object events in an event stream's text: id line and JSON.
+std::vector<std::pair<std::int64_t, nlohmann::json>> object_events_in(const std::string& text) {
+  std::vector<std::pair<std::int64_t, nlohmann::json>> out;
+  std::size_t at = 0;
+  while ((at = text.find("\nevent: object\ndata: ", at)) != std::string::npos) {
+    const auto id_at = text.rfind("id: ", at);
+    const std::int64_t id = std::stoll(text.substr(id_at + 4, at - id_at - 4));
+    at += 21;
+    const auto end = text.find("\n\n", at);
+    if (end == std::string::npos) break;
+    out.emplace_back(id, nlohmann::json::parse(text.substr(at, end - at)));
+  }
+  return out;
+}
+
+TEST_F(HttpServerTest, TheEventStreamCarriesEveryObjectEventWithItsIdTracksAndCounts) {
+  config::Config config = http_config("127.0.0.1:0");
+  config.events.snapshots = {tracking::ObjectEventKind::kCross};
+  start(config);
+  add_events(object_events_, 5);  // before the client: not sent to a new one
+  auto c = client();
+  std::thread feed;
+  // 300 events while a single frame is published: events do not ride on frames, and none is
+  // dropped however many come between two frames.
+  const std::string text = read_events(
+      c, {},
+      [](const std::string& r) {
+        return r.find("id: 305\n") != std::string::npos &&
+               r.find("event: counts") != std::string::npos &&
+               r.find("\"tracks\"") != std::string::npos;
+      },
+      [&] {
+        feed = std::thread([&] {
+          std::this_thread::sleep_for(100ms);
+          add_events(object_events_, 300);
+          server_->publish(tracked_result(1, scene_state()));
+        });
+      });
+  feed.join();
+  const auto events = object_events_in(text);
+  ASSERT_EQ(events.size(), 300u) << text.substr(0, 2000);
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    EXPECT_EQ(events[i].first, static_cast<std::int64_t>(i) + 6);
+    EXPECT_EQ(events[i].second["id"], events[i].first);
+  }
+  EXPECT_EQ(events[0].second["type"], "cross");
+  EXPECT_EQ(events[0].second["line"], "door");
+  // Crossings get a snapshot (events.snapshots): linked before it is written.
+  EXPECT_EQ(events[0].second["snapshot"], "/api/events/6/snapshot.jpg");
+  EXPECT_TRUE(events[0].second["clip"].is_null());
+
+  // The frame's tracks.
+  const auto d = text.find("event: detections\ndata: ");
+  ASSERT_NE(d, std::string::npos);
+  const nlohmann::json frame =
+      nlohmann::json::parse(text.substr(d + 24, text.find("\n\n", d) - d - 24));
+  ASSERT_EQ(frame["tracks"].size(), 2u);
+  EXPECT_EQ(frame["tracks"][0]["id"], 7);
+  EXPECT_EQ(frame["tracks"][0]["label"], "person");
+  EXPECT_EQ(frame["tracks"][0]["class"], 0);
+  EXPECT_EQ(frame["tracks"][0]["seen"], true);
+  EXPECT_EQ(frame["tracks"][1]["seen"], false);
+  EXPECT_EQ(frame["tracks"][0]["box"], nlohmann::json::array({10.0, 20.0, 60.0, 120.0}));
+  // The counts, without the hours.
+  const auto k = text.find("event: counts\ndata: ");
+  ASSERT_NE(k, std::string::npos);
+  const nlohmann::json counts =
+      nlohmann::json::parse(text.substr(k + 20, text.find("\n\n", k) - k - 20));
+  ASSERT_EQ(counts["places"].size(), 2u);
+  EXPECT_EQ(counts["places"][1]["name"], "door");
+  EXPECT_EQ(counts["places"][1]["all"]["in"], 4);
+  EXPECT_FALSE(counts["places"][1].contains("hours"));
+}
+
+TEST_F(HttpServerTest, AClientComingBackWithLastEventIdGetsWhatItMissed) {
+  // Room for the clients one after another (a place is free once its connection is closed).
+  start(http_config("127.0.0.1:0", "", 8));
+  add_events(object_events_, 12);
+  auto c = client();
+  // Had up to 9: gets 10, 11, 12 from the log at once, without a frame.
+  const std::string text = read_events(c, {{"Last-Event-ID", "9"}}, [](const std::string& r) {
+    return r.find("id: 12\n") != std::string::npos;
+  });
+  const auto events = object_events_in(text);
+  ASSERT_EQ(events.size(), 3u) << text;
+  EXPECT_EQ(events[0].first, 10);
+  EXPECT_EQ(events[2].first, 12);
+
+  // An id from before a wiped state folder (larger than any), or not a number: only new ones.
+  for (const char* odd : {"999", "abc", "-3", "12/../1"}) {
+    std::thread feed;
+    const std::string later = read_events(
+        c, {{"Last-Event-ID", odd}},
+        [](const std::string& r) { return r.find("event: object") != std::string::npos; },
+        [&] {
+          feed = std::thread([&] {
+            std::this_thread::sleep_for(100ms);
+            add_events(object_events_, 1);
+            server_->publish(frame_result(1, false));
+          });
+        });
+    feed.join();
+    const auto got = object_events_in(later);
+    ASSERT_EQ(got.size(), 1u) << odd << ": " << later;
+    EXPECT_EQ(got[0].first, object_events_.last_id()) << odd;
+  }
+}
+
+TEST_F(HttpServerTest, CountsGiveEveryPlaceAndSayHoursAreLocal) {
+  start(http_config("127.0.0.1:0"));
+  auto c = client();
+  auto off = c.Get("/api/counts");
+  ASSERT_TRUE(off);
+  EXPECT_EQ(off->status, 200);
+  EXPECT_EQ(nlohmann::json::parse(off->body)["tracking"], false);
+  EXPECT_FALSE(nlohmann::json::parse(c.Get("/api/status")->body).contains("tracking"));
+
+  add_events(object_events_, 4);
+  server_->publish(tracked_result(1, scene_state()));
+  auto r = c.Get("/api/counts");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  const nlohmann::json j = nlohmann::json::parse(r->body);
+  EXPECT_EQ(j["tracking"], true);
+  EXPECT_EQ(j["camera"], "main");
+  EXPECT_NE(j["hours_are"].get<std::string>().find("local time"), std::string::npos);
+  ASSERT_EQ(j["places"].size(), 2u);
+  const nlohmann::json& yard = j["places"][0];
+  EXPECT_EQ(yard["name"], "yard");
+  EXPECT_EQ(yard["kind"], "zone");
+  EXPECT_EQ(yard["occupancy"], 1);
+  EXPECT_EQ(yard["total"]["bird"]["in"], 2);
+  const nlohmann::json& door = j["places"][1];
+  EXPECT_EQ(door["kind"], "line");
+  EXPECT_FALSE(door.contains("occupancy"));
+  EXPECT_EQ(door["total"]["person"]["in"], 3);
+  EXPECT_EQ(door["all"]["in"], 4);
+  EXPECT_EQ(door["all"]["out"], 1);
+  EXPECT_EQ(door["hours"]["2026-11-28T08:00+01:00"]["person"]["out"], 1);
+  EXPECT_TRUE(door.contains("since"));
+
+  const nlohmann::json status = nlohmann::json::parse(c.Get("/api/status")->body);
+  EXPECT_EQ(status["tracking"]["active_tracks"], 2);
+  EXPECT_EQ(status["tracking"]["events"], 4);
+}
+
+TEST_F(HttpServerTest, ResettingAPlacesCountsNeedsTheTokenAndAKnownPlace) {
+  start(http_config("127.0.0.1:0", "reset token 0123"));
+  server_->publish(tracked_result(1, scene_state()));
+  ASSERT_TRUE(eventually([&] {
+    auto r = client().Get("/api/counts");
+    return r && nlohmann::json::parse(r->body)["tracking"] == true;
+  }));
+  auto c = client();
+  const auto post = [&](const std::string& body, const std::string& token) {
+    httplib::Headers headers;
+    if (!token.empty()) headers.emplace("Authorization", "Bearer " + token);
+    return c.Post("/api/counts/reset", headers, body, "application/json");
+  };
+  EXPECT_EQ(post(R"({"place":"door"})", "")->status, 401);
+  EXPECT_EQ(post(R"({"place":"door"})", "wrong")->status, 401);
+  for (const char* bad : {"{not json", "[]", "{}", R"({"place": 3})", R"({"place": ""})",
+                          R"({"place": "door", "camera": 1})"}) {
+    auto r = post(bad, "reset token 0123");
+    ASSERT_TRUE(r) << bad;
+    EXPECT_EQ(r->status, 400) << bad;
+  }
+  auto unknown = post(R"({"place":"gate"})", "reset token 0123");
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->status, 404);
+  const std::string error = nlohmann::json::parse(unknown->body)["error"];
+  EXPECT_NE(error.find("zone yard"), std::string::npos) << error;
+  EXPECT_NE(error.find("line door"), std::string::npos) << error;
+  EXPECT_EQ(post(R"({"place":"door","camera":"garden"})", "reset token 0123")->status, 404);
+  {
+    std::lock_guard lock(mutex_);
+    EXPECT_TRUE(resets_.empty()) << "refused before reaching the inference thread";
+  }
+  auto ok = post(R"({"place":"door"})", "reset token 0123");
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 200) << ok->body;
+  EXPECT_EQ(nlohmann::json::parse(ok->body)["place"], "door");
+  std::lock_guard lock(mutex_);
+  ASSERT_EQ(resets_.size(), 1u);
+  EXPECT_EQ(resets_[0], std::make_pair(std::string("main"), std::string("door")));
+}
+
+TEST_F(HttpServerTest, ResettingCountsIsOffWithoutAToken) {
+  start(http_config("127.0.0.1:0"));
+  server_->publish(tracked_result(1, scene_state()));
+  auto r = client().Post("/api/counts/reset", R"({"place":"door"})", "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 403);
+  std::lock_guard lock(mutex_);
+  EXPECT_TRUE(resets_.empty());
 }
 
 }  // namespace
