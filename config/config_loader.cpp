@@ -247,7 +247,7 @@ class Validator {
       return Value(std::move(*point));
     }
     if (field.type == FieldType::kPointList) return convert_points(field, key, node, at);
-    if (field.type == FieldType::kNameList) return convert_names(key, node, at);
+    if (field.type == FieldType::kNameList) return convert_names(field, key, node, at);
     if (records) return convert_records(field, key, node, at);
     if (field.type == FieldType::kImageSize && node.IsSequence()) {
       return convert_list(field, key, node, at);
@@ -374,22 +374,37 @@ class Validator {
     return Value(std::move(points));
   }
 
-  std::optional<Value> convert_names(const std::string& key, const YAML::Node& node, Where at) {
+  // Each name is placed (key[i]) so that a wrong one, here or against the model's classes
+  // (check_class_names), is reported where it is written.
+  std::optional<Value> convert_names(const FieldSpec& field, const std::string& key,
+                                     const YAML::Node& node, Where at) {
     if (!node.IsSequence()) {
       add(key, at,
           "expected a list of names such as [person, car] (or [] for none), got " + describe(node));
       return std::nullopt;
     }
     std::vector<std::string> names;
+    bool ok = true;
     for (std::size_t i = 0; i < node.size(); ++i) {
       const YAML::Node item = node[i];
+      const std::string item_key = key + "[" + std::to_string(i) + "]";
+      const Where item_at = where(item.Mark());
+      values_.emplace(item_key, item_at);
       if (!item.IsScalar() || item.Scalar().empty()) {
-        add(key + "[" + std::to_string(i) + "]", where(item.Mark()),
-            "expected a name, got " + describe(item));
-        return std::nullopt;
+        add(item_key, item_at, "expected a name, got " + describe(item));
+        ok = false;
+        continue;
+      }
+      if (const std::string problem =
+              check_value(field, Value(std::vector<std::string>{item.Scalar()}));
+          !problem.empty()) {
+        add(item_key, item_at, problem);
+        ok = false;
+        continue;
       }
       names.push_back(item.Scalar());
     }
+    if (!ok) return std::nullopt;
     return Value(std::move(names));
   }
 
@@ -645,13 +660,15 @@ class Validator {
     if (!c.model.labels.empty()) {
       std::ifstream in(c.model.labels);
       std::vector<std::string> names;
+      // As vision::ClassNames::from_labels_file reads it: one name per line, trimmed.
       for (std::string line; std::getline(in, line);) {
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        if (!line.empty()) names.push_back(line);
+        const auto first = line.find_first_not_of(" \t\r");
+        if (first == std::string::npos) continue;
+        names.push_back(line.substr(first, line.find_last_not_of(" \t\r") - first + 1));
       }
       if (in.eof() && !names.empty()) known = std::move(names);
       from = "the labels file " + c.model.labels.string();
-    } else {
+    } else if (!c.model.path.empty()) {
       known = options_.class_names(c.model.path);
       from = "the model " + c.model.path.string();
     }
@@ -660,7 +677,8 @@ class Validator {
     std::vector<std::string_view> choices(known->begin(), known->end());
     for (const auto& [key, classes] : lists) {
       if (!usable(key)) continue;
-      for (const std::string& name : *classes) {
+      for (std::size_t i = 0; i < classes->size(); ++i) {
+        const std::string& name = (*classes)[i];
         if (std::find(known->begin(), known->end(), name) != known->end()) continue;
         std::string message = "'" + name + "' is not a class of " + from;
         if (const std::string near = closest_name(name, choices); !near.empty()) {
@@ -668,8 +686,8 @@ class Validator {
         } else {
           message += ": its classes are " + join_names(choices);
         }
-        add(key, written_at(key), message);
-        break;
+        const std::string item = key + "[" + std::to_string(i) + "]";
+        add(item, written_at(item), message);
       }
     }
   }

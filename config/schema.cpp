@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <stdexcept>
 #include <type_traits>
 
@@ -834,7 +835,11 @@ std::string format_number(double v) {
 std::string format_bound(const FieldSpec& field, double v) {
   if (field.type != FieldType::kFloat) return std::to_string(static_cast<std::int64_t>(v));
   char buf[64];
-  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  // Whole numbers in full ("1000000", not the shortest form "1e+06"): people read these.
+  const bool whole_number = v == std::trunc(v) && std::abs(v) < 1e15;
+  const auto [end, ec] = whole_number
+                             ? std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed)
+                             : std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, end);
 }
 

@@ -97,7 +97,9 @@ TEST(Schema, EveryRowIsComplete) {
       EXPECT_LT(f.min, f.max) << f.path();
     }
     // Choices name an enum's values, or those a list of names may hold (events.snapshots).
-    if (f.type == FieldType::kEnum) EXPECT_FALSE(f.choices.empty()) << f.path();
+    if (f.type == FieldType::kEnum) {
+      EXPECT_FALSE(f.choices.empty()) << f.path();
+    }
     if (f.type != FieldType::kEnum && f.type != FieldType::kNameList) {
       EXPECT_TRUE(f.choices.empty()) << f.path();
     }

@@ -7,35 +7,39 @@
 #include <string_view>
 
 #include "config/config_loader.h"
+#include "config/schema.h"
+#include "config/yaml_writer.h"
+#include "tests/support/temp_folder.h"
 
 namespace yolo::config {
 namespace {
 
 const LoadOptions kSchemaOnly{.check_files = false};
 
-const ConfigProblem* problem_at(const ConfigError& e, std::string_view key) {
-  for (const ConfigProblem& p : e.problems()) {
-    if (p.key == key) return &p;
-  }
-  return nullptr;
-}
-
-// The problem a file gets at `key`; fails the test when it loads or has none there.
-ConfigProblem problem(std::string_view text, std::string_view key,
-                      const LoadOptions& options = kSchemaOnly) {
+// Expects the file to fail with a problem at `key`, on `line` and `column` (1-based), whose
+// message has `words`, written as "test.yaml:LINE:COLUMN: KEY: MESSAGE".
+void expect_problem(std::string_view text, std::string_view key, int line, int column,
+                    std::string_view words, const LoadOptions& options = kSchemaOnly) {
   try {
     parse_config(text, "test.yaml", options);
   } catch (const ConfigError& e) {
-    if (const ConfigProblem* p = problem_at(e, key)) return *p;
+    for (const ConfigProblem& p : e.problems()) {
+      if (p.key != key) continue;
+      EXPECT_EQ(p.line, line) << e.what();
+      EXPECT_EQ(p.column, column) << e.what();
+      EXPECT_NE(p.message.find(words), std::string::npos) << e.what();
+      const std::string where = "test.yaml:" + std::to_string(line) + ":" + std::to_string(column) +
+                                ": " + std::string(key) + ": ";
+      EXPECT_NE(std::string(e.what()).find(where + p.message), std::string::npos) << e.what();
+      return;
+    }
     ADD_FAILURE() << "no problem at " << key << " in:\n" << e.what();
-    return {};
+    return;
   }
   ADD_FAILURE() << "loaded without a problem:\n" << text;
-  return {};
 }
 
-TEST(Sections, AValidFileGivesTheTypedSettings) {
-  const Config c = parse_config(R"(
+const char* const kValid = R"(
 tracking:
   lost_s: 3
   confirm_frames: 2
@@ -44,140 +48,297 @@ zones:
     points: [[0.1, 0.5], [0.45, 0.5], [0.45, 0.95]]
     classes: [person]
     loiter_s: 30
+  - name: yard-2
+    points: [[0, 0], [1, 0], [1, 1], [0, 1]]
+    anchor: center
+    inertia_s: 0
 lines:
   - name: road_north
     from: [0.0, 0.62]
     to: [1.0, 0.62]
     in: above
     anchor: center
+    classes: [car, truck]
+  - name: door
+    from: [0.5, 0.1]
+    to: [0.5, 0.9]
+    in: left
+    hysteresis: 0.05
 events:
   snapshots: [enter, loiter]
   clips: [cross]
+  clip_before_s: 0
   webhook: []
-)",
-                                "test.yaml", kSchemaOnly);
+  max_mb: 50
+)";
+
+TEST(Sections, AValidFileGivesTheTypedSettings) {
+  const Config c = parse_config(kValid, "test.yaml", kSchemaOnly);
   EXPECT_EQ(c.tracking.lost_s, 3);
   EXPECT_EQ(c.tracking.confirm_frames, 2);
   EXPECT_TRUE(c.tracking.enabled);
-  ASSERT_EQ(c.zones.size(), 1u);
+  ASSERT_EQ(c.zones.size(), 2u);
   EXPECT_EQ(c.zones[0].name, "gate");
   EXPECT_EQ(c.zones[0].camera, kMainCamera);
   EXPECT_EQ(c.zones[0].points.size(), 3u);
   EXPECT_EQ(c.zones[0].points[1], (FramePoint{0.45, 0.5}));
   EXPECT_EQ(c.zones[0].classes, std::vector<std::string>{"person"});
+  EXPECT_EQ(c.zones[0].anchor, tracking::Anchor::kBottomCenter);
   EXPECT_EQ(c.zones[0].loiter_s, 30);
   EXPECT_EQ(c.zones[0].inertia_s, 0.3);
-  ASSERT_EQ(c.lines.size(), 1u);
+  EXPECT_EQ(c.zones[1].name, "yard-2");
+  EXPECT_EQ(c.zones[1].points.size(), 4u);
+  EXPECT_TRUE(c.zones[1].classes.empty());
+  EXPECT_EQ(c.zones[1].anchor, tracking::Anchor::kCenter);
+  EXPECT_EQ(c.zones[1].inertia_s, 0);
+  ASSERT_EQ(c.lines.size(), 2u);
+  EXPECT_EQ(c.lines[0].from, (FramePoint{0.0, 0.62}));
   EXPECT_EQ(c.lines[0].to, (FramePoint{1.0, 0.62}));
   EXPECT_EQ(c.lines[0].in, tracking::Side::kAbove);
   EXPECT_EQ(c.lines[0].anchor, tracking::Anchor::kCenter);
+  EXPECT_EQ(c.lines[0].classes, (std::vector<std::string>{"car", "truck"}));
   EXPECT_EQ(c.lines[0].hysteresis, 0.01);
+  EXPECT_EQ(c.lines[1].in, tracking::Side::kLeft);
+  EXPECT_EQ(c.lines[1].hysteresis, 0.05);
   EXPECT_EQ(c.events.snapshots,
             (std::vector{tracking::ObjectEventKind::kEnter, tracking::ObjectEventKind::kLoiter}));
   EXPECT_EQ(c.events.clips, std::vector{tracking::ObjectEventKind::kCross});
+  EXPECT_EQ(c.events.clip_before_s, 0);
+  EXPECT_EQ(c.events.clip_after_s, 5);
   EXPECT_TRUE(c.events.webhook.empty());
-  // Empty sections are no zones and no lines.
+  EXPECT_EQ(c.events.max_mb, 50);
+  EXPECT_TRUE(c.events.crop);
+}
+
+TEST(Sections, EmptyListSectionsAreNoZonesAndNoLines) {
   const Config none = parse_config("zones:\nlines: []\n", "test.yaml", kSchemaOnly);
   EXPECT_TRUE(none.zones.empty());
   EXPECT_TRUE(none.lines.empty());
 }
 
-TEST(Sections, ZonesNeedThreeCornersInsideTheFrame) {
-  const ConfigProblem two =
-      problem("zones:\n  - name: a\n    points: [[0.1, 0.1], [0.2, 0.2]]\n", "zones[0].points");
-  EXPECT_EQ(two.line, 3);
-  EXPECT_NE(two.message.find("at least three corners"), std::string::npos) << two.message;
-  const ConfigProblem outside =
-      problem("zones:\n  - name: a\n    points: [[0.1, 0.1], [1.2, 0.2], [0.5, 0.5]]\n",
-              "zones[0].points[1]");
-  EXPECT_EQ(outside.line, 3);
-  EXPECT_EQ(outside.column, 26) << "the point itself";
-  EXPECT_NE(outside.message.find("outside the frame"), std::string::npos) << outside.message;
-  const ConfigProblem missing = problem("zones:\n  - name: a\n", "zones[0]");
-  EXPECT_NE(missing.message.find("has no points"), std::string::npos) << missing.message;
+TEST(Sections, WrittenConfigsReadBackTheSame) {
+  const Config c = parse_config(kValid, "test.yaml", kSchemaOnly);
+  for (const bool comments : {true, false}) {
+    const std::string text = to_yaml(c, comments);
+    EXPECT_EQ(parse_config(text, "written.yaml", kSchemaOnly), c) << text;
+  }
+  // The defaults (no zones, no lines) too.
+  EXPECT_EQ(parse_config(to_yaml(Config{}, true), "written.yaml", kSchemaOnly), Config{});
 }
 
-TEST(Sections, ALineNeedsALengthAndAnInSideItHas) {
-  const ConfigProblem zero =
-      problem("lines:\n  - name: a\n    from: [0.5, 0.5]\n    to: [0.5, 0.505]\n    in: below\n",
-              "lines[0].to");
-  EXPECT_EQ(zero.line, 4);
-  EXPECT_NE(zero.message.find("needs a length"), std::string::npos) << zero.message;
-  const ConfigProblem side =
-      problem("lines:\n  - name: a\n    from: [0.5, 0.1]\n    to: [0.5, 0.9]\n    in: below\n",
-              "lines[0].in");
-  EXPECT_EQ(side.line, 5);
-  EXPECT_NE(side.message.find("use left or right"), std::string::npos) << side.message;
-  const ConfigProblem no_in =
-      problem("lines:\n  - name: a\n    from: [0.1, 0.5]\n    to: [0.9, 0.5]\n", "lines[0]");
-  EXPECT_NE(no_in.message.find("has no in"), std::string::npos) << no_in.message;
-  const ConfigProblem not_point = problem(
-      "lines:\n  - name: a\n    from: 0.5\n    to: [0.9, 0.5]\n    in: below\n", "lines[0].from");
-  EXPECT_NE(not_point.message.find("expected a point [x, y]"), std::string::npos);
+TEST(Sections, DescribeShowsEachMemberOfAListSection) {
+  const std::string text = describe_schema();
+  for (const std::string_view member :
+       {"zones[].name (text; required)", "zones[].points (list of points [[x, y], ...]",
+        "zones[].classes (list of names; default [])", "lines[].from (a point [x, y]",
+        "lines[].in (one of above, below, left, right; required)",
+        "events.snapshots (list of names from new, enter, leave, cross, loiter, end",
+        "tracking.lost_s (number from 0.05 to 600", "events.max_mb (number from 1 to 1000000"}) {
+    EXPECT_NE(text.find(member), std::string::npos) << member;
+  }
+}
+
+TEST(Sections, ZonesNeedThreeCornersInsideTheFrame) {
+  expect_problem("zones:\n  - name: a\n    points: [[0.1, 0.1], [0.2, 0.2]]\n", "zones[0].points",
+                 3, 13, "has 2 point(s): a zone needs at least three corners");
+  // Each point is placed: the second zone's third one.
+  expect_problem(
+      "zones:\n  - name: a\n    points: [[0, 0], [1, 0], [1, 1]]\n  - name: b\n"
+      "    points: [[0.1, 0.1], [0.9, 0.1], [0.5, -0.2]]\n",
+      "zones[1].points[2]", 5, 38,
+      "-0.2 is outside the frame: x and y are fractions of the frame, 0 to 1");
+  expect_problem("zones:\n  - name: a\n    points: [[0.1, 0.1], [1.2, 0.2], [0.5, 0.5]]\n",
+                 "zones[0].points[1]", 3, 26, "1.2 is outside the frame");
+  expect_problem("zones:\n  - name: a\n", "zones[0]", 2, 5, "has no points");
+  expect_problem("zones:\n  - name: a\n    points: [[0.1, 0.1], [0.2], [0.5, 0.5]]\n",
+                 "zones[0].points[1]", 3, 26, "expected a point [x, y]");
+}
+
+TEST(Sections, NegativeTimesAreOutOfRange) {
+  expect_problem("zones:\n  - name: a\n    points: [[0, 0], [1, 0], [1, 1]]\n    loiter_s: -5\n",
+                 "zones[0].loiter_s", 4, 15, "-5 is out of range: use a number from 0 to 86400");
+  expect_problem("zones:\n  - name: a\n    points: [[0, 0], [1, 0], [1, 1]]\n    inertia_s: -1\n",
+                 "zones[0].inertia_s", 4, 16, "out of range");
+  expect_problem("tracking:\n  lost_s: -1\n", "tracking.lost_s", 2, 11, "out of range");
+  expect_problem("tracking:\n  lost_s: 0\n", "tracking.lost_s", 2, 11, "from 0.05 to 600");
+  expect_problem("events:\n  clip_before_s: -2\n", "events.clip_before_s", 2, 18, "out of range");
+  expect_problem("events:\n  max_days: -1\n", "events.max_days", 2, 13, "out of range");
+}
+
+TEST(Sections, ALineNeedsALength) {
+  expect_problem("lines:\n  - name: a\n    from: [0.5, 0.5]\n    to: [0.5, 0.5]\n    in: below\n",
+                 "lines[0].to", 4, 9, "a line needs a length");
+  expect_problem("lines:\n  - name: a\n    from: [0.5, 0.5]\n    to: [0.5, 0.505]\n    in: below\n",
+                 "lines[0].to", 4, 9, "at least 0.01 of the frame apart");
+  expect_problem("lines:\n  - name: a\n    from: [0.5, 0.5]\n    to: [1.5, 0.5]\n    in: below\n",
+                 "lines[0].to", 4, 9, "1.5 is outside the frame");
+}
+
+TEST(Sections, ALineIsInOnASideItHas) {
+  expect_problem("lines:\n  - name: a\n    from: [0.5, 0.1]\n    to: [0.5, 0.9]\n    in: below\n",
+                 "lines[0].in", 5, 9,
+                 "is below on a vertical line, which has no such side: use left or right");
+  expect_problem("lines:\n  - name: a\n    from: [0.1, 0.5]\n    to: [0.9, 0.5]\n    in: left\n",
+                 "lines[0].in", 5, 9,
+                 "is left on a horizontal line, which has no such side: use above or below");
+  expect_problem("lines:\n  - name: a\n    from: [0.1, 0.5]\n    to: [0.9, 0.5]\n    in: north\n",
+                 "lines[0].in", 5, 9, "one of above, below, left, right");
+  expect_problem("lines:\n  - name: a\n    from: [0.1, 0.5]\n    to: [0.9, 0.5]\n", "lines[0]", 2,
+                 5, "has no in");
+  // A slanted line has all four sides.
+  for (const std::string_view side : {"above", "below", "left", "right"}) {
+    EXPECT_NO_THROW(
+        parse_config("lines:\n  - name: a\n    from: [0.1, 0.2]\n    to: [0.9, 0.7]\n"
+                     "    in: " +
+                         std::string(side) + "\n",
+                     "test.yaml", kSchemaOnly))
+        << side;
+  }
+}
+
+TEST(Sections, APointIsTwoNumbers) {
+  expect_problem("lines:\n  - name: a\n    from: 0.5\n    to: [0.9, 0.5]\n    in: below\n",
+                 "lines[0].from", 3, 11, "expected a point [x, y] such as [0.5, 0.6], got '0.5'");
+  expect_problem(
+      "lines:\n  - name: a\n    from: [0.1, 0.2, 0.3]\n    to: [0.9, 0.5]\n    in: below\n",
+      "lines[0].from", 3, 11, "expected a point [x, y]");
+  expect_problem("lines:\n  - name: a\n    from: [0.1, y]\n    to: [0.9, 0.5]\n    in: below\n",
+                 "lines[0].from", 3, 17, "expected a number for y, got 'y'");
 }
 
 TEST(Sections, NamesAreUniquePerCameraAndFitForTopics) {
-  const ConfigProblem twice = problem(
+  // Zones and lines share one namespace per camera.
+  expect_problem(
       "zones:\n  - name: gate\n    points: [[0, 0], [1, 0], [1, 1]]\nlines:\n  - name: gate\n"
       "    from: [0, 0.5]\n    to: [1, 0.5]\n    in: below\n",
-      "lines[0].name");
-  EXPECT_EQ(twice.line, 5);
-  EXPECT_NE(twice.message.find("already the name of zones[0]"), std::string::npos) << twice.message;
-  const ConfigProblem spaces = problem(
-      "zones:\n  - name: front door\n    points: [[0, 0], [1, 0], [1, 1]]\n", "zones[0].name");
-  EXPECT_NE(spaces.message.find("letters, digits, _ and -"), std::string::npos);
-  const ConfigProblem camera =
-      problem("zones:\n  - name: a\n    camera: garage\n    points: [[0, 0], [1, 0], [1, 1]]\n",
-              "zones[0].camera");
-  EXPECT_EQ(camera.line, 3);
-  EXPECT_NE(camera.message.find("named main"), std::string::npos) << camera.message;
+      "lines[0].name", 5, 11,
+      "'gate' is already the name of zones[0] on camera main: zones and lines of a camera need "
+      "names of their own");
+  expect_problem(
+      "zones:\n  - name: gate\n    points: [[0, 0], [1, 0], [1, 1]]\n  - name: gate\n"
+      "    points: [[0, 0], [1, 0], [0, 1]]\n",
+      "zones[1].name", 4, 11, "already the name of zones[0]");
+  expect_problem("zones:\n  - name: front door\n    points: [[0, 0], [1, 0], [1, 1]]\n",
+                 "zones[0].name", 2, 11, "has characters other than letters, digits, _ and -");
+  expect_problem(
+      "lines:\n  - name: road/north\n    from: [0, 0.5]\n    to: [1, 0.5]\n"
+      "    in: below\n",
+      "lines[0].name", 2, 11, "use e.g. front_door");
+  expect_problem(
+      "zones:\n  - name: " + std::string(65, 'a') + "\n    points: [[0, 0], [1, 0], [1, 1]]\n",
+      "zones[0].name", 2, 11, "longer than 64 characters");
+  expect_problem("zones:\n  - name:\n    points: [[0, 0], [1, 0], [1, 1]]\n", "zones[0].name", 2, 5,
+                 "is empty");
+}
+
+TEST(Sections, ACameraIsOneTheDaemonHas) {
+  expect_problem("zones:\n  - name: a\n    camera: garage\n    points: [[0, 0], [1, 0], [1, 1]]\n",
+                 "zones[0].camera", 3, 13,
+                 "'garage' is not a camera: the daemon has one, named main");
+  expect_problem(
+      "lines:\n  - name: a\n    camera: Main\n    from: [0, 0.5]\n    to: [1, 0.5]\n"
+      "    in: below\n",
+      "lines[0].camera", 3, 13, "named main");
 }
 
 TEST(Sections, AListSectionWrittenAsAMappingSaysWhatToWrite) {
-  const ConfigProblem p = problem("zones:\n  name: gate\n", "zones");
-  EXPECT_NE(p.message.find("expected a list"), std::string::npos) << p.message;
-  EXPECT_NE(p.message.find("- {name: gate"), std::string::npos) << p.message;
+  expect_problem("zones:\n  name: gate\n", "zones", 2, 3,
+                 "expected a list, one item per zone starting with '- ', such as\n    zones:\n"
+                 "      - {name: gate");
+  expect_problem("lines:\n  name: road\n", "lines", 2, 3, "one item per line");
+  expect_problem("zones: gate\n", "zones", 1, 8, "expected a list of mappings");
+  expect_problem("zones:\n  - gate\n", "zones[0]", 2, 5, "gate");
+  expect_problem("zones:\n  - name: a\n    point: [[0, 0], [1, 0], [1, 1]]\n", "zones[0].point", 3,
+                 5, "did you mean 'points'?");
 }
 
-TEST(Sections, TrackingAndEventsRules) {
-  EXPECT_NE(problem("tracking:\n  low_score: 0.7\n", "tracking.low_score")
-                .message.find("above tracking.high_score"),
-            std::string::npos);
-  EXPECT_NE(problem("tracking:\n  lost_s: -1\n", "tracking.lost_s").message.find("out of range"),
-            std::string::npos);
-  EXPECT_NE(
-      problem("events:\n  clips: [enter]\n  clip_before_s: 0\n  clip_after_s: 0\n", "events.clips")
-          .message.find("both 0"),
-      std::string::npos);
-  const ConfigProblem kind =
-      problem("events:\n  snapshots: [enter, crossing]\n", "events.snapshots");
-  EXPECT_NE(kind.message.find("did you mean 'cross'?"), std::string::npos) << kind.message;
+TEST(Sections, TrackingScoresWorkTogether) {
+  expect_problem("tracking:\n  high_score: 0.4\n  low_score: 0.5\n", "tracking.low_score", 3, 14,
+                 "is above tracking.high_score (0.40)");
+  expect_problem("tracking:\n  low_score: 0.3\n  new_score: 0.2\n", "tracking.new_score", 3, 14,
+                 "is below tracking.low_score (0.30)");
+  expect_problem("tracking:\n  match_iou: 0\n", "tracking.match_iou", 2, 14, "out of range");
+  EXPECT_NO_THROW(parse_config("tracking:\n  high_score: 0.3\n  low_score: 0.3\n  new_score: 0.3\n",
+                               "test.yaml", kSchemaOnly));
+}
+
+TEST(Sections, EventKindsAreNamedAndClipsHaveADuration) {
+  expect_problem("events:\n  clips: [enter]\n  clip_before_s: 0\n  clip_after_s: 0\n",
+                 "events.clips", 2, 10,
+                 "asks for clips while events.clip_before_s and events.clip_after_s are both 0");
+  EXPECT_NO_THROW(parse_config("events:\n  clips: []\n  clip_before_s: 0\n  clip_after_s: 0\n",
+                               "test.yaml", kSchemaOnly));
+  expect_problem("events:\n  snapshots: [enter, crossing]\n", "events.snapshots[1]", 2, 22,
+                 "did you mean 'cross'?");
+  expect_problem("events:\n  webhook: [new, {a: 1}]\n", "events.webhook[1]", 2, 18,
+                 "expected a name");
+  expect_problem("events:\n  webhook: enter\n", "events.webhook", 2, 12,
+                 "expected a list of names such as [person, car]");
 }
 
 TEST(Sections, ClassNamesMustBeTheModels) {
   LoadOptions options = kSchemaOnly;
   int asked = 0;
-  options.class_names = [&asked](const std::filesystem::path&) {
+  options.class_names = [&asked](const std::filesystem::path& model) {
     ++asked;
+    EXPECT_EQ(model.filename(), "m.onnx");
     return std::optional<std::vector<std::string>>({"person", "bicycle", "car"});
   };
   const std::string text =
       "model:\n  path: m.onnx\nlines:\n  - name: a\n    from: [0, 0.5]\n    to: [1, 0.5]\n"
-      "    in: below\n    classes: [car, bicycel]\n";
-  const ConfigProblem p = problem(text, "lines[0].classes", options);
-  EXPECT_EQ(p.line, 8);
-  EXPECT_NE(p.message.find("'bicycel' is not a class of the model"), std::string::npos);
-  EXPECT_NE(p.message.find("did you mean 'bicycle'?"), std::string::npos) << p.message;
-  EXPECT_EQ(asked, 1);
-  // Without class filters the model is not opened at all.
+      "    in: below\n    classes: [car, bicycel]\nzones:\n  - name: b\n"
+      "    points: [[0, 0], [1, 0], [1, 1]]\n    classes: [persn, car, zebra]\n";
+  expect_problem(text, "lines[0].classes[1]", 8, 20, "'bicycel' is not a class of the model ",
+                 options);
+  expect_problem(text, "lines[0].classes[1]", 8, 20, "m.onnx: did you mean 'bicycle'?", options);
+  expect_problem(text, "zones[0].classes[0]", 12, 15, "did you mean 'person'?", options);
+  expect_problem(text, "zones[0].classes[2]", 12, 27, "'zebra' is not a class of the model",
+                 options);
+  EXPECT_GT(asked, 0);
+  // Without class filters, or without a model, the hook is not asked at all.
   asked = 0;
   parse_config("model:\n  path: m.onnx\n", "test.yaml", options);
+  parse_config("zones:\n  - name: b\n    points: [[0, 0], [1, 0], [1, 1]]\n    classes: [x]\n",
+               "test.yaml", options);
   EXPECT_EQ(asked, 0);
   // Names it cannot read (a model without names): not checked here.
   options.class_names = [](const std::filesystem::path&) {
     return std::optional<std::vector<std::string>>();
   };
   EXPECT_NO_THROW(parse_config(text, "test.yaml", options));
+  // Without the hook (a tool that only shows the file) class names are not checked.
+  EXPECT_NO_THROW(parse_config(text, "test.yaml", kSchemaOnly));
+}
+
+TEST(Sections, ClassNamesComeFromTheLabelsFileWhenThereIsOne) {
+  const test::TempFolder folder;
+  folder.write("labels.txt", "person\r\n  car \nbus\n\n");
+  LoadOptions options = kSchemaOnly;
+  int asked = 0;
+  options.class_names = [&asked](const std::filesystem::path&) {
+    ++asked;
+    return std::optional<std::vector<std::string>>({"truck"});
+  };
+  const std::string file = (folder.path() / "test.yaml").string();
+  const std::string text =
+      "model:\n  path: m.onnx\n  labels: labels.txt\nlines:\n  - name: a\n    from: [0, 0.5]\n"
+      "    to: [1, 0.5]\n    in: below\n    classes: [car, person, ";
+  const Config c = parse_config(text + "bus]\n", file, options);
+  EXPECT_EQ(c.lines.at(0).classes, (std::vector<std::string>{"car", "person", "bus"}));
+  try {
+    parse_config(text + "truck]\n", file, options);
+    ADD_FAILURE() << "a class the labels file lacks loaded";
+  } catch (const ConfigError& e) {
+    ASSERT_EQ(e.problems().size(), 1u) << e.what();
+    const ConfigProblem& p = e.problems()[0];
+    EXPECT_EQ(p.key, "lines[0].classes[2]");
+    EXPECT_EQ(p.line, 9);
+    EXPECT_EQ(p.column, 28);
+    EXPECT_NE(p.message.find("'truck' is not a class of the labels file"), std::string::npos)
+        << p.message;
+    EXPECT_NE(p.message.find("its classes are person, car, bus"), std::string::npos) << p.message;
+  }
+  EXPECT_EQ(asked, 0) << "the labels file names the classes, not the model";
 }
 
 }  // namespace
