@@ -58,6 +58,10 @@ std::string describe_schema() {
         append_wrapped(out, "          ", m.description);
       }
     }
+    // A list section's example, as the shipped file shows it: users copy it.
+    if (section.list && !section.example.empty()) {
+      append(out, {"  For example:\n    ", section.name, ":\n      ", section.example, "\n"});
+    }
   }
   return out;
 }

@@ -46,7 +46,7 @@ tracking:
 zones:
   - name: gate
     points: [[0.1, 0.5], [0.45, 0.5], [0.45, 0.95]]
-    classes: [person]
+    classes: [person, traffic light, "a \"b\""]
     loiter_s: 30
   - name: yard-2
     points: [[0, 0], [1, 0], [1, 1], [0, 1]]
@@ -82,7 +82,8 @@ TEST(Sections, AValidFileGivesTheTypedSettings) {
   EXPECT_EQ(c.zones[0].camera, kMainCamera);
   EXPECT_EQ(c.zones[0].points.size(), 3u);
   EXPECT_EQ(c.zones[0].points[1], (FramePoint{0.45, 0.5}));
-  EXPECT_EQ(c.zones[0].classes, std::vector<std::string>{"person"});
+  // COCO names have spaces; quotes are written back as quotes.
+  EXPECT_EQ(c.zones[0].classes, (std::vector<std::string>{"person", "traffic light", "a \"b\""}));
   EXPECT_EQ(c.zones[0].anchor, tracking::Anchor::kBottomCenter);
   EXPECT_EQ(c.zones[0].loiter_s, 30);
   EXPECT_EQ(c.zones[0].inertia_s, 0.3);
@@ -135,6 +136,15 @@ TEST(Sections, DescribeShowsEachMemberOfAListSection) {
         "events.snapshots (list of names from new, enter, leave, cross, loiter, end",
         "tracking.lost_s (number from 0.05 to 600", "events.max_mb (number from 1 to 1000000"}) {
     EXPECT_NE(text.find(member), std::string::npos) << member;
+  }
+  // Each list section's example, which loads.
+  for (const SectionSpec& s : sections()) {
+    if (!s.list) continue;
+    const std::string example = std::string(s.name) + ":\n      " + std::string(s.example) + "\n";
+    EXPECT_NE(text.find("  For example:\n    " + example), std::string::npos) << s.name;
+    const Config c = parse_config(std::string(s.name) + ":\n  " + std::string(s.example) + "\n",
+                                  "example.yaml", kSchemaOnly);
+    EXPECT_EQ(c.zones.size() + c.lines.size(), 1u) << s.example;
   }
 }
 
