@@ -6,78 +6,92 @@
 
 namespace yolo::tracking {
 
-std::vector<int> assign(const CostMatrix& costs, float max_cost, std::vector<int>& row_of_col) {
+// Leaving a row unmatched costs max_cost, so the total is n * max_cost plus, per pair, its cost
+// minus max_cost: only pairs cheaper than the limit help, and capping every cost at max_cost
+// changes no optimum. With capped costs a full matching of the shorter side is optimal, so the
+// solver pairs every row of the shorter side (rows or columns: transposed when there are more
+// rows) and pairs over the limit are then dropped. That is a k x K problem (k <= K), not the
+// n x (n + m) one of a column per "unmatched" choice.
+void Assigner::solve(const CostMatrix& costs, float max_cost) {
   const int n = costs.rows;
   const int m = costs.cols;
-  std::vector<int> col_of_row(static_cast<std::size_t>(n), -1);
-  row_of_col.assign(static_cast<std::size_t>(m), -1);
-  if (n == 0 || m == 0) return col_of_row;
-  // Each row may also take a "stay unmatched" column of its own costing max_cost, so that the
-  // optimum never pairs above the limit: a square problem of n rows and m + n columns, solved
-  // row by row with the shortest augmenting path (potentials u, v keep reduced costs >= 0).
-  const int cols = m + n;
-  const auto cost = [&](int r, int c) -> double {
-    if (c < m) {
-      const float x = costs.at(r, c);
-      // Above the limit: never better than staying unmatched.
-      return x > max_cost ? static_cast<double>(max_cost) + 1.0 : static_cast<double>(x);
-    }
-    return c - m == r ? static_cast<double>(max_cost) : std::numeric_limits<double>::infinity();
+  col_of_row_.assign(static_cast<std::size_t>(n), -1);
+  row_of_col_.assign(static_cast<std::size_t>(m), -1);
+  if (n == 0 || m == 0) return;
+  const bool transposed = n > m;
+  const int k = transposed ? m : n;  // rows of the solved problem
+  const int wide = transposed ? n : m;
+  const auto capped = [&](int r, int c) {
+    return static_cast<double>(std::min(transposed ? costs.at(c, r) : costs.at(r, c), max_cost));
   };
   constexpr double kInf = std::numeric_limits<double>::infinity();
-  std::vector<double> u(static_cast<std::size_t>(n) + 1, 0),
-      v(static_cast<std::size_t>(cols) + 1, 0);
-  // p[c]: the row (1-based) holding column c (1-based); way[c]: previous column on the path.
-  std::vector<int> p(static_cast<std::size_t>(cols) + 1, 0),
-      way(static_cast<std::size_t>(cols) + 1, 0);
-  std::vector<double> minv(static_cast<std::size_t>(cols) + 1);
-  std::vector<char> used(static_cast<std::size_t>(cols) + 1);
-  for (int i = 1; i <= n; ++i) {
-    p[0] = i;
-    int j0 = 0;
-    std::fill(minv.begin(), minv.end(), kInf);
-    std::fill(used.begin(), used.end(), 0);
+  const auto k1 = static_cast<std::size_t>(k) + 1;
+  const auto w1 = static_cast<std::size_t>(wide) + 1;
+  // Shortest augmenting paths with potentials u (rows) and v (columns) keeping reduced costs
+  // non-negative; 1-based, column 0 stands for the row being added. row_at_[c]: the row holding
+  // column c (0: free); previous_[c]: the column before c on the path.
+  u_.assign(k1, 0);
+  v_.assign(w1, 0);
+  row_at_.assign(w1, 0);
+  previous_.assign(w1, 0);
+  min_reduced_.resize(w1);
+  visited_.resize(w1);
+  for (int i = 1; i <= k; ++i) {
+    row_at_[0] = i;
+    std::size_t col = 0;
+    std::fill(min_reduced_.begin(), min_reduced_.end(), kInf);
+    std::fill(visited_.begin(), visited_.end(), 0);
     do {
-      used[static_cast<std::size_t>(j0)] = 1;
-      const int i0 = p[static_cast<std::size_t>(j0)];
+      visited_[col] = 1;
+      const int row = row_at_[col];
       double delta = kInf;
-      int j1 = 0;
-      for (int j = 1; j <= cols; ++j) {
-        if (used[static_cast<std::size_t>(j)]) continue;
-        const double cur =
-            cost(i0 - 1, j - 1) - u[static_cast<std::size_t>(i0)] - v[static_cast<std::size_t>(j)];
-        if (cur < minv[static_cast<std::size_t>(j)]) {
-          minv[static_cast<std::size_t>(j)] = cur;
-          way[static_cast<std::size_t>(j)] = j0;
+      std::size_t next = 0;
+      for (std::size_t j = 1; j < w1; ++j) {
+        if (visited_[j]) continue;
+        const double reduced =
+            capped(row - 1, static_cast<int>(j) - 1) - u_[static_cast<std::size_t>(row)] - v_[j];
+        if (reduced < min_reduced_[j]) {
+          min_reduced_[j] = reduced;
+          previous_[j] = static_cast<int>(col);
         }
-        if (minv[static_cast<std::size_t>(j)] < delta) {
-          delta = minv[static_cast<std::size_t>(j)];
-          j1 = j;
+        if (min_reduced_[j] < delta) {
+          delta = min_reduced_[j];
+          next = j;
         }
       }
-      for (int j = 0; j <= cols; ++j) {
-        if (used[static_cast<std::size_t>(j)]) {
-          u[static_cast<std::size_t>(p[static_cast<std::size_t>(j)])] += delta;
-          v[static_cast<std::size_t>(j)] -= delta;
+      for (std::size_t j = 0; j < w1; ++j) {
+        if (visited_[j]) {
+          u_[static_cast<std::size_t>(row_at_[j])] += delta;
+          v_[j] -= delta;
         } else {
-          minv[static_cast<std::size_t>(j)] -= delta;
+          min_reduced_[j] -= delta;
         }
       }
-      j0 = j1;
-    } while (p[static_cast<std::size_t>(j0)] != 0);
-    do {
-      const int j1 = way[static_cast<std::size_t>(j0)];
-      p[static_cast<std::size_t>(j0)] = p[static_cast<std::size_t>(j1)];
-      j0 = j1;
-    } while (j0 != 0);
+      col = next;
+    } while (row_at_[col] != 0);
+    // Flip the path: each column on it goes to the row that reached it.
+    while (col != 0) {
+      const auto before = static_cast<std::size_t>(previous_[col]);
+      row_at_[col] = row_at_[before];
+      col = before;
+    }
   }
-  for (int j = 1; j <= m; ++j) {
-    const int r = p[static_cast<std::size_t>(j)] - 1;
-    if (r < 0 || costs.at(r, j - 1) > max_cost) continue;
-    col_of_row[static_cast<std::size_t>(r)] = j - 1;
-    row_of_col[static_cast<std::size_t>(j - 1)] = r;
+  for (int j = 1; j <= wide; ++j) {
+    const int i = row_at_[static_cast<std::size_t>(j)];
+    if (i == 0) continue;
+    const int r = transposed ? j - 1 : i - 1;
+    const int c = transposed ? i - 1 : j - 1;
+    if (costs.at(r, c) > max_cost) continue;
+    col_of_row_[static_cast<std::size_t>(r)] = c;
+    row_of_col_[static_cast<std::size_t>(c)] = r;
   }
-  return col_of_row;
+}
+
+std::vector<int> assign(const CostMatrix& costs, float max_cost, std::vector<int>& row_of_col) {
+  Assigner solver;
+  solver.solve(costs, max_cost);
+  row_of_col = solver.row_of_col();
+  return solver.col_of_row();
 }
 
 }  // namespace yolo::tracking

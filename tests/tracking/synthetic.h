@@ -284,9 +284,10 @@ inline std::vector<TruthObject> crossing_pair() {
   return {walker({200, 300}, {150, 0}), walker({1000, 305}, {-150, 0})};
 }
 
-// `n` objects in the frame at any time (a crowd for the cost benchmark): people and cars at
-// random places and speeds; each one that leaves is followed by another coming in at an edge.
-inline std::vector<TruthObject> crowd(int n, double seconds, unsigned seed) {
+// `n` objects in the frame at any time (a crowd for the cost benchmark): people and cars (a share
+// `cars` of them) at random places and speeds; each one that leaves is followed by another coming
+// in at an edge.
+inline std::vector<TruthObject> crowd(int n, double seconds, unsigned seed, float cars = 0.3f) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> unit(0, 1);
   const auto w = static_cast<float>(kSyntheticFrame.width);
@@ -297,7 +298,7 @@ inline std::vector<TruthObject> crowd(int n, double seconds, unsigned seed) {
     bool first = true;
     while (t < seconds) {
       TruthObject o;
-      const bool car = unit(rng) < 0.3f;
+      const bool car = unit(rng) < cars;
       o.class_id = car ? 2 : 0;
       o.width = car ? 120 : 40;
       o.height = car ? 60 : 90;
