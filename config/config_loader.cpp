@@ -668,9 +668,9 @@ class Validator {
       }
       if (in.eof() && !names.empty()) known = std::move(names);
       from = "the labels file " + c.model.labels.string();
-    } else if (!c.model.path.empty()) {
+    } else {
       known = options_.class_names(c.model.path);
-      from = "the model " + c.model.path.string();
+      from = c.model.path.empty() ? "the model" : "the model " + c.model.path.string();
     }
     // Names unknown (no model yet, or one without names): the model's own check says so.
     if (!known) return;

@@ -45,7 +45,9 @@ struct LoadOptions {
   // model.path is taken for an FP32 file.
   std::function<bool(const std::filesystem::path& model)> static_int8{};
   // The class names of a model file (nullopt when they cannot be read), which the class names of
-  // zones and lines must be among. Without it those names are not checked.
+  // zones and lines must be among; asked with model.path, even an empty one (a caller that runs
+  // another model, yolo-edge track --model, answers for that), and not when model.labels names
+  // the classes. Without it those names are not checked.
   std::function<std::optional<std::vector<std::string>>(const std::filesystem::path& model)>
       class_names{};
   // Receives the warnings of a valid file (nothing when null).

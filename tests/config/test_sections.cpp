@@ -305,12 +305,20 @@ TEST(Sections, ClassNamesMustBeTheModels) {
   expect_problem(text, "zones[0].classes[2]", 12, 27, "'zebra' is not a class of the model",
                  options);
   EXPECT_GT(asked, 0);
-  // Without class filters, or without a model, the hook is not asked at all.
+  // Without class filters the hook is not asked at all.
   asked = 0;
   parse_config("model:\n  path: m.onnx\n", "test.yaml", options);
-  parse_config("zones:\n  - name: b\n    points: [[0, 0], [1, 0], [1, 1]]\n    classes: [x]\n",
-               "test.yaml", options);
   EXPECT_EQ(asked, 0);
+  // Without model.path it is asked all the same: a caller running another model answers for it.
+  options.class_names = [&asked](const std::filesystem::path& model) {
+    ++asked;
+    EXPECT_TRUE(model.empty()) << model;
+    return std::optional<std::vector<std::string>>({"person"});
+  };
+  expect_problem("zones:\n  - name: b\n    points: [[0, 0], [1, 0], [1, 1]]\n    classes: [x]\n",
+                 "zones[0].classes[0]", 4, 15,
+                 "'x' is not a class of the model: its classes are person", options);
+  EXPECT_EQ(asked, 1);
   // Names it cannot read (a model without names): not checked here.
   options.class_names = [](const std::filesystem::path&) {
     return std::optional<std::vector<std::string>>();
