@@ -9,11 +9,30 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <new>
 #include <string>
 #include <vector>
 
 #include "tests/tracking/synthetic.h"
 #include "tracking/tracker.h"
+
+// Every allocation of the program is counted, to tell how many update() makes.
+namespace {
+std::size_t allocations = 0;
+}  // namespace
+
+void* operator new(std::size_t size) {
+  ++allocations;
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  std::free(p);
+}
 
 namespace {
 
@@ -26,27 +45,33 @@ void time_crowd(int n, float cars) {
   tracking::Tracker tracker(test::default_tracking());
   test::MotCounter mot;
   std::vector<double> us;
-  std::size_t boxes = 0, tracks = 0;
+  us.reserve(frames.size());
+  std::size_t boxes = 0, tracks = 0, allocated = 0, quiet = 0;
   for (const test::SyntheticFrame& f : frames) {
+    const std::size_t before = allocations;
     const auto start = std::chrono::steady_clock::now();
     const tracking::TrackUpdate& u =
         tracker.update(f.detections, test::at_seconds(f.t), f.index, test::kSyntheticFrame);
     const auto stop = std::chrono::steady_clock::now();
+    const std::size_t made = allocations - before;
     mot.add(f, u.tracks);
     if (f.t < 1) continue;
     us.push_back(std::chrono::duration<double, std::micro>(stop - start).count());
     boxes += f.detections.size();
     tracks += u.tracks.size();
+    allocated += made;
+    quiet += made == 0 ? 1 : 0;
   }
   std::sort(us.begin(), us.end());
   const auto at = [&](double q) { return us[static_cast<std::size_t>(q * (us.size() - 1))]; };
   std::printf(
       "%3d objects (%2.0f%% cars): %.1f boxes and %.1f tracks a frame; update() median %.1f us, "
       "p90 %.1f us, "
-      "max %.1f us over %zu frames; MOTA %.3f\n",
+      "max %.1f us over %zu frames; %.2f allocations a frame, none in %.0f%% of frames; MOTA "
+      "%.3f\n",
       n, 100 * cars, static_cast<double>(boxes) / us.size(),
       static_cast<double>(tracks) / us.size(), at(0.5), at(0.9), us.back(), us.size(),
-      mot.figures().mota());
+      static_cast<double>(allocated) / us.size(), 100.0 * quiet / us.size(), mot.figures().mota());
 }
 
 void street_mota(const std::string& detector, test::DetectorNoise noise) {

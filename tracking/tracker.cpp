@@ -54,19 +54,58 @@ struct Tracker::State {
   SteadyTime last_time{};
   std::vector<Track> cleared;
   TrackUpdate out;
+  // Tracks in out.ended this frame (the rest of its elements are kept for their storage).
+  std::size_t ended = 0;
   // Scratch kept between frames: a frame allocates only when it has more boxes or tracks than
   // any before.
   std::vector<int> dets_by_class, tracks_by_class;
   std::vector<int> high, low, confirmed, tentative, fresh;
   CostMatrix costs;
   Assigner assigner;
+  // Trails of dropped tracks, emptied, for new ones to take: no more of them than tracks were
+  // ever alive at once.
+  std::vector<std::vector<cv::Point2f>> spare_trails;
+  std::vector<std::vector<SteadyTime>> spare_times;
+
+  // Reported tracks no report holds now, with their trails' storage.
+  std::vector<Track> spare_reports;
+
+  // Copies `track` into reports[n] (growing it by one when n is its size) and returns n + 1.
+  // Each report's trail has room for the longest trail, so copying into it never allocates.
+  std::size_t report(std::vector<Track>& reports, std::size_t n, const Track& track) {
+    if (n == reports.size()) {
+      if (spare_reports.empty()) {
+        reports.emplace_back().trail.reserve(kTrailMax + 1);
+      } else {
+        reports.push_back(std::move(spare_reports.back()));
+        spare_reports.pop_back();
+      }
+    }
+    reports[n] = track;
+    return n + 1;
+  }
+
+  // Shortens reports to n, keeping the rest for later reports.
+  void trim(std::vector<Track>& reports, std::size_t n) {
+    while (reports.size() > n) {
+      spare_reports.push_back(std::move(reports.back()));
+      reports.pop_back();
+    }
+  }
 
   void end(Live& l) {
-    if (l.confirmed && !l.gone) out.ended.push_back(l.track);
+    if (l.confirmed && !l.gone) ended = report(out.ended, ended, l.track);
     l.gone = true;
   }
 
   void drop_gone() {
+    for (Live& l : live) {
+      if (!l.gone) continue;
+      l.track.trail.clear();
+      l.trail_times.clear();
+      spare_trails.push_back(std::move(l.track.trail));
+      spare_times.push_back(std::move(l.trail_times));
+    }
     live.erase(std::remove_if(live.begin(), live.end(), [](const Live& l) { return l.gone; }),
                live.end());
   }
@@ -199,11 +238,12 @@ const TrackUpdate& Tracker::update(const vision::Detections& detections, SteadyT
                                    std::int64_t frame_index, cv::Size frame) {
   State& s = *state_;
   s.out.confirmed.clear();
-  s.out.ended.clear();
-  s.out.ended.swap(s.cleared);
+  s.ended = 0;
+  for (const Track& t : s.cleared) s.ended = s.report(s.out.ended, s.ended, t);
+  s.cleared.clear();
   if (s.started && frame != s.size) {
     for (Live& l : s.live) s.end(l);
-    s.live.clear();
+    s.drop_gone();
   }
   const float dt = s.started ? static_cast<float>(std::max(0.0, seconds(s.last_time, when))) : 0;
   s.size = frame;
@@ -277,28 +317,29 @@ const TrackUpdate& Tracker::update(const vision::Detections& detections, SteadyT
     l.track.id = s.next_id++;
     l.track.class_id = det.class_id;
     l.track.first_seen = when;
-    l.track.trail.reserve(kTrailMax + 1);
-    l.trail_times.reserve(kTrailMax + 1);
+    if (s.spare_trails.empty()) {
+      l.track.trail.reserve(kTrailMax + 1);
+      l.trail_times.reserve(kTrailMax + 1);
+    } else {
+      l.track.trail = std::move(s.spare_trails.back());
+      l.trail_times = std::move(s.spare_times.back());
+      s.spare_trails.pop_back();
+      s.spare_times.pop_back();
+    }
     s.matched(l, det, when, frame_index);
   }
 
-  // Report the confirmed ones (live is in id order). Assigning into the tracks kept from the last
-  // frame reuses their trails' storage.
+  // Report the confirmed ones (live is in id order).
   std::size_t n = 0;
   for (Live& l : s.live) {
     if (!l.confirmed && l.track.hits >= s.options.confirm_frames) {
       l.confirmed = true;
       s.out.confirmed.push_back(l.track.id);
     }
-    if (!l.confirmed) continue;
-    if (n < s.out.tracks.size()) {
-      s.out.tracks[n] = l.track;
-    } else {
-      s.out.tracks.push_back(l.track);
-    }
-    ++n;
+    if (l.confirmed) n = s.report(s.out.tracks, n, l.track);
   }
-  s.out.tracks.resize(n);
+  s.trim(s.out.tracks, n);
+  s.trim(s.out.ended, s.ended);
   return s.out;
 }
 
