@@ -57,6 +57,39 @@ TEST(BoxFilter, TheSameMotionAtTenAndThirtyFramesASecondEndsAtTheSamePlace) {
   EXPECT_NEAR(fast.y, 90, 8);
 }
 
+TEST(BoxFilter, ALateFrameMovesTheBoxFurther) {
+  // Learn 90 px/s downwards at 30 fps, then step 1/30 s and, from the same state, 1/10 s.
+  BoxFilter f(box_at(300, 100));
+  for (int i = 1; i <= 60; ++i) {
+    f.predict(1 / 30.0f);
+    f.update(box_at(300, 100 + 3.0f * i));
+  }
+  const float cy = (f.box().y1 + f.box().y2) / 2;
+  BoxFilter on_time = f, late = f;
+  on_time.predict(1 / 30.0f);
+  late.predict(0.1f);
+  EXPECT_NEAR((on_time.box().y1 + on_time.box().y2) / 2 - cy, 3, 0.5);
+  EXPECT_NEAR((late.box().y1 + late.box().y2) / 2 - cy, 9, 1.5);
+  EXPECT_NEAR(f.vy(), 90, 5);
+}
+
+TEST(BoxFilter, AnUpdateAfterAGapTrustsTheMeasurementMore) {
+  // The same measurement 5 px off the prediction pulls the estimate further when the filter went
+  // a second without one (its uncertainty grew with the time, not with a count of frames).
+  const auto pulled = [](float gap) {
+    BoxFilter f(box_at(100, 100));
+    for (int i = 0; i < 30; ++i) {
+      f.predict(1 / 30.0f);
+      f.update(box_at(100, 100));
+    }
+    f.predict(gap);
+    f.update(box_at(105, 100));
+    return (f.box().x1 + f.box().x2) / 2 - 100;
+  };
+  EXPECT_GT(pulled(1.0f), pulled(1 / 30.0f) + 0.5f);
+  EXPECT_LE(pulled(1.0f), 5.0f);
+}
+
 TEST(BoxFilter, AZeroStepChangesNothing) {
   BoxFilter f(box_at(50, 60));
   f.predict(0);

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <random>
 #include <set>
 
 #include "tests/tracking/synthetic.h"
@@ -46,8 +48,24 @@ TEST(Tracker, ATentativeTrackUnseenForAQuarterSecondWasNoise) {
   tracker.update({person(100, 300)}, at_seconds(0), 0, kFrame);
   tracker.update({}, at_seconds(0.1), 1, kFrame);
   EXPECT_EQ(tracker.live_tracks(), 1u) << "a miss of one frame at 10 fps is forgiven";
-  tracker.update({}, at_seconds(0.3), 2, kFrame);
+  const TrackUpdate& u = tracker.update({}, at_seconds(0.3), 2, kFrame);
   EXPECT_EQ(tracker.live_tracks(), 0u);
+  EXPECT_TRUE(u.tracks.empty());
+  EXPECT_TRUE(u.ended.empty()) << "a track never confirmed is never reported, not even ending";
+}
+
+TEST(Tracker, ConfirmFramesOneConfirmsAtOnce) {
+  config::TrackingConfig options = default_tracking();
+  options.confirm_frames = 1;
+  Tracker tracker(options);
+  const TrackUpdate& u =
+      tracker.update({person(100, 300), person(600, 300, 0.55f)}, at_seconds(0), 0, kFrame);
+  // The box under new_score (0.6) starts nothing.
+  ASSERT_EQ(u.tracks.size(), 1u);
+  EXPECT_EQ(u.tracks[0].id, 1);
+  EXPECT_EQ(u.confirmed, (std::vector<std::int64_t>{1}));
+  EXPECT_TRUE(u.tracks[0].seen);
+  EXPECT_EQ(u.tracks[0].hits, 1);
 }
 
 TEST(Tracker, KeepsItsIdThroughAnOcclusionOfOneSecond) {
@@ -65,6 +83,9 @@ TEST(Tracker, KeepsItsIdThroughAnOcclusionOfOneSecond) {
       ASSERT_EQ(u.tracks.size(), 1u) << "frame " << i;
       EXPECT_EQ(u.tracks[0].id, id) << "frame " << i;
       EXPECT_EQ(u.tracks[0].seen, !hidden);
+      // Unseen, its box is predicted on along its path.
+      EXPECT_NEAR((u.tracks[0].box.x1 + u.tracks[0].box.x2) / 2, x, 15) << "frame " << i;
+      EXPECT_TRUE(u.ended.empty());
     }
   }
 }
@@ -113,6 +134,23 @@ TEST(Tracker, TwoObjectsCrossingKeepTheirIds) {
   EXPECT_NE(at_right.id, right);
 }
 
+TEST(Tracker, ALowScoreBoxMustOverlapByHalf) {
+  // The second pass (low-score boxes) takes only boxes overlapping the track by IoU >= 0.5.
+  Tracker tracker(default_tracking());
+  for (int i = 0; i < 5; ++i) tracker.update({person(300, 300)}, at_seconds(i / 30.0), i, kFrame);
+  // 20 px to the side of a 40 px wide box: IoU 1/3.
+  const TrackUpdate& far =
+      tracker.update({person(320, 300, 0.3f)}, at_seconds(5 / 30.0), 5, kFrame);
+  ASSERT_EQ(far.tracks.size(), 1u);
+  EXPECT_FALSE(far.tracks[0].seen);
+  // 5 px to the side: IoU 0.78.
+  const TrackUpdate& near =
+      tracker.update({person(305, 300, 0.3f)}, at_seconds(6 / 30.0), 6, kFrame);
+  ASSERT_EQ(near.tracks.size(), 1u);
+  EXPECT_TRUE(near.tracks[0].seen);
+  EXPECT_FLOAT_EQ(near.tracks[0].score, 0.3f);
+}
+
 TEST(Tracker, ClassesNeverMatchEachOther) {
   Tracker tracker(default_tracking());
   for (int i = 0; i < 5; ++i) tracker.update({person(300, 300)}, at_seconds(i / 30.0), i, kFrame);
@@ -126,21 +164,57 @@ TEST(Tracker, ClassesNeverMatchEachOther) {
 }
 
 TEST(Tracker, ALostTrackEndsAfterLostSecondsWhateverTheFrameRate) {
+  // The same walk (100 px/s, seen for a second, then gone) at 5, 10 and 30 fps ends lost_s (1.5 s)
+  // after it was last seen: at the first frame past that, once, as it was last.
   for (double fps : {5.0, 10.0, 30.0}) {
     Tracker tracker(default_tracking());
     int frame = 0;
     double t = 0;
-    for (; t < 1.0; t += 1 / fps)
-      tracker.update({person(400, 300)}, at_seconds(t), frame++, kFrame);
+    for (; t < 1.0; t += 1 / fps) {
+      tracker.update({person(100 + 100 * static_cast<float>(t), 300)}, at_seconds(t), frame++,
+                     kFrame);
+    }
     const double last_seen = t - 1 / fps;
     double ended_at = -1;
-    for (; t < 5 && ended_at < 0; t += 1 / fps) {
+    for (; t < 5; t += 1 / fps) {
       const TrackUpdate& u = tracker.update({}, at_seconds(t), frame++, kFrame);
-      if (!u.ended.empty()) ended_at = t;
+      if (u.ended.empty()) {
+        if (ended_at < 0) {
+          EXPECT_EQ(u.tracks.size(), 1u) << fps << " fps at " << t;
+        }
+        continue;
+      }
+      EXPECT_LT(ended_at, 0) << fps << " fps: ended twice";
+      ended_at = t;
+      ASSERT_EQ(u.ended.size(), 1u);
+      EXPECT_TRUE(u.tracks.empty());
+      EXPECT_FALSE(u.ended[0].seen);
+      EXPECT_EQ(u.ended[0].last_seen, at_seconds(last_seen));
     }
     EXPECT_GT(ended_at - last_seen, 1.5) << fps << " fps";
     EXPECT_LE(ended_at - last_seen, 1.5 + 1 / fps + 1e-9) << fps << " fps";
+    EXPECT_EQ(tracker.live_tracks(), 0u);
   }
+}
+
+TEST(Tracker, ConfigureKeepsTracksAndTheirIds) {
+  Tracker tracker(default_tracking());
+  std::int64_t id = 0;
+  for (int i = 0; i < 5; ++i) {
+    const TrackUpdate& u = tracker.update({person(300, 300)}, at_seconds(i / 30.0), i, kFrame);
+    if (!u.tracks.empty()) id = u.tracks[0].id;
+  }
+  ASSERT_NE(id, 0);
+  config::TrackingConfig shorter = default_tracking();
+  shorter.lost_s = 0.5;
+  tracker.configure(shorter);
+  const TrackUpdate& kept = tracker.update({person(300, 300)}, at_seconds(5 / 30.0), 5, kFrame);
+  ASSERT_EQ(kept.tracks.size(), 1u);
+  EXPECT_EQ(kept.tracks[0].id, id);
+  EXPECT_TRUE(kept.ended.empty());
+  // The new lost_s holds from now on: unseen for 0.6 s, it ends.
+  EXPECT_EQ(tracker.update({}, at_seconds(5 / 30.0 + 0.4), 6, kFrame).tracks.size(), 1u);
+  EXPECT_EQ(tracker.update({}, at_seconds(5 / 30.0 + 0.6), 7, kFrame).ended.size(), 1u);
 }
 
 TEST(Tracker, AnotherFrameSizeEndsEveryTrack) {
@@ -148,9 +222,24 @@ TEST(Tracker, AnotherFrameSizeEndsEveryTrack) {
   for (int i = 0; i < 5; ++i) {
     tracker.update({person(300, 300), person(800, 300)}, at_seconds(i / 30.0), i, kFrame);
   }
-  const TrackUpdate& u = tracker.update({person(300, 300)}, at_seconds(0.2), 5, {640, 360});
-  EXPECT_EQ(u.ended.size(), 2u);
+  // A tentative one too (seen once): it ends unreported.
+  tracker.update({person(300, 300), person(800, 300), person(500, 600)}, at_seconds(5 / 30.0), 5,
+                 kFrame);
+  EXPECT_EQ(tracker.live_tracks(), 3u);
+  const TrackUpdate& u = tracker.update({person(300, 300)}, at_seconds(0.2), 6, {640, 360});
+  ASSERT_EQ(u.ended.size(), 2u);
+  EXPECT_EQ(u.ended[0].id, 1);
+  EXPECT_EQ(u.ended[1].id, 2);
   EXPECT_TRUE(u.tracks.empty());
+  // The box at 300 starts a new track (id 4), not the old one's.
+  EXPECT_EQ(tracker.live_tracks(), 1u);
+  for (int i = 7; i < 9; ++i) {
+    tracker.update({person(300, 300)}, at_seconds(i / 30.0), i, {640, 360});
+  }
+  const TrackUpdate& v = tracker.update({person(300, 300)}, at_seconds(0.3), 9, {640, 360});
+  ASSERT_EQ(v.tracks.size(), 1u);
+  EXPECT_EQ(v.tracks[0].id, 4);
+  EXPECT_TRUE(v.ended.empty());
 }
 
 TEST(Tracker, ClearEndsEveryTrackAtTheNextUpdateAndIdsAreNeverReused) {
@@ -162,11 +251,16 @@ TEST(Tracker, ClearEndsEveryTrackAtTheNextUpdateAndIdsAreNeverReused) {
       ids.insert(t.id);
     }
   }
+  // A tentative one beside it is dropped by clear() unreported.
+  tracker.update({person(300, 300), person(900, 300)}, at_seconds(5 / 30.0), 5, kFrame);
   tracker.clear();
-  const TrackUpdate& u = tracker.update({person(300, 300)}, at_seconds(0.2), 5, kFrame);
+  EXPECT_EQ(tracker.live_tracks(), 0u);
+  const TrackUpdate& u = tracker.update({person(300, 300)}, at_seconds(0.2), 6, kFrame);
   ASSERT_EQ(u.ended.size(), 1u);
   EXPECT_TRUE(ids.contains(u.ended[0].id));
-  for (int i = 6; i < 10; ++i) {
+  EXPECT_TRUE(tracker.update({person(300, 300)}, at_seconds(7 / 30.0), 7, kFrame).ended.empty())
+      << "reported once";
+  for (int i = 8; i < 12; ++i) {
     for (const Track& t :
          tracker.update({person(300, 300)}, at_seconds(i / 30.0), i, kFrame).tracks) {
       EXPECT_FALSE(ids.contains(t.id)) << "id " << t.id << " reused";
@@ -189,9 +283,40 @@ TEST(Tracker, BestScoreVelocityAndTrail) {
   EXPECT_NEAR(t.vx, 120, 10);
   EXPECT_NEAR(t.vy, 0, 10);
   // About two seconds of path, oldest first.
-  ASSERT_GE(t.trail.size(), 50u);
-  EXPECT_LE(t.trail.size(), 61u);
+  ASSERT_GE(t.trail.size(), 55u);
+  EXPECT_LE(t.trail.size(), 60u);
   EXPECT_LT(t.trail.front().x, t.trail.back().x);
+  EXPECT_NEAR(t.trail.back().x, (t.box.x1 + t.box.x2) / 2, 1e-3);
+  EXPECT_NEAR(t.trail.front().x, 100 + 4.0f * (89 - static_cast<float>(t.trail.size()) + 1), 5);
+}
+
+TEST(Tracker, NothingGrowsOverAnHourOfFalseBoxesAndPassers) {
+  // An hour at 10 fps: a false box somewhere each frame, a person crossing every 20 s.
+  Tracker tracker(default_tracking());
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> x(50, 1230), y(50, 670);
+  std::set<std::int64_t> ended;
+  int passers = 0;
+  std::size_t most_live = 0;
+  for (int i = 0; i < 36000; ++i) {
+    const double t = i / 10.0;
+    vision::Detections boxes = {person(x(rng), y(rng), 0.7f)};
+    const double walked = std::fmod(t, 20.0);
+    if (walked < 10) boxes.push_back(person(100 + 100 * static_cast<float>(walked), 400));
+    const TrackUpdate& u = tracker.update(boxes, at_seconds(t), i, kFrame);
+    most_live = std::max(most_live, tracker.live_tracks());
+    EXPECT_LE(u.tracks.size(), 2u);
+    for (const Track& tr : u.ended) {
+      EXPECT_TRUE(ended.insert(tr.id).second) << "ended twice";
+      passers += tr.hits >= 90 && std::abs((tr.best_box.y1 + tr.best_box.y2) / 2 - 400) < 1 ? 1 : 0;
+    }
+    for (const Track& tr : u.tracks) EXPECT_LE(tr.trail.size(), 60u);
+  }
+  EXPECT_LE(most_live, 5u);
+  EXPECT_EQ(passers, 180) << "one track per passer, seen all the way";
+  // A false box confirmed takes three landing on each other within a quarter second: about two
+  // an hour at one false box a frame.
+  EXPECT_LE(ended.size(), 185u);
 }
 
 }  // namespace
