@@ -58,6 +58,31 @@ TEST(Counts, BadDocumentsSayWhatIsWrong) {
           R"({"places": [{"camera": "main", "name": "x", "kind": "line", "since": "2027-01-15T08:00:00.123Z", "total": {"car": {"in": "many", "out": 0}}}]})")
           .find("places[0].total.car"),
       std::string::npos);
+  EXPECT_NE(
+      error(
+          R"({"places": [{"camera": "main", "name": "x", "kind": "line", "since": "2027-01-15T08:00:00.123Z", "hours": {"monday": {}}}]})")
+          .find("places[0].hours.monday"),
+      std::string::npos);
+  EXPECT_NE(error(R"({"places": [{"camera": "main", "kind": "line"}]})").find("places[0].name"),
+            std::string::npos);
+}
+
+TEST(Counts, HourKeysReadBack) {
+  // 2027-01-15T09:00+01:00 is 08:00 UTC; -05:30 is behind UTC.
+  const auto t = std::chrono::system_clock::time_point(std::chrono::seconds(1'800'000'000));
+  const auto hour = t - std::chrono::seconds(1'800'000'000 % 3600);
+  EXPECT_EQ(hour_start("2027-01-15T09:00+01:00"), hour);
+  EXPECT_EQ(hour_start("2027-01-15T08:00+00:00"), hour);
+  EXPECT_EQ(hour_start("2027-01-15T02:00-06:00"), hour);
+  EXPECT_EQ(hour_start("2027-01-15T02:30-05:30"), std::nullopt) << "an hour starts at :00";
+  EXPECT_EQ(hour_start("2027-01-15T02:00-05:30"), hour - std::chrono::minutes(30));
+  for (const char* bad :
+       {"", "2027-01-15T09:00", "2027-01-15T09:00+01:00 ", "2027-13-15T09:00+01:00",
+        "2027-01-15T24:00+01:00", "2027-01-15T09:00*01:00", "monday"}) {
+    EXPECT_EQ(hour_start(bad), std::nullopt) << bad;
+  }
+  // What local_hour() writes, in whatever zone the process runs.
+  EXPECT_EQ(hour_start(local_hour(t)), hour);
 }
 
 TEST(Counts, LocalHourSaysItsOffset) {

@@ -58,5 +58,71 @@ TEST(Geometry, TheInSideOfALineAsSeenInTheImage) {
   EXPECT_FLOAT_EQ(below.along({300, 0}), 1.5f);
 }
 
+// A line across the middle of a 1000 x 1000 frame from x 100 to 900, in below, 14 px hysteresis.
+PlacedLine middle() {
+  return PlacedLine({100, 500}, {900, 500}, Side::kBelow, 14);
+}
+
+// The crossings a path of anchor points makes.
+std::vector<Direction> crossings(const std::vector<cv::Point2f>& path) {
+  const PlacedLine line = middle();
+  LineStanding standing;
+  std::vector<Direction> out;
+  for (const cv::Point2f& p : path) {
+    if (const auto d = line.advance(standing, p)) out.push_back(*d);
+  }
+  return out;
+}
+
+using Directions = std::vector<Direction>;
+constexpr Direction kIn = Direction::kIn;
+constexpr Direction kOut = Direction::kOut;
+
+TEST(Geometry, APointOnOrNearTheLineOrBesideItsEndsHasNoSide) {
+  const PlacedLine line = middle();
+  EXPECT_EQ(line.side({500, 500}), std::nullopt) << "on the line";
+  EXPECT_EQ(line.side({500, 510}), std::nullopt) << "within the hysteresis";
+  EXPECT_EQ(line.side({500, 486}), std::nullopt) << "at the hysteresis";
+  EXPECT_EQ(line.side({500, 520}), std::optional<bool>(true));
+  EXPECT_EQ(line.side({500, 480}), std::optional<bool>(false));
+  EXPECT_EQ(line.side({910, 520}), std::optional<bool>(true)) << "just past the end: still at it";
+  EXPECT_EQ(line.side({950, 520}), std::nullopt) << "beside the end";
+  EXPECT_EQ(line.side({50, 480}), std::nullopt) << "beside the other end";
+  EXPECT_EQ(PlacedLine({5, 5}, {5, 5}, Side::kBelow, 1).side({5, 50}), std::nullopt)
+      << "a zero-length line has no sides";
+}
+
+TEST(Geometry, TouchingTheLineAndGoingBackCountsNothing) {
+  EXPECT_EQ(crossings({{500, 400}, {500, 500}, {500, 400}}), Directions{});
+  EXPECT_EQ(crossings({{500, 400}, {500, 505}, {500, 600}}), Directions{kIn})
+      << "the same touch, going on";
+}
+
+TEST(Geometry, JitterAcrossTheLineWithinTheHysteresisCountsNothing) {
+  std::vector<cv::Point2f> path{{500, 420}};
+  for (int i = 0; i < 40; ++i) path.push_back({500, i % 2 ? 508.0f : 492.0f});
+  path.push_back({500, 420});
+  EXPECT_EQ(crossings(path), Directions{});
+  // Then across for real: once.
+  path.push_back({500, 560});
+  EXPECT_EQ(crossings(path), Directions{kIn});
+}
+
+TEST(Geometry, ACrossingBetweenTwoFramesCountsEachWay) {
+  EXPECT_EQ(crossings({{500, 300}, {500, 700}}), Directions{kIn});
+  EXPECT_EQ(crossings({{500, 300}, {500, 700}, {450, 200}}), (Directions{kIn, kOut}));
+  // Diagonally, far from the middle: the path still meets the segment.
+  EXPECT_EQ(crossings({{880, 700}, {300, 300}}), Directions{kOut});
+}
+
+TEST(Geometry, PassingBesideTheEndOrRoundItCountsNothing) {
+  EXPECT_EQ(crossings({{950, 300}, {950, 700}}), Directions{}) << "beside the end";
+  // Clearly above, then beside the end, then clearly below: it went round the end.
+  EXPECT_EQ(crossings({{880, 450}, {990, 600}, {850, 600}}), Directions{});
+  EXPECT_EQ(crossings({{150, 450}, {20, 500}, {150, 550}}), Directions{}) << "round the other end";
+  // The first point with a side is where it starts: no crossing without one before it.
+  EXPECT_EQ(crossings({{500, 495}, {500, 700}}), Directions{});
+}
+
 }  // namespace
 }  // namespace yolo::tracking

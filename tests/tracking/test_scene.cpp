@@ -58,6 +58,14 @@ std::vector<ObjectEvent> step(Scene& scene, std::vector<Track> tracks, double t,
   return scene.update(u, frame, std::chrono::system_clock::now(), at_seconds(t), index++);
 }
 
+// One frame at steady time t and wall time `wall`.
+std::vector<ObjectEvent> step_at(Scene& scene, std::vector<Track> tracks, double t,
+                                 std::chrono::system_clock::time_point wall) {
+  TrackUpdate u;
+  u.tracks = std::move(tracks);
+  return scene.update(u, kFrame, wall, at_seconds(t), 0);
+}
+
 std::vector<std::string> kinds(const std::vector<ObjectEvent>& events) {
   std::vector<std::string> out;
   for (const auto& e : events) out.emplace_back(event_kind_name(e.kind));
@@ -207,9 +215,15 @@ TEST(Scene, AReloadThatChangesOneZoneKeepsTheOthersCounts) {
   EXPECT_EQ(total(scene, "gate"), (Tally{1, 0}));
   EXPECT_EQ(total(scene, "road"), (Tally{1, 0}));
   EXPECT_EQ(total(scene, "yard"), (Tally{})) << "a changed zone starts again";
-  // The person still inside the kept zone does not enter it again.
-  EXPECT_TRUE(step(scene, {at(1, 500, 530)}, 0.2).size() <= 1);
-  EXPECT_EQ(total(scene, "gate"), (Tally{1, 0}));
+  // The person still inside the kept zone does not enter it again; the changed zone is new to
+  // them; and the line remembers their side (back up across it counts out).
+  const auto events = step(scene, {at(1, 500, 530)}, 0.2);
+  ASSERT_EQ(kinds(events), (std::vector<std::string>{"enter"}));
+  EXPECT_EQ(events[0].place, "yard");
+  EXPECT_EQ(scene.occupancy("gate"), 1);
+  step(scene, {at(1, 500, 300)}, 0.3);
+  EXPECT_EQ(total(scene, "road"), (Tally{1, 1}));
+  EXPECT_EQ(total(scene, "gate"), (Tally{1, 1}));
 }
 
 TEST(Scene, RestoredCountsGoOnAndResetStartsAgain) {
@@ -251,6 +265,185 @@ TEST(Scene, CountsByLocalHour) {
   ASSERT_EQ(p.hours.size(), 1u);
   EXPECT_EQ(p.hours.begin()->first, local_hour(std::chrono::system_clock::now()));
   EXPECT_EQ(p.hours.begin()->second.at("person"), (Tally{1, 0}));
+}
+
+TEST(Scene, OccupancyIsTheTracksInsideNow) {
+  Scene scene("main");
+  scene.configure({square_zone()}, {}, kNames);
+  step(scene, {at(1, 450, 500), at(2, 550, 500), at(3, 200, 200)}, 0);
+  EXPECT_EQ(scene.occupancy("gate"), 2);
+  step(scene, {at(1, 450, 500), at(2, 750, 500), at(3, 500, 500)}, 0.1);
+  EXPECT_EQ(scene.occupancy("gate"), 2);
+  step(scene, {at(1, 150, 500), at(2, 750, 500), at(3, 150, 500)}, 0.2);
+  EXPECT_EQ(scene.occupancy("gate"), 0);
+  EXPECT_EQ(total(scene, "gate"), (Tally{3, 3}));
+}
+
+TEST(Scene, InertiaTimesTheStayFromWhenTheAnchorCameInAndWentOut) {
+  Scene scene("main");
+  scene.configure({square_zone(0.5)}, {}, kNames);
+  step(scene, {at(1, 200, 500)}, 0);
+  EXPECT_TRUE(step(scene, {at(1, 500, 500)}, 1).empty());
+  EXPECT_EQ(kinds(step(scene, {at(1, 500, 500)}, 1.6)), (std::vector<std::string>{"enter"}));
+  // Out for 0.3 s and back: still the same stay.
+  EXPECT_TRUE(step(scene, {at(1, 200, 500)}, 3).empty());
+  EXPECT_TRUE(step(scene, {at(1, 500, 500)}, 3.3).empty());
+  EXPECT_TRUE(step(scene, {at(1, 200, 500)}, 5).empty());
+  const auto leave = step(scene, {at(1, 200, 500)}, 5.6);
+  ASSERT_EQ(kinds(leave), (std::vector<std::string>{"leave"}));
+  EXPECT_NEAR(leave[0].duration_s, 4, 1e-6) << "in from 1 s until out at 5 s";
+}
+
+TEST(Scene, LoiterIsSaidOncePerStay) {
+  Scene scene("main");
+  scene.configure({square_zone(0, 1)}, {}, kNames);
+  std::vector<std::string> all;
+  double t = 0;
+  for (float x : {500.0f, 500.0f, 500.0f, 500.0f, 200.0f, 500.0f, 500.0f, 500.0f}) {
+    for (const auto& k : kinds(step(scene, {at(1, x, 500)}, t))) all.push_back(k);
+    t += 0.6;
+  }
+  EXPECT_EQ(all, (std::vector<std::string>{"enter", "loiter", "leave", "enter", "loiter"}));
+}
+
+TEST(Scene, APredictionThroughAMissMovesNothing) {
+  Scene scene("main");
+  scene.configure({square_zone()}, {middle_line()}, kNames);
+  step(scene, {at(1, 300, 400)}, 0);
+  // Predicted (unseen) into the zone and across the line, then the track ends.
+  Track predicted = at(1, 500, 560);
+  predicted.seen = false;
+  EXPECT_TRUE(step(scene, {predicted}, 0.1).empty());
+  EXPECT_EQ(scene.occupancy("gate"), 0);
+  Track gone = predicted;
+  gone.last_seen = at_seconds(0);
+  EXPECT_EQ(kinds(step(scene, {}, 2, {gone})), (std::vector<std::string>{"end"}));
+  EXPECT_EQ(total(scene, "road"), (Tally{}));
+  EXPECT_EQ(total(scene, "gate"), (Tally{}));
+
+  // Seen again on the other side after a miss: the crossing counts then.
+  step(scene, {at(2, 300, 400)}, 3);
+  predicted.id = 2;
+  step(scene, {predicted}, 3.1);
+  EXPECT_EQ(kinds(step(scene, {at(2, 300, 600)}, 3.2)), (std::vector<std::string>{"cross"}));
+  EXPECT_EQ(total(scene, "road"), (Tally{1, 0}));
+}
+
+TEST(Scene, TracksEndedByAFrameSizeChangeStillLeaveTheirZones) {
+  Scene scene("main");
+  scene.configure({square_zone()}, {middle_line()}, kNames);
+  step(scene, {at(1, 500, 540)}, 0);
+  ASSERT_EQ(scene.occupancy("gate"), 1);
+  // The tracker ends every track when the frame size changes, in that frame's update.
+  Track gone = at(1, 500, 540);
+  gone.last_seen = at_seconds(0);
+  const auto events = step(scene, {}, 0.1, {gone}, {}, {640, 480});
+  EXPECT_EQ(kinds(events), (std::vector<std::string>{"leave", "end"}));
+  EXPECT_EQ(scene.occupancy("gate"), 0);
+  EXPECT_EQ(total(scene, "gate"), (Tally{1, 1}));
+}
+
+TEST(Scene, AClassNameTheModelLacksMatchesNothing) {
+  Scene scene("main");
+  config::LineConfig unknown = middle_line();
+  unknown.classes = {"unicorn"};
+  config::LineConfig also_cars = middle_line();
+  also_cars.name = "cars";
+  also_cars.classes = {"unicorn", "car"};
+  scene.configure({}, {unknown, also_cars}, kNames);
+  step(scene, {at(1, 300, 400), at(2, 600, 400, 2)}, 0);
+  step(scene, {at(1, 300, 600), at(2, 600, 600, 2)}, 0.1);
+  EXPECT_EQ(total(scene, "road", "person"), (Tally{}));
+  EXPECT_EQ(total(scene, "road", "car"), (Tally{}));
+  EXPECT_EQ(total(scene, "cars", "car"), (Tally{1, 0}));
+  EXPECT_EQ(total(scene, "cars", "person"), (Tally{}));
+}
+
+TEST(Scene, ClassFiltersFollowAnotherModelsIds) {
+  Scene scene("main");
+  config::LineConfig cars = middle_line();
+  cars.classes = {"car"};
+  scene.configure({}, {cars}, kNames);
+  // Another model where class 0 is a car: the unchanged line keeps its counts and counts class 0.
+  const vision::ClassNames other({"car", "person"});
+  scene.configure({}, {cars}, other);
+  step(scene, {at(1, 300, 400, 0), at(2, 600, 400, 1)}, 0);
+  step(scene, {at(1, 300, 600, 0), at(2, 600, 600, 1)}, 0.1);
+  EXPECT_EQ(total(scene, "road", "car"), (Tally{1, 0}));
+  EXPECT_EQ(total(scene, "road", "person"), (Tally{}));
+}
+
+TEST(Scene, EventsCarryEveryField) {
+  Scene scene("main");
+  scene.configure({square_zone()}, {middle_line()}, kNames);
+  Track t = at(9, 500, 380, 2);
+  t.score = 0.7f;
+  t.best_score = 0.9f;
+  t.best_frame = 3;
+  t.best_box = {1, 2, 3, 4};
+  TrackUpdate u;
+  u.tracks = {t};
+  const auto wall = std::chrono::system_clock::time_point(std::chrono::seconds(1'800'000'000));
+  scene.update(u, kFrame, wall, at_seconds(1), 10);
+  t.box = {480, 450, 520, 540};
+  u.tracks = {t};
+  const auto events = scene.update(u, kFrame, wall + std::chrono::seconds(1), at_seconds(2), 11);
+  ASSERT_EQ(kinds(events), (std::vector<std::string>{"enter", "cross"}));
+  EXPECT_EQ(events[0].place, "gate");
+  const ObjectEvent& e = events[1];
+  EXPECT_EQ(e.id, 0) << "numbered by the daemon";
+  EXPECT_EQ(e.camera, "main");
+  EXPECT_EQ(e.place, "road");
+  EXPECT_EQ(e.direction, Direction::kIn);
+  EXPECT_EQ(e.track_id, 9);
+  EXPECT_EQ(e.class_id, 2);
+  EXPECT_EQ(e.label, "car");
+  EXPECT_EQ(e.box, t.box);
+  EXPECT_EQ(e.score, 0.7f);
+  EXPECT_EQ(e.best_score, 0.9f);
+  EXPECT_EQ(e.best_frame, 3);
+  EXPECT_EQ(e.best_box, t.best_box);
+  EXPECT_EQ(e.wall, wall + std::chrono::seconds(1));
+  EXPECT_EQ(e.when, at_seconds(2));
+  EXPECT_EQ(e.frame_index, 11);
+  EXPECT_EQ(e.duration_s, 0);
+
+  t.first_seen = at_seconds(1);
+  t.last_seen = at_seconds(4.5);
+  u.tracks = {};
+  u.ended = {t};
+  const auto ended = scene.update(u, kFrame, wall, at_seconds(6), 12);
+  ASSERT_EQ(kinds(ended), (std::vector<std::string>{"leave", "end"}));
+  EXPECT_EQ(ended[0].place, "gate");
+  EXPECT_NEAR(ended[0].duration_s, 2.5, 1e-6) << "in at 2 s, last seen at 4.5 s";
+  EXPECT_TRUE(ended[1].place.empty());
+  EXPECT_NEAR(ended[1].duration_s, 3.5, 1e-6) << "seen from 1 s to 4.5 s";
+}
+
+TEST(Scene, HoursOlderThanAWeekAreDropped) {
+  Scene scene("main");
+  scene.configure({}, {middle_line()}, kNames);
+  const auto now = std::chrono::system_clock::now();
+  const auto days = [&](int n) { return now - std::chrono::hours(24 * n); };
+  step_at(scene, {at(1, 500, 400)}, 0, days(8));
+  step_at(scene, {at(1, 500, 600)}, 0.1, days(8));
+  step_at(scene, {at(1, 500, 400)}, 0.2, days(6));
+  ASSERT_EQ(scene.counts().places.at(0).hours.size(), 2u);
+  step_at(scene, {at(1, 500, 600)}, 0.3, now);
+  const PlaceCounts p = scene.counts().places.at(0);
+  EXPECT_EQ(p.hours.size(), 2u);
+  EXPECT_FALSE(p.hours.contains(local_hour(days(8))));
+  EXPECT_TRUE(p.hours.contains(local_hour(days(6))));
+  EXPECT_TRUE(p.hours.contains(local_hour(now)));
+  EXPECT_EQ(p.total.at("person"), (Tally{2, 1})) << "the totals keep everything";
+
+  // Counts restored from an earlier run lose their old hours too.
+  Counts kept = scene.counts();
+  kept.places[0].hours[local_hour(days(10))]["person"] = {5, 5};
+  Scene second("main");
+  second.configure({}, {middle_line()}, kNames);
+  second.restore(kept);
+  EXPECT_EQ(second.counts().places.at(0).hours, p.hours);
 }
 
 }  // namespace
