@@ -6,6 +6,7 @@
 #include "runtime/engine/precision.h"
 #include "telemetry/sample.h"
 #include "text/format.h"
+#include "tracking/vocabulary.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,6 +15,7 @@
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 namespace yolo::cli {
 
@@ -327,6 +329,64 @@ std::optional<double> parse_utc(const std::string& text) {
   return static_cast<double>(t) + fraction;
 }
 
+namespace {
+
+// Adds an "object" event line to its line's crossings or its zone's entries and loiters; the
+// other kinds (new, leave, end) are only counted as object events.
+void count_object_event(FieldReport& r, const json& line) {
+  namespace k = fieldlog::key;
+  const std::string type = text_at(line, k::kEventType);
+  const std::string camera = text_at(line, k::kCamera);
+  const std::string label = text_at(line, k::kLabel);
+  if (type == tracking::event_kind_name(tracking::ObjectEventKind::kCross)) {
+    const std::string name = text_at(line, k::kLine);
+    auto it = std::find_if(r.crossings.begin(), r.crossings.end(),
+                           [&](const auto& c) { return c.camera == camera && c.line == name; });
+    if (it == r.crossings.end()) it = r.crossings.insert(it, {camera, name});
+    auto& by_label = it->by_label[label];
+    if (text_at(line, k::kDirection) == tracking::direction_name(tracking::Direction::kIn)) {
+      ++it->in;
+      ++by_label.first;
+    } else {
+      ++it->out;
+      ++by_label.second;
+    }
+    return;
+  }
+  const bool enter = type == tracking::event_kind_name(tracking::ObjectEventKind::kEnter);
+  const bool loiter = type == tracking::event_kind_name(tracking::ObjectEventKind::kLoiter);
+  if (!enter && !loiter) return;
+  const std::string name = text_at(line, k::kZone);
+  auto it = std::find_if(r.zones.begin(), r.zones.end(),
+                         [&](const auto& z) { return z.camera == camera && z.zone == name; });
+  if (it == r.zones.end()) it = r.zones.insert(it, {camera, name});
+  if (enter) {
+    ++it->entries;
+    ++it->entries_by_label[label];
+  } else {
+    ++it->loiters;
+  }
+}
+
+// "car 30, person 2" (in or out only, with `pick`).
+template <class Map, class Pick>
+std::string by_label_text(const Map& counts, Pick pick) {
+  std::string text;
+  for (const auto& [label, count] : counts) {
+    const long long n = pick(count);
+    if (n > 0) text += (text.empty() ? "" : ", ") + label + " " + std::to_string(n);
+  }
+  return text.empty() ? "-" : text;
+}
+
+// Table cells: a name with '|' would break the row.
+std::string cell_text(std::string text) {
+  std::replace(text.begin(), text.end(), '|', '/');
+  return text;
+}
+
+}  // namespace
+
 FieldReport build_field_report(const std::vector<json>& lines,
                                const std::vector<std::string>& skipped) {
   FieldReport r;
@@ -380,6 +440,9 @@ FieldReport build_field_report(const std::vector<json>& lines,
         c[key] = line.value(key, json(nullptr));
       }
       r.choices.push_back(std::move(c));
+    } else if (event == fieldlog::EventKind::kObject) {
+      ++r.object_events;
+      count_object_event(r, line);
     } else if (event == fieldlog::EventKind::kSensors) {
       if (const auto it = line.find(fieldlog::key::kMissing); it != line.end() && it->is_array()) {
         for (const auto& m : *it) {
@@ -394,6 +457,12 @@ FieldReport build_field_report(const std::vector<json>& lines,
   if (intervals.empty()) {
     throw std::invalid_argument("no interval lines with a time: nothing to report");
   }
+  std::sort(r.crossings.begin(), r.crossings.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.camera, a.line) < std::tie(b.camera, b.line);
+  });
+  std::sort(r.zones.begin(), r.zones.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.camera, a.zone) < std::tie(b.camera, b.zone);
+  });
   if (untimed > 0) {
     skipped_all.push_back(std::to_string(untimed) + " line(s) without a readable \"time\"");
   }
@@ -579,6 +648,34 @@ std::string field_report_markdown(const FieldReport& r,
          << c.at("precision").get<std::string>() << " | " << at("fp32_ms", "fp32_threads") << " | "
          << at("int8_ms", "int8_threads") << " | " << figure(c.at("speedup"), 2) << "x | "
          << figure(c.at("map50"), 3) << " | " << reason << " |\n";
+    }
+  }
+
+  if (r.object_events > 0) {
+    md << "\n## Tracked objects\n\n"
+       << r.object_events
+       << " object events. Crossings of each line by direction (its \"in\" side as configured), "
+          "and entries into and loiter events in each zone, by class.\n\n";
+    if (!r.crossings.empty()) {
+      md << "| camera | line | in | out | in by class | out by class |\n"
+         << "| --- | --- | --- | --- | --- | --- |\n";
+      for (const auto& c : r.crossings) {
+        md << "| " << cell_text(c.camera) << " | " << cell_text(c.line) << " | " << c.in << " | "
+           << c.out << " | "
+           << cell_text(by_label_text(c.by_label, [](const auto& n) { return n.first; })) << " | "
+           << cell_text(by_label_text(c.by_label, [](const auto& n) { return n.second; }))
+           << " |\n";
+      }
+      md << "\n";
+    }
+    if (!r.zones.empty()) {
+      md << "| camera | zone | entries | loiter events | entries by class |\n"
+         << "| --- | --- | --- | --- | --- |\n";
+      for (const auto& z : r.zones) {
+        md << "| " << cell_text(z.camera) << " | " << cell_text(z.zone) << " | " << z.entries
+           << " | " << z.loiters << " | "
+           << cell_text(by_label_text(z.entries_by_label, [](long long n) { return n; })) << " |\n";
+      }
     }
   }
 

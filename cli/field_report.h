@@ -50,6 +50,22 @@ struct LogGap {
   double start = 0, end = 0;
 };
 
+// What one counting line's crossings were ("object" event lines of type cross), by direction.
+struct LineCrossings {
+  std::string camera, line;
+  long long in = 0, out = 0;
+  // By class label: {in, out}.
+  std::map<std::string, std::pair<long long, long long>> by_label;
+};
+
+// What happened in one zone ("object" event lines of type enter and loiter).
+struct ZoneActivity {
+  std::string camera, zone;
+  long long entries = 0, loiters = 0;
+  // Entries by class label.
+  std::map<std::string, long long> entries_by_label;
+};
+
 struct FieldReport {
   // Seconds since the epoch (UTC) of the first interval's start and the last line.
   double first = 0, last = 0;
@@ -63,6 +79,11 @@ struct FieldReport {
   // precision: auto's decisions (precision_chosen events): {time, precision, reason, fp32_ms,
   // fp32_threads, int8_ms, int8_threads, speedup, map50}.
   nlohmann::json choices = nlohmann::json::array();
+  // Tracked objects' events ("object" event lines), and the lines' and zones' share of them,
+  // ordered by camera and name.
+  long long object_events = 0;
+  std::vector<LineCrossings> crossings;
+  std::vector<ZoneActivity> zones;
   // What the logs could not tell, one sentence each.
   std::vector<std::string> missing;
   // What the plot script draws (see scripts/field-report.py).
@@ -76,7 +97,8 @@ FieldReport build_field_report(const std::vector<nlohmann::json>& lines,
                                const std::vector<std::string>& skipped);
 
 // report.md: the precision table, the plots (`plots`: file name -> caption, in order), thread
-// decisions, switches, gaps and what is missing. `sources` names the files read.
+// decisions, switches, crossings per line and direction and entries and loiters per zone (when
+// the logs have object events), gaps and what is missing. `sources` names the files read.
 std::string field_report_markdown(const FieldReport& report,
                                   const std::vector<std::pair<std::string, std::string>>& plots,
                                   const std::vector<std::string>& sources);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -305,6 +306,80 @@ TEST(Report, ARealDaemonLogReadsTheSameWholeOrRotated) {
     EXPECT_EQ(section(rotated_md, heading), section(md, heading)) << heading;
     EXPECT_FALSE(section(md, heading).empty()) << heading;
   }
+}
+
+// An "object" event line as the field log writes it (docs/field-log.md): the event's JSON with its
+// type as event_type.
+json object_line(double at, const std::string& type, const std::string& label, json place) {
+  json fields = {{"id", 1},       {"event_type", type}, {"camera", "main"},
+                 {"track_id", 3}, {"class", 0},         {"label", label},
+                 {"score", 0.8},  {"best_score", 0.9},  {"box", {1, 2, 3, 4}},
+                 {"frame", 10},   {"level", "info"},    {"message", label + " " + type}};
+  fields.update(place);
+  return event(at, "object", fields);
+}
+
+TEST(Report, ObjectEventsAreCountedPerLineDirectionAndZone) {
+  TempFolder dir;
+  std::vector<json> lines;
+  for (int k = 1; k <= 3; ++k) lines.push_back(interval(10.0 * k, "fp32", 100, 50));
+  // road: cars and people crossing both ways; path: one bicycle out; door: people entering (and
+  // leaving, which is not a row of the table), one loitering; new and end count as events only.
+  struct Crossing {
+    const char* line;
+    const char* label;
+    const char* direction;
+    int times;
+  };
+  const Crossing crossings[] = {{"road", "car", "in", 7},
+                                {"road", "car", "out", 3},
+                                {"road", "person", "in", 2},
+                                {"path", "bicycle", "out", 1}};
+  long long events = 0;
+  double at = 1;
+  for (const auto& c : crossings) {
+    for (int i = 0; i < c.times; ++i, ++events, at += 0.1) {
+      lines.push_back(
+          object_line(at, "cross", c.label, {{"line", c.line}, {"direction", c.direction}}));
+    }
+  }
+  const int entries = 4;
+  for (int i = 0; i < entries; ++i, events += 2, at += 0.1) {
+    lines.push_back(object_line(at, "enter", "person", {{"zone", "door"}}));
+    lines.push_back(object_line(at, "leave", "person", {{"zone", "door"}, {"duration_s", 2.5}}));
+  }
+  lines.push_back(object_line(at, "loiter", "person", {{"zone", "door"}, {"duration_s", 30}}));
+  lines.push_back(object_line(at, "new", "dog", json::object()));
+  lines.push_back(object_line(at, "end", "dog", {{"duration_s", 4}}));
+  events += 3;
+  std::stable_sort(lines.begin(), lines.end(),
+                   [](const json& a, const json& b) { return a["time"] < b["time"]; });
+  const fs::path log = dir.path() / "objects.jsonl";
+  write_lines(log, lines);
+
+  const auto [r, md] = run_report(log, dir.path() / "report");
+  const std::string objects = section(md, "## Tracked objects");
+  expect_contains_all(
+      objects, {std::to_string(events) + " object events",
+                "| camera | line | in | out | in by class | out by class |",
+                "| main | path | 0 | 1 | - | bicycle 1 |",
+                "| main | road | " + std::to_string(7 + 2) + " | 3 | car 7, person 2 | car 3 |",
+                "| camera | zone | entries | loiter events | entries by class |",
+                "| main | door | " + std::to_string(entries) + " | 1 | person " +
+                    std::to_string(entries) + " |"});
+  // Lines come before zones, each in name order.
+  EXPECT_LT(objects.find("| main | path |"), objects.find("| main | road |")) << objects;
+  EXPECT_LT(objects.find("| main | road |"), objects.find("| main | door |")) << objects;
+  EXPECT_TRUE(contains(md, std::to_string(events) + " events from")) << md;
+}
+
+TEST(Report, LogsWithoutObjectEventsHaveNoTrackedObjectsSection) {
+  TempFolder dir;
+  const fs::path log = dir.path() / "plain.jsonl";
+  write_lines(log, {interval(10, "fp32", 100, 50), event(11, "stop")});
+  const auto [r, md] = run_report(log, dir.path() / "report");
+  EXPECT_FALSE(md.empty()) << r.err;
+  EXPECT_FALSE(contains(md, "## Tracked objects")) << md;
 }
 
 TEST(Report, LogsWithoutIntervalLinesAreBadInput) {
