@@ -11,11 +11,13 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -24,6 +26,7 @@
 
 #include "daemon/base/version.h"
 #include "text/format.h"
+#include "tracking/vocabulary.h"
 
 namespace yolo::daemon {
 
@@ -193,6 +196,129 @@ struct FrameSeries {
   std::vector<Counter*> detections;
 };
 
+// A counter that follows a total kept elsewhere (a line's or zone's counts) and never goes back:
+// when the total starts again (its counts were reset, or the place was removed and configured
+// anew: `since` moves, or the total falls), everything counted since is new and is added.
+struct FollowedTotal {
+  Counter* counter = nullptr;
+  std::chrono::system_clock::time_point since{};
+  std::int64_t seen = 0;
+};
+
+// The tracking series (tracking.enabled): what the scene and its events say, per camera.
+struct TrackingSeries {
+  explicit TrackingSeries(prometheus::Registry& registry)
+      : crossings(counter_family(registry, "yolo_edge_line_crossings_total",
+                                 "Crossings of each counting line, by camera, line, direction "
+                                 "(in: into the line's in side) and class label.")),
+        entries(counter_family(registry, "yolo_edge_zone_entries_total",
+                               "Tracked objects that entered each zone, by camera, zone and "
+                               "class label.")),
+        events(counter_family(registry, "yolo_edge_object_events_total",
+                              "Tracked-object events (new, enter, leave, cross, loiter, end), "
+                              "by camera and type.")),
+        occupancy_family(gauge_family(registry, "yolo_edge_zone_occupancy",
+                                      "Tracked objects in each zone now, by camera and zone.")),
+        occupancy(occupancy_family),
+        tracks(gauge_family(registry, "yolo_edge_active_tracks",
+                            "Confirmed tracks alive at the last frame, by camera.")) {}
+
+  // Brings the series up to `result`: its events counted; the counts, occupancy and tracks
+  // followed. The scene is shared by the results until it changes, so an unchanged one costs a
+  // pointer comparison.
+  void follow(const FrameResult& result) {
+    for (const tracking::ObjectEvent& e : result.object_events) event_counter(e).Increment();
+    if (result.scene != scene) {
+      scene = result.scene;
+      if (scene) follow_scene(*scene);
+    }
+    if (!scene) {
+      if (tracks_gauge) tracks.Remove(std::exchange(tracks_gauge, nullptr));
+      return;
+    }
+    if (!tracks_gauge || tracks_camera != scene->camera) {
+      if (tracks_gauge) tracks.Remove(tracks_gauge);
+      tracks_camera = scene->camera;
+      tracks_gauge = &tracks.Add({{"camera", valid_utf8(tracks_camera)}});
+    }
+    tracks_gauge->Set(static_cast<double>(result.tracks.size()));
+  }
+
+  Counter& event_counter(const tracking::ObjectEvent& e) {
+    auto it = std::find_if(event_counters.begin(), event_counters.end(),
+                           [&](const auto& c) { return c.first == e.camera; });
+    if (it == event_counters.end()) it = event_counters.insert(it, {e.camera, {}});
+    Counter*& counter = it->second[static_cast<std::size_t>(e.kind)];
+    if (!counter) {
+      counter = &events.Add({{"camera", valid_utf8(e.camera)},
+                             {"type", std::string(tracking::event_kind_name(e.kind))}});
+    }
+    return *counter;
+  }
+
+  void follow_scene(const SceneState& scene) {
+    const std::string camera = valid_utf8(scene.camera);
+    for (const tracking::PlaceCounts& place : scene.counts.places) {
+      const std::string place_camera =
+          valid_utf8(place.camera.empty() ? scene.camera : place.camera);
+      for (const auto& [label, tally] : place.total) {
+        if (place.line) {
+          for (const auto direction : {tracking::Direction::kIn, tracking::Direction::kOut}) {
+            follow_total(crossings,
+                         {{"camera", place_camera},
+                          {"line", valid_utf8(place.name)},
+                          {"direction", std::string(tracking::direction_name(direction))},
+                          {"class", valid_utf8(label)}},
+                         place.since, direction == tracking::Direction::kIn ? tally.in : tally.out);
+          }
+        } else {
+          follow_total(entries,
+                       {{"camera", place_camera},
+                        {"zone", valid_utf8(place.name)},
+                        {"class", valid_utf8(label)}},
+                       place.since, tally.in);
+        }
+      }
+    }
+    GaugeSnapshot::Values zones;
+    for (const config::ZoneConfig& zone : scene.zones) {
+      const auto it = scene.occupancy.find(zone.name);
+      zones.push_back({{{"camera", camera}, {"zone", valid_utf8(zone.name)}},
+                       it != scene.occupancy.end() ? static_cast<double>(it->second) : 0.0});
+    }
+    occupancy.update(zones);
+  }
+
+  void follow_total(Family<Counter>& family, const prometheus::Labels& labels,
+                    std::chrono::system_clock::time_point since, std::int64_t total) {
+    auto [it, fresh] = followed.try_emplace(labels);
+    FollowedTotal& f = it->second;
+    if (fresh) f.counter = &family.Add(labels);
+    const bool restarted = fresh || since != f.since || total < f.seen;
+    const std::int64_t added = restarted ? total : total - f.seen;
+    if (added > 0) f.counter->Increment(static_cast<double>(added));
+    f.since = since;
+    f.seen = total;
+  }
+
+  Family<Counter>& crossings;
+  Family<Counter>& entries;
+  Family<Counter>& events;
+  Family<Gauge>& occupancy_family;
+  GaugeSnapshot occupancy;
+  Family<Gauge>& tracks;
+
+  // The scene last followed, and the counters following its counts, by series.
+  std::shared_ptr<const SceneState> scene;
+  std::map<prometheus::Labels, FollowedTotal> followed;
+  // The events' counters by camera, then by kind.
+  std::vector<std::pair<std::string, std::array<Counter*, tracking::kObjectEventNames.size()>>>
+      event_counters;
+  // The active tracks' series, and its camera.
+  Gauge* tracks_gauge = nullptr;
+  std::string tracks_camera;
+};
+
 }  // namespace
 
 struct Metrics::State {
@@ -330,10 +456,11 @@ struct Metrics::State {
   Family<Histogram>& latency;
   Gauge& threads;
 
-  // The series of the model of the last frame; guarded by frame_mutex, which only publish()
-  // takes, so the inference thread never waits on the other calls.
+  // The series of the model of the last frame and the tracking series; guarded by frame_mutex,
+  // which only publish() takes, so the inference thread never waits on the other calls.
   std::mutex frame_mutex;
   FrameSeries series;
+  TrackingSeries tracking{registry};
 
   // Guards everything below.
   std::mutex mutex;
@@ -389,6 +516,7 @@ void Metrics::publish(std::shared_ptr<const FrameResult> result) {
   for (const auto& d : result->detections) s.detection(series, d.class_id).Increment();
   if (result->dropped > 0) s.dropped.Increment(static_cast<double>(result->dropped));
   s.threads.Set(result->threads);
+  s.tracking.follow(*result);
 }
 
 void Metrics::telemetry(const telemetry::Sample& sample) {

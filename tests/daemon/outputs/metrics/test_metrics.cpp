@@ -543,6 +543,149 @@ TEST(Metrics, PromtoolFindsNoProblemInTheExposition) {
   EXPECT_EQ(r.out + r.err, "") << "promtool lint findings";
 }
 
+// --- Tracked objects: zones, lines and their events -----------------------------------------
+
+// The scene after a frame: the camera "main" with the zone door and the line road, `in` and `out`
+// cars across road, `entries` people into door since `since`, `inside` in it now.
+std::shared_ptr<const SceneState> scene(std::int64_t in, std::int64_t out, std::int64_t entries,
+                                        int inside, std::chrono::system_clock::time_point since) {
+  auto s = std::make_shared<SceneState>();
+  s->camera = "main";
+  config::ZoneConfig door;
+  door.name = "door";
+  door.camera = "main";
+  s->zones = {door};
+  config::LineConfig road;
+  road.name = "road";
+  road.camera = "main";
+  s->lines = {road};
+  tracking::PlaceCounts line{.camera = "main",
+                             .name = "road",
+                             .line = true,
+                             .since = since,
+                             .total = {{"car", {in, out}}},
+                             .hours = {}};
+  tracking::PlaceCounts zone{.camera = "main",
+                             .name = "door",
+                             .line = false,
+                             .since = since,
+                             .total = {{"person", {entries, entries}}},
+                             .hours = {}};
+  s->counts.places = {line, zone};
+  s->occupancy["door"] = inside;
+  return s;
+}
+
+std::shared_ptr<const FrameResult> tracked(std::shared_ptr<const SceneState> state, int tracks,
+                                           std::vector<tracking::ObjectEventKind> kinds = {}) {
+  auto r = std::make_shared<FrameResult>(*frame(model("yolo11n_320_fp32", "fp32")));
+  r->scene = std::move(state);
+  r->tracks.resize(static_cast<std::size_t>(tracks));
+  for (const auto kind : kinds) {
+    tracking::ObjectEvent e;
+    e.kind = kind;
+    e.camera = "main";
+    r->object_events.push_back(e);
+  }
+  return r;
+}
+
+const PromLabels kRoadIn = {
+    {"camera", "main"}, {"line", "road"}, {"direction", "in"}, {"class", "car"}};
+const PromLabels kRoadOut = {
+    {"camera", "main"}, {"line", "road"}, {"direction", "out"}, {"class", "car"}};
+const PromLabels kDoorPeople = {{"camera", "main"}, {"zone", "door"}, {"class", "person"}};
+const PromLabels kDoor = {{"camera", "main"}, {"zone", "door"}};
+const PromLabels kMain = {{"camera", "main"}};
+
+TEST(Metrics, LinesZonesTracksAndEventsArePerCamera) {
+  Metrics m;
+  const auto t0 = std::chrono::system_clock::now();
+  m.publish(tracked(scene(3, 1, 2, 1, t0), 2,
+                    {tracking::ObjectEventKind::kCross, tracking::ObjectEventKind::kEnter}));
+  PromText text = rendered(m);
+  EXPECT_EQ(text.value("yolo_edge_line_crossings_total", kRoadIn), 3);
+  EXPECT_EQ(text.value("yolo_edge_line_crossings_total", kRoadOut), 1);
+  EXPECT_EQ(text.value("yolo_edge_zone_entries_total", kDoorPeople), 2);
+  EXPECT_EQ(text.value("yolo_edge_zone_occupancy", kDoor), 1);
+  EXPECT_EQ(text.value("yolo_edge_active_tracks", kMain), 2);
+  EXPECT_EQ(text.value("yolo_edge_object_events_total", {{"camera", "main"}, {"type", "cross"}}),
+            1);
+  EXPECT_EQ(text.value("yolo_edge_object_events_total", {{"camera", "main"}, {"type", "enter"}}),
+            1);
+  EXPECT_EQ(text.families().at("yolo_edge_line_crossings_total").type, "counter");
+  EXPECT_EQ(text.families().at("yolo_edge_zone_occupancy").type, "gauge");
+
+  // The same scene again (frames without a change): nothing counted twice; tracks follow.
+  const auto same = scene(5, 1, 2, 0, t0);
+  m.publish(tracked(same, 1, {tracking::ObjectEventKind::kCross}));
+  m.publish(tracked(same, 0, {tracking::ObjectEventKind::kCross}));
+  text = rendered(m);
+  EXPECT_EQ(text.value("yolo_edge_line_crossings_total", kRoadIn), 5);
+  EXPECT_EQ(text.value("yolo_edge_zone_occupancy", kDoor), 0);
+  EXPECT_EQ(text.value("yolo_edge_active_tracks", kMain), 0);
+  EXPECT_EQ(text.value("yolo_edge_object_events_total", {{"camera", "main"}, {"type", "cross"}}),
+            3);
+}
+
+TEST(Metrics, ACountsResetNeverMakesTheCountersGoBack) {
+  Metrics m;
+  const auto t0 = std::chrono::system_clock::now();
+  m.publish(tracked(scene(40, 10, 7, 0, t0), 0));
+  // The road's and door's counts reset (the API, the CLI): they start again, with a new "since".
+  const auto t1 = t0 + std::chrono::hours(1);
+  m.publish(tracked(scene(0, 0, 0, 0, t1), 0));
+  PromText text = rendered(m);
+  EXPECT_EQ(text.value("yolo_edge_line_crossings_total", kRoadIn), 40);
+  EXPECT_EQ(text.value("yolo_edge_zone_entries_total", kDoorPeople), 7);
+  // Counted again after the reset: added on top.
+  m.publish(tracked(scene(2, 1, 1, 1, t1), 1));
+  text = rendered(m);
+  EXPECT_EQ(text.value("yolo_edge_line_crossings_total", kRoadIn), 40 + 2);
+  EXPECT_EQ(text.value("yolo_edge_line_crossings_total", kRoadOut), 10 + 1);
+  EXPECT_EQ(text.value("yolo_edge_zone_entries_total", kDoorPeople), 7 + 1);
+  // A reset seen only after new crossings (same "since" never goes with a smaller total, but a
+  // total that falls is a restart all the same).
+  m.publish(tracked(scene(1, 1, 1, 0, t1), 0));
+  text = rendered(m);
+  EXPECT_EQ(text.value("yolo_edge_line_crossings_total", kRoadIn), 40 + 2 + 1);
+}
+
+TEST(Metrics, AZoneRemovedOrTrackingTurnedOffLosesItsGauges) {
+  Metrics m;
+  const auto t0 = std::chrono::system_clock::now();
+  m.publish(tracked(scene(1, 0, 1, 1, t0), 1));
+  auto without_door = std::make_shared<SceneState>(*scene(1, 0, 1, 0, t0));
+  without_door->zones.clear();
+  without_door->occupancy.clear();
+  m.publish(tracked(without_door, 1));
+  PromText text = rendered(m);
+  EXPECT_FALSE(text.value("yolo_edge_zone_occupancy", kDoor));
+  EXPECT_EQ(text.value("yolo_edge_active_tracks", kMain), 1);
+  // Counters stay, as Prometheus expects of them.
+  EXPECT_EQ(text.value("yolo_edge_zone_entries_total", kDoorPeople), 1);
+  m.publish(frame(model("yolo11n_320_fp32", "fp32")));
+  text = rendered(m);
+  EXPECT_FALSE(text.value("yolo_edge_active_tracks", kMain));
+  EXPECT_EQ(text.value("yolo_edge_line_crossings_total", kRoadIn), 1);
+}
+
+TEST(Metrics, PromtoolFindsNoProblemInTheTrackingSeries) {
+  if (!have_promtool()) {
+    GTEST_SKIP() << "promtool not found (Debian package prometheus): the strict parser checked "
+                    "the format in the tests above";
+  }
+  Metrics m;
+  feed(m);
+  m.publish(tracked(scene(3, 1, 2, 1, std::chrono::system_clock::now()), 2,
+                    {tracking::ObjectEventKind::kCross}));
+  test::TempFolder folder;
+  const fs::path file = folder.write("metrics.txt", m.render());
+  const auto r = test::run_process({"sh", "-c", "promtool check metrics < \"$0\"", file.string()});
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_EQ(r.out + r.err, "") << "promtool lint findings";
+}
+
 TEST(Metrics, PromtoolAcceptsTheScrapeConfigExample) {
   if (!have_promtool()) GTEST_SKIP() << "promtool not found (Debian package prometheus)";
   const fs::path config = yolo::test::source_dir() / "docs" / "prometheus.yml";
