@@ -40,7 +40,10 @@ class Scene {
   void restore(const Counts& counts);
 
   // One frame: its track update, its size, when it was captured; the events it made, in order
-  // (new before enter before cross, ... , end last).
+  // (new before enter before cross, ... , end last). Only a track seen this frame moves in and
+  // out of zones and across lines (a prediction through a miss is a guess); a new frame size
+  // forgets where tracks stood against lines, so a camera back at another resolution makes no
+  // phantom crossing.
   std::vector<ObjectEvent> update(const TrackUpdate& update, cv::Size frame,
                                   std::chrono::system_clock::time_point wall, SteadyTime when,
                                   std::int64_t frame_index);
