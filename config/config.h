@@ -181,6 +181,9 @@ struct GpioAlertConfig {
   int consecutive_frames{};
   int hold_ms{};
   bool active_low{};
+  // A zone of the camera (zones[].name): active while a tracked object is in it (its occupancy
+  // is above 0; the zone's classes apply, not classes and min_score). Empty: by detections.
+  std::string zone;
 
   bool operator==(const GpioAlertConfig&) const = default;
 };

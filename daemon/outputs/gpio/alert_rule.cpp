@@ -5,7 +5,11 @@
 
 namespace yolo::daemon::gpio {
 
-bool AlertRule::sights(const vision::Detections& detections) const {
+bool AlertRule::sights(const vision::Detections& detections, const ZoneOccupancy& occupancy) const {
+  if (!spec_.zone.empty()) {
+    const auto it = occupancy.find(spec_.zone);
+    return it != occupancy.end() && it->second > 0;
+  }
   return std::any_of(detections.begin(), detections.end(), [&](const vision::Detection& d) {
     const bool wanted =
         spec_.classes.empty() ||
@@ -14,8 +18,9 @@ bool AlertRule::sights(const vision::Detections& detections) const {
   });
 }
 
-void AlertRule::observe(const vision::Detections& detections, Clock::time_point t) {
-  streak_ = sights(detections) ? streak_ + 1 : 0;
+void AlertRule::observe(const vision::Detections& detections, Clock::time_point t,
+                        const ZoneOccupancy& occupancy) {
+  streak_ = sights(detections, occupancy) ? streak_ + 1 : 0;
   latest_confirmed_ = streak_ >= spec_.consecutive_frames;
   if (latest_confirmed_) last_confirmed_ = t;
 }

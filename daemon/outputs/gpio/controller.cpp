@@ -37,7 +37,7 @@ const char* mode_name(LedMode mode) {
 
 AlertSpec spec_of(const config::GpioAlertConfig& a) {
   return {a.classes, static_cast<float>(a.min_score), a.consecutive_frames,
-          std::chrono::milliseconds(a.hold_ms)};
+          std::chrono::milliseconds(a.hold_ms), a.zone};
 }
 
 }  // namespace
@@ -165,14 +165,15 @@ std::vector<std::string> Controller::configure(const config::GpioConfig& gpio) {
   return problems;
 }
 
-void Controller::frame(const vision::Detections& detections, Clock::time_point t) {
+void Controller::frame(const vision::Detections& detections, Clock::time_point t,
+                       const ZoneOccupancy& occupancy) {
   if (last_frame_ && t > *last_frame_) {
     const Clock::duration gap = t - *last_frame_;
     frame_interval_ = frame_interval_ ? (*frame_interval_ * 3 + gap) / 4 : gap;
   }
   last_frame_ = t;
   for (Output& o : outputs_) {
-    if (o.rule) o.rule->observe(detections, t);
+    if (o.rule) o.rule->observe(detections, t, occupancy);
   }
 }
 

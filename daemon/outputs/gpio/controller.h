@@ -49,8 +49,10 @@ class Controller {
   // released first and then requested, and lines that failed before are tried again. Returns
   // the problems of this attempt, one per line that could not be had ("gpio.alerts[1]: ...").
   std::vector<std::string> configure(const config::GpioConfig& gpio);
-  // One processed frame, captured at `t`.
-  void frame(const vision::Detections& detections, Clock::time_point t);
+  // One processed frame, captured at `t`, with the zones' occupancy after it (empty with
+  // tracking off).
+  void frame(const vision::Detections& detections, Clock::time_point t,
+             const ZoneOccupancy& occupancy = {});
   void daemon_state(DaemonState state);
   // Reads what the button did since the last call; the presses that settled by `now`.
   int read_button(Clock::time_point now);

@@ -88,7 +88,9 @@ void GpioPublisher::run() {
     // frame was read a few inference times before its result, and the LED would call that a stall.
     while (std::optional<std::shared_ptr<const FrameResult>> result =
                queue().pop(std::chrono::milliseconds(0))) {
-      controller.frame((*result)->detections, Clock::now());
+      const FrameResult& r = **result;
+      controller.frame(r.detections, Clock::now(),
+                       r.scene ? r.scene->occupancy : gpio::ZoneOccupancy{});
     }
     const auto now = Clock::now();
     for (int presses = controller.read_button(now); presses > 0; --presses) {

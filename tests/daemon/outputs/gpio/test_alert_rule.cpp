@@ -16,7 +16,7 @@ vision::Detections seen(int class_id, float score) {
 }
 
 TEST(AlertRule, ActiveFromTheFirstSightingAndHeldAfterTheLast) {
-  AlertRule rule({{0}, 0.5f, 1, milliseconds(3000)});
+  AlertRule rule({{0}, 0.5f, 1, milliseconds(3000), ""});
   EXPECT_FALSE(rule.active(t0));
   rule.observe(seen(0, 0.9f), t0);
   EXPECT_TRUE(rule.active(t0));
@@ -28,7 +28,7 @@ TEST(AlertRule, ActiveFromTheFirstSightingAndHeldAfterTheLast) {
 }
 
 TEST(AlertRule, EachSightingRestartsTheHold) {
-  AlertRule rule({{}, 0.5f, 1, milliseconds(1000)});
+  AlertRule rule({{}, 0.5f, 1, milliseconds(1000), ""});
   for (int i = 0; i < 5; ++i) rule.observe(seen(7, 0.6f), t0 + milliseconds(i * 800));
   rule.observe({}, t0 + milliseconds(4000));
   EXPECT_TRUE(rule.active(t0 + milliseconds(4100)));
@@ -37,7 +37,7 @@ TEST(AlertRule, EachSightingRestartsTheHold) {
 }
 
 TEST(AlertRule, OnlyItsClassesAtItsScoreCount) {
-  AlertRule rule({{0, 2}, 0.5f, 1, milliseconds(1000)});
+  AlertRule rule({{0, 2}, 0.5f, 1, milliseconds(1000), ""});
   rule.observe(seen(1, 0.99f), t0);
   EXPECT_FALSE(rule.active(t0));
   rule.observe(seen(2, 0.49f), t0);
@@ -45,13 +45,13 @@ TEST(AlertRule, OnlyItsClassesAtItsScoreCount) {
   rule.observe({vision::Detection{1, 0.9f, {}}, vision::Detection{2, 0.5f, {}}}, t0);
   EXPECT_TRUE(rule.active(t0));
   // No classes: any class.
-  AlertRule any({{}, 0.3f, 1, milliseconds(1000)});
+  AlertRule any({{}, 0.3f, 1, milliseconds(1000), ""});
   any.observe(seen(41, 0.3f), t0);
   EXPECT_TRUE(any.active(t0));
 }
 
 TEST(AlertRule, NeedsItsConsecutiveFrames) {
-  AlertRule rule({{0}, 0.5f, 3, milliseconds(500)});
+  AlertRule rule({{0}, 0.5f, 3, milliseconds(500), ""});
   const auto at = [](int frame) { return t0 + milliseconds(frame * 100); };
   rule.observe(seen(0, 0.9f), at(0));
   rule.observe(seen(0, 0.9f), at(1));
@@ -71,7 +71,7 @@ TEST(AlertRule, NeedsItsConsecutiveFrames) {
 
 TEST(AlertRule, ASightingStandsUntilTheNextFrameWhenFramesAreSlowerThanTheHold) {
   // A Pi 4 at 640 pixels: a frame every ~400 ms, with a 100 ms hold.
-  AlertRule rule({{0}, 0.5f, 1, milliseconds(100)});
+  AlertRule rule({{0}, 0.5f, 1, milliseconds(100), ""});
   rule.observe(seen(0, 0.9f), t0);
   EXPECT_TRUE(rule.active(t0 + milliseconds(399)));
   rule.observe({}, t0 + milliseconds(400));
@@ -80,6 +80,37 @@ TEST(AlertRule, ASightingStandsUntilTheNextFrameWhenFramesAreSlowerThanTheHold) 
   rule.observe(seen(0, 0.9f), t0 + milliseconds(800));
   EXPECT_TRUE(rule.active(t0 + milliseconds(800) + AlertRule::kSightingStands - milliseconds(1)));
   EXPECT_FALSE(rule.active(t0 + milliseconds(800) + AlertRule::kSightingStands));
+}
+
+TEST(AlertRule, AZoneRuleIsActiveWhileTheZoneIsOccupiedAndHeldAfter) {
+  AlertSpec spec{{0}, 0.5f, 1, milliseconds(1000), "gate"};
+  AlertRule rule(spec);
+  // Detections alone do not set a zone's rule off, nor another zone's occupancy.
+  rule.observe(seen(0, 0.9f), t0, {{"door", 2}});
+  EXPECT_FALSE(rule.active(t0));
+  rule.observe({}, t0 + milliseconds(100), {{"gate", 0}, {"door", 1}});
+  EXPECT_FALSE(rule.active(t0 + milliseconds(100)));
+  // Someone in the gate (of a class the rule's classes do not name: the zone's own apply).
+  rule.observe(seen(5, 0.2f), t0 + milliseconds(200), {{"gate", 1}});
+  EXPECT_TRUE(rule.active(t0 + milliseconds(200)));
+  rule.observe({}, t0 + milliseconds(300), {{"gate", 0}});
+  // hold_ms after the last occupied frame, as for detections.
+  EXPECT_EQ(rule.deadline(t0 + milliseconds(300)), t0 + milliseconds(200 + 1000));
+  EXPECT_FALSE(rule.active(t0 + milliseconds(1200)));
+  // Tracking off: no occupancy at all, nothing sighted.
+  rule.observe(seen(0, 0.9f), t0 + milliseconds(1300));
+  EXPECT_FALSE(rule.active(t0 + milliseconds(1300)));
+}
+
+TEST(AlertRule, AZoneRuleNeedsItsFramesInARowToo) {
+  AlertSpec spec{{}, 0.5f, 3, milliseconds(500), "gate"};
+  AlertRule rule(spec);
+  const ZoneOccupancy in = {{"gate", 1}};
+  rule.observe({}, t0, in);
+  rule.observe({}, t0 + milliseconds(100), in);
+  EXPECT_FALSE(rule.active(t0 + milliseconds(100)));
+  rule.observe({}, t0 + milliseconds(200), in);
+  EXPECT_TRUE(rule.active(t0 + milliseconds(200)));
 }
 
 }  // namespace

@@ -20,7 +20,7 @@ vision::Detections person(float score = 0.9f) {
 }
 
 config::GpioAlertConfig alert(int line, int hold_ms = 1000, int frames = 1) {
-  return {line, "", {0}, 0.5, frames, hold_ms, false};
+  return {line, "", {0}, 0.5, frames, hold_ms, false, ""};
 }
 
 // A controller on a fake Pi 4 header, run on a clock the test moves.
@@ -189,8 +189,8 @@ TEST_F(ControllerTest, ALineThatCannotBeHadIsAProblemAndTheOthersWork) {
       controller_.configure({"gpiochip0",
                              {alert(5),
                               alert(6, 1000),
-                              {60, "", {}, 0.5, 1, 1000, false},
-                              {7, "gpiochip9", {}, 0.5, 1, 1000, false}},
+                              {60, "", {}, 0.5, 1, 1000, false, ""},
+                              {7, "gpiochip9", {}, 0.5, 1, 1000, false, ""}},
                              std::nullopt,
                              std::nullopt});
   ASSERT_EQ(problems.size(), 3u);

@@ -84,7 +84,7 @@ TEST_F(GpioPublisherTest, APressCallsTheCallbackOnce) {
 }
 
 TEST_F(GpioPublisherTest, FramesSetAnAlertOffAndTheHoldLetsItGo) {
-  start({"gpiochip0", {{17, "", {0}, 0.5, 1, 200, false}}, std::nullopt, std::nullopt});
+  start({"gpiochip0", {{17, "", {0}, 0.5, 1, 200, false, ""}}, std::nullopt, std::nullopt});
   ASSERT_TRUE(eventually([&] { return gpio_.level("gpiochip0", 17) == false; }));
   publisher_->publish(frame_with(2));
   std::this_thread::sleep_for(50ms);
@@ -99,6 +99,37 @@ TEST_F(GpioPublisherTest, FramesSetAnAlertOffAndTheHoldLetsItGo) {
   ASSERT_EQ(history.size(), 3u);
   EXPECT_GE(history[2].time - seen->captured, 200ms);
   EXPECT_LT(history[2].time - seen->captured, 400ms);
+}
+
+// A frame of a person in zone `zone` (occupancy `inside`), on the scene tracking keeps.
+std::shared_ptr<const FrameResult> frame_in_zone(const std::string& zone, int inside) {
+  auto scene = std::make_shared<SceneState>();
+  scene->camera = "main";
+  scene->occupancy[zone] = inside;
+  auto r = std::make_shared<FrameResult>(*frame_with(0));
+  r->scene = std::move(scene);
+  return r;
+}
+
+TEST_F(GpioPublisherTest, AZoneAlertFollowsTheZonesOccupancy) {
+  config::GpioAlertConfig gate{17, "", {}, 0.5, 1, 200, false, "gate"};
+  start({"gpiochip0", {gate}, std::nullopt, std::nullopt});
+  ASSERT_TRUE(eventually([&] { return gpio_.level("gpiochip0", 17) == false; }));
+  // A person seen, but not in the gate, or with tracking off (no scene): the line stays off.
+  publisher_->publish(frame_in_zone("door", 1));
+  publisher_->publish(frame_in_zone("gate", 0));
+  publisher_->publish(frame_with(0));
+  std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(gpio_.level("gpiochip0", 17), false);
+  const auto in = frame_in_zone("gate", 2);
+  publisher_->publish(in);
+  EXPECT_TRUE(eventually([&] { return gpio_.level("gpiochip0", 17) == true; }));
+  publisher_->publish(frame_in_zone("gate", 0));
+  // The hold (200 ms) after the last occupied frame lets it go.
+  EXPECT_TRUE(eventually([&] { return gpio_.level("gpiochip0", 17) == false; }));
+  const auto history = gpio_.history("gpiochip0", 17);
+  ASSERT_EQ(history.size(), 3u);
+  EXPECT_GE(history[2].time - in->captured, 200ms);
 }
 
 TEST_F(GpioPublisherTest, TheLedShowsALostCameraFromTheStatus) {
@@ -117,7 +148,7 @@ TEST_F(GpioPublisherTest, TheLedShowsALostCameraFromTheStatus) {
 
 TEST_F(GpioPublisherTest, AMissingChipIsAWarningAndTheRestRuns) {
   start({"gpiochip0",
-         {{17, "gpiochip4", {}, 0.5, 1, 1000, false}, {18, "", {}, 0.5, 1, 1000, false}},
+         {{17, "gpiochip4", {}, 0.5, 1, 1000, false, ""}, {18, "", {}, 0.5, 1, 1000, false, ""}},
          std::nullopt,
          std::nullopt});
   ASSERT_TRUE(eventually([&] { return publisher_->status().contains("warning"); }));
@@ -133,7 +164,7 @@ TEST_F(GpioPublisherTest, AMissingChipIsAWarningAndTheRestRuns) {
 
 TEST_F(GpioPublisherTest, AReloadReleasesWhatItDropsAndKeepsTheRest) {
   const config::GpioConfig first{"gpiochip0",
-                                 {{17, "", {0}, 0.5, 1, 60000, false}},
+                                 {{17, "", {0}, 0.5, 1, 60000, false, ""}},
                                  config::GpioLedConfig{27, "", false},
                                  std::nullopt};
   start(first);
