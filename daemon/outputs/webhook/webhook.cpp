@@ -13,8 +13,8 @@
 
 #include "config/http_url.h"
 #include "daemon/base/host_name.h"
-#include "text/time_format.h"
 #include "daemon/base/version.h"
+#include "text/time_format.h"
 #include "vision/detection_json.h"
 
 namespace yolo::daemon {
@@ -226,6 +226,11 @@ void WebhookOutput::configure(const config::Config& config) {
     tracker_.set_hold(std::chrono::duration_cast<Clock::duration>(
         std::chrono::duration<double>(webhook.debounce_s)));
   }
+  unsigned kinds = 0;
+  for (const tracking::ObjectEventKind kind : config.events.webhook) {
+    kinds |= 1u << static_cast<unsigned>(kind);
+  }
+  object_kinds_ = kinds;
   enabled_ = !webhook.url.empty();
   hand_over(webhook);
 }
@@ -238,6 +243,18 @@ void WebhookOutput::publish(std::shared_ptr<const FrameResult> result) {
   if (result->model) last_model_ = result->model->name;
   const std::vector<LabelChange> changes = tracker_.add(label_counts(*result), now);
   if (!changes.empty()) queue_events(changes, result.get());
+  if (!result->object_events.empty()) queue_object_events(*result);
+}
+
+void WebhookOutput::queue_object_events(const FrameResult& frame) {
+  const unsigned kinds = object_kinds_;
+  for (const tracking::ObjectEvent& e : frame.object_events) {
+    if (!(kinds & (1u << static_cast<unsigned>(e.kind)))) continue;
+    // The envelope first, then the event's own JSON (its "time" and "frame" are the event's).
+    json body = {{"event", "object"}, {"host", host_}, {"model", last_model_}};
+    body.update(tracking::to_json(e));
+    push(std::move(body));
+  }
 }
 
 void WebhookOutput::expire(Clock::time_point now) {

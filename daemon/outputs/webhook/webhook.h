@@ -44,19 +44,21 @@ struct WebhookSnapshot {
 };
 
 // The webhook (docs/webhook.md): each debounced detection event (a label appears, its count
-// changes, it is gone; the debounce is MQTT's, LabelTracker) POSTed as one JSON object to
-// webhook.url, http:// or https://. publish() debounces on the calling thread (a map update under
-// a short lock) and queues the event; a thread of its own sends them in order, retrying a failed
-// attempt (no answer, or 408, 429, 5xx) webhook.retries times with a doubling backoff, so a dead,
-// slow or failing receiver never stalls inference or the other outputs: events wait in a queue of
-// webhook.queue, the oldest dropped and counted beyond it. stop() cuts a request in flight.
+// changes, it is gone; the debounce is MQTT's, LabelTracker) and each tracked-object event of a
+// kind events.webhook names POSTed as one JSON object to webhook.url, http:// or https://.
+// publish() debounces on the calling thread (a map update under a short lock) and queues the event;
+// a thread of its own sends them in order, retrying a failed attempt (no answer, or 408, 429, 5xx)
+// webhook.retries times with a doubling backoff, so a dead, slow or failing receiver never stalls
+// inference or the other outputs: events wait in a queue of webhook.queue, the oldest dropped and
+// counted beyond it. stop() cuts a request in flight.
 class WebhookOutput : public QueuedOutput<nlohmann::json, config::WebhookConfig, WebhookSnapshot> {
  public:
   explicit WebhookOutput(Events& events, WebhookOptions options = {});
   ~WebhookOutput() override;
 
-  // Takes webhook.*: a new URL or timeout applies from the next attempt, a new queue bound at
-  // once (dropping the oldest beyond it), the debounce from the next frame.
+  // Takes webhook.* and events.webhook: a new URL or timeout applies from the next attempt, a new
+  // queue bound at once (dropping the oldest beyond it), the debounce and the kinds of object
+  // event from the next frame.
   void configure(const config::Config& config) override;
   void publish(std::shared_ptr<const FrameResult> result) override;
   // {"ok", "enabled"} and, when enabled, "url" (scheme, host and port only), "sent", "failed",
@@ -77,12 +79,16 @@ class WebhookOutput : public QueuedOutput<nlohmann::json, config::WebhookConfig,
   void expire(std::chrono::steady_clock::time_point now);
   // Queues the events of `changes`; `frame` null when they came from the clock.
   void queue_events(const std::vector<LabelChange>& changes, const FrameResult* frame);
+  // Queues the tracked-object events of `frame` whose kind events.webhook names.
+  void queue_object_events(const FrameResult& frame);
 
   Events& events_;
   const WebhookOptions options_;
   const std::string host_;
   // Read by publish() so that nothing is debounced while the webhook is off.
   std::atomic<bool> enabled_{false};
+  // The kinds of tracked-object event POSTed (events.webhook), one bit per kind.
+  std::atomic<unsigned> object_kinds_{0};
 
   // The debounce, fed by publish() and expired by the thread.
   std::mutex tracker_mutex_;

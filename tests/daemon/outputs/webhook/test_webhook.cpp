@@ -259,6 +259,74 @@ TEST_F(WebhookTest, EachDebouncedEventArrivesAsItsJson) {
   EXPECT_TRUE(w.stop());
 }
 
+// A frame with no boxes and the tracked-object events of `kinds` (a person 5 on camera main).
+std::shared_ptr<const FrameResult> frame_with_events(std::int64_t index,
+                                                     std::vector<tracking::ObjectEventKind> kinds) {
+  auto f = std::make_shared<FrameResult>();
+  f->index = index;
+  f->wall = std::chrono::system_clock::now();
+  f->model = test_model();
+  std::int64_t id = 100;
+  for (const auto kind : kinds) {
+    tracking::ObjectEvent e;
+    e.id = ++id;
+    e.kind = kind;
+    e.camera = "main";
+    e.place = kind == tracking::ObjectEventKind::kCross ? "road" : "door";
+    e.direction = tracking::Direction::kIn;
+    e.track_id = 5;
+    e.label = "person";
+    e.box = {10, 20, 60, 120};
+    e.score = 0.8f;
+    e.wall = f->wall;
+    e.frame_index = index;
+    f->object_events.push_back(e);
+  }
+  return f;
+}
+
+TEST_F(WebhookTest, ObjectEventsOfTheKindsEventsWebhookNamesArePostedOneEach) {
+  Receiver receiver;
+  config::Config c = webhook_config(receiver.url());
+  c.events.webhook = {tracking::ObjectEventKind::kCross, tracking::ObjectEventKind::kLoiter};
+  WebhookOutput& w = start(c);
+  using K = tracking::ObjectEventKind;
+  const auto f = frame_with_events(7, {K::kNew, K::kEnter, K::kCross, K::kLoiter, K::kEnd});
+  w.publish(f);
+  std::vector<Request> got = receiver.wait_for(2, 3s);
+  ASSERT_EQ(got.size(), 2u);
+  // The envelope, then the event's own JSON (tracking::to_json), whole.
+  for (std::size_t i = 0; i < 2; ++i) {
+    const json& body = got[i].body;
+    EXPECT_EQ(body["event"], "object");
+    EXPECT_EQ(body["host"], "test-host");
+    EXPECT_EQ(body["model"], "yolo11n_320_fp32");
+    const json event = tracking::to_json(f->object_events[i == 0 ? 2 : 3]);
+    for (const auto& [key, value] : event.items()) EXPECT_EQ(body[key], value) << key;
+  }
+  EXPECT_EQ(got[0].body["type"], "cross");
+  EXPECT_EQ(got[0].body["line"], "road");
+  EXPECT_EQ(got[0].body["direction"], "in");
+  EXPECT_EQ(got[0].body["camera"], "main");
+  EXPECT_EQ(got[1].body["type"], "loiter");
+  EXPECT_EQ(got[1].body["zone"], "door");
+
+  // A reload that names no kind: object events stop; the label events go on.
+  c.events.webhook.clear();
+  w.configure(c);
+  w.publish(frame_with_events(8, {K::kCross}));
+  w.publish(frame(9, 2, 1));
+  got = receiver.wait_for(3, 3s);
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[2].body["event"], "appeared");
+  EXPECT_EQ(got[2].body["label"], "car");
+  EXPECT_TRUE(wait_status(
+      w, [](const json& s) { return s["sent"] == 3; }, 2s))
+      << w.status();
+  EXPECT_EQ(receiver.count(), 3u);
+  EXPECT_TRUE(w.stop());
+}
+
 TEST_F(WebhookTest, A500IsRetriedAndThe200CountsSent) {
   Receiver receiver;
   receiver.answer({500, 200});
