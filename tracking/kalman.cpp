@@ -44,7 +44,7 @@ void BoxFilter::predict(float dt) {
   std << kPositionStd * h, kPositionStd * h, kAspectStd, kPositionStd * h, kVelocityStd * h,
       kVelocityStd * h, kAspectRateStd, kVelocityStd * h;
   // The variance added grows linearly with the step (each state drifts as a random walk), so ten
-  // steps of 0.01 s add what one of 0.1 s does: how a second is cut into frames changes nothing.
+  // steps of 0.01 s add about what one of 0.1 s does: the frame rate hardly changes the filter.
   const Eigen::Matrix<float, 8, 1> q = std.array().square() * dt * 30;
   x_ = f * x_;
   p_ = f * p_ * f.transpose();
