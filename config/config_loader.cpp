@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "config/config_loader.h"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <tuple>
 #include <vector>
 
@@ -832,6 +834,39 @@ class Validator {
   std::map<std::string, Where> values_;
 };
 
+// yaml-cpp 0.7 never gets past a ',' where a document starts: LoadAll makes empty documents
+// until memory runs out. The parser's events show it first (a second document starting where the
+// last one did); throws the syntax error there.
+void refuse_stuck_documents(const std::string& text) {
+  struct Starts : YAML::EventHandler {
+    std::optional<YAML::Mark> last;
+    bool stuck = false;
+    void OnDocumentStart(const YAML::Mark& mark) override {
+      stuck = last && last->pos == mark.pos;
+      last = mark;
+    }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  const std::string&) override {}
+    void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                         YAML::EmitterStyle::value) override {}
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                    YAML::EmitterStyle::value) override {}
+    void OnMapEnd() override {}
+  };
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  Starts starts;
+  while (!starts.stuck && parser.HandleNextDocument(starts)) {
+  }
+  if (starts.stuck) {
+    throw YAML::ParserException(*starts.last, "a ',' outside any [list] or {mapping}");
+  }
+}
+
 }  // namespace
 
 Config parse_config(std::string_view text, std::string name, const LoadOptions& options) {
@@ -842,6 +877,7 @@ Config parse_config(std::string_view text, std::string name, const LoadOptions& 
   }
   std::vector<YAML::Node> documents;
   try {
+    refuse_stuck_documents(std::string(text));
     documents = YAML::LoadAll(std::string(text));
   } catch (const YAML::Exception& e) {
     const Where at = where(e.mark);

@@ -402,6 +402,13 @@ TEST(ConfigLoader, NonYamlTextGivesTheSyntaxErrorPlace) {
   expect_problem(error_of("detect:\n  classes: [0, 2\n"), "", 3, 1, "not valid YAML");
 }
 
+// yaml-cpp 0.7 alone would make empty documents from it until memory ran out.
+TEST(ConfigLoader, ACommaWhereADocumentStartsIsASyntaxError) {
+  expect_problem(error_of("# settings\n\n  ,tracking:\n  lost_s: 2\n"), "", 3, 3,
+                 "not valid YAML: a ',' outside any [list] or {mapping}");
+  expect_problem(error_of("detect:\n  conf: 0.3\n---\n, b\n"), "", 4, 1, "a ',' outside any");
+}
+
 TEST(ConfigLoader, TabIndentationIsExplained) {
   expect_problem(error_of("detect:\n\tconf: 0.3\n"), "", 2, 6, "indented with a tab");
 }

@@ -3,6 +3,7 @@
 // what a valid file gives, and what each wrong value gets, at its key, line and column.
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 #include <string_view>
 
@@ -357,6 +358,47 @@ TEST(Sections, ClassNamesComeFromTheLabelsFileWhenThereIsOne) {
     EXPECT_NE(p.message.find("its classes are person, car, bus"), std::string::npos) << p.message;
   }
   EXPECT_EQ(asked, 0) << "the labels file names the classes, not the model";
+}
+
+TEST(Sections, MutatedZonesAndLinesGiveConfigErrorsNeverOtherFailures) {
+  const std::string written = kValid;
+  LoadOptions options = kSchemaOnly;
+  options.class_names = [](const std::filesystem::path&) {
+    return std::optional<std::vector<std::string>>({"person", "car", "truck", "traffic light"});
+  };
+  std::mt19937 random(20261128);
+  const std::string alphabet = ":-[]{},#'\"!&*|>%@ \t\n0123456789.eE+~abcxyz";
+  int rejected = 0;
+  for (int round = 0; round < 1000; ++round) {
+    std::string text = written;
+    const int edits = 1 + static_cast<int>(random() % 4);
+    for (int i = 0; i < edits; ++i) {
+      const std::size_t at = random() % text.size();
+      switch (random() % 3) {
+        case 0:
+          text[at] = alphabet[random() % alphabet.size()];
+          break;
+        case 1:
+          text.erase(at, 1 + random() % 8);
+          break;
+        default:
+          text.insert(at, 1, alphabet[random() % alphabet.size()]);
+          break;
+      }
+    }
+    try {
+      parse_config(text, "mutated.yaml", options);
+    } catch (const ConfigError& e) {
+      ++rejected;
+      EXPECT_FALSE(e.problems().empty());
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "not a ConfigError: " << e.what() << "\nfor:\n" << text;
+      return;
+    }
+  }
+  // The file as written has class names the hook lacks ("a \"b\""): every round is rejected
+  // unless an edit removed them.
+  EXPECT_GT(rejected, 500);
 }
 
 }  // namespace
