@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The zones section: areas of the frame whose tracked objects are counted, timed and reported.
+#include <cmath>
+
 #include "config/schema_rows.h"
 #include "config/sections/sections.h"
 
@@ -11,10 +13,23 @@ namespace {
 
 std::string three_points(const Value& value) {
   const auto& points = std::get<std::vector<std::vector<double>>>(value);
-  if (points.size() >= 3) return "";
-  return "has " + std::to_string(points.size()) +
-         " point(s): a zone needs at least three corners, e.g. [[0.1, 0.5], [0.4, 0.5], [0.4, "
-         "0.9]]";
+  if (points.size() < 3) {
+    return "has " + std::to_string(points.size()) +
+           " point(s): a zone needs at least three corners, e.g. [[0.1, 0.5], [0.4, 0.5], [0.4, "
+           "0.9]]";
+  }
+  // Twice the polygon's area (the shoelace formula): corners on one line hold nothing.
+  double twice_area = 0;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto& a = points[i];
+    const auto& b = points[(i + 1) % points.size()];
+    twice_area += a.at(0) * b.at(1) - b.at(0) * a.at(1);
+  }
+  if (std::abs(twice_area) < 2e-4) {
+    return "encloses (almost) no area: its corners lie on one line or on top of each other; "
+           "give corners around the area, e.g. [[0.1, 0.5], [0.4, 0.5], [0.4, 0.9]]";
+  }
+  return "";
 }
 
 }  // namespace

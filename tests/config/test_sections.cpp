@@ -160,6 +160,8 @@ TEST(Sections, ZonesNeedThreeCornersInsideTheFrame) {
       "-0.2 is outside the frame: x and y are fractions of the frame, 0 to 1");
   expect_problem("zones:\n  - name: a\n    points: [[0.1, 0.1], [1.2, 0.2], [0.5, 0.5]]\n",
                  "zones[0].points[1]", 3, 26, "1.2 is outside the frame");
+  expect_problem("zones:\n  - name: a\n    points: [[0.1, 0.1], [0.5, 0.5], [0.9, 0.9]]\n",
+                 "zones[0].points", 3, 13, "encloses (almost) no area");
   expect_problem("zones:\n  - name: a\n", "zones[0]", 2, 5, "has no points");
   expect_problem("zones:\n  - name: a\n    points: [[0.1, 0.1], [0.2], [0.5, 0.5]]\n",
                  "zones[0].points[1]", 3, 26, "expected a point [x, y]");
