@@ -17,9 +17,12 @@ constexpr float kLowMatchIou = 0.5f;
 constexpr float kTentativeMatchIou = 0.3f;
 // A tentative track has no velocity yet: its box stays where it was seen while the object moves
 // on, and a car crossing the frame at 5 processed frames a second (a Pi's rate on a 30 fps
-// camera) no longer overlaps its last box. Both boxes are widened by this share of their size on
-// each side before the IoU is taken (Yang et al.'s buffered IoU, C-BIoU, 2023).
-constexpr float kTentativeBuffer = 0.5f;
+// camera) no longer overlaps its last box. Both boxes are widened on each side before the IoU is
+// taken (Yang et al.'s buffered IoU, C-BIoU, 2023), by a share of their size that grows with the
+// time since the track was seen: 2 box sizes a second (a near car's pace), at most half. At 30
+// fps that is 7%, so false boxes landing near each other rarely make a track.
+constexpr float kBufferPerSecond = 2.0f;
+constexpr float kMaxBuffer = 0.5f;
 // How long a tentative track may go unseen before it is dropped as noise. ByteTrack drops it at
 // its first miss; with 20% of boxes missed that keeps a real object unconfirmed for longer (the
 // synthetic street at 10 fps, bench_tracking: 40-80% more misses, MOTA 0.942 instead of 0.959,
@@ -150,17 +153,22 @@ struct Tracker::State {
   }
 
   // Matches `tracks` (indices into live) with `dets` (indices into detections) at IoU >=
-  // min_iou, both boxes widened by `buffer` of their size, by an optimal assignment on 1 - IoU;
-  // the matched ones leave both lists.
+  // min_iou (`buffered`: both boxes widened by the time the track went unseen) by an optimal
+  // assignment on 1 - IoU; the matched ones leave both lists.
   void associate(std::vector<int>& tracks, std::vector<int>& dets,
                  const vision::Detections& detections, float min_iou, SteadyTime when,
-                 std::int64_t frame, float buffer = 0) {
+                 std::int64_t frame, bool buffered = false) {
     if (tracks.empty() || dets.empty()) return;
     costs.rows = static_cast<int>(tracks.size());
     costs.cols = static_cast<int>(dets.size());
     costs.cost.resize(tracks.size() * dets.size());
     for (std::size_t r = 0; r < tracks.size(); ++r) {
-      const vision::Box tb = widened(live[static_cast<std::size_t>(tracks[r])].track.box, buffer);
+      const Track& track = live[static_cast<std::size_t>(tracks[r])].track;
+      const float buffer =
+          buffered ? std::min(kMaxBuffer,
+                              kBufferPerSecond * static_cast<float>(seconds(track.last_seen, when)))
+                   : 0.0f;
+      const vision::Box tb = widened(track.box, buffer);
       for (std::size_t c = 0; c < dets.size(); ++c) {
         costs.cost[r * dets.size() + c] =
             1.0f -
@@ -214,7 +222,11 @@ struct Tracker::State {
     // tracks only take confident boxes.
     associate(confirmed, high, detections, static_cast<float>(options.match_iou), when, frame);
     associate(confirmed, low, detections, kLowMatchIou, when, frame);
-    associate(tentative, high, detections, kTentativeMatchIou, when, frame, kTentativeBuffer);
+    // Tentative tracks first as ByteTrack does, then with widened boxes for what is left
+    // (C-BIoU's two stages): the plain IoU decides wherever it can. Confirmed tracks are not
+    // widened: their filter predicts them, and widening lets two people crossing swap ids.
+    associate(tentative, high, detections, kTentativeMatchIou, when, frame);
+    associate(tentative, high, detections, kTentativeMatchIou, when, frame, true);
     for (int i : tentative) {
       Live& l = live[static_cast<std::size_t>(i)];
       if (seconds(l.track.last_seen, when) > kTentativeGrace) l.gone = true;
