@@ -602,6 +602,12 @@ class Validator {
 
   // Zones and lines: names unique per camera, lines with a length and an in side that is a side.
   void check_places(const Config& c) {
+    if (!c.tracking.enabled && (!c.zones.empty() || !c.lines.empty())) {
+      const Where at = written_at("tracking.enabled");
+      warnings_.push_back({"tracking.enabled", at.line, at.column,
+                           "is false: the zones and lines count nothing and raise no events "
+                           "until it is true"});
+    }
     std::map<std::pair<std::string, std::string>, std::string> names;
     const auto claim = [&](const std::string& camera, const std::string& name,
                            const std::string& key) {

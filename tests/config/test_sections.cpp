@@ -289,6 +289,23 @@ TEST(Sections, EventKindsAreNamedAndClipsHaveADuration) {
                  "expected a list of names such as [person, car]");
 }
 
+TEST(Sections, ZonesWithoutTrackingAreAWarning) {
+  std::vector<ConfigProblem> warnings;
+  LoadOptions options = kSchemaOnly;
+  options.warnings = &warnings;
+  const std::string zone = "zones:\n  - name: a\n    points: [[0, 0], [1, 0], [1, 1]]\n";
+  parse_config("tracking:\n  enabled: false\n" + zone, "test.yaml", options);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].key, "tracking.enabled");
+  EXPECT_EQ(warnings[0].line, 2);
+  EXPECT_EQ(warnings[0].column, 12);
+  EXPECT_NE(warnings[0].message.find("the zones and lines count nothing"), std::string::npos);
+  warnings.clear();
+  parse_config("tracking:\n  enabled: false\n", "test.yaml", options);
+  parse_config(zone, "test.yaml", options);
+  EXPECT_TRUE(warnings.empty());
+}
+
 TEST(Sections, ClassNamesMustBeTheModels) {
   LoadOptions options = kSchemaOnly;
   int asked = 0;
