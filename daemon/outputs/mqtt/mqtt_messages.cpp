@@ -3,9 +3,9 @@
 
 #include <cmath>
 
-#include "text/time_format.h"
 #include "daemon/base/version.h"
 #include "text/format.h"
+#include "text/time_format.h"
 #include "vision/detection_json.h"
 
 namespace yolo::daemon {
@@ -83,6 +83,67 @@ std::string MqttTopics::occupancy_segment(std::string_view topic) const {
   return rest.find('/') == std::string_view::npos ? std::string(rest) : "";
 }
 
+std::string MqttTopics::object_event(std::string_view camera,
+                                     tracking::ObjectEventKind kind) const {
+  return prefix + "/" + topic_segment(camera) + "/events/" +
+         std::string(tracking::event_kind_name(kind));
+}
+
+std::string MqttTopics::zone(std::string_view camera, std::string_view zone) const {
+  return prefix + "/" + topic_segment(camera) + "/zones/" + topic_segment(zone);
+}
+
+std::string MqttTopics::line(std::string_view camera, std::string_view line) const {
+  return prefix + "/" + topic_segment(camera) + "/lines/" + topic_segment(line);
+}
+
+std::vector<ScenePlace> scene_places(const SceneState* scene) {
+  std::vector<ScenePlace> places;
+  if (!scene) return places;
+  for (const auto& z : scene->zones) places.push_back({scene->camera, z.name, false});
+  for (const auto& l : scene->lines) places.push_back({scene->camera, l.name, true});
+  return places;
+}
+
+std::map<std::string, std::string> scene_states(const MqttTopics& topics, const SceneState& scene) {
+  std::map<std::string, std::string> states;
+  const auto counts_of = [&](const std::string& name, bool line) -> const tracking::PlaceCounts* {
+    for (const auto& p : scene.counts.places) {
+      if (p.name == name && p.line == line) return &p;
+    }
+    return nullptr;
+  };
+  for (const auto& z : scene.zones) {
+    const std::string base = topics.zone(scene.camera, z.name);
+    const auto inside = scene.occupancy.find(z.name);
+    states[base + "/occupancy"] =
+        std::to_string(inside != scene.occupancy.end() ? inside->second : 0);
+    std::int64_t entries = 0;
+    if (const tracking::PlaceCounts* counts = counts_of(z.name, false)) {
+      for (const auto& [label, tally] : counts->total) {
+        states[base + "/entries/" + topic_segment(label)] = std::to_string(tally.in);
+        entries += tally.in;
+      }
+    }
+    states[base + "/entries"] = std::to_string(entries);
+  }
+  for (const auto& l : scene.lines) {
+    const std::string base = topics.line(scene.camera, l.name);
+    tracking::Tally all;
+    if (const tracking::PlaceCounts* counts = counts_of(l.name, true)) {
+      for (const auto& [label, tally] : counts->total) {
+        states[base + "/in/" + topic_segment(label)] = std::to_string(tally.in);
+        states[base + "/out/" + topic_segment(label)] = std::to_string(tally.out);
+        all.in += tally.in;
+        all.out += tally.out;
+      }
+    }
+    states[base + "/in"] = std::to_string(all.in);
+    states[base + "/out"] = std::to_string(all.out);
+  }
+  return states;
+}
+
 json event_payload(const std::vector<LabelChange>& changes,
                    const std::map<std::string, int>& counts, const FrameResult* frame,
                    std::int64_t last_index, std::chrono::system_clock::time_point now) {
@@ -125,7 +186,8 @@ std::string home_assistant_status_topic(const DiscoverySettings& settings) {
 }
 
 std::map<std::string, json> discovery_configs(const DiscoverySettings& s,
-                                              const std::set<std::string>& labels) {
+                                              const std::set<std::string>& labels,
+                                              const std::vector<ScenePlace>& places) {
   const std::string node = topic_segment(s.host + "_" + s.topics.prefix);
   const auto topic = [&](const std::string& component, const std::string& id) {
     return s.discovery_prefix + "/" + component + "/" + node + "/" + id + "/config";
@@ -169,6 +231,33 @@ std::map<std::string, json> discovery_configs(const DiscoverySettings& s,
     occupancy["payload_on"] = kOccupied;
     occupancy["payload_off"] = kVacant;
     configs[topic("binary_sensor", id)] = std::move(occupancy);
+  }
+
+  // The camera and the place in every id, so that a second camera's zone of the same name is
+  // another sensor and a dashboard's history survives more cameras.
+  for (const ScenePlace& place : places) {
+    const std::string title = place.camera + " " + place.name;
+    if (!place.line) {
+      const std::string id = topic_segment(place.camera + "_zone_" + place.name + "_occupancy");
+      json occupancy = entity(s, node, title + " occupancy", id);
+      occupancy["state_topic"] = s.topics.zone(place.camera, place.name) + "/occupancy";
+      occupancy["state_class"] = "measurement";
+      occupancy["unit_of_measurement"] = "objects";
+      occupancy["icon"] = "mdi:account-group";
+      configs[topic("sensor", id)] = std::move(occupancy);
+      continue;
+    }
+    for (const auto direction : {tracking::Direction::kIn, tracking::Direction::kOut}) {
+      const std::string way(tracking::direction_name(direction));
+      const std::string id = topic_segment(place.camera + "_line_" + place.name + "_" + way);
+      json count = entity(s, node, title + " " + way, id);
+      count["state_topic"] = s.topics.line(place.camera, place.name) + "/" + way;
+      count["state_class"] = "total_increasing";
+      count["unit_of_measurement"] = "objects";
+      count["icon"] =
+          direction == tracking::Direction::kIn ? "mdi:arrow-right-bold" : "mdi:arrow-left-bold";
+      configs[topic("sensor", id)] = std::move(count);
+    }
   }
   return configs;
 }

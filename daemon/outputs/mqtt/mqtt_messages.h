@@ -46,7 +46,34 @@ struct MqttTopics {
   std::string all_occupancy() const { return prefix + "/occupancy/+"; }
   // The label segment of an occupancy topic, or "" when `topic` is not one.
   std::string occupancy_segment(std::string_view topic) const;
+
+  // Tracked objects (tracking.enabled), per camera; every name through topic_segment().
+  // One message per event (tracking::to_json), not retained: PREFIX/CAMERA/events/KIND
+  // (PREFIX/+/events/# follows them all).
+  std::string object_event(std::string_view camera, tracking::ObjectEventKind kind) const;
+  // A zone's retained states: PREFIX/CAMERA/zones/ZONE + /occupancy (objects in it now), /entries
+  // (entries since its counts started, all classes) and /entries/CLASS.
+  std::string zone(std::string_view camera, std::string_view zone) const;
+  // A line's retained states: PREFIX/CAMERA/lines/LINE + /in and /out (crossings since its counts
+  // started, all classes) and /in/CLASS, /out/CLASS.
+  std::string line(std::string_view camera, std::string_view line) const;
 };
+
+// A zone or line of a scene: what gets state topics and Home Assistant sensors.
+struct ScenePlace {
+  std::string camera;
+  std::string name;
+  bool line = false;
+
+  auto operator<=>(const ScenePlace&) const = default;
+};
+
+// The zones and lines of `scene` (none when it is null: tracking off).
+std::vector<ScenePlace> scene_places(const SceneState* scene);
+
+// The retained state topics of `scene`'s zones and lines, with their payloads (a whole number as
+// text): see MqttTopics::zone and MqttTopics::line.
+std::map<std::string, std::string> scene_states(const MqttTopics& topics, const SceneState& scene);
 
 // The PREFIX/events payload for `changes`, with the reported (debounced) `counts` after them.
 // `frame` is the frame that made the change: its wall time, index and detections are sent. When
@@ -75,10 +102,13 @@ struct DiscoverySettings {
 // Where Home Assistant announces itself ("online" when it starts).
 std::string home_assistant_status_topic(const DiscoverySettings& settings);
 
-// Every discovery config, by topic: an occupancy binary_sensor per label and sensors for FPS,
-// inference latency, temperature and power read from the stats topic, all of one device and
-// available while PREFIX/available says online. Published retained.
+// Every discovery config, by topic: an occupancy binary_sensor per label, sensors for FPS,
+// inference latency, temperature and power read from the stats topic, and per place of
+// `places` a sensor of the zone's occupancy (measurement) or one per direction of the line's
+// crossings (total_increasing), all of one device and available while PREFIX/available says
+// online. Published retained.
 std::map<std::string, nlohmann::json> discovery_configs(const DiscoverySettings& settings,
-                                                        const std::set<std::string>& labels);
+                                                        const std::set<std::string>& labels,
+                                                        const std::vector<ScenePlace>& places = {});
 
 }  // namespace yolo::daemon

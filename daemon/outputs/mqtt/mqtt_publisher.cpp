@@ -188,6 +188,9 @@ class MqttPublisher::Loop {
     follow_home_assistant();
     reconcile_discovery(true);
     publish_states();
+    // Retained on the broker already, perhaps, but not known to be: every one goes out again.
+    scene_states_.clear();
+    publish_scene_states();
     // The first stats go out as soon as there are some.
     stats_sent_ = {};
   }
@@ -251,7 +254,19 @@ class MqttPublisher::Loop {
       refresh_watched();
     }
     last_index_ = frame->index;
-    if (new_labels || new_model) reconcile_discovery(false);
+    for (const tracking::ObjectEvent& e : frame->object_events) {
+      send(topics().object_event(e.camera, e.kind), payload_text(tracking::to_json(e)),
+           kAtLeastOnce, false, true);
+    }
+    bool new_places = false;
+    if (frame->scene != scene_) {
+      scene_ = frame->scene;
+      std::vector<ScenePlace> places = scene_places(scene_.get());
+      new_places = places != places_;
+      places_ = std::move(places);
+    }
+    if (new_labels || new_model || new_places) reconcile_discovery(false);
+    publish_scene_states();
     const std::vector<LabelChange> changes = tracker_.add(counts, now);
     if (!changes.empty()) on_changes(changes, frame.get());
   }
@@ -314,6 +329,8 @@ class MqttPublisher::Loop {
       if (message.payload == kOnline) {
         reconcile_discovery(true);
         publish_states();
+        scene_states_.clear();
+        publish_scene_states();
       }
       return;
     }
@@ -332,8 +349,9 @@ class MqttPublisher::Loop {
   void reconcile_discovery(bool force) {
     if (!connected_) return;
     const std::map<std::string, json> wanted =
-        settings_.mqtt.homeassistant ? discovery_configs(discovery_settings(), known_labels())
-                                     : std::map<std::string, json>{};
+        settings_.mqtt.homeassistant
+            ? discovery_configs(discovery_settings(), known_labels(), places_)
+            : std::map<std::string, json>{};
     for (auto it = discovery_.begin(); it != discovery_.end();) {
       if (wanted.contains(it->first)) {
         ++it;
@@ -348,6 +366,32 @@ class MqttPublisher::Loop {
       send(topic, payload_text(config), kAtLeastOnce, true, false);
       discovery_[topic] = config;
     }
+  }
+
+  // The zones' and lines' retained states that changed since they were last sent (all of them
+  // after a connection); those of a zone or line no longer there are cleared (an empty retained
+  // message). Nothing is sent while the scene stays the same.
+  void publish_scene_states() {
+    if (!connected_) return;
+    const std::uint64_t version = scene_ ? scene_->version : 0;
+    if (scene_sent_ == scene_ && scene_sent_version_ == version && !scene_states_.empty()) return;
+    const std::map<std::string, std::string> wanted =
+        scene_ ? scene_states(topics(), *scene_) : std::map<std::string, std::string>{};
+    for (auto it = scene_states_.begin(); it != scene_states_.end();) {
+      if (wanted.contains(it->first)) {
+        ++it;
+        continue;
+      }
+      send(it->first, "", kAtLeastOnce, true, false);
+      it = scene_states_.erase(it);
+    }
+    for (const auto& [topic, payload] : wanted) {
+      auto it = scene_states_.find(topic);
+      if (it != scene_states_.end() && it->second == payload) continue;
+      if (send(topic, payload, kAtLeastOnce, true, false)) scene_states_[topic] = payload;
+    }
+    scene_sent_ = scene_;
+    scene_sent_version_ = version;
   }
 
   // --- time ---
@@ -455,6 +499,14 @@ class MqttPublisher::Loop {
 
   // The discovery configs published, by topic.
   std::map<std::string, json> discovery_;
+
+  // The scene of the last frame (tracking on), its zones and lines, the retained states sent for
+  // them (by topic), and the scene and version they were sent for.
+  std::shared_ptr<const SceneState> scene_;
+  std::vector<ScenePlace> places_;
+  std::map<std::string, std::string> scene_states_;
+  std::shared_ptr<const SceneState> scene_sent_;
+  std::uint64_t scene_sent_version_ = 0;
 
   // The daemon's latest status, whether it is newer than the last stats sent, and when that was.
   json latest_stats_;

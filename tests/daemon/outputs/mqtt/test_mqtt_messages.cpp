@@ -149,5 +149,94 @@ TEST(MqttMessages, DiscoveryAnnouncesOneDeviceWithSensorsAndAnOccupancyPerLabel)
             "temperature");
 }
 
+// The camera "main" with the zone "front door" (2 people inside, 5 people and a dog entered) and
+// the line "road" (cars 7 in, 3 out; a bicycle 1 out).
+SceneState test_scene() {
+  SceneState scene;
+  scene.camera = "main";
+  config::ZoneConfig door;
+  door.name = "front door";
+  door.camera = "main";
+  scene.zones = {door};
+  config::LineConfig road;
+  road.name = "road";
+  road.camera = "main";
+  scene.lines = {road};
+  tracking::PlaceCounts zone;
+  zone.camera = "main";
+  zone.name = "front door";
+  zone.total = {{"person", {5, 3}}, {"dog", {1, 1}}};
+  tracking::PlaceCounts line;
+  line.camera = "main";
+  line.name = "road";
+  line.line = true;
+  line.total = {{"car", {7, 3}}, {"bicycle", {0, 1}}};
+  scene.counts.places = {zone, line};
+  scene.occupancy = {{"front door", 2}};
+  return scene;
+}
+
+TEST(MqttMessages, ObjectEventsAndPlacesHaveTopicsPerCamera) {
+  const MqttTopics topics{"home/cam"};
+  EXPECT_EQ(topics.object_event("main", tracking::ObjectEventKind::kCross),
+            "home/cam/main/events/cross");
+  EXPECT_EQ(topics.object_event("back yard", tracking::ObjectEventKind::kLoiter),
+            "home/cam/back_yard/events/loiter");
+  EXPECT_EQ(topics.zone("main", "front door"), "home/cam/main/zones/front_door");
+  EXPECT_EQ(topics.line("main", "road/north"), "home/cam/main/lines/road_north");
+}
+
+TEST(MqttMessages, ZonesAndLinesHaveRetainedStatesInAllAndPerClass) {
+  const auto states = scene_states(MqttTopics{"y"}, test_scene());
+  EXPECT_EQ(states, (std::map<std::string, std::string>{
+                        {"y/main/zones/front_door/occupancy", "2"},
+                        {"y/main/zones/front_door/entries", std::to_string(5 + 1)},
+                        {"y/main/zones/front_door/entries/person", "5"},
+                        {"y/main/zones/front_door/entries/dog", "1"},
+                        {"y/main/lines/road/in", std::to_string(7 + 0)},
+                        {"y/main/lines/road/out", std::to_string(3 + 1)},
+                        {"y/main/lines/road/in/car", "7"},
+                        {"y/main/lines/road/out/car", "3"},
+                        {"y/main/lines/road/in/bicycle", "0"},
+                        {"y/main/lines/road/out/bicycle", "1"},
+                    }));
+  // A place that has counted nothing yet still has its totals, at 0.
+  SceneState fresh = test_scene();
+  fresh.counts.places.clear();
+  fresh.occupancy.clear();
+  const auto zeros = scene_states(MqttTopics{"y"}, fresh);
+  EXPECT_EQ(zeros, (std::map<std::string, std::string>{{"y/main/zones/front_door/occupancy", "0"},
+                                                       {"y/main/zones/front_door/entries", "0"},
+                                                       {"y/main/lines/road/in", "0"},
+                                                       {"y/main/lines/road/out", "0"}}));
+}
+
+TEST(MqttMessages, DiscoveryHasAnOccupancySensorPerZoneAndACountPerLineDirection) {
+  const DiscoverySettings settings{"homeassistant", MqttTopics{"yolo-edge"}, "pi5.local", 10};
+  const SceneState scene = test_scene();
+  const auto places = scene_places(&scene);
+  ASSERT_EQ(places.size(), 2u);
+  EXPECT_TRUE(scene_places(nullptr).empty());
+  const auto configs = discovery_configs(settings, {}, places);
+  const std::string node = "pi5_local_yolo-edge";
+  const json& door =
+      configs.at("homeassistant/sensor/" + node + "/main_zone_front_door_occupancy/config");
+  EXPECT_EQ(door["unique_id"], node + "_main_zone_front_door_occupancy");
+  EXPECT_EQ(door["name"], "main front door occupancy");
+  EXPECT_EQ(door["state_topic"], "yolo-edge/main/zones/front_door/occupancy");
+  EXPECT_EQ(door["state_class"], "measurement");
+  EXPECT_EQ(door["device"]["identifiers"], json::array({node}));
+  EXPECT_EQ(door["availability_topic"], "yolo-edge/available");
+  for (const std::string way : {"in", "out"}) {
+    const json& road =
+        configs.at("homeassistant/sensor/" + node + "/main_line_road_" + way + "/config");
+    EXPECT_EQ(road["unique_id"], node + "_main_line_road_" + way);
+    EXPECT_EQ(road["state_topic"], "yolo-edge/main/lines/road/" + way);
+    EXPECT_EQ(road["state_class"], "total_increasing");
+  }
+  // The stats sensors, and the three of the scene.
+  EXPECT_EQ(configs.size(), discovery_configs(settings, {}).size() + 3);
+}
+
 }  // namespace
 }  // namespace yolo::daemon

@@ -555,6 +555,143 @@ TEST_F(MqttPublisherTest, HomeAssistantDiscoveryAndItsRepublishWhenHomeAssistant
   EXPECT_TRUE(publisher.stop());
 }
 
+// The camera "main" with the line "road" (`cars_in` cars in) and, `with_door`, the zone "door"
+// (one person inside, one entered).
+std::shared_ptr<const SceneState> tracked_scene(bool with_door, std::int64_t cars_in,
+                                                std::uint64_t version) {
+  auto scene = std::make_shared<SceneState>();
+  scene->camera = "main";
+  scene->version = version;
+  config::LineConfig road;
+  road.name = "road";
+  road.camera = "main";
+  scene->lines = {road};
+  tracking::PlaceCounts line;
+  line.camera = "main";
+  line.name = "road";
+  line.line = true;
+  line.total = {{"car", {cars_in, 0}}};
+  scene->counts.places = {line};
+  if (with_door) {
+    config::ZoneConfig door;
+    door.name = "door";
+    door.camera = "main";
+    scene->zones = {door};
+    tracking::PlaceCounts zone;
+    zone.camera = "main";
+    zone.name = "door";
+    zone.total = {{"person", {1, 0}}};
+    scene->counts.places.push_back(zone);
+    scene->occupancy = {{"door", 1}};
+  }
+  return scene;
+}
+
+std::shared_ptr<const FrameResult> tracked_frame(std::int64_t index,
+                                                 std::shared_ptr<const SceneState> scene,
+                                                 std::vector<tracking::ObjectEvent> events = {}) {
+  auto frame = std::make_shared<FrameResult>();
+  frame->index = index;
+  frame->captured = Clock::now();
+  frame->wall = std::chrono::system_clock::now();
+  frame->model = test_model();
+  frame->scene = std::move(scene);
+  frame->object_events = std::move(events);
+  return frame;
+}
+
+tracking::ObjectEvent object_event(std::int64_t id, tracking::ObjectEventKind kind,
+                                   const std::string& place) {
+  tracking::ObjectEvent e;
+  e.id = id;
+  e.kind = kind;
+  e.camera = "main";
+  e.place = place;
+  e.track_id = 4;
+  e.label = kind == tracking::ObjectEventKind::kCross ? "car" : "person";
+  e.wall = std::chrono::system_clock::now();
+  return e;
+}
+
+TEST_F(MqttPublisherTest, TrackedObjectsGetEventsRetainedStatesAndSensorsPerCamera) {
+  broker_->start();
+  Subscriber sub(port_);
+  config::Config c = mqtt_config(port_, "cam");
+  c.mqtt.homeassistant = true;
+  MqttPublisher& publisher = start_publisher(c);
+  ASSERT_TRUE(sub.wait_for("cam/available", "online", 3s));
+  ASSERT_TRUE(wait_status(publisher, connected, 2s));
+
+  using K = tracking::ObjectEventKind;
+  const auto first = tracked_scene(true, 2, 1);
+  const std::vector<tracking::ObjectEvent> events = {object_event(11, K::kEnter, "door"),
+                                                     object_event(12, K::kCross, "road")};
+  publisher.publish(tracked_frame(0, first, events));
+  // One message per event, its JSON, on PREFIX/CAMERA/events/KIND.
+  const auto enter =
+      sub.wait_for([](const Message& m) { return m.topic == "cam/main/events/enter"; }, 2s);
+  ASSERT_TRUE(enter);
+  EXPECT_EQ(enter->payload_json(), tracking::to_json(events[0]));
+  EXPECT_FALSE(enter->retained);
+  const auto cross =
+      sub.wait_for([](const Message& m) { return m.topic == "cam/main/events/cross"; }, 2s);
+  ASSERT_TRUE(cross);
+  EXPECT_EQ(cross->payload_json()["line"], "road");
+  // Retained states of the zone and the line.
+  EXPECT_TRUE(sub.wait_for("cam/main/zones/door/occupancy", "1", 2s));
+  EXPECT_TRUE(sub.wait_for("cam/main/zones/door/entries/person", "1", 2s));
+  EXPECT_TRUE(sub.wait_for("cam/main/lines/road/in", "2", 2s));
+  EXPECT_TRUE(sub.wait_for("cam/main/lines/road/out", "0", 2s));
+  // Home Assistant sensors, unique by camera and place.
+  const std::string node = "test-host_cam";
+  const std::string door_config =
+      "homeassistant/sensor/" + node + "/main_zone_door_occupancy/config";
+  for (const std::string id :
+       {"main_zone_door_occupancy", "main_line_road_in", "main_line_road_out"}) {
+    const std::string topic = "homeassistant/sensor/" + node + "/" + id + "/config";
+    const auto config =
+        sub.wait_for([&](const Message& m) { return m.topic == topic && !m.payload.empty(); }, 2s);
+    ASSERT_TRUE(config) << topic;
+    EXPECT_EQ(config->payload_json()["unique_id"], node + "_" + id);
+  }
+
+  // The same scene on the next frames: no state sent again.
+  const auto state_messages = [&] {
+    std::size_t n = 0;
+    for (const auto& m : sub.messages()) {
+      n += m.topic.starts_with("cam/main/zones/") || m.topic.starts_with("cam/main/lines/");
+    }
+    return n;
+  };
+  ASSERT_TRUE(sub.wait_for("cam/main/lines/road/in/car", "2", 2s));
+  const std::size_t states_before = state_messages();
+  for (int i = 1; i <= 5; ++i) publisher.publish(tracked_frame(i, first));
+  // A later change shows the frames above were taken (the queue is in order).
+  std::size_t mark = sub.count();
+  const auto second = tracked_scene(true, 3, 2);
+  publisher.publish(tracked_frame(6, second));
+  ASSERT_TRUE(sub.wait_for("cam/main/lines/road/in", "3", 2s, mark));
+  // Only what changed: the line's total and its car count.
+  ASSERT_TRUE(sub.wait_for("cam/main/lines/road/in/car", "3", 2s, mark));
+  EXPECT_EQ(state_messages(), states_before + 2);
+  // Retained: a subscriber that comes later gets them at once.
+  {
+    Subscriber late(port_, "cam/main/#");
+    const auto held = late.wait_for("cam/main/lines/road/in", "3", 2s);
+    ASSERT_TRUE(held);
+    EXPECT_TRUE(held->retained);
+    EXPECT_TRUE(late.wait_for("cam/main/zones/door/occupancy", "1", 2s));
+  }
+
+  // A reload without the zone: its sensor and its states are removed (empty retained).
+  mark = sub.count();
+  publisher.publish(tracked_frame(7, tracked_scene(false, 3, 3)));
+  EXPECT_TRUE(sub.wait_for(door_config, "", 2s, mark));
+  EXPECT_TRUE(sub.wait_for("cam/main/zones/door/occupancy", "", 2s, mark));
+  EXPECT_TRUE(sub.wait_for("cam/main/zones/door/entries/person", "", 2s, mark));
+  EXPECT_TRUE(publisher.stop());
+}
+
 TEST_F(MqttPublisherTest, ALabelLeftOnByAKilledRunIsSetOffOnceNotSeen) {
   broker_->start();
   Subscriber sub(port_);
