@@ -551,6 +551,7 @@ class Validator {
     check_gpio_lines(c.gpio);
     check_tracking(c);
     check_places(c);
+    check_alert_zones(c);
     if (c.mqtt.enabled && c.mqtt.host.empty() && usable("mqtt.host")) {
       add("mqtt.host", written_at("mqtt.host"),
           "is empty while mqtt.enabled is true: set the broker's host name or address");
@@ -710,6 +711,34 @@ class Validator {
 
   // Each line drives or reads one thing. Chips are compared as written: two spellings of one
   // chip are caught when the daemon requests the line (the second request finds it busy).
+  // An alert by zone names one of the zones (of the daemon's one camera). Not checked while a
+  // zone has a problem of its own: it may be the one named.
+  void check_alert_zones(const Config& c) {
+    const bool zones_read = std::none_of(failed_.begin(), failed_.end(), [](const std::string& k) {
+      return k.starts_with("zones");
+    });
+    if (!zones_read) return;
+    std::vector<std::string_view> names;
+    for (const ZoneConfig& z : c.zones) {
+      if (z.camera == kMainCamera) names.push_back(z.name);
+    }
+    for (std::size_t i = 0; i < c.gpio.alerts.size(); ++i) {
+      const std::string& zone = c.gpio.alerts[i].zone;
+      const std::string key = "gpio.alerts[" + std::to_string(i) + "].zone";
+      if (zone.empty() || std::find(names.begin(), names.end(), zone) != names.end()) continue;
+      if (!usable(key)) continue;
+      std::string message = "'" + zone + "' is not a zone";
+      if (names.empty()) {
+        message += ": there are none; add it under zones: (see config/yolo-edge.yaml)";
+      } else if (const std::string near = closest_name(zone, names); !near.empty()) {
+        message += ": did you mean '" + near + "'?";
+      } else {
+        message += ": the zones are " + join_names(names);
+      }
+      add(key, written_at(key), message);
+    }
+  }
+
   void check_gpio_lines(const GpioConfig& g) {
     std::map<std::pair<std::string, int>, std::string> users;
     const auto claim = [&](const std::string& chip, int line, const std::string& key) {

@@ -693,11 +693,18 @@ std::vector<FieldSpec> build_fields() {
            .type = F::kBool,
            .default_value = false,
            .description = "Active means the line is low (relay boards that switch on low)."},
+          {.section = "gpio.alerts",
+           .name = "zone",
+           .type = F::kString,
+           .default_value = text(""),
+           .description = "A zone's name (zones[].name): the line is active while a tracked "
+                          "object is in that zone (the zone's classes count; classes and "
+                          "min_score here do not); empty: by detections."},
       }};
   bind_records(alerts, &C::gpio, &GpioConfig::alerts, &GpioAlertConfig::line,
                &GpioAlertConfig::chip, &GpioAlertConfig::classes, &GpioAlertConfig::min_score,
                &GpioAlertConfig::consecutive_frames, &GpioAlertConfig::hold_ms,
-               &GpioAlertConfig::active_low);
+               &GpioAlertConfig::active_low, &GpioAlertConfig::zone);
   t.push_back(std::move(alerts));
   FieldSpec led{
       .section = "gpio",

@@ -330,7 +330,7 @@ TEST(ConfigLoader, GpioRecordsAreCheckedKeyByKeyWithTheirPlace) {
       "    bias: as-is\n",
       "t.yaml", kSchemaOnly);
   ASSERT_EQ(c.gpio.alerts.size(), 2u);
-  EXPECT_EQ(c.gpio.alerts[0], (GpioAlertConfig{17, "", {0}, 0.5, 1, 3000, false}));
+  EXPECT_EQ(c.gpio.alerts[0], (GpioAlertConfig{17, "", {0}, 0.5, 1, 3000, false, ""}));
   EXPECT_EQ(c.gpio.alerts[1].chip, "pinctrl-rp1");
   EXPECT_EQ(c.gpio.status_led, (GpioLedConfig{27, "", false}));
   EXPECT_EQ(c.gpio.precision_button, (GpioButtonConfig{22, "", true, GpioBias::kAsIs, 50}));
@@ -388,7 +388,7 @@ TEST(ConfigLoader, OldSingleLineGpioKeysSayWhatToWriteInstead) {
   const Config c =
       parse_config("gpio:\n  alerts: [{line: 18, classes: [], hold_ms: 2500, active_low: true}]\n",
                    "t.yaml", kSchemaOnly);
-  EXPECT_EQ(c.gpio.alerts.at(0), (GpioAlertConfig{18, "", {}, 0.5, 1, 2500, true}));
+  EXPECT_EQ(c.gpio.alerts.at(0), (GpioAlertConfig{18, "", {}, 0.5, 1, 2500, true, ""}));
   expect_problem(error_of("gpio:\n  enabled: false\n  line: 18\n"), "gpio.enabled", 2, 3,
                  "remove them");
   expect_problem(error_of("gpio:\n  hold_s: 1\n"), "gpio.hold_s", 2, 3,
@@ -734,12 +734,12 @@ config:
                                 2.5, 60, 8, 300, 12}));
   EXPECT_EQ(c.mqtt, (MqttConfig{true, "broker.lan", 8883, "home/cams", "cam", "pw", dir / "ca.pem",
                                 30, 5, true, "ha"}));
-  EXPECT_EQ(
-      c.gpio,
-      (GpioConfig{"pinctrl-rp1",
-                  {{17, "", {0, 2}, 0.6, 3, 500, true}, {5, "gpiochip1", {}, 0.5, 1, 2000, false}},
-                  GpioLedConfig{27, "", true},
-                  GpioButtonConfig{22, "/dev/gpiochip0", false, GpioBias::kPullDown, 20}}));
+  EXPECT_EQ(c.gpio,
+            (GpioConfig{"pinctrl-rp1",
+                        {{17, "", {0, 2}, 0.6, 3, 500, true, ""},
+                         {5, "gpiochip1", {}, 0.5, 1, 2000, false, ""}},
+                        GpioLedConfig{27, "", true},
+                        GpioButtonConfig{22, "/dev/gpiochip0", false, GpioBias::kPullDown, 20}}));
   EXPECT_EQ(c.file, (FileConfig{true}));
 
   // Written back out, with or without comments, it reads in as the same Config.

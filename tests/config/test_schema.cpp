@@ -226,10 +226,10 @@ TEST(Schema, FormatsValuesAsYaml) {
   EXPECT_EQ(format_field(*find_field("model.imgsz"), std::vector<std::int64_t>{384, 640}),
             "[384, 640]");
   Config c;
-  c.gpio.alerts = {{17, "", {0, 2}, 0.5, 3, 1500, true}};
+  c.gpio.alerts = {{17, "", {0, 2}, 0.5, 3, 1500, true, ""}};
   EXPECT_EQ(format_field(*find_field("gpio.alerts"), find_field("gpio.alerts")->fetch(c)),
             "[{line: 17, chip: \"\", classes: [0, 2], min_score: 0.5, consecutive_frames: 3, "
-            "hold_ms: 1500, active_low: true}]");
+            "hold_ms: 1500, active_low: true, zone: \"\"}]");
   EXPECT_EQ(format_field(*find_field("gpio.status_led"), std::vector<Record>{}), "null");
   c.gpio.precision_button = GpioButtonConfig{22, "pinctrl-rp1", true, GpioBias::kAsIs, 30};
   EXPECT_EQ(format_field(*find_field("gpio.precision_button"),

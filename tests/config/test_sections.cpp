@@ -306,6 +306,34 @@ TEST(Sections, ZonesWithoutTrackingAreAWarning) {
   EXPECT_TRUE(warnings.empty());
 }
 
+TEST(Sections, AnAlertByZoneNamesAZone) {
+  const std::string zones =
+      "zones:\n  - name: gate\n    points: [[0, 0], [1, 0], [1, 1]]\n"
+      "  - name: yard\n    points: [[0, 0], [1, 0], [1, 1]]\n";
+  const Config c = parse_config(zones + "gpio:\n  alerts: [{line: 17, zone: yard}, {line: 18}]\n",
+                                "test.yaml", kSchemaOnly);
+  ASSERT_EQ(c.gpio.alerts.size(), 2u);
+  EXPECT_EQ(c.gpio.alerts[0].zone, "yard");
+  EXPECT_EQ(c.gpio.alerts[1].zone, "");
+  expect_problem(zones + "gpio:\n  alerts:\n    - {line: 17, zone: gat}\n", "gpio.alerts[0].zone",
+                 8, 24, "'gat' is not a zone: did you mean 'gate'?");
+  expect_problem(zones + "gpio:\n  alerts:\n    - {line: 17, zone: shed}\n", "gpio.alerts[0].zone",
+                 8, 24, "the zones are gate, yard");
+  expect_problem("gpio:\n  alerts:\n    - {line: 17, zone: gate}\n", "gpio.alerts[0].zone", 3, 24,
+                 "'gate' is not a zone: there are none");
+  // A zone with a problem of its own is that problem only.
+  try {
+    parse_config(
+        "zones:\n  - name: gate\n    points: [[0, 0], [1, 0]]\ngpio:\n"
+        "  alerts: [{line: 17, zone: gate}]\n",
+        "test.yaml", kSchemaOnly);
+    ADD_FAILURE() << "a zone with two points loaded";
+  } catch (const ConfigError& e) {
+    ASSERT_EQ(e.problems().size(), 1u) << e.what();
+    EXPECT_EQ(e.problems()[0].key, "zones[0].points");
+  }
+}
+
 TEST(Sections, ClassNamesMustBeTheModels) {
   LoadOptions options = kSchemaOnly;
   int asked = 0;
