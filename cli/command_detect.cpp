@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "cli/annotated_output.h"
 #include "cli/commands.h"
 #include "cli/lint_warnings.h"
 #include "cli/model_options.h"
@@ -37,41 +38,6 @@ struct DetectArgs {
   std::string labels;
   std::string out;
   bool json = false;
-};
-
-// Writes annotated frames to --out: an image file for a single still, a video otherwise.
-class AnnotatedOutput {
- public:
-  AnnotatedOutput(std::string path, bool single_image, double fps)
-      : path_(std::move(path)), single_image_(single_image), fps_(fps > 0 ? fps : 10.0) {}
-
-  void write(const cv::Mat& frame) {
-    if (single_image_) {
-      if (!cv::imwrite(path_, frame)) {
-        throw std::runtime_error("--out " + path_ +
-                                 ": cannot write the image (unknown extension or the folder is "
-                                 "not writable); use .jpg or .png");
-      }
-      return;
-    }
-    if (!writer_.isOpened()) {
-      const std::string ext = std::filesystem::path(path_).extension().string();
-      const int fourcc = ext == ".avi" ? cv::VideoWriter::fourcc('M', 'J', 'P', 'G')
-                                       : cv::VideoWriter::fourcc('m', 'p', '4', 'v');
-      if (!writer_.open(path_, fourcc, fps_, frame.size())) {
-        throw std::runtime_error("--out " + path_ +
-                                 ": cannot open a video writer (use .mp4 or .avi in a writable "
-                                 "folder)");
-      }
-    }
-    writer_.write(frame);
-  }
-
- private:
-  std::string path_;
-  bool single_image_;
-  double fps_;
-  cv::VideoWriter writer_;
 };
 
 int run_detect(const DetectArgs& args) {

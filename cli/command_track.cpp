@@ -2,7 +2,6 @@
 // yolo-edge track: the daemon's tracker, zones and lines offline on a video or a camera, so a line
 // can be drawn, checked on a recorded clip and then put in the daemon's config.
 #include <nlohmann/json.hpp>
-#include <opencv2/videoio.hpp>
 
 #include <chrono>
 #include <cstdio>
@@ -13,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "cli/annotated_output.h"
 #include "cli/commands.h"
 #include "cli/model_options.h"
 #include "config/config_loader.h"
@@ -75,30 +75,6 @@ std::string counts_text(const tracking::Counts& counts) {
   return out;
 }
 
-// Writes the annotated frames to --out as a video at the source's rate.
-class VideoOut {
- public:
-  VideoOut(std::string path, double fps) : path_(std::move(path)), fps_(fps > 0 ? fps : 10.0) {}
-  void write(const cv::Mat& frame) {
-    if (!writer_.isOpened()) {
-      const std::string ext = std::filesystem::path(path_).extension().string();
-      const int fourcc = ext == ".avi" ? cv::VideoWriter::fourcc('M', 'J', 'P', 'G')
-                                       : cv::VideoWriter::fourcc('m', 'p', '4', 'v');
-      if (!writer_.open(path_, fourcc, fps_, frame.size())) {
-        throw std::runtime_error("--out " + path_ +
-                                 ": cannot open a video writer (use .mp4 or .avi in a writable "
-                                 "folder)");
-      }
-    }
-    writer_.write(frame);
-  }
-
- private:
-  std::string path_;
-  double fps_;
-  cv::VideoWriter writer_;
-};
-
 int run_track(const TrackArgs& args) {
   const config::Config cfg = read_config(args);
   const std::string model = !args.model.model.empty() ? args.model.model : cfg.model.path.string();
@@ -144,8 +120,8 @@ int run_track(const TrackArgs& args) {
   for (const auto& l : cfg.lines) {
     if (l.camera == camera) lines.push_back(l);
   }
-  std::optional<VideoOut> out;
-  if (!args.out.empty()) out.emplace(args.out, source->fps());
+  std::optional<AnnotatedOutput> out;
+  if (!args.out.empty()) out.emplace(args.out, false, source->fps());
 
   // A file's frames are timed by their place in it, so a run gives the same tracks however fast
   // it decodes; a live source's by when they came.
