@@ -28,10 +28,11 @@ sysroot_recipe=2
 # shellcheck source=scripts/lib/packages.sh
 source "$here/scripts/lib/packages.sh"
 sysroot_packages=(libc6-dev libstdc++-12-dev "${library_packages[@]}")
-# The test folders built and run here: the kernels, the engine, the image code and the config
-# (parsing numbers). The daemon's, the CLI's and the rest are the same code on any CPU, tested
+# The test folders built and run here: the kernels, the engine, the image code, the config
+# (parsing numbers) and the tracker (floating-point geometry and its filter, timed on Arm by
+# benchmarks/bench_tracking). The daemon's, the CLI's and the rest are the same code on any CPU, tested
 # natively (their build alone took about 4 minutes of CI here).
-test_areas=(runtime vision config)
+test_areas=(runtime vision config tracking)
 
 build_only=false
 only_cpu=
