@@ -122,11 +122,12 @@ TEST_F(LiveView, ServesStatusStreamEventsAndSnapshotOfTheRunningDaemon) {
     return std::count(events.begin(), events.end(), '\n') < 3 * 5;
   });
   std::vector<long> frames;
-  const std::regex event(R"(id: (\d+)\nevent: detections\ndata: (\{.*\})\n)");
+  // Frames carry their number in the data, not as the SSE id (ids are the object events').
+  const std::regex event(R"(event: detections\ndata: (\{.*\})\n)");
   for (auto it = std::sregex_iterator(events.begin(), events.end(), event);
        it != std::sregex_iterator(); ++it) {
-    frames.push_back(std::stol((*it)[1]));
-    const nlohmann::json e = nlohmann::json::parse((*it)[2].str());
+    const nlohmann::json e = nlohmann::json::parse((*it)[1].str());
+    frames.push_back(e["frame"].get<long>());
     EXPECT_TRUE(e["detections"].is_array());
     EXPECT_EQ(e["model"], "yolo11n_320_fp32");
   }
