@@ -19,9 +19,13 @@ namespace yolo::daemon {
 namespace {
 
 std::unique_ptr<Publisher> make_http(const OutputContext& c) {
-  return std::make_unique<HttpServer>(
-      c.events, HttpBackend{.status = c.status, .metrics = c.metrics, .control = c.call},
-      c.state_dir);
+  return std::make_unique<HttpServer>(c.events,
+                                      HttpBackend{.status = c.status,
+                                                  .metrics = c.metrics,
+                                                  .control = c.call,
+                                                  .object_events = &c.object_events,
+                                                  .reset_counts = c.reset_counts},
+                                      c.state_dir);
 }
 
 std::unique_ptr<Publisher> make_gpio(const OutputContext& c) {

@@ -67,8 +67,9 @@ void TrackingStage::process(FrameResult& result, const vision::Detections& all, 
     configured_ = true;
     state_.reset();
   }
-  apply_resets(result.wall);
+  // Taken before the resets, so that a reset alone also makes a new scene state.
   const std::uint64_t before = scene_.version();
+  apply_resets(result.wall);
   const tracking::TrackUpdate& update = tracker_->update(all, result.captured, result.index, frame);
   result.object_events = scene_.update(update, frame, result.wall, result.captured, result.index);
   log_.add(result.object_events);

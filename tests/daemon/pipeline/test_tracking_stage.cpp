@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0
+// The tracking stage (daemon/pipeline/tracking_stage.cpp): detections into numbered events and a
+// shared scene state on each result, outputs seeing only what is above detect.conf, resets from
+// another thread applied at the next frame.
+#include "daemon/pipeline/tracking_stage.h"
+
+#include <gtest/gtest.h>
+
+namespace yolo::daemon {
+namespace {
+
+using namespace std::chrono_literals;
+
+config::Config config_with_line() {
+  config::Config c;
+  c.lines.push_back({.name = "road",
+                     .camera = "main",
+                     .from = {0.05, 0.5},
+                     .to = {0.95, 0.5},
+                     .in = tracking::Side::kBelow,
+                     .classes = {},
+                     .anchor = tracking::Anchor::kBottomCenter,
+                     .hysteresis = 0.01});
+  return c;
+}
+
+// Frame `i` of a car driving down through the line at x 300.
+FrameResult frame(std::int64_t i, const std::shared_ptr<const ModelInfo>& model,
+                  vision::Detections& all) {
+  FrameResult r;
+  r.index = i;
+  r.captured = std::chrono::steady_clock::time_point(std::chrono::milliseconds(100 * i));
+  r.wall = std::chrono::system_clock::now();
+  r.model = model;
+  const float bottom = 200 + 20.0f * static_cast<float>(i);
+  all = {{2, 0.8f, {260, bottom - 80, 340, bottom}}};
+  return r;
+}
+
+TEST(TrackingStage, NumbersEventsSharesTheSceneAndAppliesResetsAtTheNextFrame) {
+  EventLog log(100);
+  TrackingStage stage(log, "main");
+  stage.configure(tracking_settings(config_with_line()));
+  ASSERT_TRUE(stage.enabled());
+  auto model = std::make_shared<ModelInfo>();
+  model->names = vision::ClassNames({"person", "bicycle", "car"});
+  std::shared_ptr<const SceneState> last;
+  for (std::int64_t i = 0; i < 20; ++i) {
+    vision::Detections all;
+    FrameResult r = frame(i, model, all);
+    stage.process(r, all, {1280, 720});
+    ASSERT_TRUE(r.scene);
+    if (last && last->version == r.scene->version) {
+      EXPECT_EQ(last, r.scene) << "an unchanged scene is shared, not copied";
+    }
+    last = r.scene;
+  }
+  const auto events = log.since(0, 100).events;
+  ASSERT_GE(events.size(), 2u);
+  EXPECT_EQ(events[0].id, 1);
+  EXPECT_EQ(events[0].kind, tracking::ObjectEventKind::kNew);
+  EXPECT_EQ(log.last_id(), static_cast<std::int64_t>(events.size()));
+  ASSERT_EQ(last->counts.places.size(), 1u);
+  EXPECT_EQ(last->counts.places[0].total.at("car").in, 1);
+
+  // A reset asked from another thread shows in the next frame's scene state, even when nothing
+  // else changed in that frame.
+  EXPECT_FALSE(stage.request_reset("nowhere"));
+  EXPECT_TRUE(stage.request_reset("road"));
+  vision::Detections all;
+  FrameResult r = frame(20, model, all);
+  stage.process(r, all, {1280, 720});
+  ASSERT_TRUE(r.scene);
+  EXPECT_GT(r.scene->version, last->version);
+  EXPECT_TRUE(r.scene->counts.places[0].total.empty());
+}
+
+TEST(TrackingStage, IdsGoOnAcrossAReloadThatKeepsTheModel) {
+  EventLog log(100);
+  TrackingStage stage(log, "main");
+  stage.configure(tracking_settings(config_with_line()));
+  auto model = std::make_shared<ModelInfo>();
+  model->names = vision::ClassNames({"person", "bicycle", "car"});
+  std::int64_t id = 0;
+  for (std::int64_t i = 0; i < 6; ++i) {
+    vision::Detections all;
+    FrameResult r = frame(i, model, all);
+    stage.process(r, all, {1280, 720});
+    if (!r.tracks.empty()) id = r.tracks[0].id;
+  }
+  ASSERT_NE(id, 0);
+  config::Config changed = config_with_line();
+  changed.tracking.lost_s = 3;
+  stage.configure(tracking_settings(changed));
+  vision::Detections all;
+  FrameResult r = frame(6, model, all);
+  stage.process(r, all, {1280, 720});
+  ASSERT_EQ(r.tracks.size(), 1u);
+  EXPECT_EQ(r.tracks[0].id, id);
+}
+
+}  // namespace
+}  // namespace yolo::daemon
