@@ -74,6 +74,14 @@ yolo_require(OpenSSL_FOUND "OpenSSL" libssl-dev)
 pkg_check_modules(HTTPLIB QUIET IMPORTED_TARGET cpp-httplib)
 yolo_require(HTTPLIB_FOUND "cpp-httplib" libcpp-httplib-dev)
 
+# The event store's clips: JPEGs muxed into Motion-JPEG AVI as they are (no decode, no encode).
+pkg_check_modules(AVFORMAT QUIET IMPORTED_TARGET libavformat)
+yolo_require(AVFORMAT_FOUND "libavformat" libavformat-dev)
+pkg_check_modules(AVCODEC QUIET IMPORTED_TARGET libavcodec)
+yolo_require(AVCODEC_FOUND "libavcodec" libavcodec-dev)
+pkg_check_modules(AVUTIL QUIET IMPORTED_TARGET libavutil)
+yolo_require(AVUTIL_FOUND "libavutil" libavutil-dev)
+
 if(YOLO_EDGE_TESTS)
   find_package(GTest QUIET)
   yolo_require(GTest_FOUND "GoogleTest" libgtest-dev)

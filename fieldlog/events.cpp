@@ -42,6 +42,7 @@ constexpr std::array kSpecs = {
     EventSpec{K::kPrecisionButton, "precision_button", false},
     EventSpec{K::kObject, "object", false},
     EventSpec{K::kLogLinesLost, "log_lines_lost", false},
+    EventSpec{K::kEventMediaSkipped, "event_media_skipped", false},
 };
 
 // The table is indexed by the enum: a kind added to one and not the other fails to compile.
@@ -49,7 +50,7 @@ constexpr bool in_enum_order() {
   for (std::size_t i = 0; i < kSpecs.size(); ++i) {
     if (static_cast<std::size_t>(kSpecs[i].kind) != i) return false;
   }
-  return static_cast<std::size_t>(K::kLogLinesLost) + 1 == kSpecs.size();
+  return static_cast<std::size_t>(K::kEventMediaSkipped) + 1 == kSpecs.size();
 }
 static_assert(in_enum_order(), "kSpecs must list every EventKind, in the enum's order");
 

@@ -44,6 +44,7 @@ enum class EventKind {
   kPrecisionButton,           // the precision button was pressed
   kObject,                    // a tracked object did something (tracking/object_event.h)
   kLogLinesLost,              // the field log had to drop lines while the disk failed
+  kEventMediaSkipped,         // an event's snapshot or clip was not saved (disk full, budget)
 };
 
 struct EventSpec {

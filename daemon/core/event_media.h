@@ -3,6 +3,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
+#include <string_view>
 
 namespace yolo::daemon {
 
@@ -21,5 +23,8 @@ struct EventMedia {
 // The folder under the state folder that holds every event's files.
 std::filesystem::path event_media_dir(const std::filesystem::path& state_dir);
 EventMedia event_media(const std::filesystem::path& state_dir, std::int64_t event_id);
+// The event id a file in that folder is named for, when `file_name` is one of the names
+// event_media() gives (its snapshot, crop or clip); nullopt for any other name.
+std::optional<std::int64_t> event_media_id(std::string_view file_name);
 
 }  // namespace yolo::daemon

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "daemon/outputs/event_store/event_store.h"
 #include "daemon/outputs/field_log/field_log.h"
 #include "daemon/outputs/gpio/gpio_publisher.h"
 #include "daemon/outputs/http/http_server.h"
@@ -54,6 +55,10 @@ constexpr std::array kOutputs{
     OutputRow{"webhook",
               [](const OutputContext& c) -> std::unique_ptr<Publisher> {
                 return std::make_unique<WebhookOutput>(c.events);
+              }},
+    OutputRow{"event-store",
+              [](const OutputContext& c) -> std::unique_ptr<Publisher> {
+                return std::make_unique<EventStore>(c.events, c.state_dir);
               }},
 };
 

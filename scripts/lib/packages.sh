@@ -14,6 +14,7 @@ library_packages=(
   libcpp-httplib-dev
   libmosquitto-dev
   prometheus-cpp-dev
+  libavformat-dev libavcodec-dev libavutil-dev
 )
 
 # Build tools, and the programs tests and scripts run on the host.
