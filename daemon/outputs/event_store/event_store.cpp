@@ -371,17 +371,19 @@ class EventStore::Worker {
     bytes_ += taken;
     ++(counts_.total.*counter);
     ++(counts_.cameras[camera].*counter);
-    if (said_) {
+    // Small files fit where a clip does not: the outage is over once files have been written
+    // for a while with none skipped, not at the first snapshot between two skipped clips.
+    if (said_ && Clock::now() - last_skip_ >= owner_.options_.outage_quiet) {
       owner_.events_.log().info("event snapshots and clips are saved again in " + dir_.string() +
                                 " (" + std::to_string(counts_.total.skipped) +
                                 " files skipped since the start)");
       said_ = false;
     }
-    counts_.warning.clear();
+    if (!said_) counts_.warning.clear();
   }
 
-  // A file not written: counted, in the status until the next one is written, and said once
-  // until then.
+  // A file not written: counted, in the status until the outage is over, and said once per
+  // outage.
   void skip(const fs::path& path, std::int64_t id, const std::string& camera,
             const std::string& why) {
     ++counts_.total.skipped;
@@ -393,6 +395,7 @@ class EventStore::Worker {
 
   void note(const std::string& warning) {
     counts_.warning = warning;
+    last_skip_ = Clock::now();
     if (said_) return;
     said_ = true;
     owner_.events_.emit(config::LogLevel::kWarning, fieldlog::EventKind::kEventMediaSkipped,
@@ -492,6 +495,7 @@ class EventStore::Worker {
   EventStoreSnapshot counts_;
   // Whether the current run of skipped files was said.
   bool said_ = false;
+  Clock::time_point last_skip_{};
 };
 
 EventStore::EventStore(Events& events, std::filesystem::path state_dir, EventStoreOptions options)

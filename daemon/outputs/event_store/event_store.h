@@ -28,6 +28,9 @@ struct EventStoreOptions {
   std::chrono::milliseconds stop_limit{5000};
   // The longest a clip waits for frames after its end is due (the camera stopped).
   std::chrono::milliseconds clip_grace{1000};
+  // How long files must be written with none skipped for a skipped-files outage to be over (the
+  // next skip is said again, and the status's warning goes).
+  std::chrono::milliseconds outage_quiet{60'000};
 };
 
 // A frame handed to the store's thread, and whether it is one of the clips' ring (publish()
@@ -55,7 +58,7 @@ struct EventStoreSnapshot {
   std::int64_t files = 0;
   // Files the budget removed (events.max_mb, events.max_days).
   std::int64_t removed = 0;
-  // Why the last file was not written; cleared by the next one that is.
+  // Why the last file was not written; cleared when the outage is over.
   std::string warning;
 };
 
@@ -68,7 +71,8 @@ struct EventStoreSnapshot {
 // events.clip_after_s has passed, and writes every file once: to a temporary name, flushed, then
 // renamed. Before each file it removes the oldest events' files beyond events.max_mb (and those
 // older than events.max_days, checked every minute), and never takes the disk below
-// events.min_free_mb: such a file is skipped, counted and said once until writing works again.
+// events.min_free_mb: such a file is skipped, counted and said once until writing works again
+// (files written for EventStoreOptions::outage_quiet with none skipped).
 class EventStore : public QueuedOutput<EventStoreFrame, config::EventsConfig, EventStoreSnapshot> {
  public:
   EventStore(Events& events, std::filesystem::path state_dir, EventStoreOptions options = {});
@@ -82,7 +86,7 @@ class EventStore : public QueuedOutput<EventStoreFrame, config::EventsConfig, Ev
   bool wants_frame() const override { return kinds_ != 0; }
   // {"ok", "enabled"} and, when enabled, "snapshots", "crops", "clips", "skipped", "dropped"
   // (frames the queue let go), "queued", "bytes", "files", "removed", and "warning" after a
-  // skipped file until the next one is written.
+  // skipped file until writing works again.
   nlohmann::json status() const override;
   // yolo_edge_event_{snapshots,crops,clips}_total{camera}, yolo_edge_event_media_skipped_total
   // {camera}, yolo_edge_event_media_dropped_total, yolo_edge_event_media_bytes.

@@ -524,7 +524,9 @@ TEST_F(EventStoreTest, AFullDiskStopsAtTheFloorAndSaysSoOncePerOutage) {
   config::EventsConfig c = events_config();
   c.crop = false;
   c.min_free_mb = 6;
-  EventStore& store = start(c, mount);
+  EventStoreOptions options = quick();
+  options.outage_quiet = 0ms;
+  EventStore& store = start(c, mount, options);
   const auto t0 = Clock::now();
   std::int64_t id = 0;
   const auto publish_events = [&](int count) {
@@ -569,6 +571,39 @@ TEST_F(EventStoreTest, AFullDiskStopsAtTheFloorAndSaysSoOncePerOutage) {
       10s));
   EXPECT_GE(free_bytes(mount), c.min_free_mb * kMiB);
   EXPECT_EQ(recorder_.count("event_media_skipped"), 2);
+  EXPECT_TRUE(store.stop());
+}
+
+// Crops still fit where snapshots no longer do: one outage, said once, in the status throughout.
+TEST_F(EventStoreTest, SmallFilesWrittenBetweenSkippedOnesDoNotEndTheOutage) {
+  const fs::path mount = folder_.path() / "disk";
+  const SmallDisk disk(mount, 8);
+  if (!disk.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (" << disk.why() << ")";
+  config::EventsConfig c = events_config();
+  // Room for a few small crops, none for a noisy snapshot.
+  c.min_free_mb = free_bytes(mount) / kMiB - 0.1;
+  EventStore& store = start(c, mount);
+  const auto t0 = Clock::now();
+  constexpr int kEvents = 5;
+  for (int i = 0; i < kEvents; ++i) {
+    cv::Mat pixels(kHeight, kWidth, CV_8UC3);
+    cv::randu(pixels, cv::Scalar::all(0), cv::Scalar::all(255));
+    store.publish(frame({i,
+                         t0 + i * 100ms,
+                         pixels,
+                         {},
+                         {object_event(i + 1, ObjectEventKind::kCross, 1, t0 + i * 100ms)}}));
+  }
+  const auto s = wait_status(
+      store,
+      [](const json& j) { return j["skipped"].get<int>() + j["crops"].get<int>() == 2 * kEvents; },
+      5s);
+  ASSERT_TRUE(s) << store.status();
+  EXPECT_EQ((*s)["skipped"], kEvents) << "every snapshot";
+  EXPECT_EQ((*s)["crops"], kEvents);
+  EXPECT_FALSE((*s)["ok"]);
+  EXPECT_TRUE(s->contains("warning"));
+  EXPECT_EQ(recorder_.count("event_media_skipped"), 1);
   EXPECT_TRUE(store.stop());
 }
 
