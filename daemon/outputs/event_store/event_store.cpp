@@ -345,20 +345,20 @@ class EventStore::Worker {
       return;
     }
     forget(path);
-    make_room(need, id);
-    // Measured after making room: removing our own old files gives space back.
-    ::statvfs(dir_.c_str(), &disk);
+    // What the budget would remove for it counts as free: checked before removing anything, so
+    // that old events are not removed for a file that is then not written.
     const double free = static_cast<double>(disk.f_bavail) * static_cast<double>(disk.f_frsize);
+    const double freed = static_cast<double>(room_for(need, id));
     const double floor = settings_.min_free_mb * kMiB;
-    if (free - static_cast<double>(need) < floor) {
+    if (free + freed - static_cast<double>(need) < floor) {
       skip(path, id, camera,
-           "its " + megabytes(static_cast<double>(need)) +
-               " would leave less than "
-               "events.min_free_mb (" +
-               megabytes(floor) + ") free on the disk of " + dir_.string() + " (" +
-               megabytes(free) + " free): free some space there, or lower events.max_mb");
+           "its " + megabytes(static_cast<double>(need)) + " would leave less than " +
+               "events.min_free_mb (" + megabytes(floor) + ") free on the disk of " +
+               dir_.string() + " (" + megabytes(free) +
+               " free): free some space there, or lower events.max_mb");
       return;
     }
+    make_room(need, id);
     try {
       write_file_atomically(path, bytes);
     } catch (const std::exception& e) {
@@ -444,6 +444,17 @@ class EventStore::Worker {
 
   // Removes the oldest events' files (never event `keep`'s) until `need` more bytes fit in
   // events.max_mb.
+  // What make_room(need, keep) would remove, in bytes.
+  std::uint64_t room_for(std::uint64_t need, std::int64_t keep) const {
+    const auto budget = static_cast<std::uint64_t>(settings_.max_mb * kMiB);
+    std::uint64_t freed = 0;
+    for (auto it = files_.begin(); it != files_.end() && bytes_ - freed + need > budget; ++it) {
+      if (it->first == keep) continue;
+      for (const File& f : it->second) freed += std::min(f.bytes, bytes_ - freed);
+    }
+    return freed;
+  }
+
   void make_room(std::uint64_t need, std::int64_t keep) {
     const auto budget = static_cast<std::uint64_t>(settings_.max_mb * kMiB);
     for (auto it = files_.begin(); it != files_.end() && bytes_ + need > budget;) {
