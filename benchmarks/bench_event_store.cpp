@@ -201,6 +201,15 @@ int run(const fs::path& state_dir, int argc, char** argv) {
   DiskFigures disk;
   std::atomic<bool> done{false};
   std::thread sampler(sample, state_dir, std::cref(done), std::ref(disk));
+  // Joined however the run ends.
+  struct Join {
+    std::atomic<bool>& done;
+    std::thread& thread;
+    ~Join() {
+      done = true;
+      if (thread.joinable()) thread.join();
+    }
+  } join{done, sampler};
 
   const auto frames = static_cast<std::int64_t>(minutes * 60 * kCameraFps);
   const auto frame_step =
@@ -217,7 +226,12 @@ int run(const fs::path& state_dir, int argc, char** argv) {
   const auto started = Clock::now();
   for (std::int64_t i = 0; i < frames; ++i) {
     if (ballast_mb > 0 && i == frames / 3) {
-      write_file_atomically(ballast, std::string(static_cast<std::size_t>(ballast_mb * kMiB), 'b'));
+      try {
+        write_file_atomically(ballast,
+                              std::string(static_cast<std::size_t>(ballast_mb * kMiB), 'b'));
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "no ballast (%s): lower --ballast-mb\n", e.what());
+      }
       struct statvfs after {};
       ::statvfs(state_dir.c_str(), &after);
       ballast_left = static_cast<double>(after.f_bavail) * after.f_frsize;
