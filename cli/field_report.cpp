@@ -342,7 +342,8 @@ void count_object_event(FieldReport& r, const json& line) {
     const std::string name = text_at(line, k::kLine);
     auto it = std::find_if(r.crossings.begin(), r.crossings.end(),
                            [&](const auto& c) { return c.camera == camera && c.line == name; });
-    if (it == r.crossings.end()) it = r.crossings.insert(it, {camera, name});
+    if (it == r.crossings.end())
+      it = r.crossings.insert(it, LineCrossings{.camera = camera, .line = name, .by_label = {}});
     auto& by_label = it->by_label[label];
     if (text_at(line, k::kDirection) == tracking::direction_name(tracking::Direction::kIn)) {
       ++it->in;
@@ -359,7 +360,8 @@ void count_object_event(FieldReport& r, const json& line) {
   const std::string name = text_at(line, k::kZone);
   auto it = std::find_if(r.zones.begin(), r.zones.end(),
                          [&](const auto& z) { return z.camera == camera && z.zone == name; });
-  if (it == r.zones.end()) it = r.zones.insert(it, {camera, name});
+  if (it == r.zones.end())
+    it = r.zones.insert(it, ZoneActivity{.camera = camera, .zone = name, .entries_by_label = {}});
   if (enter) {
     ++it->entries;
     ++it->entries_by_label[label];
