@@ -54,25 +54,15 @@ int run_detect(const DetectArgs& args) {
   }
   auto source = vision::open_source(spec);
 
-  detector::DetectorOptions options;
-  options.model = args.model.model;
-  options.engine.precision = args.model.parsed_precision();
-  options.engine.threads = args.threads;
-  options.engine.imgsz = args.model.imgsz;
+  vision::Frame frame;
+  const bool have_frame = source->read(frame);
+  detector::DetectorOptions options = args.model.detector_options(
+      args.model.model, args.threads, have_frame ? frame.bgr : cv::Mat());
   options.labels = args.labels;
-  options.engine.profile = args.model.profile;
   options.decode.conf = args.conf;
   options.decode.iou = args.iou;
   options.decode.agnostic = args.agnostic;
   options.decode.max_detections = args.max_det;
-  options.engine.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
-  // imgsz auto takes the source's aspect: the engine is planned for the first frame's size (and
-  // planned again when a folder's next image has another).
-  vision::Frame frame;
-  const bool have_frame = source->read(frame);
-  if (have_frame && options.engine.imgsz.mode == runtime::InputSize::Mode::kAuto) {
-    options.engine.imgsz = runtime::InputSize::automatic(frame.bgr.rows, frame.bgr.cols);
-  }
   detector::Detector detector(options);
   print_lint_warnings(args.model.model, detector.engine().lint_findings());
   std::fprintf(stderr, "running %s at %s, input %dx%d (width x height)\n", args.model.model.c_str(),

@@ -85,23 +85,15 @@ int run_track(const TrackArgs& args) {
   spec.uri = args.video;
   auto source = vision::open_source(spec);
 
-  detector::DetectorOptions options;
-  options.model = model;
-  options.engine.precision = args.model.parsed_precision();
-  options.engine.threads = args.threads;
-  options.engine.imgsz = args.model.imgsz;
-  options.engine.profile = args.model.profile;
+  vision::Frame frame;
+  const bool have_frame = source->read(frame);
+  detector::DetectorOptions options =
+      args.model.detector_options(model, args.threads, have_frame ? frame.bgr : cv::Mat());
   options.labels = args.labels.empty() ? cfg.model.labels : std::filesystem::path(args.labels);
   // The tracker also takes boxes under --conf (down to tracking.low_score), as the daemon does, to
   // keep tracks through dips in confidence.
   options.decode.conf = std::min(args.conf, static_cast<float>(cfg.tracking.low_score));
   options.decode.iou = args.iou;
-  options.engine.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
-  vision::Frame frame;
-  const bool have_frame = source->read(frame);
-  if (have_frame && options.engine.imgsz.mode == runtime::InputSize::Mode::kAuto) {
-    options.engine.imgsz = runtime::InputSize::automatic(frame.bgr.rows, frame.bgr.cols);
-  }
   detector::Detector detector(options);
   std::fprintf(stderr, "running %s at %s, input %dx%d (width x height) on %s\n", model.c_str(),
                runtime::precision_name(detector.engine().precision()),

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/model_options.h"
 
+#include <cstdio>
 #include <optional>
 
 #include "config/schema.h"
@@ -59,6 +60,23 @@ void ModelOptions::add_to(CLI::App& sub, bool several_precisions) {
 
 runtime::Precision ModelOptions::parsed_precision() const {
   return precision_option(precision);
+}
+
+detector::DetectorOptions ModelOptions::detector_options(const std::string& model_file, int threads,
+                                                         const cv::Mat& first) const {
+  detector::DetectorOptions options;
+  options.model = model_file;
+  options.engine.precision = parsed_precision();
+  options.engine.threads = threads;
+  options.engine.imgsz = imgsz;
+  options.engine.profile = profile;
+  options.engine.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  // imgsz auto takes the source's aspect: the engine is planned for the first frame's size (and
+  // planned again when a later frame has another).
+  if (!first.empty() && options.engine.imgsz.mode == runtime::InputSize::Mode::kAuto) {
+    options.engine.imgsz = runtime::InputSize::automatic(first.rows, first.cols);
+  }
+  return options;
 }
 
 std::vector<std::string> precision_choices() {

@@ -25,6 +25,11 @@ struct ModelOptions {
   // `several_precisions`: --precision takes a comma-separated list into `precisions`.
   void add_to(CLI::App& sub, bool several_precisions = false);
   runtime::Precision parsed_precision() const;
+  // What a command that runs `model` on frames (detect, track) builds its detector from: these
+  // options at `threads`, the engine's messages on stderr, and imgsz auto sized for `first` (the
+  // source's first frame; none: left as it is). Decoding stays at its defaults.
+  detector::DetectorOptions detector_options(const std::string& model, int threads,
+                                             const cv::Mat& first) const;
 };
 
 // --imgsz, declared here once for every command that takes it, with the range and rule of the
