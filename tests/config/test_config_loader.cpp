@@ -15,6 +15,8 @@
 #include "tests/support/temp_folder.h"
 #include "vision/capture.h"
 
+#include "tests/config/mutation.h"
+
 namespace yolo::config {
 namespace {
 
@@ -750,25 +752,9 @@ config:
 TEST(ConfigLoader, MutatedFilesGiveConfigErrorsNeverOtherFailures) {
   const std::string shipped = to_yaml(Config{}, true);
   std::mt19937 random(20261121);
-  const std::string alphabet = ":-[]{},#'\"!&*|>%@ \t\n0123456789.eE+~abcxyz";
   int rejected = 0;
   for (int round = 0; round < 1000; ++round) {
-    std::string text = shipped;
-    const int edits = 1 + static_cast<int>(random() % 4);
-    for (int i = 0; i < edits; ++i) {
-      const std::size_t at = random() % text.size();
-      switch (random() % 3) {
-        case 0:
-          text[at] = alphabet[random() % alphabet.size()];
-          break;
-        case 1:
-          text.erase(at, 1 + random() % 8);
-          break;
-        default:
-          text.insert(at, 1, alphabet[random() % alphabet.size()]);
-          break;
-      }
-    }
+    const std::string text = test::mutated(shipped, random);
     try {
       parse_config(text, "mutated.yaml", {.check_files = round % 2 == 0});
     } catch (const ConfigError& e) {

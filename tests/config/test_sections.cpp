@@ -12,6 +12,8 @@
 #include "config/yaml_writer.h"
 #include "tests/support/temp_folder.h"
 
+#include "tests/config/mutation.h"
+
 namespace yolo::config {
 namespace {
 
@@ -414,25 +416,9 @@ TEST(Sections, MutatedZonesAndLinesGiveConfigErrorsNeverOtherFailures) {
     return std::optional<std::vector<std::string>>({"person", "car", "truck", "traffic light"});
   };
   std::mt19937 random(20261128);
-  const std::string alphabet = ":-[]{},#'\"!&*|>%@ \t\n0123456789.eE+~abcxyz";
   int rejected = 0;
   for (int round = 0; round < 1000; ++round) {
-    std::string text = written;
-    const int edits = 1 + static_cast<int>(random() % 4);
-    for (int i = 0; i < edits; ++i) {
-      const std::size_t at = random() % text.size();
-      switch (random() % 3) {
-        case 0:
-          text[at] = alphabet[random() % alphabet.size()];
-          break;
-        case 1:
-          text.erase(at, 1 + random() % 8);
-          break;
-        default:
-          text.insert(at, 1, alphabet[random() % alphabet.size()]);
-          break;
-      }
-    }
+    const std::string text = test::mutated(written, random);
     try {
       parse_config(text, "mutated.yaml", options);
     } catch (const ConfigError& e) {
