@@ -525,6 +525,32 @@ void EventStore::configure(const config::Config& config) {
     events.snapshots.clear();
     events.clips.clear();
   }
+  // A kind no place can make (enter, leave and loiter need a zone, cross a line) is left out:
+  // asking for it would have every frame copied for the store (wants_frame) for nothing, as the
+  // defaults would on a camera with no zone and no line.
+  const auto on_camera = [](const auto& places) {
+    return std::any_of(places.begin(), places.end(),
+                       [](const auto& p) { return p.camera == config::kMainCamera; });
+  };
+  const bool zones = on_camera(config.zones);
+  const bool lines = on_camera(config.lines);
+  const auto possible = [&](tracking::ObjectEventKind k) {
+    switch (k) {
+      case tracking::ObjectEventKind::kEnter:
+      case tracking::ObjectEventKind::kLeave:
+      case tracking::ObjectEventKind::kLoiter:
+        return zones;
+      case tracking::ObjectEventKind::kCross:
+        return lines;
+      case tracking::ObjectEventKind::kNew:
+      case tracking::ObjectEventKind::kEnd:
+        return true;
+    }
+    return true;
+  };
+  for (auto* kinds : {&events.snapshots, &events.clips}) {
+    std::erase_if(*kinds, [&](tracking::ObjectEventKind k) { return !possible(k); });
+  }
   configure(events);
 }
 

@@ -273,6 +273,17 @@ TEST_F(EventStoreTest, NothingConfiguredWantsNoFrames) {
   EXPECT_FALSE(store.wants_frame()) << "no tracking, no events: no frames";
   whole.tracking.enabled = true;
   store.configure(whole);
+  EXPECT_FALSE(store.wants_frame())
+      << "snapshots of kinds no zone or line can make (there is none): no frames";
+  whole.lines.push_back({.name = "road",
+                         .camera = std::string(config::kMainCamera),
+                         .from = {0.1, 0.5},
+                         .to = {0.9, 0.5},
+                         .in = tracking::Side::kBelow,
+                         .classes = {},
+                         .anchor = tracking::Anchor::kBottomCenter,
+                         .hysteresis = 0.01});
+  store.configure(whole);
   EXPECT_TRUE(store.wants_frame());
   EXPECT_TRUE(store.stop());
 }
