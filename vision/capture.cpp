@@ -61,31 +61,40 @@ std::string fps_text(double fps) {
 }
 
 // Numbers and time-stamps the frames a source delivers. Paced (a file or images played in real
-// time), it first sleeps so that frame n is delivered n / fps seconds after the first one.
+// time), it first sleeps so that frame n is delivered n / fps seconds after the first one. A file
+// read as fast as it can be keeps its own clock as the scene time: n / fps after the first frame.
 class FrameClock {
  public:
-  void pace(double fps) { fps_ = fps; }
+  void pace(double fps) {
+    fps_ = fps;
+    paced_ = true;
+  }
+  // The frame rate of a file read unpaced, for its scene time only.
+  void scene_rate(double fps) { fps_ = fps; }
 
   void stamp(Frame& frame) {
-    wait(next_);
+    if (paced_) wait(next_);
     frame.index = next_++;
     frame.timestamp = Clock::now();
+    if (start_ == Clock::time_point{}) {
+      start_ = frame.timestamp;
+      first_ = frame.index;
+    }
+    frame.scene_time = !paced_ && fps_ > 0 ? at(frame.index) : frame.timestamp;
   }
 
  private:
+  Clock::time_point at(std::int64_t n) const {
+    return start_ + std::chrono::duration_cast<Clock::duration>(
+                        std::chrono::duration<double>((n - first_) / fps_));
+  }
+
   void wait(std::int64_t n) {
-    if (fps_ <= 0) return;
-    if (start_ == Clock::time_point{}) {
-      start_ = Clock::now();
-      first_ = n;
-      return;
-    }
-    const auto due = start_ + std::chrono::duration_cast<Clock::duration>(
-                                  std::chrono::duration<double>((n - first_) / fps_));
-    std::this_thread::sleep_until(due);
+    if (start_ != Clock::time_point{}) std::this_thread::sleep_until(at(n));
   }
 
   double fps_ = 0;
+  bool paced_ = false;
   Clock::time_point start_{};
   std::int64_t first_ = 0;
   std::int64_t next_ = 0;
@@ -109,7 +118,12 @@ class VideoCaptureSource : public FrameSource {
     }
     size_ = {static_cast<int>(capture_.get(cv::CAP_PROP_FRAME_WIDTH)),
              static_cast<int>(capture_.get(cv::CAP_PROP_FRAME_HEIGHT))};
-    if (kind_ == SourceKind::kVideoFile && spec_.realtime) clock_.pace(fps_);
+    if (kind_ == SourceKind::kVideoFile) {
+      if (spec_.realtime)
+        clock_.pace(fps_);
+      else
+        clock_.scene_rate(fps_);
+    }
   }
 
   bool read(Frame& frame) override {

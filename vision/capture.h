@@ -72,6 +72,10 @@ struct Frame {
   std::int64_t index = -1;
   // When the frame was captured (read, for files).
   std::chrono::steady_clock::time_point timestamp;
+  // When the scene looked like this: the capture time, except for a file read faster or slower
+  // than its frame rate, which keeps its own clock (index / fps after the first frame). What
+  // follows objects over time goes by it, so a file gives the same tracks on any machine.
+  std::chrono::steady_clock::time_point scene_time;
 };
 
 class FrameSource {

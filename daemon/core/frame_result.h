@@ -78,6 +78,8 @@ struct FrameResult {
   // The source's frame number (0, 1, 2, ... continuing across loops and reopenings).
   std::int64_t index = -1;
   std::chrono::steady_clock::time_point captured;
+  // The frame's vision::Frame::scene_time: what tracks and clips go by.
+  std::chrono::steady_clock::time_point scene_time;
   std::chrono::system_clock::time_point wall;
   StageTimes times;
   vision::Detections detections;

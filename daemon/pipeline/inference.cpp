@@ -337,6 +337,7 @@ void Inference::process(vision::Frame& frame, std::int64_t dropped) {
   }
   result->index = frame.index;
   result->captured = frame.timestamp;
+  result->scene_time = frame.scene_time;
   result->wall = std::chrono::system_clock::now();
   result->times = {ms_between(frame.timestamp, start), t.preprocess_ms, t.inference_ms,
                    t.postprocess_ms, ms_between(frame.timestamp, done)};

@@ -70,8 +70,9 @@ void TrackingStage::process(FrameResult& result, const vision::Detections& all, 
   // Taken before the resets, so that a reset alone also makes a new scene state.
   const std::uint64_t before = scene_.version();
   apply_resets(result.wall);
-  const tracking::TrackUpdate& update = tracker_->update(all, result.captured, result.index, frame);
-  result.object_events = scene_.update(update, frame, result.wall, result.captured, result.index);
+  const tracking::TrackUpdate& update =
+      tracker_->update(all, result.scene_time, result.index, frame);
+  result.object_events = scene_.update(update, frame, result.wall, result.scene_time, result.index);
   log_.add(result.object_events);
   result.tracks = update.tracks;
   // The scene state is shared by every result until something in it changes.

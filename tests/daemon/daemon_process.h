@@ -281,21 +281,25 @@ struct DaemonSetup {
     return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
 
+  // Whether the daemon's log says `marker` within `timeout`.
+  bool wait_for_output(const std::string& marker, std::chrono::seconds timeout) const {
+    const auto deadline = Clock::now() + timeout;
+    while (Clock::now() < deadline) {
+      if (daemon_output().find(marker) != std::string::npos) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+  }
+
   // The port the daemon's HTTP server took (http.listen with port 0), from its log line
   // "http: serving http://HOST:PORT/"; nothing when it did not say within `timeout`.
   std::optional<int> http_port(std::chrono::seconds timeout) const {
     const std::string marker = "http: serving http://";
-    const auto deadline = Clock::now() + timeout;
-    while (Clock::now() < deadline) {
-      const std::string out = daemon_output();
-      const auto at = out.rfind(marker);
-      if (at != std::string::npos) {
-        const auto colon = out.find(':', at + marker.size());
-        return std::stoi(out.substr(colon + 1));
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return std::nullopt;
+    if (!wait_for_output(marker, timeout)) return std::nullopt;
+    const std::string out = daemon_output();
+    const auto at = out.rfind(marker);
+    const auto colon = out.find(':', at + marker.size());
+    return std::stoi(out.substr(colon + 1));
   }
 };
 

@@ -125,6 +125,25 @@ TEST(Capture, PacesAVideoFileAtItsFrameRate) {
   EXPECT_LT(seconds, 3.0);
 }
 
+TEST(Capture, AFileReadUnpacedKeepsItsOwnClockAndAPacedOneTheCaptureTime) {
+  YOLO_REQUIRE_FIXTURES();
+  const auto fast = open_source({video()});
+  Frame frame;
+  ASSERT_TRUE(fast->read(frame));
+  const Clock::time_point first = frame.scene_time;
+  EXPECT_EQ(first, frame.timestamp);
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE(fast->read(frame));
+  // 20 frames at the file's rate, however fast they were read.
+  EXPECT_NEAR(std::chrono::duration<double>(frame.scene_time - first).count(), 20 / fast->fps(),
+              1e-6);
+
+  const auto paced = open_source({video(), false, true});
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(paced->read(frame));
+    EXPECT_EQ(frame.scene_time, frame.timestamp);
+  }
+}
+
 TEST(Capture, ReadsAFolderOfImagesInNameOrderAndLoops) {
   YOLO_REQUIRE_FIXTURES();
   const auto once = open_source({images()});

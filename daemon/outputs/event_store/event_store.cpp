@@ -168,7 +168,7 @@ class EventStore::Worker {
     };
     const bool crops = snapshot_bits_ && settings_.crop;
     if (crops) keep_best_crops(r);
-    if (item.ring && clip_bits_) add_to_ring({r.captured, annotated_jpeg(), r.frame->size()});
+    if (item.ring && clip_bits_) add_to_ring({r.scene_time, annotated_jpeg(), r.frame->size()});
     for (const tracking::ObjectEvent& e : r.object_events) {
       if (e.id <= 0) continue;
       const EventMedia media = event_media(owner_.state_dir_, e.id);
@@ -266,7 +266,7 @@ class EventStore::Worker {
     const auto seconds = [](double s) {
       return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
     };
-    const SteadyTime when = e.when != SteadyTime{} ? e.when : r.captured;
+    const SteadyTime when = e.when != SteadyTime{} ? e.when : r.scene_time;
     OpenClip c{.id = e.id,
                .camera = e.camera,
                .path = path,
@@ -281,7 +281,7 @@ class EventStore::Worker {
     // Frame time runs with the clock: the frames up to `until` come by then, give or take the
     // grace and one frame.
     c.deadline =
-        Clock::now() + (c.until - r.captured) + owner_.options_.clip_grace + seconds(period_s());
+        Clock::now() + (c.until - r.scene_time) + owner_.options_.clip_grace + seconds(period_s());
     clips_.push_back(std::move(c));
   }
 
@@ -575,12 +575,12 @@ void EventStore::publish(std::shared_ptr<const FrameResult> result) {
     std::lock_guard lock(ring_mutex_);
     // A quarter of a period early still counts: a frame a little ahead of its slot is taken
     // rather than the next one, a period later.
-    if (result->captured >= ring_due_ - period / 4) {
+    if (result->scene_time >= ring_due_ - period / 4) {
       ring = true;
       // From the slot it filled, so that the ring keeps the rate; after a gap (or at the first
       // frame), from this frame.
-      ring_due_ =
-          result->captured - ring_due_ >= period ? result->captured + period : ring_due_ + period;
+      ring_due_ = result->scene_time - ring_due_ >= period ? result->scene_time + period
+                                                           : ring_due_ + period;
     }
   }
   bool wanted = ring;

@@ -94,6 +94,7 @@ class InferenceTest : public ::testing::Test {
     dog_.copyTo(f.bgr);
     f.index = index;
     f.timestamp = std::chrono::steady_clock::now();
+    f.scene_time = f.timestamp;
     slot_.put(f, true);
   }
 

@@ -30,6 +30,7 @@ FrameResult frame(std::int64_t i, const std::shared_ptr<const ModelInfo>& model,
   FrameResult r;
   r.index = i;
   r.captured = std::chrono::steady_clock::time_point(std::chrono::milliseconds(100 * i));
+  r.scene_time = r.captured;
   r.wall = std::chrono::system_clock::now();
   r.model = model;
   const float bottom = 200 + 20.0f * static_cast<float>(i);

@@ -95,7 +95,7 @@ tracking::ObjectEvent object_event(std::int64_t id, ObjectEventKind kind, std::i
 
 struct FrameSpec {
   std::int64_t index = 0;
-  Clock::time_point captured;
+  Clock::time_point scene_time;
   cv::Mat pixels;
   std::vector<tracking::Track> tracks;
   std::vector<tracking::ObjectEvent> events;
@@ -104,7 +104,8 @@ struct FrameSpec {
 std::shared_ptr<const FrameResult> frame(FrameSpec spec) {
   auto r = std::make_shared<FrameResult>();
   r->index = spec.index;
-  r->captured = spec.captured;
+  r->captured = spec.scene_time;
+  r->scene_time = spec.scene_time;
   r->wall = std::chrono::system_clock::now();
   r->model = test_model();
   r->frame = std::make_shared<const cv::Mat>(std::move(spec.pixels));
