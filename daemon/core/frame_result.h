@@ -87,6 +87,9 @@ struct FrameResult {
   int threads = 0;
   // Frames the capture replaced before inference took them, since the previous result.
   std::int64_t dropped = 0;
+  // No frame: the camera gave none for tracking.lost_s and the tracks ended by time. Only the
+  // tracking members say something; frame statistics (fps, latency, detections) skip it.
+  bool frameless = false;
   // The captured pixels (BGR), present only while some publisher asks for them.
   std::shared_ptr<const cv::Mat> frame;
   // With tracking on (tracking.enabled): the confirmed tracks alive at this frame,

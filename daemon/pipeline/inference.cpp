@@ -191,11 +191,25 @@ void Inference::run() {
     heartbeat_ns_.store(Clock::now().time_since_epoch().count());
     apply_pending();
     const std::optional<std::int64_t> dropped = slot_.take(frame, std::chrono::milliseconds(250));
-    if (!dropped) continue;
+    if (!dropped) {
+      end_tracks_by_time();
+      continue;
+    }
     // What arrived while this thread waited applies to this frame already.
     apply_pending();
     process(frame, *dropped);
   }
+}
+
+void Inference::end_tracks_by_time() {
+  if (!tracking_) return;
+  auto result = std::make_shared<FrameResult>();
+  result->index = last_index_;
+  result->wall = std::chrono::system_clock::now();
+  result->model = current_.info;
+  if (!tracking_->end_by_time(*result, Clock::now())) return;
+  std::shared_ptr<const FrameResult> shared = std::move(result);
+  for (Publisher* p : publishers_) p->publish(shared);
 }
 
 void Inference::apply_pending() {

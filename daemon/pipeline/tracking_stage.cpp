@@ -67,6 +67,28 @@ void TrackingStage::process(FrameResult& result, const vision::Detections& all, 
     configured_ = true;
     state_.reset();
   }
+  last_captured_ = result.captured;
+  last_frame_scene_ = result.scene_time;
+  last_size_ = frame;
+  step(result, all, frame);
+}
+
+bool TrackingStage::end_by_time(FrameResult& result, std::chrono::steady_clock::time_point now) {
+  if (!enabled() || !tracker_ || !configured_ || tracker_->live_tracks() == 0) return false;
+  const auto away = now - last_captured_;
+  if (away < std::chrono::duration<double>(settings_.tracking.lost_s)) return false;
+  // The scene's clock goes on from the last frame's as the wall clock does.
+  result.scene_time = last_frame_scene_ + away;
+  result.captured = now;
+  result.frameless = true;
+  step(result, {}, last_size_);
+  return !result.object_events.empty();
+}
+
+void TrackingStage::step(FrameResult& result, const vision::Detections& all, cv::Size frame) {
+  // A file read unpaced and a stop of the camera meet here: time never goes back for the tracker.
+  result.scene_time = std::max(result.scene_time, last_scene_);
+  last_scene_ = result.scene_time;
   // Taken before the resets, so that a reset alone also makes a new scene state.
   const std::uint64_t before = scene_.version();
   apply_resets(result.wall);

@@ -50,12 +50,20 @@ class TrackingStage {
   // detections are those at or above detect.conf); fills the result's tracks, events and scene.
   void process(FrameResult& result, const vision::Detections& all, cv::Size frame);
 
+  // While no frame comes (the camera stopped): once tracking.lost_s has passed since the last
+  // frame, the tracks still alive end by time, so nobody is left standing in a zone while the
+  // camera is away. Fills `result` (frameless, no detections) with their events and the scene;
+  // false when there is nothing to report.
+  bool end_by_time(FrameResult& result, std::chrono::steady_clock::time_point now);
+
   // Any thread: asks for a place's counts to start again at the next frame; false when the
   // camera has no zone or line of that name.
   bool request_reset(std::string_view place);
 
  private:
   void apply_resets(std::chrono::system_clock::time_point now);
+  // The tracker and the scene at `result`'s scene time; fills its tracks, events and scene.
+  void step(FrameResult& result, const vision::Detections& all, cv::Size frame);
 
   EventLog& log_;
   std::string camera_;
@@ -68,6 +76,12 @@ class TrackingStage {
   // Counts from an earlier run, until the scene is first configured.
   std::optional<tracking::Counts> restored_;
   std::shared_ptr<const SceneState> state_;
+  // The last frame: when it came, its scene time and size (for ending tracks by time).
+  std::chrono::steady_clock::time_point last_captured_{};
+  std::chrono::steady_clock::time_point last_frame_scene_{};
+  cv::Size last_size_;
+  // The latest scene time the tracker was given, frame or not.
+  std::chrono::steady_clock::time_point last_scene_{};
 
   // Shared with other threads.
   mutable std::mutex mutex_;

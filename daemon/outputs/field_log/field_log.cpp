@@ -275,7 +275,7 @@ void FieldLog::run() {
           close_interval(now);
           flush(false);
         }
-        interval.add(**result);
+        if (!(*result)->frameless) interval.add(**result);
         // Written with the next interval line, not one write each: a busy road makes many
         // events, and an SD card wears with every write.
         for (const tracking::ObjectEvent& event : (*result)->object_events) {

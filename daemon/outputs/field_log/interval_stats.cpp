@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "text/time_format.h"
 #include "fieldlog/keys.h"
 #include "text/format.h"
+#include "text/time_format.h"
 #include "vision/latency_stats.h"
 
 namespace yolo::daemon {

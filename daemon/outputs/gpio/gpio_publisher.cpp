@@ -54,7 +54,9 @@ void GpioPublisher::configure(const config::Config& config) {
 }
 
 void GpioPublisher::publish(std::shared_ptr<const FrameResult> result) {
-  if (!result || !in_use_) return;
+  // Without a frame nothing is known of the scene: the alerts keep their state while the camera
+  // is away (its LED pattern says so).
+  if (!result || !in_use_ || result->frameless) return;
   push(std::move(result));
 }
 

@@ -319,17 +319,19 @@ void HttpServer::timer_loop() {
 }
 
 void HttpServer::publish(std::shared_ptr<const FrameResult> result) {
-  // The pace of results, for how long a snapshot may wait for the next one.
-  const auto now = Clock::now();
-  const std::int64_t previous = last_result_ns_.exchange(now.time_since_epoch().count());
-  if (previous != 0) {
-    const double gap = std::chrono::duration<double, std::milli>(
-                           now - Clock::time_point(Clock::duration(previous)))
-                           .count();
-    const double mean = result_interval_ms_.load();
-    result_interval_ms_ = mean == 0 ? gap : (mean * 3 + gap) / 4;
+  // The pace of frames, for how long a snapshot may wait for the next one.
+  if (!result->frameless) {
+    const auto now = Clock::now();
+    const std::int64_t previous = last_result_ns_.exchange(now.time_since_epoch().count());
+    if (previous != 0) {
+      const double gap = std::chrono::duration<double, std::milli>(
+                             now - Clock::time_point(Clock::duration(previous)))
+                             .count();
+      const double mean = result_interval_ms_.load();
+      result_interval_ms_ = mean == 0 ? gap : (mean * 3 + gap) / 4;
+    }
+    latest_index_ = result->index;
   }
-  latest_index_ = result->index;
   active_tracks_ = result->scene ? static_cast<int>(result->tracks.size()) : -1;
   if (result->scene) {
     std::lock_guard lock(mutex_);
@@ -393,8 +395,10 @@ void HttpServer::encode_loop() {
         }
       }
       // No id: the stream's ids are the object events', which a client resumes from.
-      events_out_.push(
-          std::make_shared<const std::string>(sse("detections", 0, detections_json(*result))));
+      if (!result->frameless) {
+        events_out_.push(
+            std::make_shared<const std::string>(sse("detections", 0, detections_json(*result))));
+      }
       resume(kOnEvent);
     }
     if (!result->frame || result->frame->empty() || !wants_frame()) continue;

@@ -507,6 +507,10 @@ void Metrics::publish(std::shared_ptr<const FrameResult> result) {
   if (!result || !result->model) return;
   State& s = *state_;
   std::lock_guard lock(s.frame_mutex);
+  if (result->frameless) {
+    s.tracking.follow(*result);
+    return;
+  }
   if (s.series.model != result->model) s.series = s.series_of(result->model);
   FrameSeries& series = s.series;
   series.frames->Increment();

@@ -244,6 +244,10 @@ class MqttPublisher::Loop {
   // --- what is seen ---
 
   void on_frame(std::shared_ptr<const FrameResult> frame, Clock::time_point now) {
+    if (frame->frameless) {
+      on_tracks_ended(*frame);
+      return;
+    }
     if (!first_frame_at_) first_frame_at_ = now;
     const std::map<std::string, int> counts = label_counts(*frame);
     bool new_labels = false;
@@ -269,6 +273,16 @@ class MqttPublisher::Loop {
     publish_scene_states();
     const std::vector<LabelChange> changes = tracker_.add(counts, now);
     if (!changes.empty()) on_changes(changes, frame.get());
+  }
+
+  // No frame came for a while and the tracks ended by time: their events and the places' states.
+  void on_tracks_ended(const FrameResult& frame) {
+    for (const tracking::ObjectEvent& e : frame.object_events) {
+      send(topics().object_event(e.camera, e.kind), payload_text(tracking::to_json(e)),
+           kAtLeastOnce, false, true);
+    }
+    if (frame.scene != scene_) scene_ = frame.scene;
+    publish_scene_states();
   }
 
   void on_changes(const std::vector<LabelChange>& changes, const FrameResult* frame) {

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The tracking stage (daemon/pipeline/tracking_stage.cpp): detections into numbered events and a
 // shared scene state on each result, outputs seeing only what is above detect.conf, resets from
-// another thread applied at the next frame.
+// another thread applied at the next frame, tracks ended by time while no frame comes.
 #include "daemon/pipeline/tracking_stage.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 namespace yolo::daemon {
 namespace {
@@ -98,6 +100,55 @@ TEST(TrackingStage, IdsGoOnAcrossAReloadThatKeepsTheModel) {
   stage.process(r, all, {1280, 720});
   ASSERT_EQ(r.tracks.size(), 1u);
   EXPECT_EQ(r.tracks[0].id, id);
+}
+
+TEST(TrackingStage, TracksEndByTimeWhileNoFrameComes) {
+  config::Config c;
+  c.tracking.lost_s = 1.0;
+  c.zones.push_back({.name = "yard",
+                     .camera = "main",
+                     .points = {{0.0, 0.0}, {1.0, 0.0}, {1.0, 1.0}, {0.0, 1.0}},
+                     .classes = {},
+                     .anchor = tracking::Anchor::kBottomCenter,
+                     .loiter_s = 0,
+                     .inertia_s = 0});
+  EventLog log(100);
+  TrackingStage stage(log, "main");
+  stage.configure(tracking_settings(c));
+  auto model = std::make_shared<ModelInfo>();
+  model->names = vision::ClassNames({"person", "bicycle", "car"});
+  // A car parked in the yard, seen for a second; then the camera stops.
+  const auto t0 = std::chrono::steady_clock::now();
+  std::shared_ptr<const SceneState> scene;
+  for (std::int64_t i = 0; i < 10; ++i) {
+    FrameResult r;
+    r.index = i;
+    r.captured = r.scene_time = t0 + 100ms * i;
+    r.wall = std::chrono::system_clock::now();
+    r.model = model;
+    stage.process(r, {{2, 0.9f, {400, 300, 600, 420}}}, {1280, 720});
+    scene = r.scene;
+  }
+  ASSERT_EQ(scene->occupancy.at("yard"), 1);
+  const auto last = t0 + 900ms;
+
+  FrameResult early;
+  EXPECT_FALSE(stage.end_by_time(early, last + 500ms)) << "not gone for lost_s yet";
+  FrameResult late;
+  late.model = model;
+  late.wall = std::chrono::system_clock::now();
+  ASSERT_TRUE(stage.end_by_time(late, last + 1500ms));
+  EXPECT_TRUE(late.frameless);
+  EXPECT_TRUE(late.tracks.empty());
+  std::vector<tracking::ObjectEventKind> kinds;
+  for (const auto& e : late.object_events) kinds.push_back(e.kind);
+  EXPECT_NE(std::find(kinds.begin(), kinds.end(), tracking::ObjectEventKind::kLeave), kinds.end());
+  EXPECT_NE(std::find(kinds.begin(), kinds.end(), tracking::ObjectEventKind::kEnd), kinds.end());
+  ASSERT_TRUE(late.scene);
+  EXPECT_EQ(late.scene->occupancy.at("yard"), 0);
+  // Nothing more to end: no more results while the camera stays away.
+  FrameResult after;
+  EXPECT_FALSE(stage.end_by_time(after, last + 3s));
 }
 
 }  // namespace
