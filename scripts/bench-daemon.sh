@@ -7,9 +7,11 @@
 #   3. an FP32 -> INT8 swap: frames lost (goal 0) and the longest gap between two results around
 #      it / the median gap (goal <= 2);
 #   4. CPU of the daemon's own threads besides inference and frame decoding (goal < 5 % of a core);
-#   5. peak RSS during the swap / steady RSS before it (goal <= 1.7).
+#   5. peak RSS during the swap / steady RSS before it (goal <= 1.7);
+#   6. events (issue 39): FPS with tracking, a zone, a line, snapshots and clips on / off, on the
+#      traffic clip unpaced at INT8, nobody watching the stream (goal >= 0.97).
 # The RSS growth goal is scripts/soak.sh 10.
-#   scripts/bench-daemon.sh [--model NAME] [--int8 FILE] [--seconds S]
+#   scripts/bench-daemon.sh [--model NAME] [--int8 FILE] [--seconds S] [--events-only]
 # NAME is a fixture model (default yolo11n_320_fp32); without --int8 the INT8 file is made once
 # with yolo-edge quantize (64 video frames) and kept in /tmp/yolo-edge-bench-cache.
 set -euo pipefail
@@ -18,8 +20,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/daemon-run.sh"
 model=yolo11n_320_fp32
 int8=""
 seconds=30
-parse_options "usage: scripts/bench-daemon.sh [--model NAME] [--int8 FILE] [--seconds S]" \
-  --model=model --int8=int8 --seconds=seconds -- "$@"
+events_only=false
+parse_options "usage: scripts/bench-daemon.sh [--model NAME] [--int8 FILE] [--seconds S] [--events-only]" \
+  --model=model --int8=int8 --seconds=seconds --events-only=events_only:true -- "$@"
 require_build
 fp32=$fixtures/models/$model.onnx
 video=$fixtures/video/birds_720p_10fps.mp4
@@ -46,6 +49,63 @@ for l in open(sys.argv[1]):
     t += j["duration_s"]
     if t > 5 and j["frames"] > 0: print(l, end="")' "$1"
 }
+
+# Frames per second of the interval lines after the first 5 s of a field log.
+steady_fps() {
+  steady_lines "$1" | python3 -c '
+import json, sys
+lines = [json.loads(l) for l in sys.stdin]
+print(sum(l["frames"] for l in lines) / sum(l["duration_s"] for l in lines))'
+}
+
+# 6. Events: rounds interleaved (off, on, off, on, ...) so a drift of the machine's speed touches
+# both alike; the medians compared.
+traffic=$fixtures/video/traffic_720p_30fps.mp4
+events_yaml="tracking:
+  enabled: true
+zones:
+  - {name: road, points: [[0.0, 0.45], [1.0, 0.45], [1.0, 1.0], [0.0, 1.0]], loiter_s: 5}
+lines:
+  - {name: near, from: [0.08, 0.55], to: [0.85, 0.55], in: below}
+events:
+  snapshots: [new, enter, leave, cross, loiter, end]
+  clips: [cross, loiter]"
+declare -A events_fps=([off]="" [on]="")
+for round in 1 2 3; do
+  for mode in off on; do
+    logs=$work/events-$mode-$round
+    write_config "$work/events.yaml" "$logs" "  uri: $traffic
+  loop: true
+  realtime: false" "  path: $fp32
+  int8_path: $int8
+  precision: int8" "  mode: adaptive"
+    if [ "$mode" = on ]; then
+      echo "$events_yaml" >>"$work/events.yaml"
+    else
+      printf 'tracking:\n  enabled: false\n' >>"$work/events.yaml"
+    fi
+    start_daemon "$work/events.yaml" "$work/events-state-$mode-$round" "$logs.out"
+    wait_for_lines "$logs" 1 120
+    sleep "$seconds"
+    stop_daemon
+    fps=$(steady_fps "$logs/yolo-edge.jsonl")
+    stored=$(find "$work/events-state-$mode-$round" -name '*.jpg' -o -name '*.avi' | wc -l)
+    echo "6. events $mode, round $round: $(printf %.2f "$fps") fps ($stored snapshot and clip files)"
+    events_fps[$mode]+="$fps "
+  done
+done
+python3 - ${events_fps[off]} -- ${events_fps[on]} <<'PY'
+import statistics, sys
+at = sys.argv.index("--")
+off, on = map(float, sys.argv[1:at]), map(float, sys.argv[at + 1:])
+off, on = statistics.median(off), statistics.median(on)
+print(f"6. events: median {on:.2f} fps with tracking, zone, line, snapshots and clips on, "
+      f"{off:.2f} fps off: ratio {on / off:.3f} (goal >= 0.97)")
+PY
+if [ "$events_only" = true ]; then
+  trap - EXIT
+  exit 0
+fi
 
 # 1. Overhead, per precision: bench, daemon, bench, daemon, bench; each daemon run is compared with
 # the mean of the two benches around it, so a drift of the machine's speed shows as two ratios

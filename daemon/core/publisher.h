@@ -45,9 +45,13 @@ class Publisher {
   // The daemon's status, about once a second from the control loop (MQTT publishes it as
   // PREFIX/stats).
   virtual void stats(const DaemonStatus& status) { (void)status; }
-  // Whether the next results should carry the frame's pixels (FrameResult::frame); asked once per
-  // frame, so it must be cheap.
-  virtual bool wants_frame() const { return false; }
+  // Whether `result` (detected and tracked, not yet published) should carry its frame's pixels
+  // (FrameResult::frame), which costs a copy of the frame; asked once per frame, from the inference
+  // thread, so it must be cheap.
+  virtual bool wants_frame(const FrameResult& result) const {
+    (void)result;
+    return false;
+  }
   // What it would tell a user: {"ok": bool, "warning": "...", ...}; shown in the status.
   virtual nlohmann::json status() const { return nlohmann::json::object(); }
   // Sets its own Prometheus series (what status() counts) on `sink`; at every scrape of

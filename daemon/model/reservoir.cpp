@@ -105,7 +105,7 @@ void CalibrationReservoir::trim_to_capacity() {
   while (count_ > capacity()) fs::remove(slot_path(--count_), ignored);
 }
 
-bool CalibrationReservoir::wants_frame() const {
+bool CalibrationReservoir::wants_frame(const FrameResult&) const {
   return enabled_ && Clock::now().time_since_epoch().count() >= next_offer_ns_.load();
 }
 

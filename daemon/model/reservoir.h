@@ -36,7 +36,7 @@ class CalibrationReservoir : public QueuedOutput<std::shared_ptr<const FrameResu
   // Loads the folder's index and starts the thread.
   void start() override;
   void publish(std::shared_ptr<const FrameResult> result) override;
-  bool wants_frame() const override;
+  bool wants_frame(const FrameResult& result) const override;
   nlohmann::json status() const override;
   // Joins the thread and saves the count of frames seen.
   bool stop() override;

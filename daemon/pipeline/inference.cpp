@@ -373,7 +373,7 @@ void Inference::process(vision::Frame& frame, std::int64_t dropped) {
     result->detections = std::move(detections);
   }
   for (const Publisher* p : publishers_) {
-    if (p->wants_frame()) {
+    if (p->wants_frame(*result)) {
       result->frame = std::make_shared<const cv::Mat>(frame.bgr.clone());
       break;
     }

@@ -564,18 +564,46 @@ void EventStore::configure(const config::EventsConfig& events) {
   hand_over(events);
 }
 
+bool EventStore::wants_frame(const FrameResult& result) const {
+  const unsigned kinds = kinds_;
+  if (!kinds) return false;
+  if (clip_kinds_) {
+    std::lock_guard lock(ring_mutex_);
+    if (ring_slot(result.scene_time)) return true;
+  }
+  return wanted_besides_ring(result, kinds);
+}
+
+bool EventStore::ring_slot(std::chrono::steady_clock::time_point at) const {
+  // A quarter of a period early still counts: a frame a little ahead of its slot is taken rather
+  // than the next one, a period later.
+  return at >= ring_due_ - clip_period() / 4;
+}
+
+std::chrono::steady_clock::duration EventStore::clip_period() const {
+  return std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(clip_period_s_.load()));
+}
+
+bool EventStore::wanted_besides_ring(const FrameResult& result, unsigned kinds) const {
+  for (const tracking::ObjectEvent& e : result.object_events) {
+    if (has(kinds, e.kind)) return true;
+  }
+  // A track's new best score: the store cuts its crop from this frame.
+  return crop_ &&
+         std::any_of(result.tracks.begin(), result.tracks.end(),
+                     [&](const tracking::Track& t) { return t.best_frame == result.index; });
+}
+
 void EventStore::publish(std::shared_ptr<const FrameResult> result) {
   if (!result) return;
   const unsigned kinds = kinds_;
   if (!kinds || !result->frame || result->frame->empty()) return;
   bool ring = false;
   if (clip_kinds_) {
-    const auto period = std::chrono::duration_cast<Clock::duration>(
-        std::chrono::duration<double>(clip_period_s_.load()));
+    const Clock::duration period = clip_period();
     std::lock_guard lock(ring_mutex_);
-    // A quarter of a period early still counts: a frame a little ahead of its slot is taken
-    // rather than the next one, a period later.
-    if (result->scene_time >= ring_due_ - period / 4) {
+    if (ring_slot(result->scene_time)) {
       ring = true;
       // From the slot it filled, so that the ring keeps the rate; after a gap (or at the first
       // frame), from this frame.
@@ -583,16 +611,7 @@ void EventStore::publish(std::shared_ptr<const FrameResult> result) {
                                                            : ring_due_ + period;
     }
   }
-  bool wanted = ring;
-  for (const tracking::ObjectEvent& e : result->object_events) {
-    wanted = wanted || has(kinds, e.kind);
-  }
-  if (!wanted && crop_) {
-    // A track's new best score: the store cuts its crop from this frame.
-    for (const tracking::Track& t : result->tracks)
-      wanted = wanted || t.best_frame == result->index;
-  }
-  if (wanted) push({std::move(result), ring});
+  if (ring || wanted_besides_ring(*result, kinds)) push({std::move(result), ring});
 }
 
 void EventStore::run() {

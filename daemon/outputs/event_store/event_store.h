@@ -83,7 +83,9 @@ class EventStore : public QueuedOutput<EventStoreFrame, config::EventsConfig, Ev
   // The same from the events section alone (tracking taken as on).
   void configure(const config::EventsConfig& events);
   void publish(std::shared_ptr<const FrameResult> result) override;
-  bool wants_frame() const override { return kinds_ != 0; }
+  // Only frames it will use: one with an event of a chosen kind, a clip ring's slot, a track's
+  // new best score (for its crop).
+  bool wants_frame(const FrameResult& result) const override;
   // {"ok", "enabled"} and, when enabled, "snapshots", "crops", "clips", "skipped", "dropped"
   // (frames the queue let go), "queued", "bytes", "files", "removed", and "warning" after a
   // skipped file until writing works again.
@@ -97,6 +99,11 @@ class EventStore : public QueuedOutput<EventStoreFrame, config::EventsConfig, Ev
   class Worker;
 
   void run() override;
+  // Whether a frame of scene time `at` fills the clips' ring's next slot (ring_mutex_ held).
+  bool ring_slot(std::chrono::steady_clock::time_point at) const;
+  std::chrono::steady_clock::duration clip_period() const;
+  // An event of one of `kinds`, or a track's new best score when crops are kept.
+  bool wanted_besides_ring(const FrameResult& result, unsigned kinds) const;
 
   Events& events_;
   const std::filesystem::path state_dir_;
@@ -108,7 +115,7 @@ class EventStore : public QueuedOutput<EventStoreFrame, config::EventsConfig, Ev
   std::atomic<bool> crop_{false};
   std::atomic<double> clip_period_s_{0};
   // When the ring takes its next frame (the inference thread's own).
-  std::mutex ring_mutex_;
+  mutable std::mutex ring_mutex_;
   std::chrono::steady_clock::time_point ring_due_{};
 };
 

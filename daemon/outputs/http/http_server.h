@@ -102,7 +102,7 @@ class HttpServer : public Publisher {
   void start() override;
   void publish(std::shared_ptr<const FrameResult> result) override;
   void stats(const DaemonStatus& status) override;
-  bool wants_frame() const override;
+  bool wants_frame(const FrameResult& result) const override;
   // {"ok", "listen", "port", "scheme", "auth", "viewers", "event_clients", "connections",
   //  "frames_encoded", "stream_fps", "requests", "refused", "refused_connections",
   //  "requests_cut_off", "failed_logins", "sessions", "tls_fingerprint", "warning"}.
@@ -118,6 +118,8 @@ class HttpServer : public Publisher {
   class Daemon;
 
  private:
+  // Someone is watching the stream or waiting for a snapshot.
+  bool watched() const;
   // libmicrohttpd's C callbacks, which call into the members below.
   friend struct HttpCallbacks;
 

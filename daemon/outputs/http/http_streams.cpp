@@ -345,7 +345,11 @@ void HttpServer::publish(std::shared_ptr<const FrameResult> result) {
   wake_.notify_all();
 }
 
-bool HttpServer::wants_frame() const {
+bool HttpServer::wants_frame(const FrameResult&) const {
+  return watched();
+}
+
+bool HttpServer::watched() const {
   return viewers_.load() > 0 || snapshot_waiters_.load() > 0;
 }
 
@@ -401,7 +405,7 @@ void HttpServer::encode_loop() {
       }
       resume(kOnEvent);
     }
-    if (!result->frame || result->frame->empty() || !wants_frame()) continue;
+    if (!result->frame || result->frame->empty() || !watched()) continue;
     // Paced to max_fps on a schedule, so frames arriving a little faster than it are not halved.
     const auto period =
         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / s.max_fps));

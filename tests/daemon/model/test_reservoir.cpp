@@ -59,7 +59,7 @@ TEST(Reservoir, KeepsItsFramesAcrossRestartsAndTrimsToTheCapacity) {
     CalibrationReservoir r(f.events, dir, 0ms);
     r.configure(collecting(4));
     r.start();
-    EXPECT_TRUE(r.wants_frame());
+    EXPECT_TRUE(r.wants_frame(FrameResult{}));
     for (int i = 0; i < 10; ++i) offer(r, i);
     EXPECT_EQ(r.count(), 4);
     EXPECT_EQ(r.status()["seen"], 10);
@@ -82,7 +82,7 @@ TEST(Reservoir, KeepsItsFramesAcrossRestartsAndTrimsToTheCapacity) {
   config::Config off = collecting(2);
   off.model.quantize = config::Quantize::kOff;
   again.configure(off);
-  EXPECT_FALSE(again.wants_frame());
+  EXPECT_FALSE(again.wants_frame(FrameResult{}));
   again.publish(frame(99));
   std::this_thread::sleep_for(50ms);
   EXPECT_EQ(again.status()["seen"], 10);

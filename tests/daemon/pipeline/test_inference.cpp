@@ -35,7 +35,7 @@ class Recorder : public test::EventRecorder {
     }
     changed_.notify_all();
   }
-  bool wants_frame() const override { return wants_frame_.load(); }
+  bool wants_frame(const FrameResult&) const override { return wants_frame_.load(); }
 
   // Waits for result number n (0-based).
   std::shared_ptr<const FrameResult> result(std::size_t n) {

@@ -260,21 +260,24 @@ class EventStoreTest : public ::testing::Test {
 };
 
 TEST_F(EventStoreTest, NothingConfiguredWantsNoFrames) {
+  const auto now = Clock::now();
+  const auto crossing =
+      frame({0, now, picture(40), {}, {object_event(1, ObjectEventKind::kCross, 7, now)}});
   config::EventsConfig c = events_config();
   c.snapshots.clear();
   EventStore store(events_, folder_.path());
   store.configure(c);
   store.start();
-  EXPECT_FALSE(store.wants_frame());
+  EXPECT_FALSE(store.wants_frame(*crossing));
   EXPECT_EQ(store.status(), json::parse(R"({"ok": true, "enabled": false})"));
   config::Config whole;
   whole.events = events_config();
   whole.tracking.enabled = false;
   store.configure(whole);
-  EXPECT_FALSE(store.wants_frame()) << "no tracking, no events: no frames";
+  EXPECT_FALSE(store.wants_frame(*crossing)) << "no tracking, no events: no frames";
   whole.tracking.enabled = true;
   store.configure(whole);
-  EXPECT_FALSE(store.wants_frame())
+  EXPECT_FALSE(store.wants_frame(*crossing))
       << "snapshots of kinds no zone or line can make (there is none): no frames";
   whole.lines.push_back({.name = "road",
                          .camera = std::string(config::kMainCamera),
@@ -285,13 +288,43 @@ TEST_F(EventStoreTest, NothingConfiguredWantsNoFrames) {
                          .anchor = tracking::Anchor::kBottomCenter,
                          .hysteresis = 0.01});
   store.configure(whole);
-  EXPECT_TRUE(store.wants_frame());
+  EXPECT_TRUE(store.wants_frame(*crossing));
   EXPECT_TRUE(store.stop());
+}
+
+TEST_F(EventStoreTest, WantsOnlyTheFramesItUses) {
+  config::EventsConfig c = events_config();
+  c.crop = false;
+  EventStore& store = start(c);
+  const auto now = Clock::now();
+  EXPECT_FALSE(store.wants_frame(*frame({0, now, picture(40), {}, {}}))) << "nothing happens";
+  EXPECT_FALSE(store.wants_frame(
+      *frame({1, now, picture(40), {}, {object_event(1, ObjectEventKind::kEnter, 7, now)}})))
+      << "not a chosen kind";
+  EXPECT_TRUE(store.wants_frame(
+      *frame({2, now, picture(40), {}, {object_event(2, ObjectEventKind::kCross, 7, now)}})));
+  tracking::Track best;
+  best.id = 7;
+  best.best_frame = 3;
+  EXPECT_FALSE(store.wants_frame(*frame({3, now, picture(40), {best}, {}})))
+      << "no crops kept: a best score needs no frame";
+  c.crop = true;
+  store.configure(c);
+  EXPECT_TRUE(store.wants_frame(*frame({3, now, picture(40), {best}, {}})));
+  // With clips, the ring's slots at clip_fps (5: one frame in 200 ms).
+  c.clips = {ObjectEventKind::kCross};
+  c.crop = false;
+  store.configure(c);
+  store.publish(frame({4, now, picture(40), {}, {}}));
+  EXPECT_FALSE(store.wants_frame(*frame({5, now + 100ms, picture(40), {}, {}})));
+  EXPECT_TRUE(store.wants_frame(*frame({6, now + 200ms, picture(40), {}, {}})));
 }
 
 TEST_F(EventStoreTest, SnapshotAndCropForAChosenKindOnly) {
   EventStore& store = start(events_config());
-  ASSERT_TRUE(store.wants_frame());
+  const auto now = Clock::now();
+  ASSERT_TRUE(store.wants_frame(
+      *frame({0, now, picture(40), {}, {object_event(1, ObjectEventKind::kCross, 7, now)}})));
   const auto t0 = Clock::now();
   // Frame 0: track 7 at its best score, a bright square where its box is.
   const vision::Box best{100, 50, 200, 250};

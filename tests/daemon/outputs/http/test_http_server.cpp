@@ -83,7 +83,7 @@ class Feeder {
       : thread_([this, &server, fps] {
           std::int64_t i = 0;
           while (!stop_) {
-            server.publish(frame_result(i++, server.wants_frame()));
+            server.publish(frame_result(i++, server.wants_frame(FrameResult{})));
             std::this_thread::sleep_for(std::chrono::duration<double>(1.0 / fps));
           }
         }) {}
@@ -313,7 +313,7 @@ TEST_F(HttpServerTest, RefusesOversizedBodiesAndHeaders) {
 
 TEST_F(HttpServerTest, EncodesEachFrameOnceForEveryViewer) {
   start(http_config("127.0.0.1:0", "", 3, 20));
-  EXPECT_FALSE(server_->wants_frame()) << "no viewer, no pixels";
+  EXPECT_FALSE(server_->wants_frame(FrameResult{})) << "no viewer, no pixels";
   Feeder feed(*server_, 50);
 
   std::vector<std::unique_ptr<test::MjpegReader>> viewers;
@@ -346,7 +346,7 @@ TEST_F(HttpServerTest, EncodesEachFrameOnceForEveryViewer) {
   // At 50 frames/s in and http.max_fps 20 out, about 20 encodes a second whatever the viewers.
   EXPECT_LE(encoded, 3 * distinct.size() + 20);
   viewers.clear();
-  EXPECT_TRUE(eventually([&] { return !server_->wants_frame(); }, 3000ms))
+  EXPECT_TRUE(eventually([&] { return !server_->wants_frame(FrameResult{}); }, 3000ms))
       << "viewers left, pixels no longer wanted";
 }
 
