@@ -8,8 +8,9 @@
 #      it / the median gap (goal <= 2);
 #   4. CPU of the daemon's own threads besides inference and frame decoding (goal < 5 % of a core);
 #   5. peak RSS during the swap / steady RSS before it (goal <= 1.7);
-#   6. events (issue 39): FPS with tracking, a zone, a line, snapshots and clips on / off, on the
-#      traffic clip unpaced at INT8, nobody watching the stream (goal >= 0.97).
+#   6. events (issue 39): FPS with tracking, a zone, a line, snapshots (the default kinds, or
+#      $EVENT_SNAPSHOTS, e.g. "[new, enter, leave, cross, loiter, end]") and clips of crossings and
+#      loitering on / off, on the traffic clip unpaced at INT8, nobody watching (goal >= 0.97).
 # The RSS growth goal is scripts/soak.sh 10.
 #   scripts/bench-daemon.sh [--model NAME] [--int8 FILE] [--seconds S] [--events-only]
 # NAME is a fixture model (default yolo11n_320_fp32); without --int8 the INT8 file is made once
@@ -68,7 +69,7 @@ zones:
 lines:
   - {name: near, from: [0.08, 0.55], to: [0.85, 0.55], in: below}
 events:
-  snapshots: [new, enter, leave, cross, loiter, end]
+  snapshots: ${EVENT_SNAPSHOTS:-[enter, cross, loiter]}
   clips: [cross, loiter]"
 declare -A events_fps=([off]="" [on]="")
 for round in 1 2 3; do
