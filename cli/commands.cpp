@@ -11,8 +11,8 @@ namespace {
 
 // In the order `yolo-edge --help` lists them.
 constexpr void (*kCommands[])(CLI::App&) = {
-    register_detect,  register_bench,    register_inspect, register_config, register_track,
-    register_compare, register_quantize, register_logs,    register_report,
+    register_detect, register_bench,   register_inspect,  register_config, register_track,
+    register_counts, register_compare, register_quantize, register_logs,   register_report,
 };
 
 std::map<const CLI::App*, CommandAction>& actions() {

@@ -36,5 +36,6 @@ void register_quantize(CLI::App& app);
 void register_logs(CLI::App& app);
 void register_report(CLI::App& app);
 void register_track(CLI::App& app);
+void register_counts(CLI::App& app);
 
 }  // namespace yolo::cli

@@ -192,7 +192,7 @@ void Inference::run() {
     apply_pending();
     const std::optional<std::int64_t> dropped = slot_.take(frame, std::chrono::milliseconds(250));
     if (!dropped) {
-      end_tracks_by_time();
+      tracking_idle();
       continue;
     }
     // What arrived while this thread waited applies to this frame already.
@@ -201,13 +201,13 @@ void Inference::run() {
   }
 }
 
-void Inference::end_tracks_by_time() {
+void Inference::tracking_idle() {
   if (!tracking_) return;
   auto result = std::make_shared<FrameResult>();
   result->index = last_index_;
   result->wall = std::chrono::system_clock::now();
   result->model = current_.info;
-  if (!tracking_->end_by_time(*result, Clock::now())) return;
+  if (!tracking_->idle(*result, Clock::now())) return;
   std::shared_ptr<const FrameResult> shared = std::move(result);
   for (Publisher* p : publishers_) p->publish(shared);
 }

@@ -120,8 +120,8 @@ class Inference {
 
   void run();
   void apply_pending();
-  // No frame came: the tracks end by time once the camera has been away for tracking.lost_s.
-  void end_tracks_by_time();
+  // No frame came: the tracking stage ends tracks by time and applies resets (TrackingStage::idle).
+  void tracking_idle();
   // Ends the trial under way, handing back its figures (when it finished), its candidate and
   // what went wrong.
   void end_trial(bool finished, std::string error);

@@ -73,16 +73,25 @@ void TrackingStage::process(FrameResult& result, const vision::Detections& all, 
   step(result, all, frame);
 }
 
-bool TrackingStage::end_by_time(FrameResult& result, std::chrono::steady_clock::time_point now) {
-  if (!enabled() || !tracker_ || !configured_ || tracker_->live_tracks() == 0) return false;
+bool TrackingStage::idle(FrameResult& result, std::chrono::steady_clock::time_point now) {
+  if (!enabled() || !tracker_ || !configured_) return false;
   const auto away = now - last_captured_;
-  if (away < std::chrono::duration<double>(settings_.tracking.lost_s)) return false;
   // The scene's clock goes on from the last frame's as the wall clock does.
   result.scene_time = last_frame_scene_ + away;
   result.captured = now;
   result.frameless = true;
-  step(result, {}, last_size_);
-  return !result.object_events.empty();
+  if (tracker_->live_tracks() > 0 &&
+      away >= std::chrono::duration<double>(settings_.tracking.lost_s)) {
+    step(result, {}, last_size_);
+    return true;
+  }
+  // A reset asked while no frame comes applies now, not when the camera is back.
+  result.scene_time = std::max(result.scene_time, last_scene_);
+  const std::uint64_t before = scene_.version();
+  apply_resets(result.wall);
+  if (scene_.version() == before) return false;
+  share_scene(result, before);
+  return true;
 }
 
 void TrackingStage::step(FrameResult& result, const vision::Detections& all, cv::Size frame) {
@@ -97,6 +106,10 @@ void TrackingStage::step(FrameResult& result, const vision::Detections& all, cv:
   result.object_events = scene_.update(update, frame, result.wall, result.scene_time, result.index);
   log_.add(result.object_events);
   result.tracks = update.tracks;
+  share_scene(result, before);
+}
+
+void TrackingStage::share_scene(FrameResult& result, std::uint64_t before) {
   // The scene state is shared by every result until something in it changes.
   std::map<std::string, int, std::less<>> occupancy;
   for (const auto& z : settings_.zones) {

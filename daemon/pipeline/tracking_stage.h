@@ -52,9 +52,9 @@ class TrackingStage {
 
   // While no frame comes (the camera stopped): once tracking.lost_s has passed since the last
   // frame, the tracks still alive end by time, so nobody is left standing in a zone while the
-  // camera is away. Fills `result` (frameless, no detections) with their events and the scene;
-  // false when there is nothing to report.
-  bool end_by_time(FrameResult& result, std::chrono::steady_clock::time_point now);
+  // camera is away; a reset asked meanwhile applies now. Fills `result` (frameless, no
+  // detections) with the events and the scene; false when there is nothing to report.
+  bool idle(FrameResult& result, std::chrono::steady_clock::time_point now);
 
   // Any thread: asks for a place's counts to start again at the next frame; false when the
   // camera has no zone or line of that name.
@@ -64,6 +64,8 @@ class TrackingStage {
   void apply_resets(std::chrono::system_clock::time_point now);
   // The tracker and the scene at `result`'s scene time; fills its tracks, events and scene.
   void step(FrameResult& result, const vision::Detections& all, cv::Size frame);
+  // Puts the scene state on `result`: a new one when the scene changed since version `before`.
+  void share_scene(FrameResult& result, std::uint64_t before);
 
   EventLog& log_;
   std::string camera_;

@@ -102,7 +102,7 @@ TEST(TrackingStage, IdsGoOnAcrossAReloadThatKeepsTheModel) {
   EXPECT_EQ(r.tracks[0].id, id);
 }
 
-TEST(TrackingStage, TracksEndByTimeWhileNoFrameComes) {
+TEST(TrackingStage, TracksEndByTimeAndResetsApplyWhileNoFrameComes) {
   config::Config c;
   c.tracking.lost_s = 1.0;
   c.zones.push_back({.name = "yard",
@@ -133,11 +133,11 @@ TEST(TrackingStage, TracksEndByTimeWhileNoFrameComes) {
   const auto last = t0 + 900ms;
 
   FrameResult early;
-  EXPECT_FALSE(stage.end_by_time(early, last + 500ms)) << "not gone for lost_s yet";
+  EXPECT_FALSE(stage.idle(early, last + 500ms)) << "not gone for lost_s yet";
   FrameResult late;
   late.model = model;
   late.wall = std::chrono::system_clock::now();
-  ASSERT_TRUE(stage.end_by_time(late, last + 1500ms));
+  ASSERT_TRUE(stage.idle(late, last + 1500ms));
   EXPECT_TRUE(late.frameless);
   EXPECT_TRUE(late.tracks.empty());
   std::vector<tracking::ObjectEventKind> kinds;
@@ -148,7 +148,15 @@ TEST(TrackingStage, TracksEndByTimeWhileNoFrameComes) {
   EXPECT_EQ(late.scene->occupancy.at("yard"), 0);
   // Nothing more to end: no more results while the camera stays away.
   FrameResult after;
-  EXPECT_FALSE(stage.end_by_time(after, last + 3s));
+  EXPECT_FALSE(stage.idle(after, last + 3s));
+  // But a reset asked meanwhile applies at once.
+  ASSERT_TRUE(stage.request_reset("yard"));
+  FrameResult reset;
+  reset.wall = std::chrono::system_clock::now();
+  ASSERT_TRUE(stage.idle(reset, last + 3500ms));
+  ASSERT_TRUE(reset.scene);
+  EXPECT_GT(reset.scene->version, late.scene->version);
+  EXPECT_TRUE(reset.scene->counts.places.at(0).total.empty());
 }
 
 }  // namespace
