@@ -15,6 +15,7 @@
 #include <regex>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "tests/daemon/daemon_process.h"
@@ -79,6 +80,38 @@ class LiveView : public HttpDaemonTest {
   }
 
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/"; }
+
+  // Where the browser's screenshots go, to be looked at after a run.
+  static fs::path screenshots() {
+    const fs::path shots = yolo::test::binary_dir() / "Testing";
+    fs::create_directories(shots);
+    return shots;
+  }
+
+  // Headless Chromium at `width` x `height` on `target`; `output` is --screenshot=FILE or
+  // --dump-dom (the page after 5 s of its own time).
+  ProcessResult browse(const std::string& target, int width, int height,
+                       const std::string& output) const {
+    std::vector<std::string> argv = {"timeout",
+                                     "120",
+                                     kChromium,
+                                     "--headless",
+                                     "--no-sandbox",
+                                     "--disable-gpu",
+                                     "--hide-scrollbars",
+                                     "--no-first-run",
+                                     "--disable-background-networking",
+                                     "--disable-component-update",
+                                     "--disable-sync",
+                                     "--user-data-dir=" + (s_.folder.path() / "chromium").string(),
+                                     "--virtual-time-budget=5000"};
+    argv.push_back("--window-size=" + std::to_string(width) + "," + std::to_string(height));
+    if (!output.empty()) argv.push_back(output);
+    argv.push_back(target);
+    return run_process(argv);
+  }
+
+  static constexpr const char* kChromium = "/usr/bin/chromium";
 };
 
 TEST_F(LiveView, ServesStatusStreamEventsAndSnapshotOfTheRunningDaemon) {
@@ -342,35 +375,11 @@ TEST_F(LiveView, PrecisionAutoMeasuresBothAndRunsTheChoice) {
 // share one browser profile, so the session cookie of the login carries to the next.
 TEST_F(LiveView, LoginThenThePageShowsTheStreamAndTheNumbersInABrowser) {
   YOLO_REQUIRE_FIXTURES();
-  const fs::path chromium = "/usr/bin/chromium";
-  if (!fs::exists(chromium)) GTEST_SKIP() << "no " << chromium << " (scripts/setup.sh installs it)";
+  if (!fs::exists(kChromium))
+    GTEST_SKIP() << "no " << kChromium << " (scripts/setup.sh installs it)";
   start();
   ASSERT_TRUE(wait_for_frames(60s)) << s_.daemon_output();
-  const fs::path shots = yolo::test::binary_dir() / "Testing";
-  fs::create_directories(shots);
-  const fs::path profile = s_.folder.path() / "chromium-profile";
-  const std::vector<std::string> common = {"timeout",
-                                           "120",
-                                           chromium.string(),
-                                           "--headless",
-                                           "--no-sandbox",
-                                           "--disable-gpu",
-                                           "--hide-scrollbars",
-                                           "--no-first-run",
-                                           "--disable-background-networking",
-                                           "--disable-component-update",
-                                           "--disable-sync",
-                                           "--user-data-dir=" + profile.string(),
-                                           "--virtual-time-budget=5000"};
-  const auto browse = [&](const std::string& target, int width, int height,
-                          const std::string& output) {
-    std::vector<std::string> argv = common;
-    argv.push_back("--window-size=" + std::to_string(width) + "," + std::to_string(height));
-    if (!output.empty()) argv.push_back(output);
-    argv.push_back(target);
-    return run_process(argv);
-  };
-
+  const fs::path shots = screenshots();
   // Not logged in: the page is the login form, at phone width too.
   const fs::path login_png = shots / "live-view-login-phone.png";
   fs::remove(login_png);
@@ -454,6 +463,55 @@ TEST_F(LiveView, AuthNoneOpensThePageToAll) {
   // Changing the daemon still needs the token.
   EXPECT_EQ(anyone.Post("/api/reload", "", "application/json")->status, 401);
   EXPECT_EQ(post("/api/reload", "")->status, 200);
+}
+
+// Tracking on the traffic clip: the page draws the counting line's count and lists the crossings
+// with their pictures, on a desktop and at phone width.
+TEST_F(LiveView, ThePageShowsTheCountsAndTheTrackedObjectsEventsInABrowser) {
+  YOLO_REQUIRE_FIXTURES();
+  if (!fs::exists(kChromium))
+    GTEST_SKIP() << "no " << kChromium << " (scripts/setup.sh installs it)";
+  start_serving(config_text("  uri: " + fixture("video/traffic_720p_30fps.mp4") +
+                                "\n  loop: true\n  realtime: true\n",
+                            s_.logs, "yolo11n_320_fp32", "", http_section(4, "none")) +
+                    "lines:\n"
+                    "  - {name: near_carriageway, from: [0.08, 0.55], to: [0.85, 0.55], "
+                    "in: below, classes: [car, truck, bus, motorcycle]}\n"
+                    "zones:\n"
+                    "  - {name: road, points: [[0.0, 0.45], [1.0, 0.45], [1.0, 1.0], [0.0, 1.0]]}\n"
+                    "events:\n  snapshots: [cross]\n",
+                60s);
+  // The first vehicles cross within the clip's first seconds.
+  nlohmann::json counts;
+  const auto deadline = Clock::now() + 90s;
+  while (Clock::now() < deadline) {
+    auto r = client().Get("/api/counts");
+    if (r && r->status == 200) {
+      counts = nlohmann::json::parse(r->body);
+      if (!counts["places"].empty() && counts["places"][1]["all"]["in"].get<int>() >= 2) break;
+    }
+    std::this_thread::sleep_for(500ms);
+  }
+  ASSERT_GE(counts["places"][1]["all"]["in"].get<int>(), 2) << counts.dump();
+
+  const ProcessResult dom = browse(url(), 1280, 900, "--dump-dom");
+  ASSERT_EQ(dom.status, 0) << dom.err;
+  for (const std::string& part :
+       {std::string(R"(class="card" id="places-card")"), std::string("near_carriageway"),
+        std::string("road"), std::string(R"(class="type cross")"),
+        std::string("near_carriageway \u2192 in"), std::string("/api/events/")}) {
+    EXPECT_TRUE(contains(dom.out, part)) << "no " << part << " in the page:\n"
+                                         << dom.out.substr(dom.out.find("places-card"), 6000);
+  }
+  for (const auto& [name, width, height] :
+       {std::tuple{"desktop", 1280, 1400}, std::tuple{"phone", 390, 2400}}) {
+    const fs::path png = screenshots() / ("live-view-events-" + std::string(name) + ".png");
+    fs::remove(png);
+    browse(url(), width, height, "--screenshot=" + png.string());
+    const cv::Mat image = cv::imread(png.string(), cv::IMREAD_COLOR);
+    ASSERT_FALSE(image.empty()) << png;
+    EXPECT_EQ(image.cols, width) << "the page is no wider than the screen";
+  }
 }
 
 }  // namespace
