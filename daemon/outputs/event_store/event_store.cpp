@@ -137,6 +137,7 @@ class EventStore::Worker {
     remove_partial_files(dir_);
     scan();
     if (configured_) keep_to_budget();
+    opened_ = true;
     report();
   }
 
@@ -478,6 +479,8 @@ class EventStore::Worker {
   }
 
   void report() {
+    // Settings taken before the folder was looked at would report no files yet.
+    if (!opened_) return;
     EventStoreSnapshot s = counts_;
     s.enabled = snapshot_bits_ || clip_bits_;
     s.bytes = static_cast<std::int64_t>(bytes_);
@@ -501,6 +504,8 @@ class EventStore::Worker {
 
   std::map<std::int64_t, std::vector<File>> files_;
   std::uint64_t bytes_ = 0;
+  // open() has listed the folder: the status may say what is in it.
+  bool opened_ = false;
   Clock::time_point next_retention_ = Clock::now() + kRetentionEvery;
 
   EventStoreSnapshot counts_;
