@@ -66,6 +66,16 @@ system_image_ready() {
     [ "$(cat "$dir/key")" = "$(system_image_key "$1" "$2")" ]
 }
 
+# system_image_remove DIR: removes an image folder, unmounting first what a build that was killed
+# left mounted in it (its chroot's /proc, /sys, /dev): rm would otherwise reach into the host's.
+system_image_remove() {
+  local dir=$1 mounted
+  for mounted in $(awk -v d="$dir/" 'index($2, d) == 1 { print $2 }' /proc/mounts | sort -r); do
+    umount --lazy "$mounted" || return 1
+  done
+  rm -rf --one-file-system "$dir"
+}
+
 # system_image_build ARCH DEB: makes the image for ARCH with DEB's dependencies in its repository.
 # Needs root, network to the Debian archive, mmdebstrap and (for amd64) the kernel headers of the
 # image's kernel on this host, which it installs to build gpio-sim.
@@ -74,10 +84,11 @@ system_image_build() {
   dir=$(system_image_dir "$arch")
   tmp=$dir.new
   kernel=$(system_kernel_package "$arch")
-  rm -rf "$tmp"
-  mkdir -p "$tmp"
-  ssh-keygen -q -t ed25519 -N '' -C yolo-edge-system-tests -f "$tmp/id_ed25519"
-  cp "$deb" "$tmp/package.deb"
+  # Each step's failure ends the build: it runs as a condition (`|| {...}`), where errexit is off.
+  system_image_remove "$tmp" || return 1
+  mkdir -p "$tmp" || return 1
+  ssh-keygen -q -t ed25519 -N '' -C yolo-edge-system-tests -f "$tmp/id_ed25519"  || return 1
+  cp "$deb" "$tmp/package.deb" || return 1
 
   local extra=()
   [ "$arch" = "$(dpkg --print-architecture)" ] || extra=(--architectures="$arch")
@@ -94,14 +105,14 @@ system_image_build() {
       echo "${system_image_packages[*]},$kernel"
     )" \
     --customize-hook="bash '${BASH_SOURCE[0]}' --customize \"\$1\" '$tmp/package.deb'" \
-    bookworm "$tmp/root" "$(system_apt_sources)"
+    bookworm "$tmp/root" "$(system_apt_sources)" || return 1
   echo "system image ($arch): $(grep -c '^Package:' "$tmp/root/var/local/yolo-edge-repo/Packages") packages in the local repository"
-  system_image_configure "$tmp" "$arch"
-  [ "$arch" != amd64 ] || system_image_gpio_sim "$tmp/root"
-  system_image_disk "$tmp"
-  system_image_key "$arch" "$deb" >"$tmp/key"
+  system_image_configure "$tmp" "$arch" || return 1
+  [ "$arch" != amd64 ] || system_image_gpio_sim "$tmp/root" || return 1
+  system_image_disk "$tmp" || return 1
+  system_image_key "$arch" "$deb" >"$tmp/key" || return 1
   rm -f "$tmp/package.deb"
-  rm -rf "$dir"
+  system_image_remove "$dir" || return 1
   mv "$tmp" "$dir"
 }
 
