@@ -6,6 +6,7 @@
 #include "runtime/engine/precision.h"
 #include "telemetry/sample.h"
 #include "text/format.h"
+#include "text/time_format.h"
 #include "tracking/vocabulary.h"
 
 #include <algorithm>
@@ -184,25 +185,11 @@ PrecisionSummary summarize_precision(const std::string& precision,
   return s;
 }
 
+// The field log's times (seconds since the epoch) as the report's tables show them.
 std::string utc_text(double seconds) {
-  const auto t = static_cast<std::time_t>(std::floor(seconds));
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", &tm);
-  return text;
-}
-
-std::string duration_text(double seconds) {
-  char text[32];
-  if (seconds < 120) {
-    std::snprintf(text, sizeof text, "%.0f s", seconds);
-  } else if (seconds < 2 * 3600) {
-    std::snprintf(text, sizeof text, "%.1f min", seconds / 60);
-  } else {
-    std::snprintf(text, sizeof text, "%.1f h", seconds / 3600);
-  }
-  return text;
+  return text::readable_utc(std::chrono::system_clock::time_point(
+      std::chrono::duration_cast<std::chrono::system_clock::duration>(
+          std::chrono::duration<double>(seconds))));
 }
 
 bool any_of(const std::vector<Interval>& intervals, auto member) {
@@ -288,7 +275,7 @@ void note_missing(FieldReport& r, const std::vector<Interval>& intervals,
     r.missing.push_back("No thread-count decisions (threads.mode fixed, or one thread at most).");
   }
   if (idle > 0 && frames > 0) {
-    r.missing.push_back(std::to_string(idle) + " interval line(s) (" + duration_text(idle_s) +
+    r.missing.push_back(std::to_string(idle) + " interval line(s) (" + text::duration_text(idle_s) +
                         ") without frames: the source was away or stopped; they count for the "
                         "device plots, not the precision table.");
   }
@@ -296,7 +283,7 @@ void note_missing(FieldReport& r, const std::vector<Interval>& intervals,
     double total = 0;
     for (const auto& g : r.gaps) total += g.end - g.start;
     r.missing.push_back(std::to_string(r.gaps.size()) + " gap(s) without any line (" +
-                        duration_text(total) +
+                        text::duration_text(total) +
                         "): the daemon was not running, or a rotated file is missing; listed "
                         "below.");
   }
@@ -532,7 +519,7 @@ std::string field_report_markdown(const FieldReport& r,
   std::ostringstream md;
   md << "# Field report\n\n"
      << "From " << utc_text(r.first) << " to " << utc_text(r.last) << " UTC ("
-     << duration_text(r.last - r.first) << ") on "
+     << text::duration_text(r.last - r.first) << ") on "
      << (r.hosts.empty() ? "?" : text::joined(r.hosts, ", ")) << ": " << r.interval_lines
      << " interval lines and " << r.event_lines << " events from " << text::joined(sources, ", ")
      << ".\n\n";
@@ -557,18 +544,19 @@ std::string field_report_markdown(const FieldReport& r,
     }
     std::string throttled = "n/a";
     if (p.throttle_known_s > 0) {
-      throttled = duration_text(p.throttled_s) + " (" +
+      throttled = text::duration_text(p.throttled_s) + " (" +
                   text::fixed(100 * p.throttled_s / p.throttle_known_s, 0) + " %)";
     }
     const std::string temp =
         p.temp_mean_c ? text::fixed(p.temp_mean_c, 1) + " / " + text::fixed(p.temp_max_c, 1)
                       : "n/a";
     md << "| " << p.precision << " | " << text::joined(p.models, ", ") << " | "
-       << duration_text(p.seconds) << " | " << p.frames << " | " << text::fixed(p.fps, 2) << " | "
-       << text::fixed(p.inference_p90_ms, 2) << " | " << text::fixed(p.end_to_end_p90_ms, 2)
-       << " | " << temp << " | " << text::fixed(p.clock_mean_mhz, 0) << " | "
-       << text::fixed(p.power_w, 2) << " | " << text::fixed(p.energy_per_frame_mj, 1) << " | "
-       << throttled << " | " << (threads.empty() ? "n/a" : threads) << " |\n";
+       << text::duration_text(p.seconds) << " | " << p.frames << " | " << text::fixed(p.fps, 2)
+       << " | " << text::fixed(p.inference_p90_ms, 2) << " | "
+       << text::fixed(p.end_to_end_p90_ms, 2) << " | " << temp << " | "
+       << text::fixed(p.clock_mean_mhz, 0) << " | " << text::fixed(p.power_w, 2) << " | "
+       << text::fixed(p.energy_per_frame_mj, 1) << " | " << throttled << " | "
+       << (threads.empty() ? "n/a" : threads) << " |\n";
   }
   if (r.precisions.size() == 2) {
     const auto& a = r.precisions[0];
@@ -685,7 +673,7 @@ std::string field_report_markdown(const FieldReport& r,
     md << "\n## Gaps\n\n| from (UTC) | to (UTC) | length |\n| --- | --- | --- |\n";
     for (const auto& g : r.gaps) {
       md << "| " << utc_text(g.start) << " | " << utc_text(g.end) << " | "
-         << duration_text(g.end - g.start) << " |\n";
+         << text::duration_text(g.end - g.start) << " |\n";
     }
   }
 

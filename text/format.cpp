@@ -29,6 +29,17 @@ std::string fixed(const std::optional<double>& v, int decimals) {
   return v ? fixed(*v, decimals) : "n/a";
 }
 
+std::string duration_text(double seconds) {
+  if (seconds < 10) {
+    std::string s = format("%.1f", seconds);
+    if (s.ends_with(".0")) s.resize(s.size() - 2);
+    return s + " s";
+  }
+  if (seconds < 120) return format("%.0f s", seconds);
+  if (seconds < 2 * 3600) return format("%.1f min", seconds / 60);
+  return format("%.1f h", seconds / 3600);
+}
+
 double rounded(double v, int decimals) {
   // Divided by a power of ten, not multiplied by 0.1: 3 / 10 is 0.3, 3 * 0.1 is
   // 0.30000000000000004.

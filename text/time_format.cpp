@@ -22,6 +22,16 @@ std::string iso8601_utc(std::chrono::system_clock::time_point time) {
   return text;
 }
 
+std::string readable_utc(std::chrono::system_clock::time_point time) {
+  const std::time_t seconds =
+      std::chrono::system_clock::to_time_t(std::chrono::floor<std::chrono::seconds>(time));
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[96];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", &utc);
+  return text;
+}
+
 std::optional<std::chrono::system_clock::time_point> parse_iso8601_utc(std::string_view text) {
   const std::string s(text);
   std::tm tm{};

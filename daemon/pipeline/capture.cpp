@@ -30,12 +30,6 @@ vision::SourceSpec spec_of(const config::SourceConfig& c) {
 // How long after a camera device appears it is opened (udev sets its group meanwhile).
 constexpr auto kDeviceSettle = std::chrono::milliseconds(300);
 
-std::string seconds_text(double s) {
-  char text[32];
-  std::snprintf(text, sizeof text, s < 10 ? "%.1f s" : "%.0f s", s);
-  return text;
-}
-
 }  // namespace
 
 Capture::Capture(Events& events, FrameSlot& slot)
@@ -239,7 +233,7 @@ void Capture::run() {
       if (generation_ != generation) continue;
       last_error_ = failure;
     }
-    const std::string message = failure + "; retrying in " + seconds_text(backoff);
+    const std::string message = failure + "; retrying in " + text::duration_text(backoff);
     events_.emit(failure == reported ? config::LogLevel::kDebug : config::LogLevel::kWarning,
                  fieldlog::EventKind::kSourceLost, message,
                  {{"uri", config.uri}, {"error", failure}, {"retry_in_s", backoff}});

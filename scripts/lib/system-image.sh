@@ -87,7 +87,7 @@ system_image_build() {
   # Each step's failure ends the build: it runs as a condition (`|| {...}`), where errexit is off.
   system_image_remove "$tmp" || return 1
   mkdir -p "$tmp" || return 1
-  ssh-keygen -q -t ed25519 -N '' -C yolo-edge-system-tests -f "$tmp/id_ed25519"  || return 1
+  ssh-keygen -q -t ed25519 -N '' -C yolo-edge-system-tests -f "$tmp/id_ed25519" || return 1
   cp "$deb" "$tmp/package.deb" || return 1
 
   local extra=()

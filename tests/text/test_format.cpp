@@ -29,6 +29,16 @@ TEST(Format, RoundedIsTheDoubleNearestTheDecimalSoJsonPrintsItShort) {
   EXPECT_EQ(rounded(-2.25, 1), -2.3);  // halves away from zero, as std::round
 }
 
+TEST(Format, DurationsInTheUnitThatReadsBest) {
+  EXPECT_EQ(duration_text(0.4), "0.4 s");
+  EXPECT_EQ(duration_text(2.0), "2 s");
+  EXPECT_EQ(duration_text(9.96), "10 s") << "rounded, never '10.0 s'";
+  EXPECT_EQ(duration_text(30.0), "30 s");
+  EXPECT_EQ(duration_text(150.0), "2.5 min");
+  EXPECT_EQ(duration_text(3 * 3600.0 + 360), "3.1 h");
+  EXPECT_EQ(duration_text(std::chrono::milliseconds(1500)), "1.5 s");
+}
+
 TEST(Format, JoinedPutsTheSeparatorBetweenOnly) {
   EXPECT_EQ(joined(std::vector<std::string>{}), "");
   EXPECT_EQ(joined(std::vector<std::string>{"a"}), "a");

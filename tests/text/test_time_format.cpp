@@ -21,6 +21,11 @@ TEST(UtcTime, SubMillisecondsAreCutNotRounded) {
   EXPECT_EQ(iso8601_utc(time), "1970-01-01T23:59:59.999Z");
 }
 
+TEST(UtcTime, ReadableToTheSecond) {
+  const auto t = std::chrono::system_clock::time_point(std::chrono::milliseconds(1763924846999));
+  EXPECT_EQ(readable_utc(t), "2025-11-23 19:07:26");
+}
+
 TEST(UtcTime, BeforeTheEpoch) {
   const auto time = std::chrono::system_clock::time_point(-1s) + 250ms;
   EXPECT_EQ(iso8601_utc(time), "1969-12-31T23:59:59.250Z");

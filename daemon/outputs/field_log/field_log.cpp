@@ -14,6 +14,7 @@
 
 #include "daemon/core/logger.h"
 #include "fieldlog/keys.h"
+#include "text/format.h"
 #include "text/time_format.h"
 
 namespace yolo::daemon {
@@ -145,7 +146,8 @@ class LineWriter {
       s["ok"] = false;
       s["warning"] = "field log: " + error_->message() + "; holding " +
                      std::to_string(held_.size()) + " lines (at most " + std::to_string(max_held_) +
-                     ", the oldest dropped beyond) and retrying every " + seconds_text(retry);
+                     ", the oldest dropped beyond) and retrying every " +
+                     text::duration_text(retry);
     } else if (const auto& folder = file_.folder_warning()) {
       s["ok"] = false;
       s["warning"] = "field log: " + folder->message() + "; lines still go to " +
@@ -155,13 +157,6 @@ class LineWriter {
   }
 
  private:
-  static std::string seconds_text(std::chrono::milliseconds duration) {
-    const double seconds = std::chrono::duration<double>(duration).count();
-    char text[32];
-    std::snprintf(text, sizeof text, "%g s", seconds);
-    return text;
-  }
-
   bool append(const std::string& line) {
     error_ = file_.append(line);
     if (!error_) return true;

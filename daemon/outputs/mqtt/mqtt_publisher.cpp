@@ -19,6 +19,7 @@
 #include "daemon/core/label_tracker.h"
 #include "daemon/outputs/mqtt/mqtt_connection.h"
 #include "daemon/outputs/mqtt/mqtt_messages.h"
+#include "text/format.h"
 
 namespace yolo::daemon {
 
@@ -34,13 +35,6 @@ constexpr auto kServicePeriod = std::chrono::seconds(1);
 // instead of throwing.
 std::string payload_text(const json& j) {
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
-// "30 s", "0.4 s".
-std::string seconds_text(std::chrono::milliseconds duration) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g s", std::chrono::duration<double>(duration).count());
-  return text;
 }
 
 }  // namespace
@@ -150,7 +144,7 @@ class MqttPublisher::Loop {
     } else if (auto why = conn_->closed()) {
       fail(mqtt_problem(why->rc, why->error), now);
     } else if (now - attempt_started_ >= options_.connect_timeout) {
-      fail("unreachable: no answer within " + seconds_text(options_.connect_timeout), now);
+      fail("unreachable: no answer within " + text::duration_text(options_.connect_timeout), now);
     }
   }
 
@@ -164,7 +158,7 @@ class MqttPublisher::Loop {
       const std::string broker = broker_of(settings_.mqtt).address();
       owner_.events_.emit(config::LogLevel::kWarning, fieldlog::EventKind::kMqttUnreachable,
                           "MQTT broker " + broker + " " + problem + "; retrying, at most every " +
-                              seconds_text(options_.retry_max) + ", until it answers",
+                              text::duration_text(options_.retry_max) + ", until it answers",
                           {{"broker", broker}, {"problem", problem}});
     }
     problem_ = std::move(problem);
