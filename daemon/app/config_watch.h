@@ -8,7 +8,8 @@ namespace yolo::daemon {
 
 // Notices when the config file changes (config.watch). Watches the file's folder, not the file:
 // editors and tools such as Ansible write a new file and rename it over the old one, which a
-// watch on the old file's inode would miss. The descriptor goes into the control loop's poll().
+// watch on the old file's inode would miss. The descriptor is one of the control loop's sources
+// (daemon/app/event_loop.h, sd-event).
 class ConfigWatch {
  public:
   // Throws std::system_error when inotify cannot watch the folder.
