@@ -13,7 +13,8 @@ namespace yolo::cli {
 enum ExitStatus { kOk = 0, kFailed = 1, kBadInput = 2 };
 
 // Adding a command NAME:
-//   1. write cli/command_NAME.cpp defining `void register_NAME(CLI::App& app)`, which creates
+//   1. write cli/NAME/command_NAME.cpp (with what only it uses beside it) defining `void
+//   register_NAME(CLI::App& app)`, which creates
 //      the subcommand (`app.add_subcommand`), its options (stored in shared_ptrs the action
 //      captures) and hands its action to add_command;
 //   2. declare register_NAME below and list it in kCommands in commands.cpp.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // yolo-edge compare on the fixture models, photos and video, and on bad input
-// (cli/command_compare.cpp).
+// (cli/compare/command_compare.cpp).
 #include <gtest/gtest.h>
 #include <unistd.h>
 

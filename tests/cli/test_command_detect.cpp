@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// yolo-edge detect with models as users bring them (cli/command_detect.cpp): an FP16 export, a
+// yolo-edge detect with models as users bring them (cli/detect/command_detect.cpp): an FP16 export, a
 // dynamic-axes model at the source's aspect, a static INT8 file at its own precision, and the
 // sizes a model cannot take.
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// yolo-edge inspect on the fixture models and on broken copies of them (cli/command_inspect.cpp).
+// yolo-edge inspect on the fixture models and on broken copies of them (cli/inspect/command_inspect.cpp).
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // yolo-edge logs export --csv on field logs written here: folders and rotated files, flattening,
-// quoting, damaged lines and bad input (cli/command_logs.cpp).
+// quoting, damaged lines and bad input (cli/logs/command_logs.cpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>

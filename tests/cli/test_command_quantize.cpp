@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// yolo-edge quantize as users meet it (cli/command_quantize.cpp): bad input ends with status 2, a
+// yolo-edge quantize as users meet it (cli/quantize/command_quantize.cpp): bad input ends with status 2, a
 // message naming what was wrong, and nothing written; a real run writes a model that loads as
 // static INT8 and the --report JSON.
 #include <gtest/gtest.h>

@@ -1,0 +1,686 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cli/report/field_report.h"
+
+#include "fieldlog/events.h"
+#include "fieldlog/keys.h"
+#include "runtime/engine/precision.h"
+#include "telemetry/sample.h"
+#include "text/format.h"
+#include "text/time_format.h"
+#include "tracking/vocabulary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <numeric>
+#include <sstream>
+#include <stdexcept>
+#include <tuple>
+
+namespace yolo::cli {
+
+namespace {
+
+using nlohmann::json;
+
+// A pause between two lines longer than this (and than a fifth of an interval) is a gap: the
+// daemon was not running, or a rotated file is missing.
+constexpr double kMinGapS = 2.0;
+// Thread decisions listed one by one in report.md; the rest are counted.
+constexpr std::size_t kDecisionsListed = 20;
+
+std::optional<double> number_at(const json& line, const json::json_pointer& at) {
+  if (!line.contains(at)) return std::nullopt;
+  const json& v = line.at(at);
+  if (!v.is_number()) return std::nullopt;
+  return v.get<double>();
+}
+
+std::optional<double> number_at(const json& line, const char* key) {
+  return number_at(line, json::json_pointer(std::string("/") + key));
+}
+
+std::string text_at(const json& line, const char* key) {
+  const auto it = line.find(key);
+  return it != line.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// The hottest zone: temp_max_c, else the largest of temp_c.
+std::optional<double> temperature(const json& line) {
+  if (auto t = number_at(line, fieldlog::key::kTempMaxC)) return t;
+  const auto it = line.find(telemetry::key::kTempC);
+  if (it == line.end() || !it->is_object() || it->empty()) return std::nullopt;
+  std::optional<double> hottest;
+  for (const auto& [zone, c] : it->items()) {
+    if (c.is_number()) hottest = std::max(hottest.value_or(-1e9), c.get<double>());
+  }
+  return hottest;
+}
+
+// The Pi firmware's Arm clock (it shows throttling), else the cores' mean requested clock.
+std::optional<double> clock(const json& line) {
+  if (auto arm = number_at(line, telemetry::key::kArmClockMhz)) return arm;
+  const auto it = line.find(telemetry::key::kClockMhz);
+  if (it == line.end() || !it->is_array() || it->empty()) return std::nullopt;
+  double sum = 0;
+  for (const auto& c : *it) {
+    if (!c.is_number()) return std::nullopt;
+    sum += c.get<double>();
+  }
+  return sum / static_cast<double>(it->size());
+}
+
+// Any of the Pi firmware's four "now" conditions, or nullopt off a Pi.
+std::optional<bool> throttled(const json& line) {
+  const auto it = line.find(telemetry::key::kThrottle);
+  if (it == line.end() || !it->is_object()) return std::nullopt;
+  bool any = false;
+  for (const char* flag : telemetry::key::kThrottleConditions) {
+    any = any || it->value(flag, false);
+  }
+  return any;
+}
+
+// One interval line, as the report reads it.
+struct Interval {
+  double start = 0, end = 0;
+  std::string precision, model;
+  long long frames = 0;
+  double fps = 0;
+  std::optional<int> threads;
+  std::map<int, long long> frames_by_threads;
+  std::optional<double> inference_p50, inference_p90, end_to_end_p90;
+  std::optional<double> temp_c, clock_mhz, power_w, energy_per_frame_mj;
+  std::optional<bool> throttled;
+  bool gap_before = false;
+};
+
+Interval read_interval(const json& line, double end) {
+  Interval i;
+  i.end = end;
+  i.start = end - number_at(line, fieldlog::key::kDurationS).value_or(0);
+  i.precision = text_at(line, fieldlog::key::kPrecision);
+  i.model = text_at(line, fieldlog::key::kModel);
+  i.frames = static_cast<long long>(number_at(line, fieldlog::key::kFrames).value_or(0));
+  i.fps = number_at(line, fieldlog::key::kFps).value_or(0);
+  if (auto t = number_at(line, fieldlog::key::kThreads)) i.threads = static_cast<int>(*t);
+  if (const auto it = line.find(fieldlog::key::kFramesByThreads);
+      it != line.end() && it->is_object()) {
+    for (const auto& [count, frames] : it->items()) {
+      if (frames.is_number()) {
+        i.frames_by_threads[std::atoi(count.c_str())] += frames.get<long long>();
+      }
+    }
+  } else if (i.threads && i.frames > 0) {
+    i.frames_by_threads[*i.threads] = i.frames;
+  }
+  i.inference_p50 = number_at(line, json::json_pointer("/latency_ms/inference/p50"));
+  i.inference_p90 = number_at(line, json::json_pointer("/latency_ms/inference/p90"));
+  i.end_to_end_p90 = number_at(line, json::json_pointer("/latency_ms/end_to_end/p90"));
+  i.temp_c = temperature(line);
+  i.clock_mhz = clock(line);
+  i.throttled = throttled(line);
+  i.power_w = number_at(line, fieldlog::key::kPowerW);
+  i.energy_per_frame_mj = number_at(line, fieldlog::key::kEnergyPerFrameMj);
+  return i;
+}
+
+json or_null(const std::optional<double>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+// A weighted mean gathered one value at a time.
+struct Mean {
+  double sum = 0, weight = 0;
+  void add(const std::optional<double>& v, double w) {
+    if (v && w > 0) {
+      sum += *v * w;
+      weight += w;
+    }
+  }
+  std::optional<double> value() const {
+    return weight > 0 ? std::optional<double>(sum / weight) : std::nullopt;
+  }
+};
+
+PrecisionSummary summarize_precision(const std::string& precision,
+                                     const std::vector<Interval>& intervals) {
+  PrecisionSummary s;
+  s.precision = precision;
+  Mean inference, end_to_end, temp, clock_mhz, power;
+  double energy_mj = 0;
+  long long energy_frames = 0;
+  for (const auto& i : intervals) {
+    if (i.precision != precision || i.frames == 0) continue;
+    const double d = i.end - i.start;
+    if (!i.model.empty() && std::find(s.models.begin(), s.models.end(), i.model) == s.models.end())
+      s.models.push_back(i.model);
+    s.seconds += d;
+    s.frames += i.frames;
+    const auto frames = static_cast<double>(i.frames);
+    inference.add(i.inference_p90, frames);
+    end_to_end.add(i.end_to_end_p90, frames);
+    temp.add(i.temp_c, d);
+    if (i.temp_c) s.temp_max_c = std::max(s.temp_max_c.value_or(-1e9), *i.temp_c);
+    clock_mhz.add(i.clock_mhz, d);
+    power.add(i.power_w, d);
+    if (i.energy_per_frame_mj) {
+      energy_mj += *i.energy_per_frame_mj * frames;
+      energy_frames += i.frames;
+    }
+    if (i.throttled) {
+      s.throttle_known_s += d;
+      if (*i.throttled) s.throttled_s += d;
+    }
+    for (const auto& [threads, n] : i.frames_by_threads) s.frames_by_threads[threads] += n;
+  }
+  s.fps = s.seconds > 0 ? static_cast<double>(s.frames) / s.seconds : 0;
+  s.inference_p90_ms = inference.value();
+  s.end_to_end_p90_ms = end_to_end.value();
+  s.temp_mean_c = temp.value();
+  s.clock_mean_mhz = clock_mhz.value();
+  s.power_w = power.value();
+  if (energy_frames > 0) s.energy_per_frame_mj = energy_mj / static_cast<double>(energy_frames);
+  return s;
+}
+
+// The field log's times (seconds since the epoch) as the report's tables show them.
+std::string utc_text(double seconds) {
+  return text::readable_utc(std::chrono::system_clock::time_point(
+      std::chrono::duration_cast<std::chrono::system_clock::duration>(
+          std::chrono::duration<double>(seconds))));
+}
+
+bool any_of(const std::vector<Interval>& intervals, auto member) {
+  return std::any_of(intervals.begin(), intervals.end(),
+                     [&](const Interval& i) { return (i.*member).has_value(); });
+}
+
+// The sensors events' "missing" entries ("NAME: why") whose name holds one of `words`.
+std::vector<std::string> sensors_missing(const std::vector<std::string>& missing,
+                                         std::initializer_list<const char*> words) {
+  std::vector<std::string> found;
+  for (const auto& m : missing) {
+    const std::string name = m.substr(0, m.find(':'));
+    for (const char* w : words) {
+      if (name.find(w) != std::string::npos) {
+        found.push_back(m);
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+std::string because(const std::vector<std::string>& reasons) {
+  return reasons.empty()
+             ? ""
+             : " The daemon's sensor inventory said: " + text::joined(reasons, "; ") + ".";
+}
+
+void note_missing(FieldReport& r, const std::vector<Interval>& intervals,
+                  const std::vector<std::string>& sensors_missing_items,
+                  const std::vector<std::string>& skipped) {
+  long long frames = 0;
+  double idle_s = 0;
+  long long idle = 0;
+  for (const auto& i : intervals) {
+    frames += i.frames;
+    if (i.frames == 0) {
+      ++idle;
+      idle_s += i.end - i.start;
+    }
+  }
+  if (frames == 0) {
+    r.missing.push_back(
+        "No frames: every interval line has frames 0 (the source never delivered "
+        "a frame while these logs were written), so there is nothing to compare.");
+  }
+  if (r.precisions.size() == 1) {
+    const auto& p = r.precisions.front().precision;
+    r.missing.push_back(
+        "Only " + p +
+        " ran in these logs, so precisions cannot be compared: switch with "
+        "model.precision and a reload (SIGHUP), POST /api/precision or the precision button, "
+        "and report on a log that covers both.");
+  }
+  if (!any_of(intervals, &Interval::temp_c)) {
+    r.missing.push_back("No temperature: the device has no thermal zone the daemon could read." +
+                        because(sensors_missing(sensors_missing_items, {"thermal"})));
+  }
+  if (!any_of(intervals, &Interval::clock_mhz)) {
+    r.missing.push_back("No clock: neither cpufreq nor the Pi firmware gave one." +
+                        because(sensors_missing(sensors_missing_items, {"clock"})));
+  }
+  if (!any_of(intervals, &Interval::throttled)) {
+    r.missing.push_back(
+        "No throttle flags: they come from the Raspberry Pi firmware (/dev/vcio), so this is "
+        "not a Pi or the daemon could not open it; time throttled is n/a." +
+        because(sensors_missing(sensors_missing_items, {"throttle", "firmware"})));
+  }
+  if (!any_of(intervals, &Interval::power_w)) {
+    r.missing.push_back(
+        "No power readings: the device has no power source the daemon could read (an INA2xx "
+        "sensor, the Pi 5 PMIC, x86 RAPL), so W and mJ/frame are n/a and there is no power "
+        "plot." +
+        because(sensors_missing(sensors_missing_items,
+                                {"RAPL", "rapl", "power", "PMIC", "pmic", "INA", "ina", "hwmon"})));
+  } else if (!any_of(intervals, &Interval::energy_per_frame_mj)) {
+    r.missing.push_back(
+        "Power but no energy per frame: the power source gave fewer than two "
+        "energy readings per interval.");
+  }
+  if (r.decisions.empty()) {
+    r.missing.push_back("No thread-count decisions (threads.mode fixed, or one thread at most).");
+  }
+  if (idle > 0 && frames > 0) {
+    r.missing.push_back(std::to_string(idle) + " interval line(s) (" + text::duration_text(idle_s) +
+                        ") without frames: the source was away or stopped; they count for the "
+                        "device plots, not the precision table.");
+  }
+  if (!r.gaps.empty()) {
+    double total = 0;
+    for (const auto& g : r.gaps) total += g.end - g.start;
+    r.missing.push_back(std::to_string(r.gaps.size()) + " gap(s) without any line (" +
+                        text::duration_text(total) +
+                        "): the daemon was not running, or a rotated file is missing; listed "
+                        "below.");
+  }
+  for (const auto& s : skipped) r.missing.push_back("Skipped: " + s);
+}
+
+}  // namespace
+
+std::optional<double> parse_utc(const std::string& text) {
+  std::tm tm{};
+  int consumed = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &consumed) != 6) {
+    return std::nullopt;
+  }
+  double fraction = 0;
+  std::size_t at = static_cast<std::size_t>(consumed);
+  if (at < text.size() && text[at] == '.') {
+    std::size_t end = at + 1;
+    while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
+    if (end == at + 1) return std::nullopt;
+    fraction = std::stod("0" + text.substr(at, end - at));
+    at = end;
+  }
+  if (at + 1 != text.size() || text[at] != 'Z') return std::nullopt;
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  const std::time_t t = timegm(&tm);
+  if (t == static_cast<std::time_t>(-1)) return std::nullopt;
+  return static_cast<double>(t) + fraction;
+}
+
+namespace {
+
+// Adds an "object" event line to its line's crossings or its zone's entries and loiters; the
+// other kinds (new, leave, end) are only counted as object events.
+void count_object_event(FieldReport& r, const json& line) {
+  namespace k = fieldlog::key;
+  const std::string type = text_at(line, k::kEventType);
+  const std::string camera = text_at(line, k::kCamera);
+  const std::string label = text_at(line, k::kLabel);
+  if (type == tracking::event_kind_name(tracking::ObjectEventKind::kCross)) {
+    const std::string name = text_at(line, k::kLine);
+    auto it = std::find_if(r.crossings.begin(), r.crossings.end(),
+                           [&](const auto& c) { return c.camera == camera && c.line == name; });
+    if (it == r.crossings.end())
+      it = r.crossings.insert(it, LineCrossings{.camera = camera, .line = name, .by_label = {}});
+    auto& by_label = it->by_label[label];
+    if (text_at(line, k::kDirection) == tracking::direction_name(tracking::Direction::kIn)) {
+      ++it->in;
+      ++by_label.first;
+    } else {
+      ++it->out;
+      ++by_label.second;
+    }
+    return;
+  }
+  const bool enter = type == tracking::event_kind_name(tracking::ObjectEventKind::kEnter);
+  const bool loiter = type == tracking::event_kind_name(tracking::ObjectEventKind::kLoiter);
+  if (!enter && !loiter) return;
+  const std::string name = text_at(line, k::kZone);
+  auto it = std::find_if(r.zones.begin(), r.zones.end(),
+                         [&](const auto& z) { return z.camera == camera && z.zone == name; });
+  if (it == r.zones.end())
+    it = r.zones.insert(it, ZoneActivity{.camera = camera, .zone = name, .entries_by_label = {}});
+  if (enter) {
+    ++it->entries;
+    ++it->entries_by_label[label];
+  } else {
+    ++it->loiters;
+  }
+}
+
+// "car 30, person 2" (in or out only, with `pick`).
+template <class Map, class Pick>
+std::string by_label_text(const Map& counts, Pick pick) {
+  std::string text;
+  for (const auto& [label, count] : counts) {
+    const long long n = pick(count);
+    if (n > 0) text += (text.empty() ? "" : ", ") + label + " " + std::to_string(n);
+  }
+  return text.empty() ? "-" : text;
+}
+
+// Table cells: a name with '|' would break the row.
+std::string cell_text(std::string text) {
+  std::replace(text.begin(), text.end(), '|', '/');
+  return text;
+}
+
+}  // namespace
+
+FieldReport build_field_report(const std::vector<json>& lines,
+                               const std::vector<std::string>& skipped) {
+  FieldReport r;
+  std::vector<Interval> intervals;
+  std::vector<std::string> sensors_missing_items;
+  std::vector<std::string> skipped_all = skipped;
+  long long untimed = 0;
+  for (const auto& line : lines) {
+    const auto time = parse_utc(text_at(line, fieldlog::key::kTime));
+    if (!time) {
+      ++untimed;
+      continue;
+    }
+    const std::string type = text_at(line, fieldlog::key::kType);
+    if (type == fieldlog::kIntervalLine) {
+      ++r.interval_lines;
+      intervals.push_back(read_interval(line, *time));
+      const std::string host = text_at(line, fieldlog::key::kHost);
+      if (!host.empty() && std::find(r.hosts.begin(), r.hosts.end(), host) == r.hosts.end())
+        r.hosts.push_back(host);
+      continue;
+    }
+    if (type != fieldlog::kEventLine) continue;
+    ++r.event_lines;
+    // A kind this version does not know (a newer daemon's) is counted and otherwise skipped.
+    const std::optional<fieldlog::EventKind> event =
+        fieldlog::event_kind(text_at(line, fieldlog::key::kEvent));
+    if (event == fieldlog::EventKind::kThreads) {
+      ThreadDecisionEvent d;
+      d.time = *time;
+      d.from = static_cast<int>(number_at(line, fieldlog::key::kFrom).value_or(0));
+      d.to = static_cast<int>(number_at(line, fieldlog::key::kTo).value_or(0));
+      d.kind = text_at(line, fieldlog::key::kKind);
+      d.reason = text_at(line, fieldlog::key::kReason);
+      r.decisions.push_back(std::move(d));
+    } else if (event == fieldlog::EventKind::kSwap) {
+      r.swaps.push_back({{"time", *time},
+                         {"from", text_at(line, fieldlog::key::kFromPrecision)},
+                         {"to", text_at(line, fieldlog::key::kToPrecision)},
+                         {"from_model", text_at(line, fieldlog::key::kFrom)},
+                         {"to_model", text_at(line, fieldlog::key::kTo)},
+                         {"frames_lost", line.value(fieldlog::key::kFramesLost, json(nullptr))},
+                         {"gap_ms", line.value(fieldlog::key::kGapMs, json(nullptr))}});
+    } else if (event == fieldlog::EventKind::kPrecisionChosen) {
+      json c = {{"time", *time},
+                {"precision", text_at(line, fieldlog::key::kPrecision)},
+                {"reason", text_at(line, fieldlog::key::kReason)}};
+      namespace k = fieldlog::key;
+      for (const char* key :
+           {k::kFp32Ms, k::kFp32Threads, k::kInt8Ms, k::kInt8Threads, k::kSpeedup, k::kMap50}) {
+        c[key] = line.value(key, json(nullptr));
+      }
+      r.choices.push_back(std::move(c));
+    } else if (event == fieldlog::EventKind::kObject) {
+      ++r.object_events;
+      count_object_event(r, line);
+    } else if (event == fieldlog::EventKind::kSensors) {
+      if (const auto it = line.find(fieldlog::key::kMissing); it != line.end() && it->is_array()) {
+        for (const auto& m : *it) {
+          if (m.is_string() && std::find(sensors_missing_items.begin(), sensors_missing_items.end(),
+                                         m.get<std::string>()) == sensors_missing_items.end()) {
+            sensors_missing_items.push_back(m.get<std::string>());
+          }
+        }
+      }
+    }
+  }
+  if (intervals.empty()) {
+    throw std::invalid_argument("no interval lines with a time: nothing to report");
+  }
+  std::sort(r.crossings.begin(), r.crossings.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.camera, a.line) < std::tie(b.camera, b.line);
+  });
+  std::sort(r.zones.begin(), r.zones.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.camera, a.zone) < std::tie(b.camera, b.zone);
+  });
+  if (untimed > 0) {
+    skipped_all.push_back(std::to_string(untimed) + " line(s) without a readable \"time\"");
+  }
+  // Files given out of order, or rotated ones listed after the current one, still read in time.
+  std::stable_sort(intervals.begin(), intervals.end(),
+                   [](const Interval& a, const Interval& b) { return a.end < b.end; });
+  std::stable_sort(r.decisions.begin(), r.decisions.end(),
+                   [](const auto& a, const auto& b) { return a.time < b.time; });
+  for (std::size_t k = 1; k < intervals.size(); ++k) {
+    const double pause = intervals[k].start - intervals[k - 1].end;
+    if (pause > std::max(kMinGapS, 0.2 * (intervals[k].end - intervals[k].start))) {
+      intervals[k].gap_before = true;
+      r.gaps.push_back({intervals[k - 1].end, intervals[k].start});
+    }
+  }
+  r.first = intervals.front().start;
+  r.last = intervals.back().end;
+
+  std::vector<std::string> names;
+  for (const auto& i : intervals) {
+    if (i.frames > 0 && !i.precision.empty() &&
+        std::find(names.begin(), names.end(), i.precision) == names.end()) {
+      names.push_back(i.precision);
+    }
+  }
+  // FP32 first, the reference.
+  std::stable_sort(names.begin(), names.end(),
+                   [fp32 = runtime::precision_name(runtime::Precision::kFp32)](
+                       const auto& a, const auto& b) { return a == fp32 && b != fp32; });
+  for (const auto& name : names) r.precisions.push_back(summarize_precision(name, intervals));
+  note_missing(r, intervals, sensors_missing_items, skipped_all);
+
+  json rows = json::array();
+  for (const auto& i : intervals) {
+    json frames_by_threads = json::object();
+    for (const auto& [t, n] : i.frames_by_threads) frames_by_threads[std::to_string(t)] = n;
+    rows.push_back({{"start", i.start},
+                    {"end", i.end},
+                    {"precision", i.precision.empty() ? json(nullptr) : json(i.precision)},
+                    {"frames", i.frames},
+                    {"fps", i.fps},
+                    {"threads", i.threads ? json(*i.threads) : json(nullptr)},
+                    {"inference_p50_ms", or_null(i.inference_p50)},
+                    {"inference_p90_ms", or_null(i.inference_p90)},
+                    {"end_to_end_p90_ms", or_null(i.end_to_end_p90)},
+                    {"temp_c", or_null(i.temp_c)},
+                    {"clock_mhz", or_null(i.clock_mhz)},
+                    {"throttled", i.throttled ? json(*i.throttled) : json(nullptr)},
+                    {"power_w", or_null(i.power_w)},
+                    {"energy_per_frame_mj", or_null(i.energy_per_frame_mj)},
+                    {"gap_before", i.gap_before}});
+  }
+  json decisions = json::array();
+  for (const auto& d : r.decisions) {
+    decisions.push_back({{"time", d.time}, {"from", d.from}, {"to", d.to}, {"kind", d.kind}});
+  }
+  r.timeline = {{"hosts", r.hosts},       {"precisions", names}, {"intervals", rows},
+                {"decisions", decisions}, {"swaps", r.swaps},    {"choices", r.choices}};
+  return r;
+}
+
+std::string field_report_markdown(const FieldReport& r,
+                                  const std::vector<std::pair<std::string, std::string>>& plots,
+                                  const std::vector<std::string>& sources) {
+  std::ostringstream md;
+  md << "# Field report\n\n"
+     << "From " << utc_text(r.first) << " to " << utc_text(r.last) << " UTC ("
+     << text::duration_text(r.last - r.first) << ") on "
+     << (r.hosts.empty() ? "?" : text::joined(r.hosts, ", ")) << ": " << r.interval_lines
+     << " interval lines and " << r.event_lines << " events from " << text::joined(sources, ", ")
+     << ".\n\n";
+
+  md << "## Precisions\n\n"
+     << "Intervals with frames only. p90: the intervals' p90, weighted by their frames. "
+        "Temperature: the hottest zone, mean over time / highest. W: the mean of the intervals' "
+        "power; mJ/frame: their energy over their frames. Throttled: time with any Pi throttle "
+        "condition now.\n\n"
+     << "| precision | model | running | frames | FPS | p90 inference ms | p90 capture to result "
+        "ms | temp C mean / max | clock MHz | W | mJ/frame | throttled | frames per thread count "
+        "|\n"
+     << "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+  for (const auto& p : r.precisions) {
+    std::string threads;
+    for (const auto& [t, n] : p.frames_by_threads) {
+      char cell[48];
+      std::snprintf(
+          cell, sizeof cell, "%s%d: %.0f %%", threads.empty() ? "" : ", ", t,
+          p.frames > 0 ? 100.0 * static_cast<double>(n) / static_cast<double>(p.frames) : 0.0);
+      threads += cell;
+    }
+    std::string throttled = "n/a";
+    if (p.throttle_known_s > 0) {
+      throttled = text::duration_text(p.throttled_s) + " (" +
+                  text::fixed(100 * p.throttled_s / p.throttle_known_s, 0) + " %)";
+    }
+    const std::string temp =
+        p.temp_mean_c ? text::fixed(p.temp_mean_c, 1) + " / " + text::fixed(p.temp_max_c, 1)
+                      : "n/a";
+    md << "| " << p.precision << " | " << text::joined(p.models, ", ") << " | "
+       << text::duration_text(p.seconds) << " | " << p.frames << " | " << text::fixed(p.fps, 2)
+       << " | " << text::fixed(p.inference_p90_ms, 2) << " | "
+       << text::fixed(p.end_to_end_p90_ms, 2) << " | " << temp << " | "
+       << text::fixed(p.clock_mean_mhz, 0) << " | " << text::fixed(p.power_w, 2) << " | "
+       << text::fixed(p.energy_per_frame_mj, 1) << " | " << throttled << " | "
+       << (threads.empty() ? "n/a" : threads) << " |\n";
+  }
+  if (r.precisions.size() == 2) {
+    const auto& a = r.precisions[0];
+    const auto& b = r.precisions[1];
+    if (a.fps > 0 && b.fps > 0) {
+      md << "\n"
+         << b.precision << " / " << a.precision << ": FPS " << text::fixed(b.fps / a.fps, 2) << "x";
+      if (a.inference_p90_ms && b.inference_p90_ms && *b.inference_p90_ms > 0) {
+        md << ", p90 inference speedup "
+           << text::fixed(*a.inference_p90_ms / *b.inference_p90_ms, 2) << "x";
+      }
+      if (a.energy_per_frame_mj && b.energy_per_frame_mj && *a.energy_per_frame_mj > 0) {
+        md << ", energy per frame "
+           << text::fixed(*b.energy_per_frame_mj / *a.energy_per_frame_mj, 2) << "x";
+      }
+      md << ".\n";
+    }
+  }
+
+  if (!plots.empty()) {
+    md << "\n## Plots\n\n";
+    for (const auto& [file, caption] : plots) md << "![" << caption << "](" << file << ")\n\n";
+  }
+
+  md << "## Thread-count decisions\n\n";
+  if (r.decisions.empty()) {
+    md << "None.\n";
+  } else {
+    std::map<std::string, int> kinds;
+    for (const auto& d : r.decisions) ++kinds[d.kind];
+    std::string counts;
+    for (const auto& [kind, n] : kinds) {
+      counts += (counts.empty() ? "" : ", ") + kind + " " + std::to_string(n);
+    }
+    md << r.decisions.size() << " decisions (" << counts << ")";
+    const std::size_t from =
+        r.decisions.size() > kDecisionsListed ? r.decisions.size() - kDecisionsListed : 0;
+    md << (from > 0 ? "; the last " + std::to_string(kDecisionsListed) : std::string()) << ":\n\n"
+       << "| time (UTC) | threads | kind | reason |\n| --- | --- | --- | --- |\n";
+    for (std::size_t k = from; k < r.decisions.size(); ++k) {
+      const auto& d = r.decisions[k];
+      std::string reason = d.reason;
+      std::replace(reason.begin(), reason.end(), '|', '/');
+      md << "| " << utc_text(d.time) << " | " << d.from << " -> " << d.to << " | " << d.kind
+         << " | " << reason << " |\n";
+    }
+  }
+
+  md << "\n## Precision switches\n\n";
+  if (r.swaps.empty()) {
+    md << "None.\n";
+  } else {
+    md << "| time (UTC) | from | to | frames lost | longest gap between results ms |\n"
+       << "| --- | --- | --- | --- | --- |\n";
+    for (const auto& s : r.swaps) {
+      auto cell = [](const json& v) { return v.is_null() ? std::string("n/a") : v.dump(); };
+      // INT8 files made from an FP32 one keep its name: the precision tells them apart.
+      md << "| " << utc_text(s.at("time").get<double>()) << " | "
+         << s.at("from_model").get<std::string>() << " " << s.at("from").get<std::string>() << " | "
+         << s.at("to_model").get<std::string>() << " " << s.at("to").get<std::string>() << " | "
+         << cell(s.at("frames_lost")) << " | " << cell(s.at("gap_ms")) << " |\n";
+    }
+  }
+
+  if (!r.choices.empty()) {
+    md << "\n## Precision chosen by measurement (precision: auto)\n\n"
+       << "| time (UTC) | chose | FP32 ms (threads) | INT8 ms (threads) | INT8 speedup | mAP50 "
+          "| why |\n| --- | --- | --- | --- | --- | --- | --- |\n";
+    for (const auto& c : r.choices) {
+      auto figure = [](const json& v, int decimals) {
+        return text::fixed(v.is_number() ? std::optional(v.get<double>()) : std::nullopt, decimals);
+      };
+      auto at = [&](const char* ms, const char* threads) {
+        return figure(c.at(ms), 1) + " (" + figure(c.at(threads), 0) + ")";
+      };
+      std::string reason = c.at("reason").get<std::string>();
+      std::replace(reason.begin(), reason.end(), '|', '/');
+      md << "| " << utc_text(c.at("time").get<double>()) << " | "
+         << c.at("precision").get<std::string>() << " | " << at("fp32_ms", "fp32_threads") << " | "
+         << at("int8_ms", "int8_threads") << " | " << figure(c.at("speedup"), 2) << "x | "
+         << figure(c.at("map50"), 3) << " | " << reason << " |\n";
+    }
+  }
+
+  if (r.object_events > 0) {
+    md << "\n## Tracked objects\n\n"
+       << r.object_events
+       << " object events. Crossings of each line by direction (its \"in\" side as configured), "
+          "and entries into and loiter events in each zone, by class.\n\n";
+    if (!r.crossings.empty()) {
+      md << "| camera | line | in | out | in by class | out by class |\n"
+         << "| --- | --- | --- | --- | --- | --- |\n";
+      for (const auto& c : r.crossings) {
+        md << "| " << cell_text(c.camera) << " | " << cell_text(c.line) << " | " << c.in << " | "
+           << c.out << " | "
+           << cell_text(by_label_text(c.by_label, [](const auto& n) { return n.first; })) << " | "
+           << cell_text(by_label_text(c.by_label, [](const auto& n) { return n.second; }))
+           << " |\n";
+      }
+      md << "\n";
+    }
+    if (!r.zones.empty()) {
+      md << "| camera | zone | entries | loiter events | entries by class |\n"
+         << "| --- | --- | --- | --- | --- |\n";
+      for (const auto& z : r.zones) {
+        md << "| " << cell_text(z.camera) << " | " << cell_text(z.zone) << " | " << z.entries
+           << " | " << z.loiters << " | "
+           << cell_text(by_label_text(z.entries_by_label, [](long long n) { return n; })) << " |\n";
+      }
+    }
+  }
+
+  if (!r.gaps.empty()) {
+    md << "\n## Gaps\n\n| from (UTC) | to (UTC) | length |\n| --- | --- | --- |\n";
+    for (const auto& g : r.gaps) {
+      md << "| " << utc_text(g.start) << " | " << utc_text(g.end) << " | "
+         << text::duration_text(g.end - g.start) << " |\n";
+    }
+  }
+
+  md << "\n## What these logs do not tell\n\n";
+  if (r.missing.empty()) md << "Nothing missing.\n";
+  for (const auto& m : r.missing) md << "- " << m << "\n";
+  return md.str();
+}
+
+}  // namespace yolo::cli
