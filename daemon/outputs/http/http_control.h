@@ -23,7 +23,7 @@ class ControlJobs {
     thread_.start("http-control", [this] { loop(); });
   }
   // The thread may be waiting on the control loop (up to HttpLimits::control_timeout): it is
-  // given `limit`, not waited for. Jobs still queued are dropped.
+  // waited for `limit` at most. Jobs still queued are dropped (their requests get 503).
   bool stop_within(std::chrono::milliseconds limit) { return thread_.stop_within(limit); }
 
   // Runs ex->job on the control thread, then hands its answer back (WaitingExchanges::finish).

@@ -242,7 +242,7 @@ void Listener::loop() {
       wake_.wait(lock, [&] { return thread_.stopping() || rebind_; });
       continue;
     }
-    if (const auto problem = serve(std::move(http))) retry_later(*problem);
+    if (const auto problem = run_server(std::move(http))) retry_later(*problem);
   }
 }
 
@@ -268,7 +268,7 @@ int Listener::client_bound(int max_clients) const {
   return usable;
 }
 
-std::optional<std::string> Listener::serve(config::HttpConfig http) {
+std::optional<std::string> Listener::run_server(config::HttpConfig http) {
   std::optional<TlsIdentity> tls;
   if (http.tls) {
     try {

@@ -65,8 +65,9 @@ class Listener {
   void loop();
   // http.max_clients within what the process may open (said when it is cut).
   int client_bound(int max_clients) const;
-  // Serves `http` until it must start again or stop; what kept it from serving, if anything.
-  std::optional<std::string> serve(config::HttpConfig http);
+  // Runs libmicrohttpd on `http` until it must start again or stop; what kept it from serving,
+  // if anything.
+  std::optional<std::string> run_server(config::HttpConfig http);
   // Says why it is not serving, and waits before the next attempt.
   void retry_later(const std::string& warning);
   // The access handler: one call per request once its headers are in, more while a body comes

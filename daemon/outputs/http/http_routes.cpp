@@ -101,7 +101,6 @@ using http::queue;
 using http::queue_error;
 
 constexpr const char* kHtml = "text/html; charset=utf-8";
-const http::Headers kNoStore = {{"Cache-Control", "no-store"}};
 
 // The login form, served at GET /login and as the body of a 401 to a browser. Self-contained,
 // like the page; {{ERROR}} becomes the reason of a failed attempt.
@@ -266,7 +265,7 @@ int HttpServer::serve_login(const ExchangePtr& ex) {
     if (access_.mode() == config::HttpAuth::kNone) {
       return queue(c, 303, "", "text/plain", {{"Location", "/"}});
     }
-    return queue(c, 200, login_page(""), kHtml, kNoStore);
+    return queue(c, 200, login_page(""), kHtml, {{"Cache-Control", "no-store"}});
   }
   const std::string password = form_password(*ex);
   const HttpAccess::Login result = access_.login(password, ex->address);
@@ -288,8 +287,10 @@ int HttpServer::serve_login(const ExchangePtr& ex) {
                             " (doubling up to " + seconds_text(HttpAccess::kMaxLoginDelay) + ")");
     }
     ex->held = http::Answer{
-        401, login_page(password.empty() ? "Type the password." : "Wrong password; try again."),
-        kHtml, kNoStore};
+        401,
+        login_page(password.empty() ? "Type the password." : "Wrong password; try again."),
+        kHtml,
+        {{"Cache-Control", "no-store"}}};
   }
   ex->deadline = Clock::now() + result.delay;
   if (result.delay.count() > 0 && waiting_.suspend(ex, 0, ex->deadline)) return MHD_YES;
