@@ -109,7 +109,7 @@ int queue(MHD_Connection* connection, const Answer& answer);
 Answer error_answer(int status, const std::string& message, const Headers& headers = {});
 int queue_error(MHD_Connection* connection, int status, const std::string& message,
                 const Headers& headers = {});
-// A JSON response that no cache keeps.
+// A 200 with JSON that no cache keeps.
 int queue_json(MHD_Connection* connection, const std::string& json_text);
 
 // What a stream's `next` returns when the stream has ended (the server closes).
