@@ -106,9 +106,9 @@ HttpAccess::HttpAccess(fs::path sessions_file) : file_(std::move(sessions_file))
   load_sessions();
 }
 
-void HttpAccess::configure(Settings settings) {
+void HttpAccess::configure(const config::HttpConfig& http, std::string password) {
   std::lock_guard lock(mutex_);
-  const std::string under = sha256_hex(settings.password);
+  const std::string under = sha256_hex(password);
   if (!sessions_for_.empty() && under != sessions_for_ && !sessions_.empty()) {
     // A new password is meant to lock out whoever knew the old one.
     sessions_.clear();
@@ -116,12 +116,16 @@ void HttpAccess::configure(Settings settings) {
     save_sessions();
   }
   sessions_for_ = under;
-  settings_ = std::move(settings);
+  http_ = http;
+  password_ = std::move(password);
+  // The schema has checked the list; one that did not parse would let no address in.
+  metrics_allow_ = config::parse_address_list(http.metrics_allow, nullptr)
+                       .value_or(std::vector<config::Network>{});
 }
 
 config::HttpAuth HttpAccess::mode() const {
   std::lock_guard lock(mutex_);
-  return settings_.mode;
+  return http_.auth;
 }
 
 bool HttpAccess::valid_session(std::string_view cookie) const {
@@ -134,15 +138,15 @@ bool HttpAccess::valid_credential(std::string_view authorization) const {
   const std::optional<std::string> given = secret_of(authorization);
   if (!given || given->empty()) return false;
   // Both compared, whatever the first gives: the time says nothing about which one matched.
-  const bool password = settings_.mode == config::HttpAuth::kPassword &&
-                        !settings_.password.empty() && same_secret(*given, settings_.password);
-  const bool token = !settings_.token.empty() && same_secret(*given, settings_.token);
+  const bool password = http_.auth == config::HttpAuth::kPassword && !password_.empty() &&
+                        same_secret(*given, password_);
+  const bool token = !http_.token.empty() && same_secret(*given, http_.token);
   return password || token;
 }
 
 HttpAccess::Grant HttpAccess::grant(std::string_view cookie, std::string_view authorization) const {
   std::lock_guard lock(mutex_);
-  if (settings_.mode == config::HttpAuth::kNone) {
+  if (http_.auth == config::HttpAuth::kNone) {
     return valid_credential(authorization) ? Grant::kControl : Grant::kView;
   }
   return valid_session(cookie) || valid_credential(authorization) ? Grant::kControl
@@ -153,8 +157,8 @@ bool HttpAccess::may_scrape(const Address& address, std::string_view cookie,
                             std::string_view authorization) const {
   {
     std::lock_guard lock(mutex_);
-    if (settings_.mode == config::HttpAuth::kNone) return true;
-    for (const config::Network& n : settings_.metrics_allow) {
+    if (http_.auth == config::HttpAuth::kNone) return true;
+    for (const config::Network& n : metrics_allow_) {
       if (n.contains(address)) return true;
     }
   }
@@ -177,8 +181,8 @@ HttpAccess::Login HttpAccess::login(std::string_view password, const Address& ad
   Failures& f = failures_[address];
   // Every attempt after a failure waits, the right one too: guessing goes no faster for it.
   result.delay = login_delay(f.count);
-  const bool right = settings_.mode == config::HttpAuth::kPassword && !settings_.password.empty() &&
-                     same_secret(password, settings_.password);
+  const bool right = http_.auth == config::HttpAuth::kPassword && !password_.empty() &&
+                     same_secret(password, password_);
   if (!right) {
     ++f.count;
     f.last = now;
@@ -220,7 +224,7 @@ std::string HttpAccess::set_cookie(const std::string& session) const {
                 : "; Max-Age=" +
                       std::to_string(
                           std::chrono::duration_cast<std::chrono::seconds>(kSessionLife).count());
-  if (settings_.tls) cookie += "; Secure";
+  if (http_.tls) cookie += "; Secure";
   return cookie;
 }
 

@@ -35,23 +35,15 @@ class HttpAccess {
   static constexpr std::size_t kMaxSessions = 64;
   static constexpr std::chrono::seconds kMaxLoginDelay{30};
 
-  struct Settings {
-    config::HttpAuth mode = config::HttpAuth::kPassword;
-    // The password in force (from the config, or the one made at first start).
-    std::string password;
-    std::string token;
-    std::vector<config::Network> metrics_allow;
-    // Cookies get `Secure` (HTTPS only).
-    bool tls = false;
-  };
-
   // What a request may do.
   enum class Grant { kNothing, kView, kControl };
 
   // `sessions_file`: where sessions are kept (empty: in memory only).
   explicit HttpAccess(std::filesystem::path sessions_file);
 
-  void configure(Settings settings);
+  // Takes http.* (auth, token, metrics_allow, tls) and the password in force: http.password, or
+  // the one made at first start.
+  void configure(const config::HttpConfig& http, std::string password);
   config::HttpAuth mode() const;
 
   // What a request with this cookie value (or "") and Authorization header (or "") from
@@ -92,7 +84,9 @@ class HttpAccess {
 
   const std::filesystem::path file_;
   mutable std::mutex mutex_;
-  Settings settings_;
+  config::HttpConfig http_;
+  std::string password_;
+  std::vector<config::Network> metrics_allow_;
   // SHA-256 of the password the sessions were opened under.
   std::string sessions_for_;
   // SHA-256 (hex) of each session's cookie value -> when it ends (wall clock, seconds).

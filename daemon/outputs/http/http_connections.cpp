@@ -3,31 +3,13 @@
 
 #include <malloc.h>
 #include <microhttpd.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include <algorithm>
-#include <cstring>
 
-#include "daemon/outputs/http/http_internal.h"
+#include "daemon/outputs/http/http_exchange.h"
 
 namespace yolo::daemon {
-
-namespace http {
-
-HttpAccess::Address address_of(const sockaddr* addr) {
-  HttpAccess::Address out{};
-  if (addr == nullptr) return out;
-  if (addr->sa_family == AF_INET) {
-    out[10] = out[11] = 0xff;
-    std::memcpy(out.data() + 12, &reinterpret_cast<const sockaddr_in*>(addr)->sin_addr, 4);
-  } else if (addr->sa_family == AF_INET6) {
-    std::memcpy(out.data(), &reinterpret_cast<const sockaddr_in6*>(addr)->sin6_addr, 16);
-  }
-  return out;
-}
-
-}  // namespace http
 
 HttpConnections::HttpConnections(std::chrono::milliseconds request_deadline,
                                  std::chrono::milliseconds busy_deadline)

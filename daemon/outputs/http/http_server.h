@@ -4,29 +4,37 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
-#include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "daemon/base/broadcast.h"
-#include "daemon/base/worker.h"
 #include "daemon/core/control_requests.h"
 #include "daemon/core/event_log.h"
+#include "daemon/core/event_media.h"
 #include "daemon/core/events.h"
 #include "daemon/core/publisher.h"
 #include "daemon/outputs/http/http_access.h"
 #include "daemon/outputs/http/http_connections.h"
-
-struct MHD_Connection;
+#include "daemon/outputs/http/http_control.h"
+#include "daemon/outputs/http/http_event_stream.h"
+#include "daemon/outputs/http/http_limits.h"
+#include "daemon/outputs/http/http_listener.h"
+#include "daemon/outputs/http/http_loop_thread.h"
+#include "daemon/outputs/http/http_mjpeg.h"
+#include "daemon/outputs/http/http_waiting.h"
 
 namespace yolo::daemon {
+
+namespace http {
+struct Route;
+std::span<const Route> routes();
+}  // namespace http
 
 // What the HTTP server asks of the rest of the daemon.
 struct HttpBackend {
@@ -45,35 +53,6 @@ struct HttpBackend {
   std::function<bool(const std::string& camera, const std::string& place)> reset_counts{};
 };
 
-// Bounds of the HTTP server that are not settings.
-struct HttpLimits {
-  // A connection that sends nothing and takes nothing for this long is closed (a slow client,
-  // a viewer that stopped reading, an idle kept-alive connection). Whole seconds.
-  std::chrono::seconds idle_timeout{3};
-  // A request (TLS handshake, request line, headers and body) not received whole within this
-  // of the connection's start (or the end of its previous request) is cut off, however slowly
-  // it trickles in ...
-  std::chrono::milliseconds request_deadline{10000};
-  // ... or within this while more than three quarters of http.max_clients are in use.
-  std::chrono::milliseconds busy_request_deadline{2000};
-  // A stream client that takes nothing for this long is dropped. Whole seconds.
-  std::chrono::seconds stream_write_timeout{2};
-  // An MJPEG viewer with no new frame for this long gets the last one again, which finds
-  // viewers that left while the camera was lost (nothing else is sent to them then).
-  std::chrono::milliseconds viewer_check{5000};
-  // Largest request body accepted (the API's JSON and the login form are a few bytes).
-  std::size_t max_body = 16 * 1024;
-  // Memory for one connection's request line and headers: a request line over about 8 KiB gets
-  // 414, larger headers 431. It is most of what an idle connection costs (about 8 KiB each).
-  std::size_t connection_memory = 8 * 1024;
-  // How long an unanswered bind is retried after (the port in use by another program).
-  std::chrono::milliseconds bind_retry{5000};
-  // How long GET /snapshot.jpg waits for a frame when it has none fresh.
-  std::chrono::milliseconds snapshot_wait{5000};
-  // How long the API waits for the control loop (a reload loads and checks the config).
-  std::chrono::milliseconds control_timeout{10000};
-};
-
 // The live view (docs/live-view.md): the page, the annotated MJPEG stream, a snapshot, the status
 // API, detections and tracked-object events as server-sent events, the events with their
 // snapshots and clips, the zones' and lines' counts, Prometheus metrics, the precision switch, and
@@ -87,6 +66,8 @@ struct HttpLimits {
 // watches, at most http.max_fps a second, below inference's priority), a timer thread (waits
 // that end, request deadlines), a control thread (API calls into the control loop), and the
 // listener that (re)binds. publish() only hands over a pointer, so no client can slow inference.
+// The routes and who may ask for each are one table (http_routes.cpp); their answers are this
+// class's serve_* members.
 class HttpServer : public Publisher {
  public:
   // `state_dir`: where the password made at first start, the sessions and a self-signed
@@ -96,8 +77,9 @@ class HttpServer : public Publisher {
   ~HttpServer() override;
 
   std::string_view name() const override { return "http"; }
-  // Takes http.*; a changed address, TLS setting or client limit restarts the server (clients
-  // are dropped); a changed password ends every session; an empty http.listen turns HTTP off.
+  // Takes http.* and events.*; a changed address, TLS setting or client limit restarts the
+  // server (clients are dropped); a changed password ends every session; an empty http.listen
+  // turns HTTP off.
   void configure(const config::Config& config) override;
   void start() override;
   void publish(std::shared_ptr<const FrameResult> result) override;
@@ -112,155 +94,81 @@ class HttpServer : public Publisher {
   bool stop() override;
 
   // The port it listens on (the one the system chose for port 0); 0 while not listening.
-  int port() const { return port_.load(); }
-
-  class Exchange;
-  class Daemon;
+  int port() const { return listener_.port(); }
 
  private:
-  // Someone is watching the stream or waiting for a snapshot.
-  bool watched() const;
-  // libmicrohttpd's C callbacks, which call into the members below.
-  friend struct HttpCallbacks;
+  using ExchangePtr = std::shared_ptr<http::Exchange>;
+  // The route table names the serve_* members.
+  friend std::span<const http::Route> http::routes();
 
-  struct Settings {
-    std::string listen;
-    config::HttpAuth auth{};
-    std::string password;
-    std::string token;
-    std::vector<config::Network> metrics_allow;
-    bool tls = false;
-    std::filesystem::path tls_cert;
-    std::filesystem::path tls_key;
-    double max_fps = 5;
-    int jpeg_quality = 80;
-    int max_viewers = 4;
-    int max_clients = 256;
-    int max_clients_per_address = 32;
-    // Which events get a snapshot, a crop and a clip (events.*): the event stream links them
-    // before they are written.
-    std::vector<tracking::ObjectEventKind> snapshots;
-    bool crop = false;
-    std::vector<tracking::ObjectEventKind> clips;
-
-    // Whether the server must be started again for the change from `other`.
-    bool needs_restart(const Settings& other) const;
-  };
-  // What wakes a suspended exchange, besides stop().
-  enum Wake : unsigned { kOnFrame = 1, kOnEvent = 2, kOnJob = 4 };
-
-  // The listener thread: binds http.listen, runs a Daemon until it must move or stop.
-  void listen_loop();
+  // The encoder thread: each result's event-stream message and JPEG, made once for every client.
   void encode_loop();
-  void timer_loop();
-  void control_loop();
-  Settings settings() const;
-  bool stopped() const;
-  // When the newest JPEG was made.
-  std::chrono::steady_clock::time_point encoded_at() const;
-  // Annotates and encodes one frame; null when encoding failed.
-  std::shared_ptr<const std::string> encode(const FrameResult& result, const Settings& s) const;
+  // The password in force: http.password, or the one made at first start when that is empty
+  // and viewing needs one ("" when none can be had).
+  std::string password_for(const config::HttpConfig& http);
 
-  // The access handler: one call per request once its headers are in, more while a body comes
-  // and after each resume.
-  int answer(MHD_Connection* connection, const char* url, const char* method,
-             const char* upload_data, std::size_t* upload_data_size, void** request);
-  // Serves a request received whole (again after a resume).
-  int serve(const std::shared_ptr<Exchange>& ex);
-  int serve_login(const std::shared_ptr<Exchange>& ex);
-  int serve_stream(const std::shared_ptr<Exchange>& ex, bool events);
-  int serve_snapshot(const std::shared_ptr<Exchange>& ex);
-  int serve_control(const std::shared_ptr<Exchange>& ex);
-  // GET /api/events, /api/events/ID/(snapshot.jpg|crop.jpg|clip.avi), /api/counts.
-  int serve_events(const std::shared_ptr<Exchange>& ex);
-  int serve_media(const std::shared_ptr<Exchange>& ex, std::int64_t id);
-  int serve_counts(const std::shared_ptr<Exchange>& ex);
-  // POST /api/counts/reset: checks the body and the place; the refusal queued, or nullopt when
-  // the reset may go to the control thread.
-  std::optional<int> check_reset(const std::shared_ptr<Exchange>& ex);
-  // The next piece of an event stream's text: object events it has not had, new counts, frames.
-  void next_events(const std::shared_ptr<Exchange>& ex);
-  // MJPEG and event-stream bodies, a piece at a time; 0 after suspending until there is more.
-  long stream_body(const std::shared_ptr<Exchange>& ex, char* buffer, std::size_t max);
-  long event_body(const std::shared_ptr<Exchange>& ex, char* buffer, std::size_t max);
-  // Takes the exchange off the loop until one of `wake` happens or `until`; false when the
-  // server is stopping (then answer at once).
-  bool suspend(const std::shared_ptr<Exchange>& ex, unsigned wake,
-               std::chrono::steady_clock::time_point until);
-  // Puts the suspended exchanges that `wake` (or their time) has come for back on the loop.
-  void resume(unsigned wake);
-  void resume(const std::shared_ptr<Exchange>& ex);
-  void resume_all();
+  // A request received whole (again after a resume): its route's answer, or 404, 405, or the
+  // refusal of the access its route needs.
+  int serve(const ExchangePtr& ex);
+  // The refusal of a request without the access its route needs, queued; nullopt when it may go
+  // on.
+  std::optional<int> refuse(const http::Exchange& ex) const;
+  // A stream needs one of the http.max_viewers places: 503 when none is free.
+  std::optional<int> refuse_stream(const http::Exchange& ex);
+  // Hands `job` to the control thread, and answers with what it makes.
+  int post_job(const ExchangePtr& ex, std::function<http::Answer()> job);
+  // A control request's answer once its job has run (503 when the server stops first).
+  int answer_job(const ExchangePtr& ex);
+
+  // The answers, one per route (http_routes.cpp, http_api.cpp).
+  int serve_page(const ExchangePtr& ex);
+  int serve_login(const ExchangePtr& ex);
+  int serve_logout(const ExchangePtr& ex);
+  int serve_metrics(const ExchangePtr& ex);
+  int serve_status(const ExchangePtr& ex);
+  int serve_stream(const ExchangePtr& ex);
+  int serve_snapshot(const ExchangePtr& ex);
+  int serve_detections(const ExchangePtr& ex);
+  int serve_events(const ExchangePtr& ex);
+  int serve_event_snapshot(const ExchangePtr& ex);
+  int serve_event_crop(const ExchangePtr& ex);
+  int serve_event_clip(const ExchangePtr& ex);
+  int serve_counts(const ExchangePtr& ex);
+  int serve_counts_reset(const ExchangePtr& ex);
+  int serve_precision(const ExchangePtr& ex);
+  int serve_reload(const ExchangePtr& ex);
+  // An event's file: `file` of its EventMedia, of `type`, named `what` in a 404.
+  int serve_event_file(const ExchangePtr& ex, std::filesystem::path EventMedia::*file,
+                       const char* type, const char* what);
+  // POST /api/precision and /api/reload: `request` run on the control loop.
+  int serve_control(const ExchangePtr& ex, ControlRequest request);
 
   Events& events_;
   const HttpBackend backend_;
   const std::filesystem::path state_dir_;
   const HttpLimits limits_;
   HttpAccess access_;
+  HttpConnections connections_;
+  http::WaitingExchanges waiting_;
+  http::ControlJobs control_;
+  http::MjpegStream mjpeg_;
+  http::EventStream event_stream_;
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;
-  Settings settings_;
-  // Set by configure() when the server must start again (or stop) and by stop().
-  bool rebind_ = false;
-  bool stopping_ = false;
+  config::HttpConfig http_;
   // The newest result not yet taken by the encoder.
   std::shared_ptr<const FrameResult> latest_;
   // The newest zones and lines (GET /api/counts); null with tracking off.
   std::shared_ptr<const SceneState> scene_;
-  // The event stream's counts message for the newest scene that changed them, and that scene.
-  std::shared_ptr<const std::string> counts_message_;
-  std::shared_ptr<const SceneState> counts_scene_;
-  std::uint64_t counts_version_ = 0;
-  // The status text drawn on frames ("INT8 yolo11n 2 threads 14.2 fps 52 C").
-  std::string overlay_;
-  std::string warning_;
-  std::string bound_to_;
-  std::string scheme_ = "http";
-  std::string fingerprint_;
-  std::chrono::steady_clock::time_point encoded_at_{};
-
-  // Suspended exchanges and what wakes each; the timer thread wakes on the nearest time.
-  std::mutex waits_mutex_;
-  std::condition_variable timers_;
-  std::vector<std::shared_ptr<Exchange>> waiting_;
-  bool closing_ = false;
-
-  // Control requests, one at a time on the control thread.
-  std::mutex jobs_mutex_;
-  std::condition_variable jobs_ready_;
-  std::vector<std::shared_ptr<Exchange>> jobs_;
-
-  // Open connections (for their deadline and the limits).
-  HttpConnections connections_;
-  // The process's limit of open files (after start() raised it to the hard limit).
-  long open_files_ = 1024;
-
-  // JPEG frames and server-sent events, each made once and sent to every client.
-  Broadcast<std::shared_ptr<const std::string>> jpegs_{1};
-  Broadcast<std::shared_ptr<const std::string>> events_out_{64};
-  std::atomic<int> viewers_{0};
-  std::atomic<int> event_clients_{0};
-  std::atomic<int> snapshot_waiters_{0};
-  std::atomic<int> port_{0};
   // Tracks alive at the newest result; -1 with tracking off.
   std::atomic<int> active_tracks_{-1};
-  // The newest result's frame number and when results come (for the snapshot's wait), and the
-  // frame number of the newest JPEG.
-  std::atomic<std::int64_t> latest_index_{-1};
-  std::atomic<std::int64_t> encoded_index_{-2};
-  std::atomic<std::int64_t> last_result_ns_{0};
-  std::atomic<double> result_interval_ms_{0};
-  std::atomic<std::uint64_t> frames_encoded_{0};
-  std::atomic<std::uint64_t> requests_{0};
+  // Streams refused for http.max_viewers.
   std::atomic<std::uint64_t> refused_{0};
-  // Encodes per second over the last few seconds.
-  std::atomic<double> stream_fps_{0};
 
-  Worker listener_;
-  Worker encoder_;
-  Worker timer_;
-  Worker controller_;
+  http::LoopThread encoder_{mutex_, wake_};
+  // Last: its thread serves requests with all of the above.
+  http::Listener listener_;
 };
 
 }  // namespace yolo::daemon
