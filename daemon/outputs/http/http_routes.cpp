@@ -5,12 +5,11 @@
 #include <microhttpd.h>
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
 #include <cstring>
 
 #include "daemon/outputs/http/http_server.h"
 #include "daemon/outputs/http/web_assets.h"
+#include "text/format.h"
 
 namespace yolo::daemon {
 
@@ -145,10 +144,9 @@ std::string login_page(const std::string& error) {
   return page;
 }
 
+// Whole seconds, rounded up: a wait is never said shorter than it is.
 std::string seconds_text(std::chrono::milliseconds ms) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.0f s", std::ceil(ms.count() / 1000.0));
-  return text;
+  return text::duration_text(std::chrono::ceil<std::chrono::seconds>(ms));
 }
 
 MHD_Result form_field(void* cls, MHD_ValueKind, const char* key, const char*, const char*,
