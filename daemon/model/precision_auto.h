@@ -32,6 +32,7 @@ class PrecisionAuto {
 
   // What the manager does next.
   enum class Next {
+    // Nothing now: no trial is wanted, one is under way, or FP32 must run first.
     kWait,
     // Build the plan's candidate and start a trial: measuring(), or cannot_load() when the build
     // fails.
