@@ -2,7 +2,6 @@
 #include "detector/precision_trial.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <stdexcept>
 #include <utility>
 
@@ -17,7 +16,7 @@ namespace {
 // Counts tried one by one before doubling: every count matters on a 4-core Pi.
 constexpr int kEveryCountUpTo = 4;
 
-// `value` with `digits` decimals.
+// A latency as the reasons give it: "12.3 ms".
 std::string ms_text(double ms) {
   return text::fixed(ms, 1) + " ms";
 }
