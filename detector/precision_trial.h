@@ -39,7 +39,7 @@ struct TrialPlan {
 };
 
 // The plan the daemon and `bench --choose` both run: `thread_counts` in turn, a warm-up frame
-// each, and at least 32 timed frames in all (8 per count at the least).
+// each, and 32 / counts timed frames per count (whole frames, so 30 for 3 counts), 8 at the least.
 TrialPlan trial_plan(std::vector<int> thread_counts);
 
 // What a trial measured.
