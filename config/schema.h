@@ -67,7 +67,8 @@ struct SectionSpec {
 };
 
 struct FieldSpec {
-  std::string_view section;
+  // A section's rows leave it out: SectionAdder (config/schema_rows.h) sets it.
+  std::string_view section{};
   std::string_view name;
   FieldType type;
   Value default_value;

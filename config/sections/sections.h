@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// The sections whose rows live in a file of their own (config/sections/NAME.cpp): each gives its
-// SectionSpec and adds its rows. schema.cpp lists them once (kOwnFileSections); adding a section
-// is its file, its struct in config.h's Config, and one line there.
+// Every section of the config lives in config/sections/: NAME.h holds its struct (plain, so that
+// tracking/ and daemon/ read it without linking the schema), NAME.cpp its SectionSpec, its rows
+// (defaults, ranges, descriptions, rules of one value) and its rules across its own keys.
+// schema.cpp lists the sections once, in file order (kSections). Adding a section: NAME.h and
+// NAME.cpp, its two declarations below, its line in kSections, and its member (and include) in
+// Config (config/config.h); docs/adding-a-section.md says more.
 
 #include <vector>
 
@@ -16,6 +19,26 @@ struct SectionRows {
   void (*add_fields)(std::vector<FieldSpec>& rows);
 };
 
+SectionSpec source_spec();
+void add_source_fields(std::vector<FieldSpec>& rows);
+SectionSpec model_spec();
+void add_model_fields(std::vector<FieldSpec>& rows);
+SectionSpec detect_spec();
+void add_detect_fields(std::vector<FieldSpec>& rows);
+SectionSpec threads_spec();
+void add_threads_fields(std::vector<FieldSpec>& rows);
+SectionSpec telemetry_spec();
+void add_telemetry_fields(std::vector<FieldSpec>& rows);
+SectionSpec logging_spec();
+void add_logging_fields(std::vector<FieldSpec>& rows);
+SectionSpec http_spec();
+void add_http_fields(std::vector<FieldSpec>& rows);
+SectionSpec mqtt_spec();
+void add_mqtt_fields(std::vector<FieldSpec>& rows);
+SectionSpec gpio_spec();
+void add_gpio_fields(std::vector<FieldSpec>& rows);
+SectionSpec webhook_spec();
+void add_webhook_fields(std::vector<FieldSpec>& rows);
 SectionSpec tracking_spec();
 void add_tracking_fields(std::vector<FieldSpec>& rows);
 SectionSpec zones_spec();
@@ -24,6 +47,8 @@ SectionSpec lines_spec();
 void add_lines_fields(std::vector<FieldSpec>& rows);
 SectionSpec events_spec();
 void add_events_fields(std::vector<FieldSpec>& rows);
+SectionSpec config_spec();
+void add_config_fields(std::vector<FieldSpec>& rows);
 
 // Rules the zones and lines share.
 // A place's name names MQTT topics and metric labels: letters, digits, _ and -, 1 to 64.
