@@ -115,4 +115,13 @@ void add_events_fields(std::vector<FieldSpec>& t) {
       &EventsConfig::webhook);
 }
 
+void check_events(const EventsConfig& e, Problems& problems) {
+  if (!e.clips.empty() && e.clip_before_s + e.clip_after_s <= 0 &&
+      problems.usable("events.clips")) {
+    problems.add("events.clips", problems.written_at("events.clips"),
+                 "asks for clips while events.clip_before_s and events.clip_after_s are both 0: "
+                 "give them seconds, or set events.clips: []");
+  }
+}
+
 }  // namespace yolo::config::section_files

@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // The gpio section: GPIO lines driven by what the daemon sees, and a button.
+#include <cmath>
+#include <map>
+#include <string>
+#include <utility>
+
 #include "config/schema_rows.h"
 #include "config/sections/sections.h"
+#include "config/suggest.h"
+#include "config/yaml_value.h"
 
 namespace yolo::config::section_files {
 
@@ -151,6 +158,62 @@ void add_gpio_fields(std::vector<FieldSpec>& t) {
                             "(contacts bounce)."}}},
       &GpioConfig::precision_button, &GpioButtonConfig::line, &GpioButtonConfig::chip,
       &GpioButtonConfig::active_low, &GpioButtonConfig::bias, &GpioButtonConfig::debounce_ms);
+}
+
+bool is_old_gpio_key(std::string_view name) {
+  return name == "enabled" || name == "line" || name == "active_low" || name == "hold_s";
+}
+
+void report_old_gpio_keys(const std::vector<OldGpioKey>& keys, Problems& problems) {
+  if (keys.empty()) return;
+  std::map<std::string, std::string> written;
+  std::string names;
+  for (const OldGpioKey& k : keys) {
+    written[k.name] = k.value;
+    names += (names.empty() ? "gpio." : ", gpio.") + k.name;
+  }
+  const auto enabled = written.find("enabled");
+  std::string message =
+      names + (keys.size() == 1 ? " is" : " are") +
+      " no longer read: the one output line they described is now a rule of gpio.alerts; ";
+  if (enabled != written.end() && to_lower(enabled->second) != "true" &&
+      to_lower(enabled->second) != "yes" && to_lower(enabled->second) != "on") {
+    message += "remove them (gpio.alerts: [] drives no line)";
+  } else {
+    std::string rule = "{line: " + (written.contains("line") ? written["line"] : "17");
+    rule += ", classes: []";
+    if (const auto hold = written.find("hold_s"); hold != written.end()) {
+      const std::optional<double> s = parse_number(hold->second);
+      rule += ", hold_ms: " + (s ? std::to_string(std::llround(*s * 1000)) : hold->second);
+    }
+    if (written.contains("active_low")) rule += ", active_low: " + written["active_low"];
+    rule += "}";
+    message += "write instead under gpio: alerts: [" + rule +
+               "] (classes: [] means any class; docs/gpio.md shows the other keys)";
+  }
+  const OldGpioKey& first = keys.front();
+  problems.add("gpio." + first.name, first.at, message);
+}
+
+// Each line drives or reads one thing. Chips are compared as written: two spellings of one chip
+// are caught when the daemon requests the line (the second request finds it busy).
+void check_gpio(const GpioConfig& g, Problems& problems) {
+  std::map<std::pair<std::string, int>, std::string> users;
+  const auto claim = [&](const std::string& chip, int line, const std::string& key) {
+    const std::string& on = chip.empty() ? g.chip : chip;
+    const auto [it, fresh] = users.emplace(std::make_pair(on, line), key);
+    if (fresh || !problems.usable(key + ".line")) return;
+    problems.add(key + ".line", problems.written_at(key + ".line"),
+                 "line " + std::to_string(line) + " of " + on + " is already used by " +
+                     it->second + ": give each alert, the LED and the button a line of its own");
+  };
+  for (std::size_t i = 0; i < g.alerts.size(); ++i) {
+    claim(g.alerts[i].chip, g.alerts[i].line, "gpio.alerts[" + std::to_string(i) + "]");
+  }
+  if (g.status_led) claim(g.status_led->chip, g.status_led->line, "gpio.status_led");
+  if (g.precision_button) {
+    claim(g.precision_button->chip, g.precision_button->line, "gpio.precision_button");
+  }
 }
 
 }  // namespace yolo::config::section_files

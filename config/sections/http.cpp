@@ -157,4 +157,23 @@ void add_http_fields(std::vector<FieldSpec>& t) {
       &HttpConfig::max_clients_per_address);
 }
 
+void check_http(const HttpConfig& h, Problems& problems) {
+  if (h.tls_cert.empty() == h.tls_key.empty()) return;
+  const std::string key = h.tls_cert.empty() ? "http.tls_cert" : "http.tls_key";
+  if (!problems.usable(key)) return;
+  problems.add(key, problems.written_at(h.tls_cert.empty() ? "http.tls_key" : "http.tls_cert"),
+               "http.tls_cert and http.tls_key go together: set both (PEM files), or neither and "
+               "a self-signed certificate is made");
+}
+
+void check_http_files(const HttpConfig& h, Problems& problems) {
+  if (!h.tls || h.tls_cert.empty() || h.tls_key.empty()) return;
+  if (problems.usable("http.tls_cert")) {
+    problems.require_file("http.tls_cert", h.tls_cert, "the server certificate (PEM)");
+  }
+  if (problems.usable("http.tls_key")) {
+    problems.require_file("http.tls_key", h.tls_key, "the certificate's private key (PEM)");
+  }
+}
+
 }  // namespace yolo::config::section_files

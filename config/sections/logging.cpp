@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The logging section: field logs and daemon messages.
+#include <filesystem>
+#include <string>
+#include <utility>
+
+#include "config/append.h"
 #include "config/schema_rows.h"
 #include "config/sections/sections.h"
 
@@ -48,6 +53,15 @@ void add_logging_fields(std::vector<FieldSpec>& t) {
        .choices = {"debug", "info", "warning", "error"},
        .description = "Least important daemon message written to the journal."},
       &LoggingConfig::level);
+}
+
+void check_logging_files(const LoggingConfig& l, Problems& problems) {
+  namespace fs = std::filesystem;
+  if (problems.usable("logging.dir") && fs::exists(l.dir) && !fs::is_directory(l.dir)) {
+    std::string message;
+    append(message, {"'", l.dir.string(), "' exists but is not a folder: choose a folder path"});
+    problems.add("logging.dir", problems.written_at("logging.dir"), std::move(message));
+  }
 }
 
 }  // namespace yolo::config::section_files

@@ -2,6 +2,7 @@
 // The model section: which network runs, at which precision.
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <string>
 
 #include "config/schema_rows.h"
@@ -10,6 +11,8 @@
 namespace yolo::config::section_files {
 
 using namespace rows;
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -34,6 +37,14 @@ std::string image_size_rule(const Value& v) {
     }
   }
   return "";
+}
+
+// model.path names a static INT8 file itself (then model.int8_path is not needed).
+bool static_int8_model(const ModelConfig& m, const Problems& problems, const LoadOptions& options) {
+  if (!options.static_int8 || m.path.empty()) return false;
+  const fs::path path = problems.resolve(m.path);
+  std::error_code ec;
+  return fs::is_regular_file(path, ec) && options.static_int8(path);
 }
 
 }  // namespace
@@ -124,6 +135,42 @@ void add_model_fields(std::vector<FieldSpec>& t) {
        .description = "Output layout: auto (from the model), yolov8 [1,4+nc,N], end2end [1,K,6], "
                       "yolov5 [1,N,5+nc]."},
       &ModelConfig::decoder);
+}
+
+void check_model(const ModelConfig& m, Problems& problems, const LoadOptions& options) {
+  const bool wants_int8 = m.precision == Precision::kInt8 || m.precision == Precision::kAuto;
+  if (wants_int8 && m.quantize == Quantize::kOff && m.int8_path.empty() &&
+      problems.usable("model.int8_path") && !static_int8_model(m, problems, options)) {
+    const std::string precision = precision_name(m.precision);
+    problems.add("model.precision", problems.written_at("model.precision"),
+                 precision +
+                     " needs model.int8_path: set it to a static INT8 model, or set "
+                     "model.quantize: auto to make one from model.path");
+  }
+}
+
+void check_model_files(const ModelConfig& m, Problems& problems) {
+  if (problems.usable("model.path")) {
+    if (m.path.empty()) {
+      problems.add("model.path", problems.written_at("model.path"),
+                   "is not set: set it to the ONNX model to run, e.g. /opt/models/yolov8n.onnx");
+    } else {
+      problems.require_file("model.path", m.path, "the ONNX model");
+    }
+  }
+  if (!m.int8_path.empty() && problems.usable("model.int8_path")) {
+    if (m.quantize == Quantize::kOff) {
+      problems.require_file("model.int8_path", m.int8_path, "the INT8 ONNX model");
+    } else if (!fs::exists(m.int8_path) && !fs::is_directory(m.int8_path.parent_path())) {
+      problems.add("model.int8_path", problems.written_at("model.int8_path"),
+                   "folder '" + m.int8_path.parent_path().string() +
+                       "' does not exist, so the quantized model cannot be written there: "
+                       "create it or choose another path");
+    }
+  }
+  if (!m.labels.empty() && problems.usable("model.labels")) {
+    problems.require_file("model.labels", m.labels, "the labels file (one class name per line)");
+  }
 }
 
 }  // namespace yolo::config::section_files

@@ -100,4 +100,22 @@ void add_mqtt_fields(std::vector<FieldSpec>& t) {
       &MqttConfig::discovery_prefix);
 }
 
+void check_mqtt(const MqttConfig& m, Problems& problems) {
+  if (m.enabled && m.host.empty() && problems.usable("mqtt.host")) {
+    problems.add("mqtt.host", problems.written_at("mqtt.host"),
+                 "is empty while mqtt.enabled is true: set the broker's host name or address");
+  }
+  if (!m.password.empty() && m.username.empty() && problems.usable("mqtt.username")) {
+    problems.add("mqtt.username", problems.written_at("mqtt.username"),
+                 "is empty while mqtt.password is set: the broker takes a password only with a "
+                 "user name");
+  }
+}
+
+void check_mqtt_files(const MqttConfig& m, Problems& problems) {
+  if (m.enabled && !m.ca_file.empty() && problems.usable("mqtt.ca_file")) {
+    problems.require_file("mqtt.ca_file", m.ca_file, "the broker's CA certificate (PEM)");
+  }
+}
+
 }  // namespace yolo::config::section_files

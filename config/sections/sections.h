@@ -8,8 +8,11 @@
 // NAME.cpp, its two declarations below, its line in kSections, and its member (and include) in
 // Config (config/config.h); docs/adding-a-section.md says more.
 
+#include <string>
+#include <string_view>
 #include <vector>
 
+#include "config/problems.h"
 #include "config/schema.h"
 
 namespace yolo::config::section_files {
@@ -49,6 +52,40 @@ SectionSpec events_spec();
 void add_events_fields(std::vector<FieldSpec>& rows);
 SectionSpec config_spec();
 void add_config_fields(std::vector<FieldSpec>& rows);
+
+// The rules of a section beyond its rows: keys that must agree, and files the keys name
+// (check_*_files, only with LoadOptions::check_files). The loader runs them in its order
+// (config_loader.cpp), each reporting to `problems` and skipping a key that is not usable.
+void check_model(const ModelConfig& model, Problems& problems, const LoadOptions& options);
+void check_model_files(const ModelConfig& model, Problems& problems);
+// Also makes source.uri what the capture code will open (LoadOptions::check_source).
+void check_source(SourceConfig& source, Problems& problems, const LoadOptions& options);
+void check_telemetry_files(const TelemetryConfig& telemetry, Problems& problems);
+void check_logging_files(const LoggingConfig& logging, Problems& problems);
+void check_http(const HttpConfig& http, Problems& problems);
+void check_http_files(const HttpConfig& http, Problems& problems);
+void check_mqtt(const MqttConfig& mqtt, Problems& problems);
+void check_mqtt_files(const MqttConfig& mqtt, Problems& problems);
+void check_gpio(const GpioConfig& gpio, Problems& problems);
+void check_tracking(const TrackingConfig& tracking, Problems& problems);
+void check_events(const EventsConfig& events, Problems& problems);
+// A line with a length, and an in side it has; `key` is "lines[i]".
+void check_line(const LineConfig& line, const std::string& key, Problems& problems);
+// Names unique per camera among zones and lines, and each line checked.
+void check_places(const std::vector<ZoneConfig>& zones, const std::vector<LineConfig>& lines,
+                  Problems& problems);
+
+// The single output line of earlier versions (gpio.enabled, line, active_low, hold_s; they never
+// drove a line) is one rule of gpio.alerts now: one problem says what to write instead, built
+// from the values written. The loader keeps such keys as it reads the gpio section.
+struct OldGpioKey {
+  std::string name;
+  Where at;
+  // The scalar written; "" for anything else.
+  std::string value;
+};
+bool is_old_gpio_key(std::string_view name);
+void report_old_gpio_keys(const std::vector<OldGpioKey>& keys, Problems& problems);
 
 // Rules the zones and lines share.
 // A place's name names MQTT topics and metric labels: letters, digits, _ and -, 1 to 64.

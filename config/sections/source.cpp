@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The source section: where frames come from.
+#include <string>
+#include <utility>
+
 #include "config/schema_rows.h"
 #include "config/sections/sections.h"
 
@@ -61,6 +64,17 @@ void add_source_fields(std::vector<FieldSpec>& t) {
        .description = "Seconds to wait before reopening a source that failed (camera unplugged, "
                       "stream dropped)."},
       &SourceConfig::reconnect_s);
+}
+
+// The capture code decides what a source is (LoadOptions::check_source); a relative file or
+// folder it names resolves against the config's folder like every other path.
+void check_source(SourceConfig& s, Problems& problems, const LoadOptions& options) {
+  const std::string key = "source.uri";
+  if (!problems.usable(key) || !options.check_source) return;
+  SourceCheck check = options.check_source(s.uri, problems.base());
+  if (!check.error.empty()) problems.add(key, problems.written_at(key), check.error);
+  if (!check.warning.empty()) problems.warn(key, problems.written_at(key), check.warning);
+  s.uri = std::move(check.uri);
 }
 
 }  // namespace yolo::config::section_files

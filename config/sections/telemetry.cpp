@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The telemetry section: device sensors.
+#include <filesystem>
+
 #include "config/schema_rows.h"
 #include "config/sections/sections.h"
 
@@ -28,6 +30,14 @@ void add_telemetry_fields(std::vector<FieldSpec>& t) {
                       "point it at a fake tree.",
        .rule = require_text},
       &TelemetryConfig::sysfs_root);
+}
+
+void check_telemetry_files(const TelemetryConfig& t, Problems& problems) {
+  if (problems.usable("telemetry.sysfs_root") && !std::filesystem::is_directory(t.sysfs_root)) {
+    problems.add(
+        "telemetry.sysfs_root", problems.written_at("telemetry.sysfs_root"),
+        "no such folder '" + t.sysfs_root.string() + "': use /sys, or a folder laid out like it");
+  }
 }
 
 }  // namespace yolo::config::section_files

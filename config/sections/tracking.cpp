@@ -2,6 +2,7 @@
 // The tracking section: how detections become tracked objects (tracking/tracker.h).
 #include "config/schema_rows.h"
 #include "config/sections/sections.h"
+#include "text/format.h"
 
 namespace yolo::config::section_files {
 
@@ -69,6 +70,20 @@ void add_tracking_fields(std::vector<FieldSpec>& t) {
        .description = "Seconds a track is kept while unseen (its box predicted) before it ends. In "
                       "seconds, not frames: the frame rate changes with precision and threads."},
       &TrackingConfig::lost_s);
+}
+
+void check_tracking(const TrackingConfig& t, Problems& problems) {
+  if (t.low_score > t.high_score && problems.usable("tracking.low_score")) {
+    problems.add("tracking.low_score", problems.written_at("tracking.low_score"),
+                 "is above tracking.high_score (" + text::fixed(t.high_score, 2) +
+                     "): the second pass takes boxes from low_score up to high_score, so set it "
+                     "lower");
+  }
+  if (t.new_score < t.low_score && problems.usable("tracking.new_score")) {
+    problems.add("tracking.new_score", problems.written_at("tracking.new_score"),
+                 "is below tracking.low_score (" + text::fixed(t.low_score, 2) +
+                     "): boxes under low_score are never tracked, so a track cannot start there");
+  }
 }
 
 }  // namespace yolo::config::section_files
