@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// What a section's file (config/sections/*.cpp) and schema.cpp write their rows with: defaults as
-// Values, and the bindings of a row to its member of Config (bind) or of a record's struct
-// (bind_records). Internal to config/.
+// What a section's file (config/sections/*.cpp) writes its rows with: defaults as Values, and the
+// bindings of a row to its member of Config (SectionAdder, bind) or of a record's struct
+// (bind_records, bind_list_section). Internal to config/.
 
 #include <algorithm>
 #include <functional>

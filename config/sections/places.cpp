@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// What zones and lines have in common: a name, a camera, class names and an anchor.
+// What zones and lines have in common: a name (unique among them), a camera, class names and an
+// anchor.
 #include <algorithm>
 #include <cctype>
 #include <map>

@@ -3,10 +3,11 @@
 
 // Every section of the config lives in config/sections/: NAME.h holds its struct (plain, so that
 // tracking/ and daemon/ read it without linking the schema), NAME.cpp its SectionSpec, its rows
-// (defaults, ranges, descriptions, rules of one value) and its rules across its own keys.
-// schema.cpp lists the sections once, in file order (kSections). Adding a section: NAME.h and
-// NAME.cpp, its two declarations below, its line in kSections, and its member (and include) in
-// Config (config/config.h); docs/adding-a-section.md says more.
+// (defaults, ranges, descriptions, rules of one value) and its rules across its own keys and on
+// the files they name. schema.cpp lists the sections once, in the shipped file's order
+// (kSections). Adding a section: NAME.h and NAME.cpp, its two declarations below, its line in
+// kSections, and its member and include in Config (config/config.h); rules beyond its rows are
+// declared below too and called from config_loader.cpp. docs/adding-a-section.md says more.
 
 #include <string>
 #include <string_view>
@@ -17,6 +18,7 @@
 
 namespace yolo::config::section_files {
 
+// One line of kSections.
 struct SectionRows {
   SectionSpec (*spec)();
   void (*add_fields)(std::vector<FieldSpec>& rows);
