@@ -277,6 +277,7 @@ class Validator {
     }
   }
 
+  // What the settings name: files, folders and the source (LoadOptions::check_files).
   void check_files(Config& c) {
     section_files::check_model_files(c.model, problems_);
     section_files::check_mqtt_files(c.mqtt, problems_);
