@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// What config_loader.cpp says about a file it refuses: how a value looks, the nearest names of an
-// unknown section or key, what a field expects. Internal to config/.
+// What the loader (config_loader.cpp, yaml_value.cpp) says about a file it refuses: how a value
+// looks, the nearest names of an unknown section or key, what a field expects. Internal to
+// config/.
 #include <yaml-cpp/yaml.h>
 
 #include <string>

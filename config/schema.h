@@ -14,7 +14,8 @@
 
 namespace yolo::config {
 
-// The schema: every setting the daemon reads, in one table (config/schema.cpp). Defaults
+// The schema: every setting the daemon reads, in one table of rows, each section's written in
+// its own file (config/sections/NAME.cpp) and listed once in config/schema.cpp. Defaults
 // (Config::Config), validation (config_loader.cpp), the documentation (describe_schema) and the
 // shipped default file (default_config_yaml, config/yolo-edge.yaml; both in config/yaml_writer.h)
 // all come from it.
@@ -67,7 +68,8 @@ struct SectionSpec {
 };
 
 struct FieldSpec {
-  std::string_view section;
+  // A section's rows leave it out: SectionAdder (config/schema_rows.h) sets it.
+  std::string_view section{};
   std::string_view name;
   FieldType type;
   Value default_value;

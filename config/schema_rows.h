@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// What a section's file (config/sections/*.cpp) and schema.cpp write their rows with: defaults as
-// Values, and the bindings of a row to its member of Config (bind) or of a record's struct
-// (bind_records). Internal to config/.
+// What a section's file (config/sections/*.cpp) writes its rows with: defaults as Values, and the
+// bindings of a row to its member of Config (SectionAdder, bind) or of a record's struct
+// (bind_records, bind_list_section). Internal to config/.
 
 #include <algorithm>
 #include <functional>
@@ -268,6 +268,36 @@ void bind_list_section(FieldSpec& field, std::vector<R> Config::*list, T R::*...
     for (const R& r : c.*list) records.push_back(to_record(b, r));
     return Value(std::move(records));
   };
+}
+
+// Adds one section's rows to the table, each in the section and bound to its member of the
+// section's struct S, so that a row names neither: add({.name = "uri", ...}, &SourceConfig::uri).
+template <class S>
+struct SectionAdder {
+  std::vector<FieldSpec>& rows;
+  std::string_view section;
+  S Config::*member;
+
+  template <class T>
+  void operator()(FieldSpec field, T S::*field_member) const {
+    field.section = section;
+    bind(field, member, field_member);
+    rows.push_back(std::move(field));
+  }
+
+  // A kRecord or kRecordList row: one member pointer of the record's struct per row of
+  // field.members, in the same order.
+  template <class L, class R, class... T>
+  void records(FieldSpec field, L S::*list, T R::*... members) const {
+    field.section = section;
+    bind_records(field, member, list, members...);
+    rows.push_back(std::move(field));
+  }
+};
+
+// A rule of text rows that must not be empty.
+inline std::string require_text(const Value& v) {
+  return std::get<std::string>(v).empty() ? "is empty: set a value" : "";
 }
 
 }  // namespace yolo::config::rows

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The lines section: counting lines, each crossing counted once, in or out.
+#include <cmath>
+#include <string>
+
 #include "config/schema_rows.h"
 #include "config/sections/sections.h"
 
@@ -66,6 +69,31 @@ void add_lines_fields(std::vector<FieldSpec>& t) {
                     &LineConfig::from, &LineConfig::to, &LineConfig::in, &LineConfig::classes,
                     &LineConfig::anchor, &LineConfig::hysteresis);
   t.push_back(std::move(lines));
+}
+
+void check_line(const LineConfig& l, const std::string& key, Problems& problems) {
+  const double dx = l.to.x - l.from.x;
+  const double dy = l.to.y - l.from.y;
+  if (std::hypot(dx, dy) < 0.01) {
+    if (problems.usable(key + ".to")) {
+      problems.add(key + ".to", problems.written_at(key + ".to"),
+                   "is (almost) where from is: a line needs a length, its ends at least 0.01 of "
+                   "the frame apart");
+    }
+    return;
+  }
+  const bool vertical = std::abs(dx) < 1e-9;
+  const bool horizontal = std::abs(dy) < 1e-9;
+  const bool up_down = l.in == tracking::Side::kAbove || l.in == tracking::Side::kBelow;
+  if ((up_down && vertical) || (!up_down && horizontal)) {
+    if (problems.usable(key + ".in")) {
+      problems.add(key + ".in", problems.written_at(key + ".in"),
+                   std::string("is ") + std::string(tracking::side_name(l.in)) + " on a " +
+                       (vertical ? "vertical" : "horizontal") +
+                       " line, which has no such side: use " +
+                       (vertical ? "left or right" : "above or below"));
+    }
+  }
 }
 
 }  // namespace yolo::config::section_files

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// What zones and lines have in common: a name, a camera, class names and an anchor.
+// What zones and lines have in common: a name (unique among them), a camera, class names and an
+// anchor.
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <string>
+#include <utility>
 
 #include "config/schema_rows.h"
 #include "config/sections/sections.h"
@@ -70,6 +73,27 @@ FieldSpec anchor_member(std::string_view section) {
           .description =
               "The point of a box that stands for the object: bottom_center (where "
               "feet and wheels touch the ground), center or top_center."};
+}
+
+void check_places(const std::vector<ZoneConfig>& zones, const std::vector<LineConfig>& lines,
+                  Problems& problems) {
+  std::map<std::pair<std::string, std::string>, std::string> names;
+  const auto claim = [&](const std::string& camera, const std::string& name,
+                         const std::string& key) {
+    const auto [it, fresh] = names.emplace(std::make_pair(camera, name), key);
+    if (fresh || !problems.usable(key + ".name")) return;
+    problems.add(key + ".name", problems.written_at(key + ".name"),
+                 "'" + name + "' is already the name of " + it->second + " on camera " + camera +
+                     ": zones and lines of a camera need names of their own");
+  };
+  for (std::size_t i = 0; i < zones.size(); ++i) {
+    claim(zones[i].camera, zones[i].name, "zones[" + std::to_string(i) + "]");
+  }
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string key = "lines[" + std::to_string(i) + "]";
+    claim(lines[i].camera, lines[i].name, key);
+    check_line(lines[i], key, problems);
+  }
 }
 
 }  // namespace yolo::config::section_files

@@ -2,6 +2,7 @@
 // The tracking section: how detections become tracked objects (tracking/tracker.h).
 #include "config/schema_rows.h"
 #include "config/sections/sections.h"
+#include "text/format.h"
 
 namespace yolo::config::section_files {
 
@@ -14,28 +15,22 @@ SectionSpec tracking_spec() {
 }
 
 void add_tracking_fields(std::vector<FieldSpec>& t) {
-  const auto add = [&t](FieldSpec field, auto member) {
-    bind(field, &Config::tracking, member);
-    t.push_back(std::move(field));
-  };
+  const SectionAdder<TrackingConfig> add{t, "tracking", &Config::tracking};
   using F = FieldType;
-  add({.section = "tracking",
-       .name = "enabled",
+  add({.name = "enabled",
        .type = F::kBool,
        .default_value = true,
        .description = "Track objects across frames (ids, zones, lines, events). Off: each frame's "
                       "boxes only, as before."},
       &TrackingConfig::enabled);
-  add({.section = "tracking",
-       .name = "high_score",
+  add({.name = "high_score",
        .type = F::kFloat,
        .default_value = 0.5,
        .min = 0,
        .max = 1,
        .description = "Boxes scoring at least this are matched to tracks first."},
       &TrackingConfig::high_score);
-  add({.section = "tracking",
-       .name = "low_score",
+  add({.name = "low_score",
        .type = F::kFloat,
        .default_value = 0.1,
        .min = 0,
@@ -45,16 +40,14 @@ void add_tracking_fields(std::vector<FieldSpec>& t) {
                       "confidence. The detector keeps boxes down to it for the tracker; every "
                       "output still sees only those above detect.conf."},
       &TrackingConfig::low_score);
-  add({.section = "tracking",
-       .name = "new_score",
+  add({.name = "new_score",
        .type = F::kFloat,
        .default_value = 0.6,
        .min = 0,
        .max = 1,
        .description = "A box that matches no track starts one only at this score or above."},
       &TrackingConfig::new_score);
-  add({.section = "tracking",
-       .name = "match_iou",
+  add({.name = "match_iou",
        .type = F::kFloat,
        .default_value = 0.2,
        .min = 0.01,
@@ -62,16 +55,14 @@ void add_tracking_fields(std::vector<FieldSpec>& t) {
        .description = "Least overlap (IoU) between a track's predicted box and a box for the two "
                       "to be matched."},
       &TrackingConfig::match_iou);
-  add({.section = "tracking",
-       .name = "confirm_frames",
+  add({.name = "confirm_frames",
        .type = F::kInt,
        .default_value = whole(3),
        .min = 1,
        .max = 100,
        .description = "Frames a new track must be seen in before it is reported (a new event)."},
       &TrackingConfig::confirm_frames);
-  add({.section = "tracking",
-       .name = "lost_s",
+  add({.name = "lost_s",
        .type = F::kFloat,
        .default_value = 1.5,
        .min = 0.05,
@@ -79,6 +70,20 @@ void add_tracking_fields(std::vector<FieldSpec>& t) {
        .description = "Seconds a track is kept while unseen (its box predicted) before it ends. In "
                       "seconds, not frames: the frame rate changes with precision and threads."},
       &TrackingConfig::lost_s);
+}
+
+void check_tracking(const TrackingConfig& t, Problems& problems) {
+  if (t.low_score > t.high_score && problems.usable("tracking.low_score")) {
+    problems.add("tracking.low_score", problems.written_at("tracking.low_score"),
+                 "is above tracking.high_score (" + text::fixed(t.high_score, 2) +
+                     "): the second pass takes boxes from low_score up to high_score, so set it "
+                     "lower");
+  }
+  if (t.new_score < t.low_score && problems.usable("tracking.new_score")) {
+    problems.add("tracking.new_score", problems.written_at("tracking.new_score"),
+                 "is below tracking.low_score (" + text::fixed(t.low_score, 2) +
+                     "): boxes under low_score are never tracked, so a track cannot start there");
+  }
 }
 
 }  // namespace yolo::config::section_files

@@ -630,6 +630,30 @@ TEST(ConfigLoader, RelativeConfigPathStillGivesAbsolutePaths) {
   EXPECT_EQ(c.model.path, folder.path() / "m.onnx");
 }
 
+// Every path setting (a path row, whichever section has it) resolves against the config's folder;
+// these are the ones config_loader.h names.
+TEST(ConfigLoader, EveryPathSettingResolvesAgainstTheConfigFolder) {
+  std::string text;
+  std::vector<std::string> keys;
+  for (const SectionSpec& s : sections()) {
+    std::string rows;
+    for (const FieldSpec& f : fields()) {
+      if (f.section != s.name || f.type != FieldType::kPath) continue;
+      rows += "  " + std::string(f.name) + ": rel/" + std::string(f.name) + "\n";
+      keys.push_back(f.path());
+    }
+    if (!rows.empty()) text += std::string(s.name) + ":\n" + rows;
+  }
+  EXPECT_EQ(keys, (std::vector<std::string>{"model.path", "model.int8_path", "model.labels",
+                                            "telemetry.sysfs_root", "logging.dir", "http.tls_cert",
+                                            "http.tls_key", "mqtt.ca_file"}));
+  const Config c = parse_config(text, "/etc/yolo/c.yaml", kSchemaOnly);
+  for (const std::string& key : keys) {
+    const FieldSpec& f = *find_field(key);
+    EXPECT_EQ(std::get<std::string>(f.fetch(c)), "/etc/yolo/rel/" + std::string(f.name)) << key;
+  }
+}
+
 TEST(ConfigLoader, FullFileRoundTrip) {
   const TempFolder folder;
   folder.write("m.onnx", "x");

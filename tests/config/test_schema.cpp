@@ -9,6 +9,7 @@
 #include <iterator>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "config/config_loader.h"
 #include "config/yaml_writer.h"
@@ -120,6 +121,25 @@ TEST(Schema, EveryRowIsComplete) {
       complete(m);
     }
   }
+}
+
+// The sections in the order of the shipped file, each section's rows together in that order
+// (config/sections/sections.h: a section's file adds them all), so that what lists keys in schema
+// order (a reload's changed keys) lists them as the file does.
+TEST(Schema, SectionsFollowTheShippedFileAndRowsTheirSections) {
+  std::vector<std::string_view> names;
+  for (const SectionSpec& s : sections()) names.push_back(s.name);
+  EXPECT_EQ(names,
+            (std::vector<std::string_view>{"source", "model", "detect", "threads", "telemetry",
+                                           "logging", "http", "mqtt", "gpio", "webhook", "tracking",
+                                           "zones", "lines", "events", "config"}));
+  std::vector<std::string_view> row_sections;
+  for (const FieldSpec& f : fields()) {
+    if (row_sections.empty() || row_sections.back() != f.section) {
+      row_sections.push_back(f.section);
+    }
+  }
+  EXPECT_EQ(row_sections, names);
 }
 
 // Every member value a record can hold comes back from the typed Config as it went in: the

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+// The config section: how the daemon follows the config file itself.
+#include "config/schema_rows.h"
+#include "config/sections/sections.h"
+
+namespace yolo::config::section_files {
+
+using namespace rows;
+
+SectionSpec config_spec() {
+  return {"config", "How the daemon follows this file."};
+}
+
+void add_config_fields(std::vector<FieldSpec>& t) {
+  const SectionAdder<FileConfig> add{t, "config", &Config::file};
+  using F = FieldType;
+  add({.name = "watch",
+       .type = F::kBool,
+       .default_value = false,
+       .description = "Reload when this file changes, as on SIGHUP or systemctl reload."},
+      &FileConfig::watch);
+}
+
+}  // namespace yolo::config::section_files

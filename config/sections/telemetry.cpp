@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+// The telemetry section: device sensors.
+#include <filesystem>
+
+#include "config/schema_rows.h"
+#include "config/sections/sections.h"
+
+namespace yolo::config::section_files {
+
+using namespace rows;
+
+SectionSpec telemetry_spec() {
+  return {"telemetry", "Device sensors: temperature, clock, throttling, power."};
+}
+
+void add_telemetry_fields(std::vector<FieldSpec>& t) {
+  const SectionAdder<TelemetryConfig> add{t, "telemetry", &Config::telemetry};
+  using F = FieldType;
+  add({.name = "interval_s",
+       .type = F::kFloat,
+       .default_value = 1.0,
+       .min = 0.1,
+       .max = 60,
+       .description = "Seconds between two sensor samples."},
+      &TelemetryConfig::interval_s);
+  add({.name = "sysfs_root",
+       .type = F::kPath,
+       .default_value = text("/sys"),
+       .description = "Folder read in place of /sys (thermal, cpufreq, hwmon, powercap); tests "
+                      "point it at a fake tree.",
+       .rule = require_text},
+      &TelemetryConfig::sysfs_root);
+}
+
+void check_telemetry_files(const TelemetryConfig& t, Problems& problems) {
+  if (problems.usable("telemetry.sysfs_root") && !std::filesystem::is_directory(t.sysfs_root)) {
+    problems.add(
+        "telemetry.sysfs_root", problems.written_at("telemetry.sysfs_root"),
+        "no such folder '" + t.sysfs_root.string() + "': use /sys, or a folder laid out like it");
+  }
+}
+
+}  // namespace yolo::config::section_files
