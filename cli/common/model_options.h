@@ -33,8 +33,8 @@ struct ModelOptions {
 };
 
 // --imgsz, declared here once for every command that takes it, with the range and rule of the
-// config's model.imgsz (config/schema.cpp): 640, 384,640 (height, width), auto (the source's
-// aspect), or 0 (the default) for the model's own size.
+// config's model.imgsz (config/sections/model.cpp): 640, 384,640 (height, width), auto (the
+// source's aspect), or 0 (the default) for the model's own size.
 CLI::Option* add_imgsz_option(CLI::App& sub, runtime::InputSize& imgsz,
                               const std::string& description =
                                   "Input size for models exported with dynamic axes: 640, "
