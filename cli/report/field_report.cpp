@@ -27,9 +27,6 @@ using nlohmann::json;
 // A pause between two lines longer than this (and than a fifth of an interval) is a gap: the
 // daemon was not running, or a rotated file is missing.
 constexpr double kMinGapS = 2.0;
-// Thread decisions listed one by one in report.md; the rest are counted.
-constexpr std::size_t kDecisionsListed = 20;
-
 std::optional<double> number_at(const json& line, const json::json_pointer& at) {
   if (!line.contains(at)) return std::nullopt;
   const json& v = line.at(at);
@@ -186,12 +183,6 @@ PrecisionSummary summarize_precision(const std::string& precision,
 }
 
 // The field log's times (seconds since the epoch) as the report's tables show them.
-std::string utc_text(double seconds) {
-  return text::readable_utc(std::chrono::system_clock::time_point(
-      std::chrono::duration_cast<std::chrono::system_clock::duration>(
-          std::chrono::duration<double>(seconds))));
-}
-
 bool any_of(const std::vector<Interval>& intervals, auto member) {
   return std::any_of(intervals.begin(), intervals.end(),
                      [&](const Interval& i) { return (i.*member).has_value(); });
@@ -358,22 +349,6 @@ void count_object_event(FieldReport& r, const json& line) {
 }
 
 // "car 30, person 2" (in or out only, with `pick`).
-template <class Map, class Pick>
-std::string by_label_text(const Map& counts, Pick pick) {
-  std::string text;
-  for (const auto& [label, count] : counts) {
-    const long long n = pick(count);
-    if (n > 0) text += (text.empty() ? "" : ", ") + label + " " + std::to_string(n);
-  }
-  return text.empty() ? "-" : text;
-}
-
-// Table cells: a name with '|' would break the row.
-std::string cell_text(std::string text) {
-  std::replace(text.begin(), text.end(), '|', '/');
-  return text;
-}
-
 }  // namespace
 
 FieldReport build_field_report(const std::vector<json>& lines,
@@ -511,176 +486,6 @@ FieldReport build_field_report(const std::vector<json>& lines,
   r.timeline = {{"hosts", r.hosts},       {"precisions", names}, {"intervals", rows},
                 {"decisions", decisions}, {"swaps", r.swaps},    {"choices", r.choices}};
   return r;
-}
-
-std::string field_report_markdown(const FieldReport& r,
-                                  const std::vector<std::pair<std::string, std::string>>& plots,
-                                  const std::vector<std::string>& sources) {
-  std::ostringstream md;
-  md << "# Field report\n\n"
-     << "From " << utc_text(r.first) << " to " << utc_text(r.last) << " UTC ("
-     << text::duration_text(r.last - r.first) << ") on "
-     << (r.hosts.empty() ? "?" : text::joined(r.hosts, ", ")) << ": " << r.interval_lines
-     << " interval lines and " << r.event_lines << " events from " << text::joined(sources, ", ")
-     << ".\n\n";
-
-  md << "## Precisions\n\n"
-     << "Intervals with frames only. p90: the intervals' p90, weighted by their frames. "
-        "Temperature: the hottest zone, mean over time / highest. W: the mean of the intervals' "
-        "power; mJ/frame: their energy over their frames. Throttled: time with any Pi throttle "
-        "condition now.\n\n"
-     << "| precision | model | running | frames | FPS | p90 inference ms | p90 capture to result "
-        "ms | temp C mean / max | clock MHz | W | mJ/frame | throttled | frames per thread count "
-        "|\n"
-     << "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
-  for (const auto& p : r.precisions) {
-    std::string threads;
-    for (const auto& [t, n] : p.frames_by_threads) {
-      char cell[48];
-      std::snprintf(
-          cell, sizeof cell, "%s%d: %.0f %%", threads.empty() ? "" : ", ", t,
-          p.frames > 0 ? 100.0 * static_cast<double>(n) / static_cast<double>(p.frames) : 0.0);
-      threads += cell;
-    }
-    std::string throttled = "n/a";
-    if (p.throttle_known_s > 0) {
-      throttled = text::duration_text(p.throttled_s) + " (" +
-                  text::fixed(100 * p.throttled_s / p.throttle_known_s, 0) + " %)";
-    }
-    const std::string temp =
-        p.temp_mean_c ? text::fixed(p.temp_mean_c, 1) + " / " + text::fixed(p.temp_max_c, 1)
-                      : "n/a";
-    md << "| " << p.precision << " | " << text::joined(p.models, ", ") << " | "
-       << text::duration_text(p.seconds) << " | " << p.frames << " | " << text::fixed(p.fps, 2)
-       << " | " << text::fixed(p.inference_p90_ms, 2) << " | "
-       << text::fixed(p.end_to_end_p90_ms, 2) << " | " << temp << " | "
-       << text::fixed(p.clock_mean_mhz, 0) << " | " << text::fixed(p.power_w, 2) << " | "
-       << text::fixed(p.energy_per_frame_mj, 1) << " | " << throttled << " | "
-       << (threads.empty() ? "n/a" : threads) << " |\n";
-  }
-  if (r.precisions.size() == 2) {
-    const auto& a = r.precisions[0];
-    const auto& b = r.precisions[1];
-    if (a.fps > 0 && b.fps > 0) {
-      md << "\n"
-         << b.precision << " / " << a.precision << ": FPS " << text::fixed(b.fps / a.fps, 2) << "x";
-      if (a.inference_p90_ms && b.inference_p90_ms && *b.inference_p90_ms > 0) {
-        md << ", p90 inference speedup "
-           << text::fixed(*a.inference_p90_ms / *b.inference_p90_ms, 2) << "x";
-      }
-      if (a.energy_per_frame_mj && b.energy_per_frame_mj && *a.energy_per_frame_mj > 0) {
-        md << ", energy per frame "
-           << text::fixed(*b.energy_per_frame_mj / *a.energy_per_frame_mj, 2) << "x";
-      }
-      md << ".\n";
-    }
-  }
-
-  if (!plots.empty()) {
-    md << "\n## Plots\n\n";
-    for (const auto& [file, caption] : plots) md << "![" << caption << "](" << file << ")\n\n";
-  }
-
-  md << "## Thread-count decisions\n\n";
-  if (r.decisions.empty()) {
-    md << "None.\n";
-  } else {
-    std::map<std::string, int> kinds;
-    for (const auto& d : r.decisions) ++kinds[d.kind];
-    std::string counts;
-    for (const auto& [kind, n] : kinds) {
-      counts += (counts.empty() ? "" : ", ") + kind + " " + std::to_string(n);
-    }
-    md << r.decisions.size() << " decisions (" << counts << ")";
-    const std::size_t from =
-        r.decisions.size() > kDecisionsListed ? r.decisions.size() - kDecisionsListed : 0;
-    md << (from > 0 ? "; the last " + std::to_string(kDecisionsListed) : std::string()) << ":\n\n"
-       << "| time (UTC) | threads | kind | reason |\n| --- | --- | --- | --- |\n";
-    for (std::size_t k = from; k < r.decisions.size(); ++k) {
-      const auto& d = r.decisions[k];
-      std::string reason = d.reason;
-      std::replace(reason.begin(), reason.end(), '|', '/');
-      md << "| " << utc_text(d.time) << " | " << d.from << " -> " << d.to << " | " << d.kind
-         << " | " << reason << " |\n";
-    }
-  }
-
-  md << "\n## Precision switches\n\n";
-  if (r.swaps.empty()) {
-    md << "None.\n";
-  } else {
-    md << "| time (UTC) | from | to | frames lost | longest gap between results ms |\n"
-       << "| --- | --- | --- | --- | --- |\n";
-    for (const auto& s : r.swaps) {
-      auto cell = [](const json& v) { return v.is_null() ? std::string("n/a") : v.dump(); };
-      // INT8 files made from an FP32 one keep its name: the precision tells them apart.
-      md << "| " << utc_text(s.at("time").get<double>()) << " | "
-         << s.at("from_model").get<std::string>() << " " << s.at("from").get<std::string>() << " | "
-         << s.at("to_model").get<std::string>() << " " << s.at("to").get<std::string>() << " | "
-         << cell(s.at("frames_lost")) << " | " << cell(s.at("gap_ms")) << " |\n";
-    }
-  }
-
-  if (!r.choices.empty()) {
-    md << "\n## Precision chosen by measurement (precision: auto)\n\n"
-       << "| time (UTC) | chose | FP32 ms (threads) | INT8 ms (threads) | INT8 speedup | mAP50 "
-          "| why |\n| --- | --- | --- | --- | --- | --- | --- |\n";
-    for (const auto& c : r.choices) {
-      auto figure = [](const json& v, int decimals) {
-        return text::fixed(v.is_number() ? std::optional(v.get<double>()) : std::nullopt, decimals);
-      };
-      auto at = [&](const char* ms, const char* threads) {
-        return figure(c.at(ms), 1) + " (" + figure(c.at(threads), 0) + ")";
-      };
-      std::string reason = c.at("reason").get<std::string>();
-      std::replace(reason.begin(), reason.end(), '|', '/');
-      md << "| " << utc_text(c.at("time").get<double>()) << " | "
-         << c.at("precision").get<std::string>() << " | " << at("fp32_ms", "fp32_threads") << " | "
-         << at("int8_ms", "int8_threads") << " | " << figure(c.at("speedup"), 2) << "x | "
-         << figure(c.at("map50"), 3) << " | " << reason << " |\n";
-    }
-  }
-
-  if (r.object_events > 0) {
-    md << "\n## Tracked objects\n\n"
-       << r.object_events
-       << " object events. Crossings of each line by direction (its \"in\" side as configured), "
-          "and entries into and loiter events in each zone, by class.\n\n";
-    if (!r.crossings.empty()) {
-      md << "| camera | line | in | out | in by class | out by class |\n"
-         << "| --- | --- | --- | --- | --- | --- |\n";
-      for (const auto& c : r.crossings) {
-        md << "| " << cell_text(c.camera) << " | " << cell_text(c.line) << " | " << c.in << " | "
-           << c.out << " | "
-           << cell_text(by_label_text(c.by_label, [](const auto& n) { return n.first; })) << " | "
-           << cell_text(by_label_text(c.by_label, [](const auto& n) { return n.second; }))
-           << " |\n";
-      }
-      md << "\n";
-    }
-    if (!r.zones.empty()) {
-      md << "| camera | zone | entries | loiter events | entries by class |\n"
-         << "| --- | --- | --- | --- | --- |\n";
-      for (const auto& z : r.zones) {
-        md << "| " << cell_text(z.camera) << " | " << cell_text(z.zone) << " | " << z.entries
-           << " | " << z.loiters << " | "
-           << cell_text(by_label_text(z.entries_by_label, [](long long n) { return n; })) << " |\n";
-      }
-    }
-  }
-
-  if (!r.gaps.empty()) {
-    md << "\n## Gaps\n\n| from (UTC) | to (UTC) | length |\n| --- | --- | --- |\n";
-    for (const auto& g : r.gaps) {
-      md << "| " << utc_text(g.start) << " | " << utc_text(g.end) << " | "
-         << text::duration_text(g.end - g.start) << " |\n";
-    }
-  }
-
-  md << "\n## What these logs do not tell\n\n";
-  if (r.missing.empty()) md << "Nothing missing.\n";
-  for (const auto& m : r.missing) md << "- " << m << "\n";
-  return md.str();
 }
 
 }  // namespace yolo::cli
