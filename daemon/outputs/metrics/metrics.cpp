@@ -25,6 +25,8 @@
 #include <vector>
 
 #include "daemon/base/version.h"
+#include "daemon/outputs/metrics/metric_families.h"
+#include "daemon/outputs/metrics/tracking_series.h"
 #include "text/format.h"
 #include "tracking/vocabulary.h"
 
@@ -32,6 +34,7 @@ namespace yolo::daemon {
 
 namespace {
 
+using namespace metrics;
 using prometheus::Counter;
 using prometheus::Family;
 using prometheus::Gauge;
@@ -60,59 +63,6 @@ constexpr std::array<ThrottleCondition, 4> kThrottleConditions{
      {"soft_temp_limit", &telemetry::ThrottleState::soft_temp_limit,
       &telemetry::ThrottleState::soft_temp_limit_since_boot}}};
 
-// `text` with every byte that is not part of a valid UTF-8 sequence replaced by U+FFFD:
-// Prometheus refuses a whole scrape over one bad label value, and class names and paths can be
-// any bytes.
-std::string valid_utf8(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const auto lead = static_cast<unsigned char>(text[i]);
-    const std::size_t length = lead < 0x80           ? 1
-                               : (lead >> 5) == 0x6  ? 2
-                               : (lead >> 4) == 0xE  ? 3
-                               : (lead >> 3) == 0x1E ? 4
-                                                     : 0;
-    bool ok = length > 0 && i + length <= text.size();
-    std::uint32_t code = length == 1 ? lead : lead & (0x7F >> length);
-    for (std::size_t k = 1; ok && k < length; ++k) {
-      const auto next = static_cast<unsigned char>(text[i + k]);
-      ok = (next & 0xC0) == 0x80;
-      code = (code << 6) | (next & 0x3F);
-    }
-    // Overlong forms, surrogates and code points past U+10FFFF are not valid either.
-    constexpr std::array<std::uint32_t, 5> kLeast = {0, 0, 0x80, 0x800, 0x10000};
-    if (ok && length > 1) {
-      ok = code >= kLeast[length] && code <= 0x10FFFF && !(code >= 0xD800 && code <= 0xDFFF);
-    }
-    if (ok) {
-      out.append(text.substr(i, length));
-      i += length;
-    } else {
-      out += "\xEF\xBF\xBD";
-      ++i;
-    }
-  }
-  return out;
-}
-
-// HELP text as the format wants it: prometheus-cpp writes it unescaped, and a backslash or a
-// newline in it would make the whole scrape unparsable.
-std::string help_text(std::string_view help) {
-  std::string out;
-  for (char c : valid_utf8(help)) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 prometheus::Labels clean(const Metrics::Labels& labels) {
   prometheus::Labels out;
   for (const auto& [name, value] : labels) {
@@ -123,49 +73,6 @@ prometheus::Labels clean(const Metrics::Labels& labels) {
   }
   return out;
 }
-
-Family<Counter>& counter_family(prometheus::Registry& registry, const std::string& name,
-                                std::string_view help) {
-  return prometheus::BuildCounter().Name(name).Help(help_text(help)).Register(registry);
-}
-
-Family<Gauge>& gauge_family(prometheus::Registry& registry, const std::string& name,
-                            std::string_view help) {
-  return prometheus::BuildGauge().Name(name).Help(help_text(help)).Register(registry);
-}
-
-// A gauge family whose series are all replaced by each update: a sensor gone from the latest
-// sample loses its series instead of showing its last value forever.
-class GaugeSnapshot {
- public:
-  using Values = std::vector<std::pair<prometheus::Labels, double>>;
-
-  explicit GaugeSnapshot(Family<Gauge>& family) : family_(family) {}
-
-  // The series are now `values`; a value that is not finite (a sensor that read garbage) is
-  // left out like a missing one.
-  void update(const Values& values) {
-    std::map<prometheus::Labels, Gauge*> next;
-    for (const auto& [labels, value] : values) {
-      if (!std::isfinite(value)) continue;
-      const auto found = series_.find(labels);
-      Gauge& gauge = found != series_.end() ? *found->second : family_.Add(labels);
-      gauge.Set(value);
-      next.emplace(labels, &gauge);
-    }
-    for (const auto& [labels, gauge] : series_) {
-      if (!next.contains(labels)) family_.Remove(gauge);
-    }
-    series_ = std::move(next);
-  }
-
-  // One series without labels, or none when `value` is empty.
-  void update(std::optional<double> value) { update(value ? Values{{{}, *value}} : Values{}); }
-
- private:
-  Family<Gauge>& family_;
-  std::map<prometheus::Labels, Gauge*> series_;
-};
 
 // A state as a gauge family: one series per state seen ("state" label), 1 for the current state
 // and 0 for the others, so a dashboard can show and alert on each.
@@ -194,129 +101,6 @@ struct FrameSeries {
   std::array<Histogram*, kStages.size()> stages{};
   // By class id, created when the class is first detected.
   std::vector<Counter*> detections;
-};
-
-// A counter that follows a total kept elsewhere (a line's or zone's counts) and never goes back:
-// when the total starts again (its counts were reset, or the place was removed and configured
-// anew: `since` moves, or the total falls), everything counted since is new and is added.
-struct FollowedTotal {
-  Counter* counter = nullptr;
-  std::chrono::system_clock::time_point since{};
-  std::int64_t seen = 0;
-};
-
-// The tracking series (tracking.enabled): what the scene and its events say, per camera.
-struct TrackingSeries {
-  explicit TrackingSeries(prometheus::Registry& registry)
-      : crossings(counter_family(registry, "yolo_edge_line_crossings_total",
-                                 "Crossings of each counting line, by camera, line, direction "
-                                 "(in: into the line's in side) and class label.")),
-        entries(counter_family(registry, "yolo_edge_zone_entries_total",
-                               "Tracked objects that entered each zone, by camera, zone and "
-                               "class label.")),
-        events(counter_family(registry, "yolo_edge_object_events_total",
-                              "Tracked-object events (new, enter, leave, cross, loiter, end), "
-                              "by camera and type.")),
-        occupancy_family(gauge_family(registry, "yolo_edge_zone_occupancy",
-                                      "Tracked objects in each zone now, by camera and zone.")),
-        occupancy(occupancy_family),
-        tracks(gauge_family(registry, "yolo_edge_active_tracks",
-                            "Confirmed tracks alive at the last frame, by camera.")) {}
-
-  // Brings the series up to `result`: its events counted; the counts, occupancy and tracks
-  // followed. The scene is shared by the results until it changes, so an unchanged one costs a
-  // pointer comparison.
-  void follow(const FrameResult& result) {
-    for (const tracking::ObjectEvent& e : result.object_events) event_counter(e).Increment();
-    if (result.scene != scene) {
-      scene = result.scene;
-      if (scene) follow_scene(*scene);
-    }
-    if (!scene) {
-      if (tracks_gauge) tracks.Remove(std::exchange(tracks_gauge, nullptr));
-      return;
-    }
-    if (!tracks_gauge || tracks_camera != scene->camera) {
-      if (tracks_gauge) tracks.Remove(tracks_gauge);
-      tracks_camera = scene->camera;
-      tracks_gauge = &tracks.Add({{"camera", valid_utf8(tracks_camera)}});
-    }
-    tracks_gauge->Set(static_cast<double>(result.tracks.size()));
-  }
-
-  Counter& event_counter(const tracking::ObjectEvent& e) {
-    auto it = std::find_if(event_counters.begin(), event_counters.end(),
-                           [&](const auto& c) { return c.first == e.camera; });
-    if (it == event_counters.end()) it = event_counters.insert(it, {e.camera, {}});
-    Counter*& counter = it->second[static_cast<std::size_t>(e.kind)];
-    if (!counter) {
-      counter = &events.Add({{"camera", valid_utf8(e.camera)},
-                             {"type", std::string(tracking::event_kind_name(e.kind))}});
-    }
-    return *counter;
-  }
-
-  void follow_scene(const SceneState& scene) {
-    const std::string camera = valid_utf8(scene.camera);
-    for (const tracking::PlaceCounts& place : scene.counts.places) {
-      const std::string place_camera =
-          valid_utf8(place.camera.empty() ? scene.camera : place.camera);
-      for (const auto& [label, tally] : place.total) {
-        if (place.line) {
-          for (const auto direction : {tracking::Direction::kIn, tracking::Direction::kOut}) {
-            follow_total(crossings,
-                         {{"camera", place_camera},
-                          {"line", valid_utf8(place.name)},
-                          {"direction", std::string(tracking::direction_name(direction))},
-                          {"class", valid_utf8(label)}},
-                         place.since, direction == tracking::Direction::kIn ? tally.in : tally.out);
-          }
-        } else {
-          follow_total(entries,
-                       {{"camera", place_camera},
-                        {"zone", valid_utf8(place.name)},
-                        {"class", valid_utf8(label)}},
-                       place.since, tally.in);
-        }
-      }
-    }
-    GaugeSnapshot::Values zones;
-    for (const config::ZoneConfig& zone : scene.zones) {
-      const auto it = scene.occupancy.find(zone.name);
-      zones.push_back({{{"camera", camera}, {"zone", valid_utf8(zone.name)}},
-                       it != scene.occupancy.end() ? static_cast<double>(it->second) : 0.0});
-    }
-    occupancy.update(zones);
-  }
-
-  void follow_total(Family<Counter>& family, const prometheus::Labels& labels,
-                    std::chrono::system_clock::time_point since, std::int64_t total) {
-    auto [it, fresh] = followed.try_emplace(labels);
-    FollowedTotal& f = it->second;
-    if (fresh) f.counter = &family.Add(labels);
-    const bool restarted = fresh || since != f.since || total < f.seen;
-    const std::int64_t added = restarted ? total : total - f.seen;
-    if (added > 0) f.counter->Increment(static_cast<double>(added));
-    f.since = since;
-    f.seen = total;
-  }
-
-  Family<Counter>& crossings;
-  Family<Counter>& entries;
-  Family<Counter>& events;
-  Family<Gauge>& occupancy_family;
-  GaugeSnapshot occupancy;
-  Family<Gauge>& tracks;
-
-  // The scene last followed, and the counters following its counts, by series.
-  std::shared_ptr<const SceneState> scene;
-  std::map<prometheus::Labels, FollowedTotal> followed;
-  // The events' counters by camera, then by kind.
-  std::vector<std::pair<std::string, std::array<Counter*, tracking::kObjectEventNames.size()>>>
-      event_counters;
-  // The active tracks' series, and its camera.
-  Gauge* tracks_gauge = nullptr;
-  std::string tracks_camera;
 };
 
 }  // namespace
