@@ -17,6 +17,7 @@
 #include "cli/commands.h"
 #include "config/config_loader.h"
 #include "config/credential.h"
+#include "config/listen_address.h"
 
 namespace yolo::cli {
 
@@ -44,16 +45,15 @@ std::string daemon_url(const config::Config& c, const std::string& file) {
     throw CountsError(file + " sets http.listen to \"\": yolo-edged serves no API. Set it (e.g. " +
                       "127.0.0.1:8080), reload the daemon, or give --url");
   }
-  const std::size_t colon = listen.rfind(':');
-  std::string host = listen.substr(0, colon);
-  const std::string port = listen.substr(colon + 1);
-  if (port == "0") {
+  auto [host, port] = config::listen_address(listen);
+  if (port == 0) {
     throw CountsError(file + " sets http.listen to port 0 (a free port, named in the daemon's " +
                       "log): give --url http://HOST:PORT");
   }
   if (host == "0.0.0.0" || host.empty()) host = "127.0.0.1";
-  if (host == "[::]") host = "[::1]";
-  return std::string(c.http.tls ? "https" : "http") + "://" + host + ":" + port;
+  if (host == "::") host = "::1";
+  if (host.find(':') != std::string::npos) host = "[" + host + "]";
+  return std::string(c.http.tls ? "https" : "http") + "://" + host + ":" + std::to_string(port);
 }
 
 // What the API takes as a bearer: --token, http.token, http.password, else the password the

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <vector>
 
+#include "config/listen_address.h"
 #include "daemon/base/host_name.h"
 #include "daemon/outputs/http/tls_identity.h"
 
@@ -27,16 +28,6 @@ namespace {
 
 // Open files the daemon keeps besides the connections (camera, models, logs, sockets, pipes).
 constexpr long kOtherFiles = 128;
-
-// "0.0.0.0:8080" -> host and port; the schema has checked the form.
-std::pair<std::string, int> split_listen(const std::string& listen) {
-  const auto colon = listen.rfind(':');
-  std::string host = listen.substr(0, colon);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
-  }
-  return {host, std::stoi(listen.substr(colon + 1))};
-}
 
 // A listening socket on host:port (port 0: one the system picks); -1 and `error` when not.
 int bind_listen(const std::string& host, int port, std::string* error) {
@@ -282,7 +273,7 @@ std::optional<std::string> Listener::run_server(config::HttpConfig http) {
     }
   }
 
-  const auto [host, port] = split_listen(http.listen);
+  const auto [host, port] = config::listen_address(http.listen);
   std::string error;
   Daemon d;
   d.listen_fd = bind_listen(host, port, &error);
