@@ -38,7 +38,7 @@
 #include "daemon/core/annotated_frame.h"
 #include "daemon/core/event_media.h"
 #include "daemon/core/logger.h"
-#include "daemon/outputs/event_store/event_store.h"
+#include "daemon/outputs/event_store/event_store_output.h"
 
 namespace {
 
@@ -187,7 +187,7 @@ int run(const fs::path& state_dir, int argc, char** argv) {
   Events events(log);
   Warnings warnings;
   events.add(&warnings);
-  EventStore store(events, state_dir);
+  EventStoreOutput store(events, state_dir);
   store.configure(settings(max_mb, min_free_mb));
   store.start();
 
@@ -338,7 +338,7 @@ int check(const fs::path& state_dir) {
   for (const auto& e : fs::directory_iterator(dir, ignored)) partial += is_partial_file(e.path());
   Logger log(Logger::Sink::kStderr, config::LogLevel::kWarning);
   Events events(log);
-  EventStore store(events, state_dir);
+  EventStoreOutput store(events, state_dir);
   store.configure(settings(1e6, 0));
   store.start();
   store.stop();

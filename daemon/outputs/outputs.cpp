@@ -6,21 +6,21 @@
 #include <string>
 #include <utility>
 
-#include "daemon/outputs/event_store/event_store.h"
-#include "daemon/outputs/field_log/field_log.h"
-#include "daemon/outputs/gpio/gpio_publisher.h"
-#include "daemon/outputs/http/http_server.h"
-#include "daemon/outputs/metrics/metrics.h"
-#include "daemon/outputs/mqtt/mqtt_publisher.h"
-#include "daemon/outputs/state/state_saver.h"
-#include "daemon/outputs/webhook/webhook.h"
+#include "daemon/outputs/event_store/event_store_output.h"
+#include "daemon/outputs/field_log/field_log_output.h"
+#include "daemon/outputs/gpio/gpio_output.h"
+#include "daemon/outputs/http/http_output.h"
+#include "daemon/outputs/metrics/metrics_output.h"
+#include "daemon/outputs/mqtt/mqtt_output.h"
+#include "daemon/outputs/state/state_output.h"
+#include "daemon/outputs/webhook/webhook_output.h"
 
 namespace yolo::daemon {
 
 namespace {
 
 std::unique_ptr<Publisher> make_http(const OutputContext& c) {
-  return std::make_unique<HttpServer>(c.events,
+  return std::make_unique<HttpOutput>(c.events,
                                       HttpBackend{.status = c.status,
                                                   .metrics = c.metrics,
                                                   .control = c.call,
@@ -32,7 +32,7 @@ std::unique_ptr<Publisher> make_http(const OutputContext& c) {
 std::unique_ptr<Publisher> make_gpio(const OutputContext& c) {
   // A press switches precision through the same path as a reload, never waiting: it runs on the
   // GPIO thread.
-  return std::make_unique<GpioPublisher>(c.events, [post = c.post](std::string_view request) {
+  return std::make_unique<GpioOutput>(c.events, [post = c.post](std::string_view request) {
     post({ControlRequest::Kind::kPrecision, std::string(request), "the GPIO precision button"});
   });
 }
@@ -40,17 +40,17 @@ std::unique_ptr<Publisher> make_gpio(const OutputContext& c) {
 constexpr std::array kOutputs{
     OutputRow{"field-log",
               [](const OutputContext&) -> std::unique_ptr<Publisher> {
-                return std::make_unique<FieldLog>();
+                return std::make_unique<FieldLogOutput>();
               }},
     OutputRow{"http", make_http},
     OutputRow{"mqtt",
               [](const OutputContext& c) -> std::unique_ptr<Publisher> {
-                return std::make_unique<MqttPublisher>(c.events);
+                return std::make_unique<MqttOutput>(c.events);
               }},
     OutputRow{"gpio", make_gpio},
     OutputRow{"state",
               [](const OutputContext& c) -> std::unique_ptr<Publisher> {
-                return std::make_unique<StateSaver>(c.events, c.object_events, c.state_dir);
+                return std::make_unique<StateOutput>(c.events, c.object_events, c.state_dir);
               }},
     OutputRow{"webhook",
               [](const OutputContext& c) -> std::unique_ptr<Publisher> {
@@ -58,7 +58,7 @@ constexpr std::array kOutputs{
               }},
     OutputRow{"event-store",
               [](const OutputContext& c) -> std::unique_ptr<Publisher> {
-                return std::make_unique<EventStore>(c.events, c.state_dir);
+                return std::make_unique<EventStoreOutput>(c.events, c.state_dir);
               }},
 };
 
@@ -69,8 +69,8 @@ std::span<const OutputRow> output_table() {
 }
 
 std::vector<std::unique_ptr<Publisher>> make_outputs(OutputContext context) {
-  auto metrics = std::make_unique<Metrics>();
-  Metrics& registry = *metrics;
+  auto metrics = std::make_unique<MetricsOutput>();
+  MetricsOutput& registry = *metrics;
   context.metrics = [&registry] { return registry.render(); };
   std::vector<std::unique_ptr<Publisher>> outputs;
   outputs.push_back(std::move(metrics));

@@ -29,7 +29,7 @@ struct DaemonState {
   bool operator==(const DaemonState&) const = default;
 };
 
-// The gpio section at work, without a thread of its own (GpioPublisher gives it one): holds the
+// The gpio section at work, without a thread of its own (GpioOutput gives it one): holds the
 // lines the config names, feeds frames to the alert rules and the daemon's state to the LED,
 // debounces the button, and drives the outputs. Time is passed in, so tests run it on a fake
 // chip with a clock of their own. A line that cannot be had (missing chip or line, busy, no

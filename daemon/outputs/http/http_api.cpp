@@ -9,8 +9,8 @@
 #include <algorithm>
 
 #include "daemon/outputs/http/http_json.h"
+#include "daemon/outputs/http/http_output.h"
 #include "daemon/outputs/http/http_routes.h"
-#include "daemon/outputs/http/http_server.h"
 
 namespace yolo::daemon {
 
@@ -46,7 +46,7 @@ http::Answer json_answer(int status, const nlohmann::json& body) {
 
 }  // namespace
 
-int HttpServer::serve_status(const ExchangePtr& ex) {
+int HttpOutput::serve_status(const ExchangePtr& ex) {
   const auto status = backend_.status();
   if (!status) return queue_error(ex->connection, 503, "starting: no status yet");
   nlohmann::json j = to_json(*status);
@@ -57,12 +57,12 @@ int HttpServer::serve_status(const ExchangePtr& ex) {
   return http::queue_json(ex->connection, j.dump() + "\n");
 }
 
-int HttpServer::serve_metrics(const ExchangePtr& ex) {
+int HttpOutput::serve_metrics(const ExchangePtr& ex) {
   return queue(ex->connection, 200, backend_.metrics(), "text/plain; version=0.0.4; charset=utf-8",
                {{"Cache-Control", "no-store"}});
 }
 
-std::optional<int> HttpServer::refuse_stream(const http::Exchange& ex) {
+std::optional<int> HttpOutput::refuse_stream(const http::Exchange& ex) {
   int cap = 0;
   {
     std::lock_guard lock(mutex_);
@@ -76,21 +76,21 @@ std::optional<int> HttpServer::refuse_stream(const http::Exchange& ex) {
                      {{"Retry-After", "10"}});
 }
 
-int HttpServer::serve_stream(const ExchangePtr& ex) {
+int HttpOutput::serve_stream(const ExchangePtr& ex) {
   if (const auto refused = refuse_stream(*ex)) return *refused;
   return mjpeg_.serve(ex);
 }
 
-int HttpServer::serve_detections(const ExchangePtr& ex) {
+int HttpOutput::serve_detections(const ExchangePtr& ex) {
   if (const auto refused = refuse_stream(*ex)) return *refused;
   return event_stream_.serve(ex);
 }
 
-int HttpServer::serve_snapshot(const ExchangePtr& ex) {
+int HttpOutput::serve_snapshot(const ExchangePtr& ex) {
   return mjpeg_.serve_snapshot(ex);
 }
 
-int HttpServer::serve_events(const ExchangePtr& ex) {
+int HttpOutput::serve_events(const ExchangePtr& ex) {
   MHD_Connection* c = ex->connection;
   std::int64_t since = 0;
   std::int64_t limit = kEventPage;
@@ -128,19 +128,19 @@ int HttpServer::serve_events(const ExchangePtr& ex) {
   return http::queue_json(c, body.dump() + "\n");
 }
 
-int HttpServer::serve_event_snapshot(const ExchangePtr& ex) {
+int HttpOutput::serve_event_snapshot(const ExchangePtr& ex) {
   return serve_event_file(ex, &EventMedia::snapshot, "image/jpeg", "snapshot");
 }
 
-int HttpServer::serve_event_crop(const ExchangePtr& ex) {
+int HttpOutput::serve_event_crop(const ExchangePtr& ex) {
   return serve_event_file(ex, &EventMedia::crop, "image/jpeg", "crop");
 }
 
-int HttpServer::serve_event_clip(const ExchangePtr& ex) {
+int HttpOutput::serve_event_clip(const ExchangePtr& ex) {
   return serve_event_file(ex, &EventMedia::clip, "video/x-msvideo", "clip");
 }
 
-int HttpServer::serve_event_file(const ExchangePtr& ex, std::filesystem::path EventMedia::*file,
+int HttpOutput::serve_event_file(const ExchangePtr& ex, std::filesystem::path EventMedia::*file,
                                  const char* type, const char* what) {
   MHD_Connection* c = ex->connection;
   const auto missing = [&] {
@@ -180,7 +180,7 @@ int HttpServer::serve_event_file(const ExchangePtr& ex, std::filesystem::path Ev
   return result;
 }
 
-int HttpServer::serve_counts(const ExchangePtr& ex) {
+int HttpOutput::serve_counts(const ExchangePtr& ex) {
   std::shared_ptr<const SceneState> scene;
   {
     std::lock_guard lock(mutex_);
@@ -199,7 +199,7 @@ int HttpServer::serve_counts(const ExchangePtr& ex) {
   return http::queue_json(ex->connection, body.dump() + "\n");
 }
 
-int HttpServer::serve_counts_reset(const ExchangePtr& ex) {
+int HttpOutput::serve_counts_reset(const ExchangePtr& ex) {
   MHD_Connection* c = ex->connection;
   const nlohmann::json body = nlohmann::json::parse(ex->body, nullptr, false);
   const auto place_at = body.is_object() ? body.find("place") : body.end();
@@ -252,7 +252,7 @@ int HttpServer::serve_counts_reset(const ExchangePtr& ex) {
   });
 }
 
-int HttpServer::serve_precision(const ExchangePtr& ex) {
+int HttpOutput::serve_precision(const ExchangePtr& ex) {
   const nlohmann::json body = nlohmann::json::parse(ex->body, nullptr, false);
   if (body.is_discarded() || !body.is_object()) {
     return queue_error(ex->connection, 400, "the body must be JSON like {\"precision\": \"int8\"}");
@@ -266,11 +266,11 @@ int HttpServer::serve_precision(const ExchangePtr& ex) {
   return serve_control(ex, {ControlRequest::Kind::kPrecision, it->get<std::string>(), {}});
 }
 
-int HttpServer::serve_reload(const ExchangePtr& ex) {
+int HttpOutput::serve_reload(const ExchangePtr& ex) {
   return serve_control(ex, {ControlRequest::Kind::kReload, {}, {}});
 }
 
-int HttpServer::serve_control(const ExchangePtr& ex, ControlRequest request) {
+int HttpOutput::serve_control(const ExchangePtr& ex, ControlRequest request) {
   request.origin = ex->method + " " + ex->path + " from " + http::address_text(ex->address);
   return post_job(ex, [this, request] {
     const std::optional<ControlReply> reply = backend_.control(request, limits_.control_timeout);
@@ -284,13 +284,13 @@ int HttpServer::serve_control(const ExchangePtr& ex, ControlRequest request) {
   });
 }
 
-int HttpServer::post_job(const ExchangePtr& ex, std::function<http::Answer()> job) {
+int HttpOutput::post_job(const ExchangePtr& ex, std::function<http::Answer()> job) {
   ex->job = std::move(job);
   control_.post(ex);
   return answer_job(ex);
 }
 
-int HttpServer::answer_job(const ExchangePtr& ex) {
+int HttpOutput::answer_job(const ExchangePtr& ex) {
   if (waiting_.suspend(ex, http::kOnJob, http::kNever)) return MHD_YES;
   if (waiting_.finished(*ex) && ex->held) return queue(ex->connection, *ex->held);
   return queue_error(ex->connection, 503, "the daemon is stopping");

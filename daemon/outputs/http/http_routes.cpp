@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "daemon/outputs/http/http_server.h"
+#include "daemon/outputs/http/http_output.h"
 #include "daemon/outputs/http/web_assets.h"
 #include "text/format.h"
 
@@ -24,23 +24,23 @@ constexpr std::string_view kId = "{id}";
 std::span<const Route> routes() {
   // In the order a 404 lists them; docs/live-view.md's table lists the same.
   static constexpr Route kRoutes[] = {
-      {"/", "GET", Access::kPage, &HttpServer::serve_page},
-      {"/index.html", "GET", Access::kPage, &HttpServer::serve_page, false},
-      {"/stream.mjpg", "GET", Access::kView, &HttpServer::serve_stream},
-      {"/snapshot.jpg", "GET", Access::kView, &HttpServer::serve_snapshot},
-      {"/api/status", "GET", Access::kView, &HttpServer::serve_status},
-      {"/api/detections", "GET", Access::kView, &HttpServer::serve_detections},
-      {"/api/events", "GET", Access::kView, &HttpServer::serve_events},
-      {"/api/events/{id}/snapshot.jpg", "GET", Access::kView, &HttpServer::serve_event_snapshot},
-      {"/api/events/{id}/crop.jpg", "GET", Access::kView, &HttpServer::serve_event_crop},
-      {"/api/events/{id}/clip.avi", "GET", Access::kView, &HttpServer::serve_event_clip},
-      {"/api/counts", "GET", Access::kView, &HttpServer::serve_counts},
-      {"/metrics", "GET", Access::kMetrics, &HttpServer::serve_metrics},
-      {"/login", "GET POST", Access::kPublic, &HttpServer::serve_login, false},
-      {"/logout", "POST", Access::kPublic, &HttpServer::serve_logout, false},
-      {"/api/precision", "POST", Access::kControl, &HttpServer::serve_precision},
-      {"/api/reload", "POST", Access::kControl, &HttpServer::serve_reload},
-      {"/api/counts/reset", "POST", Access::kControl, &HttpServer::serve_counts_reset},
+      {"/", "GET", Access::kPage, &HttpOutput::serve_page},
+      {"/index.html", "GET", Access::kPage, &HttpOutput::serve_page, false},
+      {"/stream.mjpg", "GET", Access::kView, &HttpOutput::serve_stream},
+      {"/snapshot.jpg", "GET", Access::kView, &HttpOutput::serve_snapshot},
+      {"/api/status", "GET", Access::kView, &HttpOutput::serve_status},
+      {"/api/detections", "GET", Access::kView, &HttpOutput::serve_detections},
+      {"/api/events", "GET", Access::kView, &HttpOutput::serve_events},
+      {"/api/events/{id}/snapshot.jpg", "GET", Access::kView, &HttpOutput::serve_event_snapshot},
+      {"/api/events/{id}/crop.jpg", "GET", Access::kView, &HttpOutput::serve_event_crop},
+      {"/api/events/{id}/clip.avi", "GET", Access::kView, &HttpOutput::serve_event_clip},
+      {"/api/counts", "GET", Access::kView, &HttpOutput::serve_counts},
+      {"/metrics", "GET", Access::kMetrics, &HttpOutput::serve_metrics},
+      {"/login", "GET POST", Access::kPublic, &HttpOutput::serve_login, false},
+      {"/logout", "POST", Access::kPublic, &HttpOutput::serve_logout, false},
+      {"/api/precision", "POST", Access::kControl, &HttpOutput::serve_precision},
+      {"/api/reload", "POST", Access::kControl, &HttpOutput::serve_reload},
+      {"/api/counts/reset", "POST", Access::kControl, &HttpOutput::serve_counts_reset},
   };
   return kRoutes;
 }
@@ -172,7 +172,7 @@ std::string form_password(const http::Exchange& ex) {
 
 }  // namespace
 
-int HttpServer::serve(const ExchangePtr& ex) {
+int HttpOutput::serve(const ExchangePtr& ex) {
   MHD_Connection* c = ex->connection;
   const http::Match match = http::route_of(ex->path);
   ex->route = match.route;
@@ -195,7 +195,7 @@ int HttpServer::serve(const ExchangePtr& ex) {
   return (this->*ex->route->handler)(ex);
 }
 
-std::optional<int> HttpServer::refuse(const http::Exchange& ex) const {
+std::optional<int> HttpOutput::refuse(const http::Exchange& ex) const {
   const Access access = ex.route->access;
   if (access == Access::kPublic) return std::nullopt;
   MHD_Connection* c = ex.connection;
@@ -244,7 +244,7 @@ std::optional<int> HttpServer::refuse(const http::Exchange& ex) const {
                      {{"WWW-Authenticate", "Bearer realm=\"yolo-edge\""}});
 }
 
-int HttpServer::serve_page(const ExchangePtr& ex) {
+int HttpOutput::serve_page(const ExchangePtr& ex) {
   return queue(ex->connection, 200, std::string(web::index_html()), kHtml,
                {{"Cache-Control", "no-cache"},
                 {"Content-Security-Policy",
@@ -252,7 +252,7 @@ int HttpServer::serve_page(const ExchangePtr& ex) {
                  "script-src 'self' 'unsafe-inline'; img-src 'self' data:"}});
 }
 
-int HttpServer::serve_login(const ExchangePtr& ex) {
+int HttpOutput::serve_login(const ExchangePtr& ex) {
   MHD_Connection* c = ex->connection;
   if (ex->held) {
     // A held answer whose time has come (or the server stops).
@@ -295,7 +295,7 @@ int HttpServer::serve_login(const ExchangePtr& ex) {
   return queue(c, *ex->held);
 }
 
-int HttpServer::serve_logout(const ExchangePtr& ex) {
+int HttpOutput::serve_logout(const ExchangePtr& ex) {
   access_.logout(http::cookie(ex->connection, HttpAccess::kCookie));
   return queue(ex->connection, 303, "", "text/plain",
                {{"Location", "/login"}, {"Set-Cookie", access_.set_cookie("")}});

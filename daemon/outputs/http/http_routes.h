@@ -10,7 +10,7 @@
 #include <string_view>
 
 namespace yolo::daemon {
-class HttpServer;
+class HttpOutput;
 }
 
 namespace yolo::daemon::http {
@@ -38,7 +38,7 @@ struct Route {
   // Space-separated; HEAD is answered wherever GET is.
   std::string_view methods;
   Access access;
-  int (HttpServer::*handler)(const std::shared_ptr<Exchange>& ex);
+  int (HttpOutput::*handler)(const std::shared_ptr<Exchange>& ex);
   // Named in a 404's list of what there is (not the login's pages, nor the page's second name).
   bool listed = true;
 };

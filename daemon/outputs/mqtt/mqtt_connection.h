@@ -21,7 +21,7 @@
 
 namespace yolo::daemon {
 
-// One libmosquitto client without its thread, for MqttPublisher's own: the connection, what went
+// One libmosquitto client without its thread, for MqttOutput's own: the connection, what went
 // wrong in words a user can act on, and the settings a change of which reconnects.
 
 // QoS 1 (at least once) for events, occupancy, availability and discovery; QoS 0 is enough for

@@ -18,7 +18,7 @@ namespace yolo::daemon {
 
 // What yolo-edged publishes over MQTT, in one place: topic names and payloads (docs/live-view.md,
 // "MQTT and Home Assistant", describes them for users). The connection and timing live in
-// MqttPublisher.
+// MqttOutput.
 
 // Payloads of the availability and occupancy topics.
 inline constexpr std::string_view kOnline = "online";

@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "daemon/outputs/http/http_server.h"
+#include "daemon/outputs/http/http_output.h"
 #include "tests/support/temp_folder.h"
 #include "tests/support/tree_paths.h"
 
@@ -155,7 +155,7 @@ class HttpRoutesServed : public ::testing::Test {
       return std::shared_ptr<const DaemonStatus>(std::move(status));
     };
     backend.metrics = [] { return std::string("yolo_edge_up 1\n"); };
-    server_ = std::make_unique<HttpServer>(events_, backend, state_.path());
+    server_ = std::make_unique<HttpOutput>(events_, backend, state_.path());
     config::Config c;
     c.http.listen = "127.0.0.1:0";
     c.http.auth = auth;
@@ -189,7 +189,7 @@ class HttpRoutesServed : public ::testing::Test {
   Logger log_{Logger::Sink::kStderr, config::LogLevel::kError};
   Events events_{log_};
   test::TempFolder state_;
-  std::unique_ptr<HttpServer> server_;
+  std::unique_ptr<HttpOutput> server_;
 };
 
 TEST_F(HttpRoutesServed, WithoutACredentialEachRouteAnswersAsItsAccessSays) {

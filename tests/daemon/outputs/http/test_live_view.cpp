@@ -245,7 +245,7 @@ TEST_F(LiveView, PrecisionSwitchGoesThroughTheReloadPath) {
 
 TEST_F(LiveView, FiftyClientsAtOnceAndIdleConnectionsLeaveItServing) {
   YOLO_REQUIRE_FIXTURES();
-  // All of them come from 127.0.0.1 here: the per-address limit (tested in test_http_server)
+  // All of them come from 127.0.0.1 here: the per-address limit (tested in test_http_output)
   // is raised so that it is the server's capacity that is tried.
   start("", http_section() + "  max_clients_per_address: 100\n");
   ASSERT_TRUE(wait_for_frames(60s)) << s_.daemon_output();

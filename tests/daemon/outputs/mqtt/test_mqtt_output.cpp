@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// MqttPublisher against a real broker (daemon/outputs/mqtt/mqtt_publisher.cpp): the test starts
+// MqttOutput against a real broker (daemon/outputs/mqtt/mqtt_output.cpp): the test starts
 // /usr/sbin/mosquitto on 127.0.0.1 with a free port and reads what arrives with a subscriber of
 // its own (libmosquitto with its thread). Last, the real yolo-edged publishes on the fixture video
 // and is killed, and the broker sends its last will.
-#include "daemon/outputs/mqtt/mqtt_publisher.h"
+#include "daemon/outputs/mqtt/mqtt_output.h"
 
 #include <gtest/gtest.h>
 #include <mosquitto.h>
@@ -256,7 +256,7 @@ std::shared_ptr<const ModelInfo> test_model() {
 // The inference thread's part: a frame every 20 ms with the detections the test sets.
 class Feeder {
  public:
-  explicit Feeder(MqttPublisher& publisher) : publisher_(publisher) {
+  explicit Feeder(MqttOutput& publisher) : publisher_(publisher) {
     thread_ = std::thread([this] {
       const auto model = test_model();
       for (std::int64_t index = 0; !stop_; ++index) {
@@ -307,7 +307,7 @@ class Feeder {
   }
 
  private:
-  MqttPublisher& publisher_;
+  MqttOutput& publisher_;
   mutable std::mutex mutex_;
   vision::Detections detections_;
   std::chrono::nanoseconds longest_publish_{0};
@@ -363,8 +363,8 @@ class MqttPublisherTest : public ::testing::Test {
   }
 
   // A publisher configured with `c` and started; it lives as long as the test.
-  MqttPublisher& start_publisher(const config::Config& c,
-                                 const MqttOptions& options = quick_options()) {
+  MqttOutput& start_publisher(const config::Config& c,
+                              const MqttOptions& options = quick_options()) {
     publisher_.emplace(events_, options);
     publisher_->configure(c);
     publisher_->start();
@@ -378,13 +378,13 @@ class MqttPublisherTest : public ::testing::Test {
   TempFolder folder_;
   int port_ = 0;
   std::unique_ptr<Broker> broker_;
-  std::optional<MqttPublisher> publisher_;
+  std::optional<MqttOutput> publisher_;
 };
 
 TEST_F(MqttPublisherTest, OffUnlessEnabled) {
   config::Config c = mqtt_config(port_, "off");
   c.mqtt.enabled = false;
-  MqttPublisher& publisher = start_publisher(c);
+  MqttOutput& publisher = start_publisher(c);
   publisher.publish(std::make_shared<FrameResult>());
   EXPECT_EQ(publisher.status(), json::parse(R"({"ok": true, "enabled": false})"));
   EXPECT_TRUE(publisher.stop());
@@ -393,7 +393,7 @@ TEST_F(MqttPublisherTest, OffUnlessEnabled) {
 TEST_F(MqttPublisherTest, AvailabilityEventsWithDebounceStatsAndOfflineOnStop) {
   broker_->start();
   Subscriber sub(port_);
-  MqttPublisher& publisher = start_publisher(mqtt_config(port_, "cam"));
+  MqttOutput& publisher = start_publisher(mqtt_config(port_, "cam"));
   ASSERT_TRUE(sub.wait_for("cam/available", "online", 3s)) << broker_->output();
   ASSERT_TRUE(wait_status(publisher, connected, 2s));
 
@@ -487,7 +487,7 @@ TEST_F(MqttPublisherTest, HomeAssistantDiscoveryAndItsRepublishWhenHomeAssistant
   config::Config c = mqtt_config(port_, "cam");
   c.mqtt.homeassistant = true;
   c.detect.classes = {0, 2};
-  MqttPublisher& publisher = start_publisher(c);
+  MqttOutput& publisher = start_publisher(c);
   ASSERT_TRUE(sub.wait_for("cam/available", "online", 3s));
   Feeder feeder(publisher);
   feeder.see({{0, 1}});
@@ -618,7 +618,7 @@ TEST_F(MqttPublisherTest, TrackedObjectsGetEventsRetainedStatesAndSensorsPerCame
   Subscriber sub(port_);
   config::Config c = mqtt_config(port_, "cam");
   c.mqtt.homeassistant = true;
-  MqttPublisher& publisher = start_publisher(c);
+  MqttOutput& publisher = start_publisher(c);
   ASSERT_TRUE(sub.wait_for("cam/available", "online", 3s));
   ASSERT_TRUE(wait_status(publisher, connected, 2s));
 
@@ -698,7 +698,7 @@ TEST_F(MqttPublisherTest, ALabelLeftOnByAKilledRunIsSetOffOnceNotSeen) {
   sub.publish("cam/occupancy/dog", "ON", true);
   sub.publish("cam/occupancy/person", "ON", true);
   ASSERT_TRUE(sub.wait_for("cam/occupancy/dog", "ON", 1s));
-  MqttPublisher& publisher = start_publisher(mqtt_config(port_, "cam"));
+  MqttOutput& publisher = start_publisher(mqtt_config(port_, "cam"));
   Feeder feeder(publisher);
   feeder.see({{0, 1}});
   const std::size_t mark = sub.count();
@@ -711,7 +711,7 @@ TEST_F(MqttPublisherTest, ReconfigureReconnectsOnlyWhenTheBrokerSettingsChange) 
   broker_->start();
   Subscriber sub(port_);
   config::Config c = mqtt_config(port_, "cam");
-  MqttPublisher& publisher = start_publisher(c);
+  MqttOutput& publisher = start_publisher(c);
   ASSERT_TRUE(sub.wait_for("cam/available", "online", 3s));
 
   // The same settings, and a new debounce: the connection stays.
@@ -740,7 +740,7 @@ TEST_F(MqttPublisherTest, ReconfigureReconnectsOnlyWhenTheBrokerSettingsChange) 
 }
 
 TEST_F(MqttPublisherTest, BrokerDownAtStartIsRetriedAndNeverBlocksPublish) {
-  MqttPublisher& publisher = start_publisher(mqtt_config(port_, "cam"));
+  MqttOutput& publisher = start_publisher(mqtt_config(port_, "cam"));
   auto feeder = std::make_unique<Feeder>(publisher);
   feeder->see({{0, 1}});
   const auto down = wait_status(
@@ -774,7 +774,7 @@ TEST_F(MqttPublisherTest, BrokerDownAtStartIsRetriedAndNeverBlocksPublish) {
 
 TEST_F(MqttPublisherTest, ABrokerKilledWhileRunningShowsInTheStatusAndIsReconnected) {
   broker_->start();
-  MqttPublisher& publisher = start_publisher(mqtt_config(port_, "cam"));
+  MqttOutput& publisher = start_publisher(mqtt_config(port_, "cam"));
   ASSERT_TRUE(wait_status(publisher, connected, 3s));
   auto feeder = std::make_unique<Feeder>(publisher);
 
@@ -806,7 +806,7 @@ TEST_F(MqttPublisherTest, ASlowBrokerCostsEventsNeverInferenceTime) {
   options.max_in_flight = 10;
   config::Config c = mqtt_config(port_, "cam");
   c.mqtt.debounce_s = 0;
-  MqttPublisher& publisher = start_publisher(c, options);
+  MqttOutput& publisher = start_publisher(c, options);
   ASSERT_TRUE(wait_status(publisher, connected, 3s));
   auto feeder = std::make_unique<Feeder>(publisher);
 
@@ -834,7 +834,7 @@ TEST_F(MqttPublisherTest, ASlowBrokerCostsEventsNeverInferenceTime) {
 TEST_F(MqttPublisherTest, LabelsExpireOnTheClockWhenFramesStop) {
   broker_->start();
   Subscriber sub(port_);
-  MqttPublisher& publisher = start_publisher(mqtt_config(port_, "cam"));
+  MqttOutput& publisher = start_publisher(mqtt_config(port_, "cam"));
   auto feeder = std::make_unique<Feeder>(publisher);
   feeder->see({{3, 1}});
   ASSERT_TRUE(sub.wait_for("cam/occupancy/dog", "ON", 3s));
@@ -872,7 +872,7 @@ TEST_F(MqttPublisherTest, UserNameAndPassword) {
   config::Config c = mqtt_config(port_, "cam");
   c.mqtt.username = "edge";
   c.mqtt.password = "wrong";
-  MqttPublisher& publisher = start_publisher(c);
+  MqttOutput& publisher = start_publisher(c);
   const auto refused = wait_status(
       publisher, [](const json& s) { return s.contains("warning"); }, 2s);
   ASSERT_TRUE(refused);
@@ -891,7 +891,7 @@ TEST_F(MqttPublisherTest, UserNameAndPassword) {
 TEST_F(MqttPublisherTest, AnUnreadableCaFileIsSaidInTheStatus) {
   config::Config c = mqtt_config(port_, "cam");
   c.mqtt.ca_file = folder_.path() / "no-such-ca.pem";
-  MqttPublisher& publisher = start_publisher(c);
+  MqttOutput& publisher = start_publisher(c);
   const auto status = wait_status(
       publisher, [](const json& s) { return s.contains("warning"); }, 2s);
   ASSERT_TRUE(status);
@@ -948,7 +948,7 @@ TEST_F(MqttPublisherTest, TlsWithTheBrokersCaAndNotWithAnother) {
 
   config::Config c = mqtt_config(port_, "cam");
   c.mqtt.ca_file = dir / "ca.pem";
-  MqttPublisher& publisher = start_publisher(c);
+  MqttOutput& publisher = start_publisher(c);
   const auto up = wait_status(publisher, connected, 3s);
   ASSERT_TRUE(up) << publisher.status().dump() << broker_->output();
   EXPECT_EQ((*up)["tls"], true);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The state output (daemon/outputs/state/state_saver.cpp): counts and events kept in the state
+// The state output (daemon/outputs/state/state_output.cpp): counts and events kept in the state
 // folder, written only when they changed, at most once a period, and at stop.
-#include "daemon/outputs/state/state_saver.h"
+#include "daemon/outputs/state/state_output.h"
 
 #include <gtest/gtest.h>
 
@@ -36,12 +36,12 @@ nlohmann::json read(const std::filesystem::path& p) {
   return nlohmann::json::parse(in);
 }
 
-TEST(StateSaver, WritesWhatChangedOncePerPeriodAndAtStop) {
+TEST(StateOutput, WritesWhatChangedOncePerPeriodAndAtStop) {
   const test::TempFolder dir;
   Logger logger(Logger::Sink::kStderr, config::LogLevel::kError);
   Events events(logger);
   EventLog log(10);
-  StateSaver saver(events, log, dir.path(), 300ms);
+  StateOutput saver(events, log, dir.path(), 300ms);
   saver.start();
   saver.publish(result_with(3, 1));
   std::vector<tracking::ObjectEvent> batch(2);
@@ -59,12 +59,12 @@ TEST(StateSaver, WritesWhatChangedOncePerPeriodAndAtStop) {
   EXPECT_EQ(read(counts_file(dir.path()))["places"][0]["total"]["car"]["in"], 4);
 }
 
-TEST(StateSaver, AFolderItCannotWriteIsAWarningNotAStop) {
+TEST(StateOutput, AFolderItCannotWriteIsAWarningNotAStop) {
   const test::TempFolder dir;
   Logger logger(Logger::Sink::kStderr, config::LogLevel::kError);
   Events events(logger);
   EventLog log(10);
-  StateSaver saver(events, log, dir.path() / "missing", 100ms);
+  StateOutput saver(events, log, dir.path() / "missing", 100ms);
   saver.start();
   saver.publish(result_with(1, 1));
   std::this_thread::sleep_for(300ms);

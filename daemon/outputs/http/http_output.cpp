@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The server's life: its parts, the settings it takes, what it is fed, the encoder, its status.
-#include "daemon/outputs/http/http_server.h"
+#include "daemon/outputs/http/http_output.h"
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -22,7 +22,7 @@ constexpr auto kEncoderTurn = std::chrono::milliseconds(250);
 
 }  // namespace
 
-HttpServer::HttpServer(Events& events, HttpBackend backend, std::filesystem::path state_dir,
+HttpOutput::HttpOutput(Events& events, HttpBackend backend, std::filesystem::path state_dir,
                        HttpLimits limits)
     : events_(events),
       backend_(std::move(backend)),
@@ -44,11 +44,11 @@ HttpServer::HttpServer(Events& events, HttpBackend backend, std::filesystem::pat
                      },
                  .closing = [this] { waiting_.close(); }}) {}
 
-HttpServer::~HttpServer() {
-  HttpServer::stop();
+HttpOutput::~HttpOutput() {
+  HttpOutput::stop();
 }
 
-std::string HttpServer::password_for(const config::HttpConfig& http) {
+std::string HttpOutput::password_for(const config::HttpConfig& http) {
   if (http.auth != config::HttpAuth::kPassword || !http.password.empty() || http.listen.empty()) {
     return http.password;
   }
@@ -74,7 +74,7 @@ std::string HttpServer::password_for(const config::HttpConfig& http) {
   }
 }
 
-void HttpServer::configure(const config::Config& config) {
+void HttpOutput::configure(const config::Config& config) {
   access_.configure(config.http, password_for(config.http));
   event_stream_.configure(config.events);
   {
@@ -84,14 +84,14 @@ void HttpServer::configure(const config::Config& config) {
   listener_.configure(config.http);
 }
 
-void HttpServer::start() {
+void HttpOutput::start() {
   listener_.start();
   encoder_.start("http-encode", [this] { encode_loop(); });
   waiting_.start();
   control_.start();
 }
 
-void HttpServer::publish(std::shared_ptr<const FrameResult> result) {
+void HttpOutput::publish(std::shared_ptr<const FrameResult> result) {
   mjpeg_.arrived(*result);
   active_tracks_ = result->scene ? static_cast<int>(result->tracks.size()) : -1;
   if (result->scene) {
@@ -106,11 +106,11 @@ void HttpServer::publish(std::shared_ptr<const FrameResult> result) {
   wake_.notify_all();
 }
 
-bool HttpServer::wants_frame(const FrameResult&) const {
+bool HttpOutput::wants_frame(const FrameResult&) const {
   return mjpeg_.watched();
 }
 
-void HttpServer::encode_loop() {
+void HttpOutput::encode_loop() {
   setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kEncoderNice);
   for (;;) {
     std::shared_ptr<const FrameResult> result;
@@ -128,7 +128,7 @@ void HttpServer::encode_loop() {
   }
 }
 
-void HttpServer::stats(const DaemonStatus& status) {
+void HttpOutput::stats(const DaemonStatus& status) {
   std::string precision = runtime::precision_name(status.model.precision);
   std::transform(precision.begin(), precision.end(), precision.begin(), ::toupper);
   const int n = status.inference.threads;
@@ -143,7 +143,7 @@ void HttpServer::stats(const DaemonStatus& status) {
   mjpeg_.set_overlay(std::move(text));
 }
 
-nlohmann::json HttpServer::status() const {
+nlohmann::json HttpOutput::status() const {
   const http::Listener::State listener = listener_.state();
   config::HttpConfig http;
   {
@@ -171,7 +171,7 @@ nlohmann::json HttpServer::status() const {
   return j;
 }
 
-void HttpServer::metrics(MetricsSink& sink) const {
+void HttpOutput::metrics(MetricsSink& sink) const {
   const nlohmann::json http = status();
   sink.set_gauge("yolo_edge_http_clients", "Clients of the live view's endless responses.",
                  {{"kind", "stream"}}, http.value("viewers", 0));
@@ -191,7 +191,7 @@ void HttpServer::metrics(MetricsSink& sink) const {
                       http.value("requests_cut_off", 0));
 }
 
-bool HttpServer::stop() {
+bool HttpOutput::stop() {
   mjpeg_.close();
   event_stream_.close();
   const auto budget = std::chrono::milliseconds(2500);

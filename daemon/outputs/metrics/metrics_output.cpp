@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "daemon/outputs/metrics/metrics.h"
+#include "daemon/outputs/metrics/metrics_output.h"
 
 #include "daemon/core/events.h"
 
@@ -63,7 +63,7 @@ constexpr std::array<ThrottleCondition, 4> kThrottleConditions{
      {"soft_temp_limit", &telemetry::ThrottleState::soft_temp_limit,
       &telemetry::ThrottleState::soft_temp_limit_since_boot}}};
 
-prometheus::Labels clean(const Metrics::Labels& labels) {
+prometheus::Labels clean(const MetricsOutput::Labels& labels) {
   prometheus::Labels out;
   for (const auto& [name, value] : labels) {
     if (!prometheus::CheckLabelName(name)) {
@@ -105,7 +105,7 @@ struct FrameSeries {
 
 }  // namespace
 
-struct Metrics::State {
+struct MetricsOutput::State {
   State()
       : frames(counter_family(registry, "yolo_edge_frames_total",
                               "Frames processed, by model and precision.")),
@@ -276,18 +276,19 @@ struct Metrics::State {
   std::atomic<std::int64_t> scrapes{0};
 
   // The outputs asked for their own series at every render, and where they set them (the
-  // Metrics itself: render() is const to its callers, the series it brings up to date are not).
+  // MetricsOutput itself: render() is const to its callers, the series it brings up to date are
+  // not).
   std::vector<const Publisher*> outputs;
   MetricsSink* sink = nullptr;
 };
 
-Metrics::Metrics() : state_(std::make_unique<State>()) {
+MetricsOutput::MetricsOutput() : state_(std::make_unique<State>()) {
   state_->sink = this;
 }
 
-Metrics::~Metrics() = default;
+MetricsOutput::~MetricsOutput() = default;
 
-void Metrics::publish(std::shared_ptr<const FrameResult> result) {
+void MetricsOutput::publish(std::shared_ptr<const FrameResult> result) {
   if (!result || !result->model) return;
   State& s = *state_;
   std::lock_guard lock(s.frame_mutex);
@@ -307,7 +308,7 @@ void Metrics::publish(std::shared_ptr<const FrameResult> result) {
   s.tracking.follow(*result);
 }
 
-void Metrics::telemetry(const telemetry::Sample& sample) {
+void MetricsOutput::telemetry(const telemetry::Sample& sample) {
   State& s = *state_;
   GaugeSnapshot::Values temperatures, clocks, power_sources, core_busy, active, since_boot;
   for (const auto& t : sample.thermal) {
@@ -361,7 +362,7 @@ void Metrics::telemetry(const telemetry::Sample& sample) {
   }
 }
 
-void Metrics::event(const Event& event) {
+void MetricsOutput::event(const Event& event) {
   using fieldlog::EventKind;
   State& s = *state_;
   std::lock_guard lock(s.mutex);
@@ -389,7 +390,7 @@ void Metrics::event(const Event& event) {
   }
 }
 
-void Metrics::stats(const DaemonStatus& status) {
+void MetricsOutput::stats(const DaemonStatus& status) {
   State& s = *state_;
   std::lock_guard lock(s.mutex);
   s.fps.update(text::rounded(status.inference.fps, 2));
@@ -409,15 +410,15 @@ void Metrics::stats(const DaemonStatus& status) {
     s.start_time_gauge->Set(std::round(now - status.uptime_s));
   }
 }
-nlohmann::json Metrics::status() const {
+nlohmann::json MetricsOutput::status() const {
   return {{"ok", true}, {"scrapes", state_->scrapes.load()}};
 }
 
-void Metrics::collect_from(std::vector<const Publisher*> outputs) {
+void MetricsOutput::collect_from(std::vector<const Publisher*> outputs) {
   state_->outputs = std::move(outputs);
 }
 
-std::string Metrics::render() const {
+std::string MetricsOutput::render() const {
   ++state_->scrapes;
   for (const Publisher* output : state_->outputs) output->metrics(*state_->sink);
   return prometheus::TextSerializer().Serialize(state_->registry.Collect());
@@ -445,8 +446,8 @@ Family<T>& custom_family(std::map<std::string, Family<T>*>& families,
 
 }  // namespace
 
-void Metrics::add_counter(const std::string& name, const std::string& help, const Labels& labels,
-                          double delta) {
+void MetricsOutput::add_counter(const std::string& name, const std::string& help,
+                                const Labels& labels, double delta) {
   if (!name.ends_with("_total")) {
     throw std::invalid_argument("metrics: counter '" + name + "' must be named ..._total");
   }
@@ -462,8 +463,8 @@ void Metrics::add_counter(const std::string& name, const std::string& help, cons
       .Increment(delta);
 }
 
-void Metrics::follow_counter(const std::string& name, const std::string& help, const Labels& labels,
-                             double total) {
+void MetricsOutput::follow_counter(const std::string& name, const std::string& help,
+                                   const Labels& labels, double total) {
   const prometheus::Labels series = clean(labels);
   State& s = *state_;
   std::lock_guard lock(s.mutex);
@@ -476,8 +477,8 @@ void Metrics::follow_counter(const std::string& name, const std::string& help, c
   if (std::isfinite(total) && total > counter.Value()) counter.Increment(total - counter.Value());
 }
 
-void Metrics::set_gauge(const std::string& name, const std::string& help, const Labels& labels,
-                        double value) {
+void MetricsOutput::set_gauge(const std::string& name, const std::string& help,
+                              const Labels& labels, double value) {
   if (!std::isfinite(value)) {
     throw std::invalid_argument("metrics: gauge '" + name + "' cannot be set to " +
                                 std::to_string(value));

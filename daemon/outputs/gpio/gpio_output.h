@@ -24,16 +24,16 @@ namespace yolo::daemon {
 // cannot be had is a warning in the log and in status(), and the rest runs on without it. Lines
 // are released (outputs driven inactive first) at stop and when a reload no longer names them;
 // a reload re-requests only the lines whose settings changed.
-class GpioPublisher : public QueuedOutput<std::shared_ptr<const FrameResult>, config::GpioConfig> {
+class GpioOutput : public QueuedOutput<std::shared_ptr<const FrameResult>, config::GpioConfig> {
  public:
   // Called on the GPIO thread for each debounced press of gpio.precision_button, with "toggle"
   // (switch to the other precision); it must not block.
   using PrecisionRequest = std::function<void(std::string_view request)>;
 
-  GpioPublisher(Events& events, PrecisionRequest on_press, std::unique_ptr<gpio::Backend> backend);
+  GpioOutput(Events& events, PrecisionRequest on_press, std::unique_ptr<gpio::Backend> backend);
   // The same on the system's libgpiod.
-  GpioPublisher(Events& events, PrecisionRequest on_press);
-  ~GpioPublisher() override;
+  GpioOutput(Events& events, PrecisionRequest on_press);
+  ~GpioOutput() override;
 
   // Takes the gpio section; the thread applies it before its next frame.
   void configure(const config::Config& config) override;

@@ -3,7 +3,7 @@
 // a temporary folder, clips read back by OpenCV's VideoCapture (FFmpeg), the budget, the
 // free-space floor (on a small tmpfs when the test may mount one), leftovers of a power cut, stop,
 // and a disk that hangs.
-#include "daemon/outputs/event_store/event_store.h"
+#include "daemon/outputs/event_store/event_store_output.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -230,8 +230,8 @@ class EventStoreTest : public ::testing::Test {
  protected:
   EventStoreTest() { events_.add(&recorder_); }
 
-  EventStore& start(const config::EventsConfig& c, const fs::path& state_dir,
-                    EventStoreOptions options = quick()) {
+  EventStoreOutput& start(const config::EventsConfig& c, const fs::path& state_dir,
+                          EventStoreOptions options = quick()) {
     store_.emplace(events_, state_dir, options);
     store_->configure(c);
     store_->start();
@@ -241,7 +241,7 @@ class EventStoreTest : public ::testing::Test {
         << store_->status();
     return *store_;
   }
-  EventStore& start(const config::EventsConfig& c) { return start(c, folder_.path()); }
+  EventStoreOutput& start(const config::EventsConfig& c) { return start(c, folder_.path()); }
 
   static EventStoreOptions quick() {
     EventStoreOptions o;
@@ -256,7 +256,7 @@ class EventStoreTest : public ::testing::Test {
   Logger log_{Logger::Sink::kStderr, config::LogLevel::kError};
   Events events_{log_};
   test::EventRecorder recorder_;
-  std::optional<EventStore> store_;
+  std::optional<EventStoreOutput> store_;
 };
 
 TEST_F(EventStoreTest, NothingConfiguredWantsNoFrames) {
@@ -265,7 +265,7 @@ TEST_F(EventStoreTest, NothingConfiguredWantsNoFrames) {
       frame({0, now, picture(40), {}, {object_event(1, ObjectEventKind::kCross, 7, now)}});
   config::EventsConfig c = events_config();
   c.snapshots.clear();
-  EventStore store(events_, folder_.path());
+  EventStoreOutput store(events_, folder_.path());
   store.configure(c);
   store.start();
   EXPECT_FALSE(store.wants_frame(*crossing));
@@ -295,7 +295,7 @@ TEST_F(EventStoreTest, NothingConfiguredWantsNoFrames) {
 TEST_F(EventStoreTest, WantsOnlyTheFramesItUses) {
   config::EventsConfig c = events_config();
   c.crop = false;
-  EventStore& store = start(c);
+  EventStoreOutput& store = start(c);
   const auto now = Clock::now();
   EXPECT_FALSE(store.wants_frame(*frame({0, now, picture(40), {}, {}}))) << "nothing happens";
   EXPECT_FALSE(store.wants_frame(
@@ -321,7 +321,7 @@ TEST_F(EventStoreTest, WantsOnlyTheFramesItUses) {
 }
 
 TEST_F(EventStoreTest, SnapshotAndCropForAChosenKindOnly) {
-  EventStore& store = start(events_config());
+  EventStoreOutput& store = start(events_config());
   const auto now = Clock::now();
   ASSERT_TRUE(store.wants_frame(
       *frame({0, now, picture(40), {}, {object_event(1, ObjectEventKind::kCross, 7, now)}})));
@@ -381,7 +381,7 @@ TEST_F(EventStoreTest, ClipsHoldTheRingsFramesAroundTheirEvents) {
   config::EventsConfig c = events_config();
   c.snapshots.clear();
   c.clips = {ObjectEventKind::kCross};
-  EventStore& store = start(c);
+  EventStoreOutput& store = start(c);
   const auto t0 = Clock::now() - 10s;
   const auto at = [&](int i) { return t0 + i * 100ms; };
   // Two events half a second apart: their clips overlap and share frames.
@@ -428,7 +428,7 @@ TEST_F(EventStoreTest, StopFinishesAClipInProgressWithWhatItHas) {
   c.snapshots.clear();
   c.clips = {ObjectEventKind::kCross};
   c.clip_after_s = 30;
-  EventStore& store = start(c);
+  EventStoreOutput& store = start(c);
   const auto t0 = Clock::now();
   int ring_frames = 0;
   for (int i = 0; i < 10; ++i) {
@@ -455,7 +455,7 @@ TEST_F(EventStoreTest, TheBudgetRemovesTheOldestEventsFirst) {
   const double notes = folder_bytes(dir()) - 5 * 300 * 1024;
   config::EventsConfig c = events_config();
   c.max_mb = 1;
-  EventStore& store = start(c);
+  EventStoreOutput& store = start(c);
   const auto budget = c.max_mb * kMiB;
   std::set<std::string> left = listing(dir());
   EXPECT_TRUE(left.contains("notes.txt")) << "not an event's file: left alone";
@@ -513,7 +513,7 @@ TEST_F(EventStoreTest, FilesOlderThanMaxDaysAreRemovedAtStart) {
   }
   config::EventsConfig c = events_config();
   c.max_days = 14;
-  EventStore& store = start(c);
+  EventStoreOutput& store = start(c);
   const std::set<std::string> left = listing(dir());
   EXPECT_EQ(left, (std::set<std::string>{media(2).snapshot.filename(), media(2).crop.filename(),
                                          media(4).snapshot.filename(), media(4).crop.filename()}));
@@ -526,7 +526,7 @@ TEST_F(EventStoreTest, LeftoversOfAPowerCutAreRemovedAtStart) {
   write_noise(media(3).snapshot, 1000);
   write_noise(media(3).clip.string() + ".partial", 5000);
   write_noise(media(4).snapshot.string() + ".partial", 5000);
-  EventStore& store = start(events_config());
+  EventStoreOutput& store = start(events_config());
   EXPECT_EQ(listing(dir()), std::set<std::string>{media(3).snapshot.filename()});
   EXPECT_EQ(store.status()["files"], 1);
   EXPECT_TRUE(store.stop());
@@ -539,7 +539,7 @@ TEST_F(EventStoreTest, AFloorAboveTheFreeSpaceSkipsEveryFileAndWarnsOnce) {
   config::EventsConfig c = events_config();
   c.max_mb = 0.5;
   c.min_free_mb = free_bytes(folder_.path()) / kMiB + 1000;
-  EventStore& store = start(c);
+  EventStoreOutput& store = start(c);
   const auto t0 = Clock::now();
   for (int i = 0; i < 5; ++i) {
     store.publish(frame({i,
@@ -576,7 +576,7 @@ TEST_F(EventStoreTest, AFullDiskStopsAtTheFloorAndSaysSoOncePerOutage) {
   c.min_free_mb = 6;
   EventStoreOptions options = quick();
   options.outage_quiet = 0ms;
-  EventStore& store = start(c, mount, options);
+  EventStoreOutput& store = start(c, mount, options);
   const auto t0 = Clock::now();
   std::int64_t id = 0;
   const auto publish_events = [&](int count) {
@@ -632,7 +632,7 @@ TEST_F(EventStoreTest, SmallFilesWrittenBetweenSkippedOnesDoNotEndTheOutage) {
   config::EventsConfig c = events_config();
   // Room for a few small crops, none for a noisy snapshot.
   c.min_free_mb = free_bytes(mount) / kMiB - 0.1;
-  EventStore& store = start(c, mount);
+  EventStoreOutput& store = start(c, mount);
   const auto t0 = Clock::now();
   constexpr int kEvents = 5;
   for (int i = 0; i < kEvents; ++i) {
@@ -661,7 +661,7 @@ TEST_F(EventStoreTest, AReadOnlyDiskIsCountedAndSaidOnce) {
   const fs::path mount = folder_.path() / "ro";
   const SmallDisk disk(mount, 1, true);
   if (!disk.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (" << disk.why() << ")";
-  EventStore& store = start(events_config(), mount);
+  EventStoreOutput& store = start(events_config(), mount);
   const auto t0 = Clock::now();
   for (int i = 0; i < 3; ++i) {
     store.publish(frame({i,
@@ -687,7 +687,7 @@ TEST_F(EventStoreTest, PublishHandsOverWhileTheDiskHangs) {
   EventStoreOptions options;
   options.queue = 4;
   options.stop_limit = 5000ms;
-  EventStore& store = start(c, folder_.path(), options);
+  EventStoreOutput& store = start(c, folder_.path(), options);
   const fs::path fifo = media(1).snapshot.string() + ".partial";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
   const auto t0 = Clock::now();

@@ -68,13 +68,13 @@ struct HttpBackend {
 // listener that (re)binds. publish() only hands over a pointer, so no client can slow inference.
 // The routes and who may ask for each are one table (http_routes.cpp); their answers are this
 // class's serve_* members.
-class HttpServer : public Publisher {
+class HttpOutput : public Publisher {
  public:
   // `state_dir`: where the password made at first start, the sessions and a self-signed
   // certificate are kept, and the events' snapshots and clips are found (event_media()).
-  HttpServer(Events& events, HttpBackend backend, std::filesystem::path state_dir,
+  HttpOutput(Events& events, HttpBackend backend, std::filesystem::path state_dir,
              HttpLimits limits = {});
-  ~HttpServer() override;
+  ~HttpOutput() override;
 
   std::string_view name() const override { return "http"; }
   // Takes http.* and events.*; a changed address, TLS setting or client limit restarts the

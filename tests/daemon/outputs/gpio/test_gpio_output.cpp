@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// GpioPublisher with its real thread on a fake chip (tests/daemon/outputs/gpio/fake_chip.h): frames
+// GpioOutput with its real thread on a fake chip (tests/daemon/outputs/gpio/fake_chip.h): frames
 // set an alert line off, the daemon's status drives the LED, a press calls the precision callback
 // once, a line that cannot be had is a warning, and lines go at reload and stop.
-#include "daemon/outputs/gpio/gpio_publisher.h"
+#include "daemon/outputs/gpio/gpio_output.h"
 
 #include <gtest/gtest.h>
 
@@ -49,7 +49,7 @@ class GpioPublisherTest : public ::testing::Test {
   GpioPublisherTest() {
     gpio_.add_chip("gpiochip0", "pinctrl-bcm2711", 58);
     auto backend = std::make_unique<FakeGpio>(gpio_);
-    publisher_ = std::make_unique<GpioPublisher>(
+    publisher_ = std::make_unique<GpioOutput>(
         events_, [this](std::string_view request) { requests_.push_back(std::string(request)); },
         std::move(backend));
   }
@@ -64,7 +64,7 @@ class GpioPublisherTest : public ::testing::Test {
   Events events_{log_};
   // Written by the publisher's thread, read once it has stopped.
   std::vector<std::string> requests_;
-  std::unique_ptr<GpioPublisher> publisher_;
+  std::unique_ptr<GpioOutput> publisher_;
 };
 
 TEST_F(GpioPublisherTest, APressCallsTheCallbackOnce) {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// WebhookOutput against a real receiver (daemon/outputs/webhook/webhook.cpp): an httplib::Server
-// on 127.0.0.1 with a port the kernel picks, answering as each test scripts it (200, 500, never).
-// Last, the real yolo-edged on the fixture video posts to it.
-#include "daemon/outputs/webhook/webhook.h"
+// WebhookOutput against a real receiver (daemon/outputs/webhook/webhook_output.cpp): an
+// httplib::Server on 127.0.0.1 with a port the kernel picks, answering as each test scripts it
+// (200, 500, never). Last, the real yolo-edged on the fixture video posts to it.
+#include "daemon/outputs/webhook/webhook_output.h"
 
 #include <gtest/gtest.h>
 #include <httplib.h>

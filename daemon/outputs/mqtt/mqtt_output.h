@@ -51,7 +51,7 @@ struct MqttSettings {
   bool operator==(const MqttSettings&) const = default;
 };
 
-// What the MQTT thread reports of itself; MqttPublisher::status() words it.
+// What the MQTT thread reports of itself; MqttOutput::status() words it.
 struct MqttSnapshot {
   bool enabled = false;
   std::string broker;
@@ -73,11 +73,11 @@ using MqttItem = std::variant<std::shared_ptr<const FrameResult>, nlohmann::json
 // beside its wake descriptor), the debounce and the reconnect backoff, so publish() and stats()
 // only queue: a broker that is down or slow never stalls inference, and the status says when it is
 // unreachable.
-class MqttPublisher : public QueuedOutput<MqttItem, MqttSettings, MqttSnapshot> {
+class MqttOutput : public QueuedOutput<MqttItem, MqttSettings, MqttSnapshot> {
  public:
   // `events` gets "mqtt_connected" and "mqtt_unreachable" (once per outage, not per retry).
-  explicit MqttPublisher(Events& events, MqttOptions options = {});
-  ~MqttPublisher() override;
+  explicit MqttOutput(Events& events, MqttOptions options = {});
+  ~MqttOutput() override;
 
   // Takes mqtt.* and detect.classes (the watched labels). A change of the broker (host, port,
   // credentials, CA file, prefix) reconnects, saying "offline" on the old one first; disabling
@@ -96,7 +96,7 @@ class MqttPublisher : public QueuedOutput<MqttItem, MqttSettings, MqttSnapshot> 
   // thread.
 
  private:
-  // The connection and everything the thread owns (mqtt_publisher.cpp).
+  // The connection and everything the thread owns (mqtt_output.cpp).
   class Loop;
 
   void run() override;

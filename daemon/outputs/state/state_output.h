@@ -20,11 +20,11 @@ namespace yolo::daemon {
 // (counts.json, events.json; daemon/core/state_files.h) so that they survive a restart. An SD
 // card wears with every write: a file is rewritten only when what it holds changed, at most once
 // per `period`, and once more at stop. Written on its own thread, atomically.
-class StateSaver : public Publisher {
+class StateOutput : public Publisher {
  public:
-  StateSaver(Events& events, EventLog& log, std::filesystem::path state_dir,
-             std::chrono::milliseconds period = std::chrono::minutes(1));
-  ~StateSaver() override;
+  StateOutput(Events& events, EventLog& log, std::filesystem::path state_dir,
+              std::chrono::milliseconds period = std::chrono::minutes(1));
+  ~StateOutput() override;
 
   std::string_view name() const override { return "state"; }
   void configure(const config::Config& config) override;

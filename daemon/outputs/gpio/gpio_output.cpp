@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "daemon/outputs/gpio/gpio_publisher.h"
+#include "daemon/outputs/gpio/gpio_output.h"
 
 #include <poll.h>
 
@@ -32,8 +32,8 @@ bool names_a_line(const config::GpioConfig& gpio) {
 
 }  // namespace
 
-GpioPublisher::GpioPublisher(Events& events, PrecisionRequest on_press,
-                             std::unique_ptr<gpio::Backend> backend)
+GpioOutput::GpioOutput(Events& events, PrecisionRequest on_press,
+                       std::unique_ptr<gpio::Backend> backend)
     : QueuedOutput(
           "gpio", 256, std::chrono::seconds(2), {},
           {{"ok", true}, {"library", backend->name()}, {"lines", nlohmann::json::array()}}),
@@ -41,26 +41,26 @@ GpioPublisher::GpioPublisher(Events& events, PrecisionRequest on_press,
       on_press_(std::move(on_press)),
       backend_(std::move(backend)) {}
 
-GpioPublisher::GpioPublisher(Events& events, PrecisionRequest on_press)
-    : GpioPublisher(events, std::move(on_press), gpio::libgpiod_backend()) {}
+GpioOutput::GpioOutput(Events& events, PrecisionRequest on_press)
+    : GpioOutput(events, std::move(on_press), gpio::libgpiod_backend()) {}
 
-GpioPublisher::~GpioPublisher() {
+GpioOutput::~GpioOutput() {
   stop_worker();
 }
 
-void GpioPublisher::configure(const config::Config& config) {
+void GpioOutput::configure(const config::Config& config) {
   in_use_ = names_a_line(config.gpio);
   hand_over(config.gpio);
 }
 
-void GpioPublisher::publish(std::shared_ptr<const FrameResult> result) {
+void GpioOutput::publish(std::shared_ptr<const FrameResult> result) {
   // Without a frame nothing is known of the scene: the alerts keep their state while the camera
   // is away (its LED pattern says so).
   if (!result || !in_use_ || result->frameless) return;
   push(std::move(result));
 }
 
-void GpioPublisher::stats(const DaemonStatus& status) {
+void GpioOutput::stats(const DaemonStatus& status) {
   const gpio::DaemonState state = state_of(status);
   {
     std::lock_guard lock(state_mutex_);
@@ -70,7 +70,7 @@ void GpioPublisher::stats(const DaemonStatus& status) {
   wake();
 }
 
-void GpioPublisher::run() {
+void GpioOutput::run() {
   gpio::Controller controller(*backend_);
   while (true) {
     const std::optional<config::GpioConfig> config = take_settings();

@@ -20,13 +20,13 @@ namespace yolo::daemon {
 // new series and the old ones stay, as Prometheus expects of counters. It is a Publisher because
 // it counts what every output is fed (frames, samples, events, status); it is also the sink the
 // outputs set their own series on (MetricsSink), at every render().
-class Metrics : public Publisher, public MetricsSink {
+class MetricsOutput : public Publisher, public MetricsSink {
  public:
   // What GET /metrics is served as.
   static constexpr std::string_view kContentType = "text/plain; version=0.0.4; charset=utf-8";
 
-  Metrics();
-  ~Metrics() override;
+  MetricsOutput();
+  ~MetricsOutput() override;
 
   std::string_view name() const override { return "metrics"; }
   // Nothing to configure: the metrics are the same whatever the config.

@@ -40,7 +40,7 @@ struct EventStoreFrame {
   bool ring = false;
 };
 
-// What the store's thread reports; EventStore::status() and metrics() word it.
+// What the store's thread reports; EventStoreOutput::status() and metrics() word it.
 struct EventStoreSnapshot {
   bool enabled = false;
   struct Counts {
@@ -73,10 +73,11 @@ struct EventStoreSnapshot {
 // older than events.max_days, checked every minute), and never takes the disk below
 // events.min_free_mb: such a file is skipped, counted and said once until writing works again
 // (files written for EventStoreOptions::outage_quiet with none skipped).
-class EventStore : public QueuedOutput<EventStoreFrame, config::EventsConfig, EventStoreSnapshot> {
+class EventStoreOutput
+    : public QueuedOutput<EventStoreFrame, config::EventsConfig, EventStoreSnapshot> {
  public:
-  EventStore(Events& events, std::filesystem::path state_dir, EventStoreOptions options = {});
-  ~EventStore() override;
+  EventStoreOutput(Events& events, std::filesystem::path state_dir, EventStoreOptions options = {});
+  ~EventStoreOutput() override;
 
   // Takes events.* (nothing is kept while tracking.enabled is off: there are no events).
   void configure(const config::Config& config) override;

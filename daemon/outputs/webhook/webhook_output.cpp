@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "daemon/outputs/webhook/webhook.h"
+#include "daemon/outputs/webhook/webhook_output.h"
 
 #include <fcntl.h>
 #include <httplib.h>

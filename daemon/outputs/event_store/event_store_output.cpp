@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "daemon/outputs/event_store/event_store.h"
+#include "daemon/outputs/event_store/event_store_output.h"
 
 #include <poll.h>
 #include <sys/resource.h>
@@ -121,9 +121,10 @@ struct File {
 
 }  // namespace
 
-class EventStore::Worker {
+class EventStoreOutput::Worker {
  public:
-  explicit Worker(EventStore& owner) : owner_(owner), dir_(event_media_dir(owner.state_dir_)) {}
+  explicit Worker(EventStoreOutput& owner)
+      : owner_(owner), dir_(event_media_dir(owner.state_dir_)) {}
 
   // The folder made, what a power cut left half-written removed, our files listed and the budget
   // applied.
@@ -489,7 +490,7 @@ class EventStore::Worker {
     owner_.report(std::move(s));
   }
 
-  EventStore& owner_;
+  EventStoreOutput& owner_;
   const fs::path dir_;
   // Until the first settings, no budget (an unset max_mb would remove every file).
   bool configured_ = false;
@@ -514,17 +515,18 @@ class EventStore::Worker {
   Clock::time_point last_skip_{};
 };
 
-EventStore::EventStore(Events& events, std::filesystem::path state_dir, EventStoreOptions options)
+EventStoreOutput::EventStoreOutput(Events& events, std::filesystem::path state_dir,
+                                   EventStoreOptions options)
     : QueuedOutput("event-store", options.queue, options.stop_limit),
       events_(events),
       state_dir_(std::move(state_dir)),
       options_(options) {}
 
-EventStore::~EventStore() {
+EventStoreOutput::~EventStoreOutput() {
   stop_worker();
 }
 
-void EventStore::configure(const config::Config& config) {
+void EventStoreOutput::configure(const config::Config& config) {
   config::EventsConfig events = config.events;
   if (!config.tracking.enabled) {
     events.snapshots.clear();
@@ -559,7 +561,7 @@ void EventStore::configure(const config::Config& config) {
   configure(events);
 }
 
-void EventStore::configure(const config::EventsConfig& events) {
+void EventStoreOutput::configure(const config::EventsConfig& events) {
   const unsigned snapshots = kind_bits(events.snapshots);
   const unsigned clips = kind_bits(events.clips);
   crop_ = events.crop;
@@ -569,7 +571,7 @@ void EventStore::configure(const config::EventsConfig& events) {
   hand_over(events);
 }
 
-bool EventStore::wants_frame(const FrameResult& result) const {
+bool EventStoreOutput::wants_frame(const FrameResult& result) const {
   const unsigned kinds = kinds_;
   if (!kinds) return false;
   if (clip_kinds_) {
@@ -579,18 +581,18 @@ bool EventStore::wants_frame(const FrameResult& result) const {
   return wanted_besides_ring(result, kinds);
 }
 
-bool EventStore::ring_slot(std::chrono::steady_clock::time_point at) const {
+bool EventStoreOutput::ring_slot(std::chrono::steady_clock::time_point at) const {
   // A quarter of a period early still counts: a frame a little ahead of its slot is taken rather
   // than the next one, a period later.
   return at >= ring_due_ - clip_period() / 4;
 }
 
-std::chrono::steady_clock::duration EventStore::clip_period() const {
+std::chrono::steady_clock::duration EventStoreOutput::clip_period() const {
   return std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double>(clip_period_s_.load()));
 }
 
-bool EventStore::wanted_besides_ring(const FrameResult& result, unsigned kinds) const {
+bool EventStoreOutput::wanted_besides_ring(const FrameResult& result, unsigned kinds) const {
   for (const tracking::ObjectEvent& e : result.object_events) {
     if (has(kinds, e.kind)) return true;
   }
@@ -600,7 +602,7 @@ bool EventStore::wanted_besides_ring(const FrameResult& result, unsigned kinds) 
                      [&](const tracking::Track& t) { return t.best_frame == result.index; });
 }
 
-void EventStore::publish(std::shared_ptr<const FrameResult> result) {
+void EventStoreOutput::publish(std::shared_ptr<const FrameResult> result) {
   if (!result) return;
   const unsigned kinds = kinds_;
   if (!kinds || !result->frame || result->frame->empty()) return;
@@ -619,7 +621,7 @@ void EventStore::publish(std::shared_ptr<const FrameResult> result) {
   if (ring || wanted_besides_ring(*result, kinds)) push({std::move(result), ring});
 }
 
-void EventStore::run() {
+void EventStoreOutput::run() {
   setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kNice);
   Worker worker(*this);
   if (auto settings = take_settings()) worker.apply(*settings);
@@ -640,7 +642,7 @@ void EventStore::run() {
   worker.finish();
 }
 
-nlohmann::json EventStore::status() const {
+nlohmann::json EventStoreOutput::status() const {
   const EventStoreSnapshot s = snapshot();
   if (!s.enabled) return {{"ok", true}, {"enabled", false}};
   nlohmann::json j = {{"ok", s.warning.empty()},
@@ -658,7 +660,7 @@ nlohmann::json EventStore::status() const {
   return j;
 }
 
-void EventStore::metrics(MetricsSink& sink) const {
+void EventStoreOutput::metrics(MetricsSink& sink) const {
   const EventStoreSnapshot s = snapshot();
   for (const auto& [camera, counts] : s.cameras) {
     const MetricsSink::Labels labels{{"camera", camera}};

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "daemon/outputs/mqtt/mqtt_publisher.h"
+#include "daemon/outputs/mqtt/mqtt_output.h"
 
 #include <mosquitto.h>
 #include <poll.h>
@@ -41,9 +41,9 @@ std::string payload_text(const json& j) {
 
 // Everything the MQTT thread owns: the settings it runs with, the connection and its backoff,
 // the debounced labels, the discovery configs it published and the latest stats.
-class MqttPublisher::Loop {
+class MqttOutput::Loop {
  public:
-  explicit Loop(MqttPublisher& owner)
+  explicit Loop(MqttOutput& owner)
       : owner_(owner),
         options_(owner.options_),
         host_(options_.host.empty() ? host_name() : options_.host),
@@ -472,7 +472,7 @@ class MqttPublisher::Loop {
     owner_.report(std::move(s));
   }
 
-  MqttPublisher& owner_;
+  MqttOutput& owner_;
   const MqttOptions& options_;
   const std::string host_;
   const std::string client_id_;
@@ -524,31 +524,31 @@ class MqttPublisher::Loop {
 
 // The thread's own waits are bounded (offline_wait); the stop limit only catches a host name
 // lookup the resolver never returns from.
-MqttPublisher::MqttPublisher(Events& events, MqttOptions options)
+MqttOutput::MqttOutput(Events& events, MqttOptions options)
     : QueuedOutput("mqtt", options.queue_capacity, options.offline_wait + std::chrono::seconds(2)),
       events_(events),
       options_(std::move(options)) {}
 
-MqttPublisher::~MqttPublisher() {
+MqttOutput::~MqttOutput() {
   stop_worker();
 }
 
-void MqttPublisher::configure(const config::Config& config) {
+void MqttOutput::configure(const config::Config& config) {
   enabled_ = config.mqtt.enabled;
   hand_over({config.mqtt, config.detect.classes});
 }
 
-void MqttPublisher::publish(std::shared_ptr<const FrameResult> result) {
+void MqttOutput::publish(std::shared_ptr<const FrameResult> result) {
   if (!enabled_ || !result) return;
   push(std::move(result));
 }
 
-void MqttPublisher::stats(const DaemonStatus& status) {
+void MqttOutput::stats(const DaemonStatus& status) {
   if (!enabled_) return;
   push(to_json(status));
 }
 
-nlohmann::json MqttPublisher::status() const {
+nlohmann::json MqttOutput::status() const {
   const MqttSnapshot s = snapshot();
   if (!s.enabled) return {{"ok", true}, {"enabled", false}};
   nlohmann::json j = {
@@ -562,7 +562,7 @@ nlohmann::json MqttPublisher::status() const {
   return j;
 }
 
-void MqttPublisher::metrics(MetricsSink& sink) const {
+void MqttOutput::metrics(MetricsSink& sink) const {
   const MqttSnapshot s = snapshot();
   if (s.enabled) {
     sink.set_gauge("yolo_edge_mqtt_connected", "1 while the MQTT broker is connected.", {},
@@ -570,7 +570,7 @@ void MqttPublisher::metrics(MetricsSink& sink) const {
   }
 }
 
-void MqttPublisher::run() {
+void MqttOutput::run() {
   Loop(*this).run();
 }
 

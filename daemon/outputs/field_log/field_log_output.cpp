@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "daemon/outputs/field_log/field_log.h"
+#include "daemon/outputs/field_log/field_log_output.h"
 
 #include "daemon/base/host_name.h"
 
@@ -199,38 +199,38 @@ FieldLogOptions FieldLogOptions::with_logging(const config::LoggingConfig& loggi
 
 // Its own retries at stop are bounded (options.stop_attempts); the stop limit only catches a
 // write the kernel never returns from (a hung network file system).
-FieldLog::FieldLog(FieldLogOptions options)
+FieldLogOutput::FieldLogOutput(FieldLogOptions options)
     : QueuedOutput("field-log", options.queue_capacity, std::chrono::seconds(4), options,
                    LineWriter(options.file, options.max_held_lines).status(options.interval)) {
   configure(std::move(options));
 }
 
-FieldLog::~FieldLog() {
+FieldLogOutput::~FieldLogOutput() {
   stop_worker();
 }
 
-void FieldLog::configure(const config::Config& config) {
+void FieldLogOutput::configure(const config::Config& config) {
   configure(settings().with_logging(config.logging));
 }
 
-void FieldLog::configure(FieldLogOptions options) {
+void FieldLogOutput::configure(FieldLogOptions options) {
   if (options.host.empty()) options.host = host_name();
   hand_over(std::move(options));
 }
 
-void FieldLog::publish(std::shared_ptr<const FrameResult> result) {
+void FieldLogOutput::publish(std::shared_ptr<const FrameResult> result) {
   if (result) push(std::move(result));
 }
 
-void FieldLog::telemetry(const telemetry::Sample& sample) {
+void FieldLogOutput::telemetry(const telemetry::Sample& sample) {
   push(sample);
 }
 
-void FieldLog::event(const Event& event) {
+void FieldLogOutput::event(const Event& event) {
   push(event);
 }
 
-void FieldLog::run() {
+void FieldLogOutput::run() {
   FieldLogOptions options = take_settings().value_or(settings());
   LineWriter writer(options.file, options.max_held_lines);
   IntervalStats interval(options.host, Clock::now());

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// Metrics: what the publishers receive becomes yolo_edge_* series in the Prometheus text format
-// 0.0.4 (daemon/outputs/metrics/metrics.cpp), read back with a strict parser
+// MetricsOutput: what the publishers receive becomes yolo_edge_* series in the Prometheus text
+// format 0.0.4 (daemon/outputs/metrics/metrics_output.cpp), read back with a strict parser
 // (tests/support/prometheus_text.h) and, where Prometheus's own promtool is installed, checked by
 // it; and the fleet dashboard (docs/grafana/yolo-edge.json) asks only for series the daemon serves.
-#include "daemon/outputs/metrics/metrics.h"
+#include "daemon/outputs/metrics/metrics_output.h"
 
 #include "daemon/core/events.h"
 
@@ -126,7 +126,7 @@ Event event(fieldlog::EventKind kind, config::LogLevel level = config::LogLevel:
 
 // A daemon's first minutes: frames at fp32 then at int8 after a swap, a telemetry sample, the
 // status, a reload of each kind, the camera lost and back, an error.
-void feed(Metrics& m) {
+void feed(MetricsOutput& m) {
   const auto fp32 = model("yolo11n_320_fp32", "fp32");
   const auto int8 = model("yolo11n_320_int8", "int8");
   for (int i = 0; i < 10; ++i) m.publish(frame(fp32, {4, 2, 45, 1, 52}, {{0, 0.9f, {}}}, i % 2));
@@ -143,7 +143,7 @@ void feed(Metrics& m) {
   m.event(event(fieldlog::EventKind::kFrameFailed, config::LogLevel::kError));
 }
 
-PromText rendered(const Metrics& m) {
+PromText rendered(const MetricsOutput& m) {
   return PromText::parse(m.render());
 }
 
@@ -157,8 +157,8 @@ void expect_series(const PromText& text, const std::string& metric, const std::s
   }
 }
 
-TEST(Metrics, ARealisticFeedRendersAValidExpositionWithHelpAndUnits) {
-  Metrics m;
+TEST(MetricsOutput, ARealisticFeedRendersAValidExpositionWithHelpAndUnits) {
+  MetricsOutput m;
   feed(m);
   const PromText text = rendered(m);
   for (const auto& [name, family] : text.families()) {
@@ -203,8 +203,8 @@ TEST(Metrics, ARealisticFeedRendersAValidExpositionWithHelpAndUnits) {
   EXPECT_NEAR(*text.value("yolo_edge_start_time_seconds"), now - 3600, 5);
 }
 
-TEST(Metrics, ThrottleBitsAreSeparateFlagsNowAndSinceBoot) {
-  Metrics m;
+TEST(MetricsOutput, ThrottleBitsAreSeparateFlagsNowAndSinceBoot) {
+  MetricsOutput m;
   m.telemetry(pi_sample());
   const PromText text = rendered(m);
   // Throttled now; under-voltage and throttling seen since boot.
@@ -215,8 +215,8 @@ TEST(Metrics, ThrottleBitsAreSeparateFlagsNowAndSinceBoot) {
                 {{"throttled", 1}, {"under_voltage", 1}, {"soft_temp_limit", 0}});
 }
 
-TEST(Metrics, OnlyWhatTheDeviceHasIsServedAndAVanishedSensorLosesItsSeries) {
-  Metrics m;
+TEST(MetricsOutput, OnlyWhatTheDeviceHasIsServedAndAVanishedSensorLosesItsSeries) {
+  MetricsOutput m;
   m.telemetry(pi_sample());
   // This machine: one x86 package zone, RAPL, no Pi firmware, no voltage sensor.
   telemetry::Sample pc;
@@ -241,7 +241,7 @@ TEST(Metrics, OnlyWhatTheDeviceHasIsServedAndAVanishedSensorLosesItsSeries) {
   EXPECT_EQ(text.value("yolo_edge_energy_joules_total"), 120.5);
 
   // Nothing at all from a bare machine but the per-process series.
-  Metrics bare;
+  MetricsOutput bare;
   bare.telemetry(telemetry::Sample{});
   const auto bare_names = rendered(bare).sample_names();
   EXPECT_FALSE(bare_names.contains("yolo_edge_temperature_celsius"));
@@ -249,8 +249,8 @@ TEST(Metrics, OnlyWhatTheDeviceHasIsServedAndAVanishedSensorLosesItsSeries) {
   EXPECT_FALSE(bare_names.contains("yolo_edge_power_watts"));
 }
 
-TEST(Metrics, EnergyCountsOnWhenTheSamplerStartsAgain) {
-  Metrics m;
+TEST(MetricsOutput, EnergyCountsOnWhenTheSamplerStartsAgain) {
+  MetricsOutput m;
   m.telemetry(pi_sample(100));
   m.telemetry(pi_sample(130));
   // The telemetry settings changed: the sampler counts from 0 again.
@@ -259,8 +259,8 @@ TEST(Metrics, EnergyCountsOnWhenTheSamplerStartsAgain) {
   EXPECT_EQ(rendered(m).value("yolo_edge_energy_joules_total"), 138);
 }
 
-TEST(Metrics, HistogramBucketsAreCumulativeInSeconds) {
-  Metrics m;
+TEST(MetricsOutput, HistogramBucketsAreCumulativeInSeconds) {
+  MetricsOutput m;
   const auto fp32 = model("yolo11n_320_fp32", "fp32");
   // Inference times 4 ms, 45 ms, 45 ms, 700 ms and 9 s (beyond the last bucket).
   for (double ms : {4.0, 45.0, 45.0, 700.0, 9000.0}) m.publish(frame(fp32, {1, 1, ms, 1, ms + 3}));
@@ -296,8 +296,8 @@ TEST(Metrics, HistogramBucketsAreCumulativeInSeconds) {
   EXPECT_EQ(buckets, 18u);
 }
 
-TEST(Metrics, CountersOnlyGrowAcrossScrapes) {
-  Metrics m;
+TEST(MetricsOutput, CountersOnlyGrowAcrossScrapes) {
+  MetricsOutput m;
   feed(m);
   const PromText before = rendered(m);
   feed(m);
@@ -324,8 +324,8 @@ TEST(Metrics, CountersOnlyGrowAcrossScrapes) {
                 {{"frame_failed", 2}, {"config_rejected", 2}});
 }
 
-TEST(Metrics, EventCountersStartAtZeroAndAFirstOpeningIsNoReopening) {
-  Metrics m;
+TEST(MetricsOutput, EventCountersStartAtZeroAndAFirstOpeningIsNoReopening) {
+  MetricsOutput m;
   m.event(
       event(fieldlog::EventKind::kSourceOpened, config::LogLevel::kInfo, {{"reopened", false}}));
   m.event(event(fieldlog::EventKind::kThreads));
@@ -352,8 +352,8 @@ TEST(Metrics, EventCountersStartAtZeroAndAFirstOpeningIsNoReopening) {
   }
 }
 
-TEST(Metrics, ASecondModelOrPrecisionStartsNewSeriesAndTheOldOnesStay) {
-  Metrics m;
+TEST(MetricsOutput, ASecondModelOrPrecisionStartsNewSeriesAndTheOldOnesStay) {
+  MetricsOutput m;
   const auto fp32 = model("yolo11n_320_fp32", "fp32");
   for (int i = 0; i < 3; ++i) m.publish(frame(fp32));
   const auto int8 = model("yolo11n_320_int8", "int8");
@@ -382,8 +382,8 @@ TEST(Metrics, ASecondModelOrPrecisionStartsNewSeriesAndTheOldOnesStay) {
   EXPECT_EQ(info[0].labels.at("precision"), "int8");
 }
 
-TEST(Metrics, StatesAreOneForTheCurrentAndZeroForTheOthersSeen) {
-  Metrics m;
+TEST(MetricsOutput, StatesAreOneForTheCurrentAndZeroForTheOthersSeen) {
+  MetricsOutput m;
   DaemonStatus s = status();
   s.source.state = SourceState::kOpening;
   s.state = DaemonState::kStarting;
@@ -396,8 +396,8 @@ TEST(Metrics, StatesAreOneForTheCurrentAndZeroForTheOthersSeen) {
   expect_series(text, "yolo_edge_state", "state", {{"reloading", 1}, {"starting", 0}});
 }
 
-TEST(Metrics, LabelValuesAndHelpAreEscaped) {
-  Metrics m;
+TEST(MetricsOutput, LabelValuesAndHelpAreEscaped) {
+  MetricsOutput m;
   const std::string tricky = "back\\slash \"quoted\"\nnew line";
   m.set_gauge("yolo_edge_test_gauge", "A help with a \\ and a\nnewline.", {{"name", tricky}}, 2);
   m.add_counter("yolo_edge_test_total", "Counted.", {{"name", tricky}}, 3);
@@ -419,8 +419,8 @@ TEST(Metrics, LabelValuesAndHelpAreEscaped) {
   EXPECT_EQ(parsed.value("yolo_edge_detections_total", dog), 1);
 }
 
-TEST(Metrics, OtherPublishersAddCountersAndGauges) {
-  Metrics m;
+TEST(MetricsOutput, OtherPublishersAddCountersAndGauges) {
+  MetricsOutput m;
   m.set_gauge("yolo_edge_http_viewers", "MJPEG stream clients.", {}, 3);
   m.set_gauge("yolo_edge_http_viewers", "MJPEG stream clients.", {}, 2);
   m.set_gauge("yolo_edge_mqtt_connected", "1 while connected to the broker.", {}, 1);
@@ -455,8 +455,8 @@ TEST(Metrics, OtherPublishersAddCountersAndGauges) {
   rendered(m);
 }
 
-TEST(Metrics, PublishAllocatesNothingOnceAModelsSeriesExist) {
-  Metrics m;
+TEST(MetricsOutput, PublishAllocatesNothingOnceAModelsSeriesExist) {
+  MetricsOutput m;
   const auto fp32 = model("yolo11n_320_fp32", "fp32");
   const auto result =
       frame(fp32, {4, 2, 45, 1, 52}, {{0, 0.9f, {}}, {1, 0.8f, {}}, {2, 0.7f, {}}}, 1);
@@ -478,8 +478,8 @@ TEST(Metrics, PublishAllocatesNothingOnceAModelsSeriesExist) {
             kFrames + 1);
 }
 
-TEST(Metrics, ScrapesWhileFramesArriveSeeConsistentGrowingCounts) {
-  Metrics m;
+TEST(MetricsOutput, ScrapesWhileFramesArriveSeeConsistentGrowingCounts) {
+  MetricsOutput m;
   feed(m);
   std::atomic<bool> done{false};
   std::vector<std::jthread> threads;
@@ -529,12 +529,12 @@ bool have_promtool() {
   return test::run_process({"sh", "-c", "command -v promtool"}).status == 0;
 }
 
-TEST(Metrics, PromtoolFindsNoProblemInTheExposition) {
+TEST(MetricsOutput, PromtoolFindsNoProblemInTheExposition) {
   if (!have_promtool()) {
     GTEST_SKIP() << "promtool not found (Debian package prometheus): the strict parser above "
                     "checked the format";
   }
-  Metrics m;
+  MetricsOutput m;
   feed(m);
   test::TempFolder folder;
   const fs::path file = folder.write("metrics.txt", m.render());
@@ -598,8 +598,8 @@ const PromLabels kDoorPeople = {{"camera", "main"}, {"zone", "door"}, {"class", 
 const PromLabels kDoor = {{"camera", "main"}, {"zone", "door"}};
 const PromLabels kMain = {{"camera", "main"}};
 
-TEST(Metrics, LinesZonesTracksAndEventsArePerCamera) {
-  Metrics m;
+TEST(MetricsOutput, LinesZonesTracksAndEventsArePerCamera) {
+  MetricsOutput m;
   const auto t0 = std::chrono::system_clock::now();
   m.publish(tracked(scene(3, 1, 2, 1, t0), 2,
                     {tracking::ObjectEventKind::kCross, tracking::ObjectEventKind::kEnter}));
@@ -628,8 +628,8 @@ TEST(Metrics, LinesZonesTracksAndEventsArePerCamera) {
             3);
 }
 
-TEST(Metrics, ACountsResetNeverMakesTheCountersGoBack) {
-  Metrics m;
+TEST(MetricsOutput, ACountsResetNeverMakesTheCountersGoBack) {
+  MetricsOutput m;
   const auto t0 = std::chrono::system_clock::now();
   m.publish(tracked(scene(40, 10, 7, 0, t0), 0));
   // The road's and door's counts reset (the API, the CLI): they start again, with a new "since".
@@ -651,8 +651,8 @@ TEST(Metrics, ACountsResetNeverMakesTheCountersGoBack) {
   EXPECT_EQ(text.value("yolo_edge_line_crossings_total", kRoadIn), 40 + 2 + 1);
 }
 
-TEST(Metrics, AZoneRemovedOrTrackingTurnedOffLosesItsGauges) {
-  Metrics m;
+TEST(MetricsOutput, AZoneRemovedOrTrackingTurnedOffLosesItsGauges) {
+  MetricsOutput m;
   const auto t0 = std::chrono::system_clock::now();
   m.publish(tracked(scene(1, 0, 1, 1, t0), 1));
   auto without_door = std::make_shared<SceneState>(*scene(1, 0, 1, 0, t0));
@@ -670,12 +670,12 @@ TEST(Metrics, AZoneRemovedOrTrackingTurnedOffLosesItsGauges) {
   EXPECT_EQ(text.value("yolo_edge_line_crossings_total", kRoadIn), 1);
 }
 
-TEST(Metrics, PromtoolFindsNoProblemInTheTrackingSeries) {
+TEST(MetricsOutput, PromtoolFindsNoProblemInTheTrackingSeries) {
   if (!have_promtool()) {
     GTEST_SKIP() << "promtool not found (Debian package prometheus): the strict parser checked "
                     "the format in the tests above";
   }
-  Metrics m;
+  MetricsOutput m;
   feed(m);
   m.publish(tracked(scene(3, 1, 2, 1, std::chrono::system_clock::now()), 2,
                     {tracking::ObjectEventKind::kCross}));
@@ -686,7 +686,7 @@ TEST(Metrics, PromtoolFindsNoProblemInTheTrackingSeries) {
   EXPECT_EQ(r.out + r.err, "") << "promtool lint findings";
 }
 
-TEST(Metrics, PromtoolAcceptsTheScrapeConfigExample) {
+TEST(MetricsOutput, PromtoolAcceptsTheScrapeConfigExample) {
   if (!have_promtool()) GTEST_SKIP() << "promtool not found (Debian package prometheus)";
   const fs::path config = yolo::test::source_dir() / "docs" / "prometheus.yml";
   const auto r = test::run_process({"promtool", "check", "config", config.string()});
@@ -797,7 +797,7 @@ std::vector<Selector> selectors(const std::string& expr) {
   return found;
 }
 
-TEST(Metrics, TheSelectorReaderFindsMetricsAndTheirLabels) {
+TEST(MetricsOutput, TheSelectorReaderFindsMetricsAndTheirLabels) {
   const auto s = selectors(
       R"(histogram_quantile(0.9, sum by (instance, le) (rate(a_bucket{stage="x",job=~"$job"}[$__rate_interval]))) / on(instance) group_left count(b{c!~"y,}z"} offset 5m) and c)");
   ASSERT_EQ(s.size(), 3u);
@@ -836,7 +836,7 @@ std::vector<std::string> variable_queries(const json& dashboard) {
   return out;
 }
 
-TEST(Metrics, TheDashboardAsksOnlyForSeriesTheDaemonServes) {
+TEST(MetricsOutput, TheDashboardAsksOnlyForSeriesTheDaemonServes) {
   const fs::path path = yolo::test::source_dir() / "docs" / "grafana" / "yolo-edge.json";
   std::ifstream in(path);
   ASSERT_TRUE(in) << "cannot read " << path;
@@ -847,7 +847,7 @@ TEST(Metrics, TheDashboardAsksOnlyForSeriesTheDaemonServes) {
   EXPECT_TRUE(variables.contains("instance"));
   EXPECT_TRUE(variables.contains("job"));
 
-  Metrics m;
+  MetricsOutput m;
   feed(m);
   const PromText text = rendered(m);
   // Labels of each sample name, plus the two Prometheus adds to every series it scrapes.

@@ -2,7 +2,7 @@
 // The HTTP server on a real socket with a real client (cpp-httplib's), fed frames the way the
 // inference thread feeds it; the daemon's other parts are replaced by what the server asks of
 // them (HttpBackend). The whole daemon behind it is tested in test_live_view.cpp.
-#include "daemon/outputs/http/http_server.h"
+#include "daemon/outputs/http/http_output.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -79,7 +79,7 @@ std::shared_ptr<const FrameResult> frame_result(std::int64_t index, bool with_pi
 // Publishes frames to `server` at `fps` on its own thread, until stop() or its end.
 class Feeder {
  public:
-  Feeder(HttpServer& server, double fps)
+  Feeder(HttpOutput& server, double fps)
       : thread_([this, &server, fps] {
           std::int64_t i = 0;
           while (!stop_) {
@@ -108,7 +108,7 @@ class HttpServerTest : public ::testing::Test {
   static void SetUpTestSuite() { signal(SIGPIPE, SIG_IGN); }
 
   void start(const config::Config& config, HttpLimits limits = fast_limits()) {
-    server_ = std::make_unique<HttpServer>(events_, backend(), state_.path(), limits);
+    server_ = std::make_unique<HttpOutput>(events_, backend(), state_.path(), limits);
     server_->configure(config);
     server_->start();
     ASSERT_TRUE(eventually([&] { return server_->port() > 0; })) << server_->status().dump();
@@ -168,7 +168,7 @@ class HttpServerTest : public ::testing::Test {
   Logger log_{Logger::Sink::kStderr, config::LogLevel::kError};
   Events events_{log_};
   test::TempFolder state_;
-  std::unique_ptr<HttpServer> server_;
+  std::unique_ptr<HttpOutput> server_;
   SourceState source_ = SourceState::kStreaming;
   std::mutex mutex_;
   std::vector<ControlRequest> requests_;
@@ -484,7 +484,7 @@ TEST_F(HttpServerTest, MovesToANewAddressAndWaitsForABusyPort) {
   getsockname(busy, reinterpret_cast<sockaddr*>(&addr), &size);
   const std::string taken = "127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
 
-  server_ = std::make_unique<HttpServer>(events_, backend(), state_.path(), fast_limits());
+  server_ = std::make_unique<HttpOutput>(events_, backend(), state_.path(), fast_limits());
   server_->configure(http_config(taken));
   server_->start();
   ASSERT_TRUE(eventually([&] { return server_->status().contains("warning"); }));
@@ -798,7 +798,7 @@ TEST_F(HttpServerTest, TlsWithTheGivenCertificateAndClearErrorsForBadFiles) {
   // Not PEM: no server, and the status says which file and what to do.
   std::ofstream(pki.path() / "broken.pem") << "not a certificate\n";
   c.http.tls_cert = pki.path() / "broken.pem";
-  server_ = std::make_unique<HttpServer>(events_, backend(), state_.path(), fast_limits());
+  server_ = std::make_unique<HttpOutput>(events_, backend(), state_.path(), fast_limits());
   server_->configure(c);
   server_->start();
   ASSERT_TRUE(eventually([&] { return server_->status().contains("warning"); }));

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// FieldLog with its real thread and files: interval and event lines, swaps, a disk that fails
-// and comes back, and stop() (daemon/outputs/field_log/field_log.cpp).
-#include "daemon/outputs/field_log/field_log.h"
+// FieldLogOutput with its real thread and files: interval and event lines, swaps, a disk that fails
+// and comes back, and stop() (daemon/outputs/field_log/field_log_output.cpp).
+#include "daemon/outputs/field_log/field_log_output.h"
 
 #include <gtest/gtest.h>
 
@@ -123,9 +123,9 @@ bool wait_for(const std::function<bool()>& done, std::chrono::milliseconds timeo
   return true;
 }
 
-TEST(FieldLog, IntervalLinesCarryFramesDetectionsAndDevice) {
+TEST(FieldLogOutput, IntervalLinesCarryFramesDetectionsAndDevice) {
   TempFolder tmp;
-  FieldLog log(options_in(tmp.path(), 300ms));
+  FieldLogOutput log(options_in(tmp.path(), 300ms));
   log.start();
   telemetry::Sample sample;
   sample.mono = std::chrono::steady_clock::now();
@@ -157,9 +157,9 @@ TEST(FieldLog, IntervalLinesCarryFramesDetectionsAndDevice) {
   EXPECT_EQ(log.status()["ok"], true);
 }
 
-TEST(FieldLog, IntervalsWithoutFramesStillWriteLines) {
+TEST(FieldLogOutput, IntervalsWithoutFramesStillWriteLines) {
   TempFolder tmp;
-  FieldLog log(options_in(tmp.path(), 100ms));
+  FieldLogOutput log(options_in(tmp.path(), 100ms));
   log.start();
   ASSERT_TRUE(wait_for([&] { return of_type(read_lines(tmp.path()), "interval").size() >= 3; }));
   log.stop();
@@ -169,9 +169,9 @@ TEST(FieldLog, IntervalsWithoutFramesStillWriteLines) {
   }
 }
 
-TEST(FieldLog, EventsAreWrittenInOrderWithTheIntervalLines) {
+TEST(FieldLogOutput, EventsAreWrittenInOrderWithTheIntervalLines) {
   TempFolder tmp;
-  FieldLog log(options_in(tmp.path(), 150ms));
+  FieldLogOutput log(options_in(tmp.path(), 150ms));
   log.start();
   using std::chrono::sys_days;
   log.event({.kind = fieldlog::EventKind::kStart,
@@ -207,9 +207,9 @@ TEST(FieldLog, EventsAreWrittenInOrderWithTheIntervalLines) {
   EXPECT_EQ(lines.back()["type"], "interval");
 }
 
-TEST(FieldLog, TextThatIsNotUtf8IsWrittenWithReplacementCharacters) {
+TEST(FieldLogOutput, TextThatIsNotUtf8IsWrittenWithReplacementCharacters) {
   TempFolder tmp;
-  FieldLog log(options_in(tmp.path(), 60s));
+  FieldLogOutput log(options_in(tmp.path(), 60s));
   log.start();
   auto info = std::make_shared<ModelInfo>(*model("fp32"));
   info->names = vision::ClassNames({"caf\xe9"});  // Latin-1, from a model's metadata
@@ -227,9 +227,9 @@ TEST(FieldLog, TextThatIsNotUtf8IsWrittenWithReplacementCharacters) {
   EXPECT_EQ(lines[1]["detections"]["caf\uFFFD"], 1);
 }
 
-TEST(FieldLog, ASwapClosesTheIntervalSoEachLineHasOnePrecision) {
+TEST(FieldLogOutput, ASwapClosesTheIntervalSoEachLineHasOnePrecision) {
   TempFolder tmp;
-  FieldLog log(options_in(tmp.path(), 60s));
+  FieldLogOutput log(options_in(tmp.path(), 60s));
   log.start();
   for (int i = 0; i < 4; ++i) log.publish(frame(model("fp32"), i));
   for (int i = 4; i < 10; ++i) log.publish(frame(model("int8"), i));
@@ -243,9 +243,9 @@ TEST(FieldLog, ASwapClosesTheIntervalSoEachLineHasOnePrecision) {
   EXPECT_EQ(intervals[1]["frames"], 6);
 }
 
-TEST(FieldLog, StopWritesThePartialInterval) {
+TEST(FieldLogOutput, StopWritesThePartialInterval) {
   TempFolder tmp;
-  FieldLog log(options_in(tmp.path(), 60s));
+  FieldLogOutput log(options_in(tmp.path(), 60s));
   log.start();
   for (int i = 0; i < 5; ++i) log.publish(frame(model("fp32"), i));
   std::this_thread::sleep_for(50ms);
@@ -258,11 +258,11 @@ TEST(FieldLog, StopWritesThePartialInterval) {
   EXPECT_EQ(log.status()["lines_written"], 1);
 }
 
-TEST(FieldLog, ResultsTheQueueDroppedCountAsDropped) {
+TEST(FieldLogOutput, ResultsTheQueueDroppedCountAsDropped) {
   TempFolder tmp;
   auto options = options_in(tmp.path(), 60s);
   options.queue_capacity = 16;
-  FieldLog log(options);
+  FieldLogOutput log(options);
   // Before start() nothing takes from the queue: 100 results overflow it by 84.
   for (int i = 0; i < 100; ++i) log.publish(frame(model("fp32"), i));
   log.start();
@@ -276,10 +276,10 @@ TEST(FieldLog, ResultsTheQueueDroppedCountAsDropped) {
 
 // The folder turns into a file (what a failing mount or a mistaken admin can leave; unlike chmod
 // it stops root too) and back: lines are held meanwhile and then written in order.
-TEST(FieldLog, AnUnwritableFolderHoldsLinesUntilItIsBack) {
+TEST(FieldLogOutput, AnUnwritableFolderHoldsLinesUntilItIsBack) {
   TempFolder tmp;
   const fs::path dir = tmp.path() / "logs";
-  FieldLog log(options_in(dir, 200ms));
+  FieldLogOutput log(options_in(dir, 200ms));
   log.start();
   log.event(marked("before"));
   ASSERT_TRUE(wait_for([&] { return marks(read_lines(dir)).size() == 1; }));
@@ -315,11 +315,11 @@ TEST(FieldLog, AnUnwritableFolderHoldsLinesUntilItIsBack) {
 
 // A full disk (/dev/full in place of the file) with more lines than the buffer holds: the
 // oldest are dropped, and the first line after recovery says how many.
-TEST(FieldLog, AFullBufferDropsTheOldestAndSaysHowMany) {
+TEST(FieldLogOutput, AFullBufferDropsTheOldestAndSaysHowMany) {
   TempFolder tmp;
   auto options = options_in(tmp.path(), 300ms);
   options.max_held_lines = 5;
-  FieldLog log(options);
+  FieldLogOutput log(options);
   const fs::path file = tmp.path() / "yolo-edge.jsonl";
   fs::create_symlink("/dev/full", file);
   log.start();
@@ -349,11 +349,11 @@ TEST(FieldLog, AFullBufferDropsTheOldestAndSaysHowMany) {
   EXPECT_EQ(std::find(names.begin(), names.end(), "e0"), names.end());
 }
 
-TEST(FieldLog, StopReturnsPromptlyWhenTheDiskIsDead) {
+TEST(FieldLogOutput, StopReturnsPromptlyWhenTheDiskIsDead) {
   TempFolder tmp;
   FieldLogOptions options = options_in(tmp.path(), 200ms);
   options.stop_retry_pause = FieldLogOptions().stop_retry_pause;  // the daemon's own
-  FieldLog log(options);
+  FieldLogOutput log(options);
   fs::create_symlink("/dev/full", tmp.path() / "yolo-edge.jsonl");
   log.start();
   for (int i = 0; i < 5; ++i) log.publish(frame(model("fp32"), i));
@@ -370,9 +370,9 @@ TEST(FieldLog, StopReturnsPromptlyWhenTheDiskIsDead) {
             std::string::npos);
 }
 
-TEST(FieldLog, AReloadMovesTheLogFromTheNextLine) {
+TEST(FieldLogOutput, AReloadMovesTheLogFromTheNextLine) {
   TempFolder tmp;
-  FieldLog log(options_in(tmp.path() / "first", 60s));
+  FieldLogOutput log(options_in(tmp.path() / "first", 60s));
   log.start();
   log.event(marked("one"));
   ASSERT_TRUE(wait_for([&] { return !read_lines(tmp.path() / "first").empty(); }));
@@ -412,9 +412,9 @@ tracking::ObjectEvent object_event(std::int64_t id, tracking::ObjectEventKind ki
   return e;
 }
 
-TEST(FieldLog, ObjectEventsAreEventLinesWithTheEventsJson) {
+TEST(FieldLogOutput, ObjectEventsAreEventLinesWithTheEventsJson) {
   TempFolder tmp;
-  FieldLog log(options_in(tmp.path(), 60s));
+  FieldLogOutput log(options_in(tmp.path(), 60s));
   log.start();
   auto result = std::make_shared<FrameResult>(*frame(model("fp32"), 12));
   result->object_events = {object_event(41, tracking::ObjectEventKind::kCross, "road"),
@@ -447,9 +447,9 @@ TEST(FieldLog, ObjectEventsAreEventLinesWithTheEventsJson) {
   EXPECT_EQ(intervals[0]["frames"], 2);
 }
 
-TEST(FieldLog, PublishDoesNotWaitForTheDisk) {
+TEST(FieldLogOutput, PublishDoesNotWaitForTheDisk) {
   TempFolder tmp;
-  FieldLog log(options_in(tmp.path(), 60s));
+  FieldLogOutput log(options_in(tmp.path(), 60s));
   log.start();
   const auto info = model("fp32");
   const auto result = frame(info, 0);

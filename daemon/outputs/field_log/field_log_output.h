@@ -45,10 +45,10 @@ struct FieldLogOptions {
 // (bounded) and written in order once it takes them again, retried once per interval.
 using FieldLogItem = std::variant<std::shared_ptr<const FrameResult>, telemetry::Sample, Event>;
 
-class FieldLog : public QueuedOutput<FieldLogItem, FieldLogOptions> {
+class FieldLogOutput : public QueuedOutput<FieldLogItem, FieldLogOptions> {
  public:
-  explicit FieldLog(FieldLogOptions options = {});
-  ~FieldLog() override;
+  explicit FieldLogOutput(FieldLogOptions options = {});
+  ~FieldLogOutput() override;
 
   // Takes logging.dir, interval_s, max_bytes and max_files; they apply from the next line.
   void configure(const config::Config& config) override;

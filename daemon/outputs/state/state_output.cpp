@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "daemon/outputs/state/state_saver.h"
+#include "daemon/outputs/state/state_output.h"
 
 #include <system_error>
 #include <utility>
@@ -17,8 +17,8 @@ constexpr auto kStopLimit = std::chrono::seconds(5);
 
 }  // namespace
 
-StateSaver::StateSaver(Events& events, EventLog& log, std::filesystem::path state_dir,
-                       std::chrono::milliseconds period)
+StateOutput::StateOutput(Events& events, EventLog& log, std::filesystem::path state_dir,
+                         std::chrono::milliseconds period)
     : events_(events),
       log_(log),
       dir_(std::move(state_dir)),
@@ -26,30 +26,30 @@ StateSaver::StateSaver(Events& events, EventLog& log, std::filesystem::path stat
       // What the log holds now was read from the folder at start: not written again.
       saved_events_(log.version()) {}
 
-StateSaver::~StateSaver() {
+StateOutput::~StateOutput() {
   stop();
 }
 
-void StateSaver::configure(const config::Config&) {}
+void StateOutput::configure(const config::Config&) {}
 
-void StateSaver::start() {
+void StateOutput::start() {
   if (!worker_.running()) worker_.start("state", [this] { run(); });
 }
 
-void StateSaver::publish(std::shared_ptr<const FrameResult> result) {
+void StateOutput::publish(std::shared_ptr<const FrameResult> result) {
   if (!result->scene) return;
   std::lock_guard lock(mutex_);
   scene_ = result->scene;
 }
 
-nlohmann::json StateSaver::status() const {
+nlohmann::json StateOutput::status() const {
   std::lock_guard lock(mutex_);
   nlohmann::json j = {{"ok", error_.empty()}, {"writes", writes_}};
   if (!error_.empty()) j["warning"] = error_;
   return j;
 }
 
-bool StateSaver::stop() {
+bool StateOutput::stop() {
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
@@ -58,7 +58,7 @@ bool StateSaver::stop() {
   return worker_.stop_within(std::chrono::duration_cast<std::chrono::milliseconds>(kStopLimit));
 }
 
-void StateSaver::run() {
+void StateOutput::run() {
   std::unique_lock lock(mutex_);
   for (;;) {
     wake_.wait_for(lock, period_, [this] { return stopping_; });
@@ -70,7 +70,7 @@ void StateSaver::run() {
   }
 }
 
-void StateSaver::save() {
+void StateOutput::save() {
   std::shared_ptr<const SceneState> scene;
   {
     std::lock_guard lock(mutex_);
