@@ -4,6 +4,7 @@
 #include <string_view>
 #include <vector>
 
+#include "config/sections/checks.h"
 #include "config/sections/config.h"
 #include "config/sections/detect.h"
 #include "config/sections/events.h"
@@ -37,6 +38,7 @@ struct Config {
 
   SourceConfig source;
   ModelConfig model;
+  ChecksConfig checks;
   DetectConfig detect;
   ThreadsConfig threads;
   TelemetryConfig telemetry;

@@ -19,6 +19,7 @@ namespace {
 constexpr section_files::SectionRows kSections[] = {
     {section_files::source_spec, section_files::add_source_fields},
     {section_files::model_spec, section_files::add_model_fields},
+    {section_files::checks_spec, section_files::add_checks_fields},
     {section_files::detect_spec, section_files::add_detect_fields},
     {section_files::threads_spec, section_files::add_threads_fields},
     {section_files::telemetry_spec, section_files::add_telemetry_fields},

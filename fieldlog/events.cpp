@@ -43,6 +43,8 @@ constexpr std::array kSpecs = {
     EventSpec{K::kObject, "object", false},
     EventSpec{K::kLogLinesLost, "log_lines_lost", false},
     EventSpec{K::kEventMediaSkipped, "event_media_skipped", false},
+    EventSpec{K::kInt8Checks, "int8_checks", false},
+    EventSpec{K::kInt8Drift, "int8_drift", false},
 };
 
 // The table is indexed by the enum: a kind added to one and not the other fails to compile.
@@ -50,7 +52,7 @@ constexpr bool in_enum_order() {
   for (std::size_t i = 0; i < kSpecs.size(); ++i) {
     if (static_cast<std::size_t>(kSpecs[i].kind) != i) return false;
   }
-  return static_cast<std::size_t>(K::kEventMediaSkipped) + 1 == kSpecs.size();
+  return static_cast<std::size_t>(K::kInt8Drift) + 1 == kSpecs.size();
 }
 static_assert(in_enum_order(), "kSpecs must list every EventKind, in the enum's order");
 

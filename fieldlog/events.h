@@ -45,6 +45,8 @@ enum class EventKind {
   kObject,                    // a tracked object did something (tracking/object_event.h)
   kLogLinesLost,              // the field log had to drop lines while the disk failed
   kEventMediaSkipped,         // an event's snapshot or clip was not saved (disk full, budget)
+  kInt8Checks,                // the live INT8 checks start, stop or cannot run (model, starved)
+  kInt8Drift,                 // INT8's agreement with FP32 fell under the floor and was acted on
 };
 
 struct EventSpec {

@@ -28,6 +28,8 @@ SectionSpec source_spec();
 void add_source_fields(std::vector<FieldSpec>& rows);
 SectionSpec model_spec();
 void add_model_fields(std::vector<FieldSpec>& rows);
+SectionSpec checks_spec();
+void add_checks_fields(std::vector<FieldSpec>& rows);
 SectionSpec detect_spec();
 void add_detect_fields(std::vector<FieldSpec>& rows);
 SectionSpec threads_spec();

@@ -67,16 +67,6 @@ std::string source_error(const SourceStatus& source) {
 
 }  // namespace
 
-vision::DecodeOptions decode_options(const config::DetectConfig& detect) {
-  vision::DecodeOptions d;
-  d.conf = static_cast<float>(detect.conf);
-  d.iou = static_cast<float>(detect.iou);
-  d.classes = detect.classes;
-  d.max_detections = detect.max_detections;
-  d.agnostic = detect.agnostic_nms;
-  return d;
-}
-
 ThreadPolicy thread_policy(const config::ThreadsConfig& threads) {
   const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   ThreadPolicy p;
@@ -180,6 +170,16 @@ int Service::start() {
       std::make_unique<CalibrationReservoir>(events_, options_.state_dir / "calibration");
   reservoir_ = reservoir.get();
   publishers_.push_back(std::move(reservoir));
+  // The checks' drift action reaches the control loop the way the API's precision switch does:
+  // FP32 until the next reload.
+  auto checks =
+      std::make_unique<ShadowChecks>(events_, [this](const detector::DriftWatch::Verdict& v) {
+        if (v.step == detector::DriftWatch::Step::kSwitchToFp32) {
+          control_.post({ControlRequest::Kind::kPrecision, "fp32", "the INT8 checks"});
+        }
+      });
+  checks_ = checks.get();
+  publishers_.push_back(std::move(checks));
   for (const auto& p : publishers_) {
     p->configure(config_);
     p->start();
@@ -195,7 +195,7 @@ int Service::start() {
 
   pools_ = runtime::make_thread_pools();
   model_ = std::make_unique<ModelManager>(
-      events_, ModelManager::Options{options_.state_dir / "int8", options_.cli, pools_},
+      events_, ModelManager::Options{options_.state_dir / "int8", options_.cli, pools_, checks_},
       *reservoir_);
   LoadedModel model;
   try {

@@ -19,6 +19,7 @@
 #include "daemon/app/signal_pipe.h"
 #include "daemon/core/control_requests.h"
 #include "daemon/core/daemon_status.h"
+#include "daemon/core/decode_options.h"
 #include "daemon/core/event_log.h"
 #include "daemon/core/events.h"
 #include "daemon/core/logger.h"
@@ -119,6 +120,7 @@ class Service {
   // Declared in the order they are built; destroyed in reverse.
   std::vector<std::unique_ptr<Publisher>> publishers_;
   CalibrationReservoir* reservoir_ = nullptr;
+  ShadowChecks* checks_ = nullptr;
   runtime::SharedThreadPools pools_;
   FrameSlot slot_;
   std::unique_ptr<TelemetryThread> telemetry_;
@@ -157,8 +159,6 @@ class Service {
   std::string last_error_time_;
 };
 
-// The detection settings the inference thread applies.
-vision::DecodeOptions decode_options(const config::DetectConfig& detect);
 // The threads section with 0 ("one per core") turned into this machine's core count.
 ThreadPolicy thread_policy(const config::ThreadsConfig& threads);
 // Keys whose values differ between two configs ("model.precision", ...), in schema order.

@@ -51,8 +51,7 @@ Plan ModelManager::plan(const config::ModelConfig& model) {
   return plan_model(model, {options_.int8_dir, frame, auto_.int8_chosen()}, files_);
 }
 
-LoadedModel ModelManager::build(const ModelTarget& target, const config::ModelConfig& model) {
-  const auto start = Clock::now();
+detector::DetectorOptions detector_options(const ModelTarget& target) {
   detector::DetectorOptions options;
   options.model = target.file;
   options.engine.precision = target.precision == config::Precision::kInt8
@@ -63,6 +62,12 @@ LoadedModel ModelManager::build(const ModelTarget& target, const config::ModelCo
   options.engine.imgsz_key = "model.imgsz";
   options.labels = target.labels;
   options.decode.kind = decoder_kind(target.decoder);
+  return options;
+}
+
+LoadedModel ModelManager::build(const ModelTarget& target, const config::ModelConfig& model) {
+  const auto start = Clock::now();
+  detector::DetectorOptions options = detector_options(target);
   options.engine.pools = options_.pools;
   options.engine.log = [this](const std::string& line) { events_.log().debug(line); };
   auto detector = std::make_unique<detector::Detector>(options);
@@ -184,6 +189,22 @@ void ModelManager::step() {
     int8_.step(model, p.make, p.fp32.imgsz, generation);
   }
   step_auto(model, p);
+  share_pair(p);
+}
+
+void ModelManager::share_pair(const Plan& p) {
+  if (!options_.checks) return;
+  if (!p.int8 || !running_) {
+    options_.checks->set_pair(
+        std::nullopt,
+        "no INT8 file of model.path to check against FP32 (set model.int8_path, "
+        "or quantize: auto makes one for precision int8 or auto)");
+    return;
+  }
+  ShadowPair pair{detector_options(p.fp32), detector_options(*p.int8),
+                  running_->precision == config::Precision::kInt8 ? runtime::Precision::kInt8
+                                                                  : runtime::Precision::kFp32};
+  options_.checks->set_pair(std::move(pair));
 }
 
 void ModelManager::step_run(const config::ModelConfig& model, const Plan& p,

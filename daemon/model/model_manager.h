@@ -20,10 +20,14 @@
 #include "daemon/model/model_plan.h"
 #include "daemon/model/precision_auto.h"
 #include "daemon/model/reservoir.h"
+#include "daemon/model/shadow_checks.h"
 #include "daemon/pipeline/inference.h"
 #include "runtime/engine/engine.h"
 
 namespace yolo::daemon {
+
+// How the daemon loads `target` (one engine thread; the pools and log are the caller's).
+detector::DetectorOptions detector_options(const ModelTarget& target);
 
 // Keeps the model the config asks for running. Builds each new model on its own thread, beside
 // the running one and on the same thread pools, then hands it to the inference thread, which
@@ -42,6 +46,8 @@ class ModelManager {
     // The yolo-edge binary that quantizes.
     std::filesystem::path cli;
     runtime::SharedThreadPools pools;
+    // Told the pair of models to judge whenever what runs changes; none: no checks.
+    ShadowChecks* checks = nullptr;
   };
 
   ModelManager(Events& events, Options options, CalibrationReservoir& reservoir);
@@ -77,6 +83,8 @@ class ModelManager {
   void step_auto(const config::ModelConfig& model, const Plan& p);
   // The config asks for precision auto.
   bool auto_wanted() const;
+  // Tells the INT8 checks which pair of models to judge (none without an INT8 file).
+  void share_pair(const Plan& p);
 
   Events& events_;
   Options options_;

@@ -51,7 +51,7 @@ Plan plan_model(const config::ModelConfig& model, const PlanContext& context, Mo
   if (model.precision == config::Precision::kFile && static_int8) {
     p.run.precision = config::Precision::kInt8;
   }
-  if (!wants_int8(model.precision)) return p;
+  // The INT8 model of model.path, whatever runs: what the INT8 checks judge against FP32.
   ModelTarget int8 = p.fp32;
   int8.precision = config::Precision::kInt8;
   if (!model.int8_path.empty() && files.exists(model.int8_path)) {
@@ -62,11 +62,13 @@ Plan plan_model(const config::ModelConfig& model, const PlanContext& context, Mo
     // The config check refuses int8 and auto without int8_path unless quantize is auto.
     const fs::path made = made_int8_path(model, imgsz, context.int8_dir, files);
     if (!files.exists(made)) {
-      p.make = made;
+      if (wants_int8(model.precision)) p.make = made;
       return p;
     }
     int8.file = made;
   }
+  p.int8 = int8;
+  if (!wants_int8(model.precision)) return p;
   if (model.precision == config::Precision::kInt8) {
     p.run = int8;
     return p;

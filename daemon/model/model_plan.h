@@ -49,6 +49,9 @@ struct Plan {
   std::filesystem::path make;
   // Precision auto: the INT8 model to measure against FP32, once its file exists.
   std::optional<ModelTarget> candidate;
+  // The INT8 model of model.path when its file exists (model.int8_path, a static INT8 model.path,
+  // or one quantize: auto made), whatever the precision: what the INT8 checks judge against fp32.
+  std::optional<ModelTarget> int8;
 };
 
 // What the plan depends on besides the config and the files.

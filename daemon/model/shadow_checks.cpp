@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "daemon/model/shadow_checks.h"
+
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mutex>
+#include <utility>
+
+#include "daemon/core/decode_options.h"
+#include "detector/precision_trial.h"
+#include "text/format.h"
+
+namespace yolo::daemon {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int kTrendSlices = 6;
+
+std::chrono::nanoseconds thread_cpu_time() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
+}
+
+// SCHED_IDLE runs the thread only on time no other thread wants; a forced check (and the last
+// one at stop) runs as an ordinary thread at the lowest nice value, so it gets a share of a busy
+// device. Per thread: Linux applies both to the thread whose id is given.
+void set_idle(int tid, bool idle) {
+  sched_param param{};
+  sched_setscheduler(tid, idle ? SCHED_IDLE : SCHED_OTHER, &param);
+  if (!idle) setpriority(PRIO_PROCESS, static_cast<id_t>(tid), 19);
+}
+
+}  // namespace
+
+bool ShadowPair::same_files(const ShadowPair& other) const {
+  return fp32.model == other.fp32.model && int8.model == other.int8.model &&
+         fp32.engine.imgsz == other.fp32.engine.imgsz &&
+         int8.engine.imgsz == other.int8.engine.imgsz;
+}
+
+nlohmann::json to_json(const ShadowSnapshot& s) {
+  nlohmann::json j{{"enabled", s.enabled},
+                   {"checks_total", s.checks_total},
+                   {"window_checks", s.window_checks},
+                   {"window_fp32_boxes", s.window_fp32_boxes},
+                   {"used_share", s.used_share},
+                   {"budget_share", s.budget_share},
+                   {"starved", s.starved},
+                   {"last_check_ms", s.last_check_ms},
+                   {"drift", {{"phase", s.drift_phase}, {"explanation", s.drift_explanation}}}};
+  if (!s.idle_reason.empty()) j["idle_reason"] = s.idle_reason;
+  if (!s.fp32_file.empty()) j["fp32"] = s.fp32_file;
+  if (!s.int8_file.empty()) j["int8"] = s.int8_file;
+  const auto number = [](const std::optional<double>& v) -> nlohmann::json {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+  };
+  j["agreement"] = number(s.agreement);
+  if (!s.measure.empty()) j["measure"] = s.measure;
+  j["box_ap50"] = number(s.box_ap50);
+  j["score_mad"] = number(s.score_mad);
+  j["trend"] = nlohmann::json::array();
+  for (const auto& v : s.trend) j["trend"].push_back(number(v));
+  j["classes"] = nlohmann::json::array();
+  for (const auto& c : s.classes) {
+    j["classes"].push_back({{"class", c.id},
+                            {"label", c.name},
+                            {"fp32_boxes", c.fp32_boxes},
+                            {"int8_boxes", c.int8_boxes},
+                            {"matched", c.matched},
+                            {"ap50", c.ap50}});
+  }
+  j["ok"] = s.warning.empty() && !s.starved;
+  if (!s.warning.empty()) j["warning"] = s.warning;
+  return j;
+}
+
+// What other threads hand the checks' thread besides frames and settings.
+struct ShadowChecks::Requests {
+  std::mutex mutex;
+  std::uint64_t pair_version = 0;
+  std::optional<ShadowPair> pair;
+  std::string idle_reason;
+  std::optional<std::string> requantize_failed;
+  bool requantized = false;
+};
+
+// Everything the checks' thread owns.
+struct ShadowChecks::Checker {
+  ShadowSettings settings;
+  std::uint64_t pair_version = 0;
+  std::optional<ShadowPair> pair;
+  std::string idle_reason;
+  std::unique_ptr<detector::Detector> fp32;
+  std::unique_ptr<detector::Detector> int8;
+  // Why the pair's engines could not be built: no check until the pair changes.
+  std::string build_error;
+  std::optional<detector::RollingAgreement> rolling;
+  std::optional<detector::CheckBudget> budget;
+  std::optional<detector::DriftWatch> drift;
+  long checks_total = 0;
+  double last_check_ms = 0;
+  bool said_starved = false;
+};
+
+ShadowChecks::ShadowChecks(Events& events, Act act)
+    : QueuedOutput("int8-checks", 1, std::chrono::seconds(30)),
+      events_(events),
+      act_(std::move(act)),
+      requests_(std::make_unique<Requests>()) {}
+
+ShadowChecks::~ShadowChecks() {
+  stop();
+}
+
+void ShadowChecks::configure(const config::Config& config) {
+  ShadowSettings s;
+  s.enabled = config.checks.enabled;
+  s.budget_share = config.checks.budget_percent / 100.0;
+  s.max_interval = std::chrono::seconds(config.checks.max_interval_s);
+  s.window.span = std::chrono::minutes(config.checks.window_min);
+  s.drift.min_map50 = config.model.auto_min_map50;
+  s.drift.hold = std::chrono::minutes(config.checks.drift_after_min);
+  s.drift.action = config.checks.drift_action == config::DriftAction::kFp32
+                       ? detector::DriftAction::kFp32
+                       : detector::DriftAction::kWarn;
+  s.decode = decode_options(config.detect);
+  hand_over(std::move(s));
+}
+
+void ShadowChecks::set_pair(std::optional<ShadowPair> pair, std::string idle_reason) {
+  {
+    std::lock_guard lock(requests_->mutex);
+    if (pair && requests_->pair && pair->same_files(*requests_->pair) &&
+        pair->running == requests_->pair->running) {
+      return;
+    }
+    requests_->pair = std::move(pair);
+    requests_->idle_reason = std::move(idle_reason);
+    ++requests_->pair_version;
+  }
+  wake();
+}
+
+void ShadowChecks::requantized() {
+  {
+    std::lock_guard lock(requests_->mutex);
+    requests_->requantized = true;
+  }
+  wake();
+}
+
+void ShadowChecks::requantize_failed(std::string why) {
+  {
+    std::lock_guard lock(requests_->mutex);
+    requests_->requantize_failed = std::move(why);
+  }
+  wake();
+}
+
+bool ShadowChecks::wants_frame(const FrameResult& result) const {
+  if (result.frameless || !active_.load() || busy_.load()) return false;
+  return Clock::now().time_since_epoch().count() >= next_due_ns_.load();
+}
+
+void ShadowChecks::publish(std::shared_ptr<const FrameResult> result) {
+  if (!result->frame || !wants_frame(*result)) return;
+  busy_ = true;
+  if (!push(std::move(result))) busy_ = false;
+}
+
+nlohmann::json ShadowChecks::status() const {
+  return to_json(snapshot());
+}
+
+void ShadowChecks::metrics(MetricsSink& sink) const {
+  const ShadowSnapshot s = snapshot();
+  if (!s.enabled) return;
+  sink.follow_counter("yolo_edge_int8_checks_total",
+                      "Frames run at both precisions to check INT8 against FP32 live", {},
+                      static_cast<double>(s.checks_total));
+  if (s.agreement) {
+    sink.set_gauge("yolo_edge_int8_agreement",
+                   "INT8's agreement with FP32 over the checks' rolling window (judged mAP50, "
+                   "else box-weighted AP50)",
+                   {}, *s.agreement);
+  }
+  sink.set_gauge("yolo_edge_int8_checks_cpu_ratio",
+                 "Share of one core the INT8 checks used since they began", {}, s.used_share);
+  sink.set_gauge("yolo_edge_int8_checks_starved",
+                 "1 when no INT8 check has ended for twice checks.max_interval_s", {},
+                 s.starved ? 1.0 : 0.0);
+}
+
+bool ShadowChecks::stop() {
+  // A check under way at idle priority may never get the CPU on a busy device: let it end.
+  if (const int tid = thread_id_.load()) set_idle(tid, false);
+  return stop_worker();
+}
+
+void ShadowChecks::run() {
+  thread_id_ = static_cast<int>(::syscall(SYS_gettid));
+  set_idle(thread_id_, true);
+  Checker c;
+  const auto publish_snapshot = [&](const std::string& warning) {
+    ShadowSnapshot s;
+    const Clock::time_point now = Clock::now();
+    s.enabled = c.settings.enabled;
+    s.idle_reason = !c.settings.enabled      ? "checks.enabled is false"
+                    : !c.build_error.empty() ? c.build_error
+                    : c.pair                 ? ""
+                                             : c.idle_reason;
+    if (c.pair) {
+      s.fp32_file = c.pair->fp32.model.filename().string();
+      s.int8_file = c.pair->int8.model.filename().string();
+    }
+    s.checks_total = c.checks_total;
+    s.budget_share = c.settings.budget_share;
+    s.last_check_ms = c.last_check_ms;
+    if (c.rolling) {
+      c.rolling->expire(now);
+      const vision::Agreement a = c.rolling->agreement();
+      s.window_checks = static_cast<long>(c.rolling->checks());
+      s.window_fp32_boxes = c.rolling->fp32_boxes();
+      s.agreement = detector::judged_map50(a, &s.measure);
+      s.box_ap50 = a.box_ap50;
+      s.score_mad = a.score_mad;
+      s.trend = c.rolling->trend(now, kTrendSlices);
+      for (const vision::ClassAgreement& k : a.classes) {
+        if (!k.has_truth()) continue;
+        const std::string name = c.fp32 ? c.fp32->names().name(k.class_id) : "";
+        s.classes.push_back({k.class_id, name, k.a_count, k.b_count, k.matched, k.ap50()});
+      }
+    }
+    if (c.budget) {
+      s.used_share = c.budget->used_share(now);
+      s.starved = s.enabled && c.pair && c.build_error.empty() && c.budget->starved(now);
+    }
+    if (c.drift) {
+      s.drift_phase = std::string(detector::phase_name(c.drift->phase()));
+      s.drift_explanation = c.drift->explanation();
+    }
+    s.warning = warning;
+    if (s.starved && !c.said_starved) {
+      events_.emit(config::LogLevel::kWarning, fieldlog::EventKind::kInt8Checks,
+                   "INT8 checks starved: none has ended for " +
+                       text::duration_text(2 * c.settings.max_interval) +
+                       " (the device has no idle time; the check due runs at nice 19)");
+    }
+    c.said_starved = s.starved;
+    report(std::move(s));
+  };
+
+  const auto act = [&](const detector::DriftWatch::Verdict& v) {
+    if (v.step == detector::DriftWatch::Step::kNone) return;
+    events_.emit(v.step == detector::DriftWatch::Step::kAgreesAgain ? config::LogLevel::kInfo
+                                                                    : config::LogLevel::kWarning,
+                 fieldlog::EventKind::kInt8Drift, v.reason,
+                 {{"phase", detector::phase_name(c.drift->phase())},
+                  {"action", detector::action_name(c.settings.drift.action)}});
+    if (act_) act_(v);
+  };
+
+  std::string warning;
+  for (;;) {
+    const auto item = queue().pop(std::chrono::seconds(1));
+    if (auto s = take_settings()) {
+      const bool window_changed = s->window.span != c.settings.window.span || !c.rolling ||
+                                  s->drift.min_map50 != c.settings.drift.min_map50;
+      const bool budget_changed = !c.budget || s->budget_share != c.settings.budget_share ||
+                                  s->max_interval != c.settings.max_interval;
+      const bool drift_changed = !c.drift || s->drift.action != c.settings.drift.action ||
+                                 s->drift.hold != c.settings.drift.hold ||
+                                 s->drift.min_map50 != c.settings.drift.min_map50;
+      c.settings = *s;
+      if (c.fp32) c.fp32->set_decode(c.settings.decode);
+      if (c.int8) c.int8->set_decode(detector::prediction_decode(c.settings.decode));
+      if (window_changed) c.rolling.emplace(c.settings.window, c.settings.decode.conf);
+      if (budget_changed) {
+        c.budget.emplace(c.settings.budget_share, c.settings.max_interval, Clock::now());
+      }
+      if (drift_changed) c.drift.emplace(c.settings.drift);
+    }
+    {
+      std::lock_guard lock(requests_->mutex);
+      if (requests_->pair_version != c.pair_version) {
+        c.pair_version = requests_->pair_version;
+        const bool new_files = !requests_->pair || !c.pair || !requests_->pair->same_files(*c.pair);
+        c.pair = requests_->pair;
+        c.idle_reason = requests_->idle_reason;
+        if (new_files) {
+          c.fp32.reset();
+          c.int8.reset();
+          c.build_error.clear();
+          if (c.rolling) c.rolling->clear();
+        }
+      }
+      if (requests_->requantized && c.drift) {
+        c.drift->requantized();
+        if (c.rolling) c.rolling->clear();
+      }
+      requests_->requantized = false;
+      if (requests_->requantize_failed && c.drift) {
+        act(c.drift->requantize_failed(Clock::now(), *requests_->requantize_failed));
+        events_.emit(config::LogLevel::kWarning, fieldlog::EventKind::kInt8Drift,
+                     c.drift->explanation());
+      }
+      requests_->requantize_failed.reset();
+    }
+    active_ = c.settings.enabled && c.pair && c.build_error.empty();
+    if (c.budget) {
+      next_due_ns_ = c.budget->next().time_since_epoch().count();
+    }
+
+    if (item) {
+      const FrameResult& result = **item;
+      const Clock::time_point started = Clock::now();
+      const bool forced = c.budget && c.budget->forced(started);
+      if (forced) set_idle(thread_id_, false);
+      const std::chrono::nanoseconds cpu_before = thread_cpu_time();
+      try {
+        if (!c.fp32 && c.pair) {
+          detector::DetectorOptions fp32 = c.pair->fp32;
+          fp32.decode = c.settings.decode;
+          detector::DetectorOptions int8 = c.pair->int8;
+          int8.decode = detector::prediction_decode(c.settings.decode);
+          c.fp32 = std::make_unique<detector::Detector>(fp32);
+          c.int8 = std::make_unique<detector::Detector>(int8);
+          if (c.fp32->names().size() != c.int8->names().size() ||
+              c.fp32->engine().input_width() != c.int8->engine().input_width() ||
+              c.fp32->engine().input_height() != c.int8->engine().input_height()) {
+            throw std::runtime_error(
+                c.pair->int8.model.string() + " does not match " + c.pair->fp32.model.string() +
+                " (other classes or input): INT8 cannot be checked against it; give "
+                "model.int8_path an INT8 file made from model.path");
+          }
+        }
+        if (c.fp32 && result.frame) {
+          const vision::Detections truth = c.fp32->detect(*result.frame);
+          vision::Detections int8 = c.int8->detect(*result.frame);
+          const Clock::time_point ended = Clock::now();
+          c.budget->spent(started, ended, thread_cpu_time() - cpu_before);
+          c.last_check_ms = std::chrono::duration<double, std::milli>(ended - started).count();
+          ++c.checks_total;
+          c.rolling->add(ended, truth, std::move(int8));
+          act(c.drift->update(ended, c.rolling->value(), c.rolling->fp32_boxes()));
+        }
+        warning.clear();
+      } catch (const std::exception& e) {
+        c.fp32.reset();
+        c.int8.reset();
+        c.build_error = std::string("INT8 checks off: ") + e.what();
+        events_.emit(config::LogLevel::kWarning, fieldlog::EventKind::kInt8Checks, c.build_error);
+        if (c.budget) c.budget->spent(started, Clock::now(), thread_cpu_time() - cpu_before);
+      }
+      if (forced) set_idle(thread_id_, true);
+      busy_ = false;
+      active_ = c.settings.enabled && c.pair && c.build_error.empty();
+      if (c.budget) next_due_ns_ = c.budget->next().time_since_epoch().count();
+    } else if (queue().closed()) {
+      return;
+    }
+    publish_snapshot(warning);
+  }
+}
+
+}  // namespace yolo::daemon
