@@ -43,7 +43,14 @@ std::vector<SectionSpec> build_sections() {
 
 std::vector<FieldSpec> build_fields() {
   std::vector<FieldSpec> out;
-  for (const section_files::SectionRows& section : kSections) section.add_fields(out);
+  for (const section_files::SectionRows& section : kSections) {
+    const std::size_t first = out.size();
+    section.add_fields(out);
+    for (std::size_t i = first; i < out.size(); ++i) {
+      out[i].section = section.spec().name;
+      for (FieldSpec& member : out[i].members) member.section = out[i].path();
+    }
+  }
   return out;
 }
 

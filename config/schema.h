@@ -68,8 +68,9 @@ struct SectionSpec {
 };
 
 struct FieldSpec {
-  // A section's rows leave it out: SectionAdder (config/schema_rows.h) sets it.
-  std::string_view section{};
+  // A section's rows leave it out: schema.cpp sets it from the section's spec, and a record's
+  // members' to the record's path ("gpio.alerts"; "zones" for a list section's).
+  std::string section{};
   std::string_view name;
   FieldType type;
   Value default_value;

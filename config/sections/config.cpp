@@ -12,13 +12,9 @@ SectionSpec config_spec() {
 }
 
 void add_config_fields(std::vector<FieldSpec>& t) {
-  const SectionAdder<FileConfig> add{t, "config", &Config::file};
-  using F = FieldType;
-  add({.name = "watch",
-       .type = F::kBool,
-       .default_value = false,
-       .description = "Reload when this file changes, as on SIGHUP or systemctl reload."},
-      &FileConfig::watch);
+  const SectionAdder<FileConfig> add{t, &Config::file};
+  add("watch", &FileConfig::watch, false,
+      "Reload when this file changes, as on SIGHUP or systemctl reload.");
 }
 
 }  // namespace yolo::config::section_files

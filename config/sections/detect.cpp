@@ -12,43 +12,17 @@ SectionSpec detect_spec() {
 }
 
 void add_detect_fields(std::vector<FieldSpec>& t) {
-  const SectionAdder<DetectConfig> add{t, "detect", &Config::detect};
-  using F = FieldType;
-  add({.name = "conf",
-       .type = F::kFloat,
-       .default_value = 0.25,
-       .min = 0,
-       .max = 1,
-       .description = "Lowest score a detection needs to be reported."},
-      &DetectConfig::conf);
-  add({.name = "iou",
-       .type = F::kFloat,
-       .default_value = 0.45,
-       .min = 0,
-       .max = 1,
-       .description = "Overlap (IoU) above which non-maximum suppression drops the lower-scoring "
-                      "box."},
-      &DetectConfig::iou);
-  add({.name = "classes",
-       .type = F::kIntList,
-       .default_value = none(),
-       .min = 0,
-       .max = 65535,
-       .description = "Class ids to report, e.g. [0, 2] for COCO person and car; empty reports "
-                      "every class."},
-      &DetectConfig::classes);
-  add({.name = "max_detections",
-       .type = F::kInt,
-       .default_value = whole(300),
-       .min = 1,
-       .max = 10000,
-       .description = "Most detections kept per frame, highest scores first."},
-      &DetectConfig::max_detections);
-  add({.name = "agnostic_nms",
-       .type = F::kBool,
-       .default_value = false,
-       .description = "Suppress overlapping boxes across classes too, not only within a class."},
-      &DetectConfig::agnostic_nms);
+  const SectionAdder<DetectConfig> add{t, &Config::detect};
+  add("conf", &DetectConfig::conf, 0.25, {.min = 0, .max = 1},
+      "Lowest score a detection needs to be reported.");
+  add("iou", &DetectConfig::iou, 0.45, {.min = 0, .max = 1},
+      "Overlap (IoU) above which non-maximum suppression drops the lower-scoring box.");
+  add("classes", &DetectConfig::classes, {}, {.min = 0, .max = 65535},
+      "Class ids to report, e.g. [0, 2] for COCO person and car; empty reports every class.");
+  add("max_detections", &DetectConfig::max_detections, 300, {.min = 1, .max = 10000},
+      "Most detections kept per frame, highest scores first.");
+  add("agnostic_nms", &DetectConfig::agnostic_nms, false,
+      "Suppress overlapping boxes across classes too, not only within a class.");
 }
 
 }  // namespace yolo::config::section_files

@@ -16,24 +16,16 @@ using namespace rows;
 
 namespace {
 
-// The member every GPIO record has first: which line.
-FieldSpec line_member(std::string_view record, std::string_view description) {
-  return {.section = record,
-          .name = "line",
-          .type = FieldType::kInt,
-          .default_value = whole(0),
-          .min = 0,
-          .max = 1023,
-          .description = description,
-          .required = true};
+// The members every GPIO record has first: which line, on which chip.
+template <class R>
+Member<R> line_member(std::string_view description) {
+  return member("line", &R::line, 0, {.min = 0, .max = 1023, .required = true}, description);
 }
 
-FieldSpec chip_member(std::string_view record) {
-  return {.section = record,
-          .name = "chip",
-          .type = FieldType::kString,
-          .default_value = text(""),
-          .description = "Chip of this line (name, path or label); empty uses gpio.chip."};
+template <class R>
+Member<R> chip_member() {
+  return member("chip", &R::chip, "",
+                "Chip of this line (name, path or label); empty uses gpio.chip.");
 }
 
 }  // namespace
@@ -45,119 +37,55 @@ SectionSpec gpio_spec() {
 }
 
 void add_gpio_fields(std::vector<FieldSpec>& t) {
-  const SectionAdder<GpioConfig> add{t, "gpio", &Config::gpio};
-  using F = FieldType;
-  add({.name = "chip",
-       .type = F::kString,
-       .default_value = text("gpiochip0"),
-       .description = "Chip of every line that names none: a name (gpiochip0), a path "
-                      "(/dev/gpiochip0) or a label (pinctrl-bcm2711 on a Pi 4, pinctrl-rp1 on a "
-                      "Pi 5).",
-       .rule = require_text},
-      &GpioConfig::chip);
+  const SectionAdder<GpioConfig> add{t, &Config::gpio};
+  add("chip", &GpioConfig::chip, "gpiochip0", {.rule = require_text},
+      "Chip of every line that names none: a name (gpiochip0), a path (/dev/gpiochip0) or a label "
+      "(pinctrl-bcm2711 on a Pi 4, pinctrl-rp1 on a Pi 5).");
   add.records(
-      {.name = "alerts",
-       .type = F::kRecordList,
-       .default_value = no_records(),
-       .description = "Output lines that go active while one of their classes is detected (a "
-                      "buzzer, a relay, an LED), e.g. [{line: 17, classes: [0], hold_ms: 3000}].",
-       .members =
-           {line_member("gpio.alerts", "Line offset on the chip (on a Pi: the BCM GPIO number)."),
-            chip_member("gpio.alerts"),
-            {.section = "gpio.alerts",
-             .name = "classes",
-             .type = F::kIntList,
-             .default_value = none(),
-             .min = 0,
-             .max = 65535,
-             .description = "Class ids that set it off, e.g. [0] for COCO person; empty means any "
-                            "class."},
-            {.section = "gpio.alerts",
-             .name = "min_score",
-             .type = F::kFloat,
-             .default_value = 0.5,
-             .min = 0,
-             .max = 1,
-             .description = "Lowest score that counts as a sighting."},
-            {.section = "gpio.alerts",
-             .name = "consecutive_frames",
-             .type = F::kInt,
-             .default_value = whole(1),
-             .min = 1,
-             .max = 1000,
-             .description = "Frames in a row with a sighting before the line goes active."},
-            {.section = "gpio.alerts",
-             .name = "hold_ms",
-             .type = F::kInt,
-             .default_value = whole(2000),
-             .min = 0,
-             .max = 3600000,
-             .description = "Milliseconds the line stays active after the last sighting, so it "
-                            "does not flicker."},
-            {.section = "gpio.alerts",
-             .name = "active_low",
-             .type = F::kBool,
-             .default_value = false,
-             .description = "Active means the line is low (relay boards that switch on low)."},
-            {.section = "gpio.alerts",
-             .name = "zone",
-             .type = F::kString,
-             .default_value = text(""),
-             .description = "A zone's name (zones[].name): the line is active while a tracked "
-                            "object is in that zone (the zone's classes count; classes and "
-                            "min_score here do not); empty: by detections."}}},
-      &GpioConfig::alerts, &GpioAlertConfig::line, &GpioAlertConfig::chip,
-      &GpioAlertConfig::classes, &GpioAlertConfig::min_score, &GpioAlertConfig::consecutive_frames,
-      &GpioAlertConfig::hold_ms, &GpioAlertConfig::active_low, &GpioAlertConfig::zone);
-  add.records({.name = "status_led",
-               .type = F::kRecord,
-               .default_value = no_records(),
-               .description = "A line with an LED: it blinks once a second while frames are "
-                              "processed, stays on while the camera is lost and blinks fast "
-                              "when an error needs attention; e.g. {line: 27}, null for none.",
-               .members = {line_member("gpio.status_led", "Line offset on the chip."),
-                           chip_member("gpio.status_led"),
-                           {.section = "gpio.status_led",
-                            .name = "active_low",
-                            .type = F::kBool,
-                            .default_value = false,
-                            .description =
-                                "Lit means the line is low (an LED wired from 3V3 to the line)."}}},
-              &GpioConfig::status_led, &GpioLedConfig::line, &GpioLedConfig::chip,
-              &GpioLedConfig::active_low);
+      "alerts", &GpioConfig::alerts,
+      "Output lines that go active while one of their classes is detected (a buzzer, a relay, an "
+      "LED), e.g. [{line: 17, classes: [0], hold_ms: 3000}].",
+      {line_member<GpioAlertConfig>("Line offset on the chip (on a Pi: the BCM GPIO number)."),
+       chip_member<GpioAlertConfig>(),
+       member("classes", &GpioAlertConfig::classes, {}, {.min = 0, .max = 65535},
+              "Class ids that set it off, e.g. [0] for COCO person; empty means any class."),
+       member("min_score", &GpioAlertConfig::min_score, 0.5, {.min = 0, .max = 1},
+              "Lowest score that counts as a sighting."),
+       member("consecutive_frames", &GpioAlertConfig::consecutive_frames, 1,
+              {.min = 1, .max = 1000},
+              "Frames in a row with a sighting before the line goes active."),
+       member("hold_ms", &GpioAlertConfig::hold_ms, 2000, {.min = 0, .max = 3600000},
+              "Milliseconds the line stays active after the last sighting, so it does not "
+              "flicker."),
+       member("active_low", &GpioAlertConfig::active_low, false,
+              "Active means the line is low (relay boards that switch on low)."),
+       member("zone", &GpioAlertConfig::zone, "",
+              "A zone's name (zones[].name): the line is active while a tracked object is in that "
+              "zone (the zone's classes count; classes and min_score here do not); empty: by "
+              "detections.")});
   add.records(
-      {.name = "precision_button",
-       .type = F::kRecord,
-       .default_value = no_records(),
-       .description = "An input line with a push button: a press switches model.precision "
-                      "between fp32 and int8, as a reload would; e.g. {line: 22}, null for none.",
-       .members =
-           {line_member("gpio.precision_button", "Line offset on the chip."),
-            chip_member("gpio.precision_button"),
-            {.section = "gpio.precision_button",
-             .name = "active_low",
-             .type = F::kBool,
-             .default_value = true,
-             .description = "Pressed reads low: a button from the line to ground, with a pull-up "
-                            "(the usual wiring)."},
-            {.section = "gpio.precision_button",
-             .name = "bias",
-             .type = F::kEnum,
-             .default_value = text("pull-up"),
-             .choices = {"pull-up", "pull-down", "disabled", "as-is"},
-             .description = "The line's pull resistor: pull-up for a button to ground, pull-down "
-                            "for a button to 3V3, disabled for an external resistor, as-is "
-                            "leaves it to the device tree."},
-            {.section = "gpio.precision_button",
-             .name = "debounce_ms",
-             .type = F::kInt,
-             .default_value = whole(50),
-             .min = 1,
-             .max = 1000,
-             .description = "Milliseconds the button must read the same before a change counts "
-                            "(contacts bounce)."}}},
-      &GpioConfig::precision_button, &GpioButtonConfig::line, &GpioButtonConfig::chip,
-      &GpioButtonConfig::active_low, &GpioButtonConfig::bias, &GpioButtonConfig::debounce_ms);
+      "status_led", &GpioConfig::status_led,
+      "A line with an LED: it blinks once a second while frames are processed, stays on while the "
+      "camera is lost and blinks fast when an error needs attention; e.g. {line: 27}, null for "
+      "none.",
+      {line_member<GpioLedConfig>("Line offset on the chip."), chip_member<GpioLedConfig>(),
+       member("active_low", &GpioLedConfig::active_low, false,
+              "Lit means the line is low (an LED wired from 3V3 to the line).")});
+  add.records(
+      "precision_button", &GpioConfig::precision_button,
+      "An input line with a push button: a press switches model.precision between fp32 and int8, "
+      "as a reload would; e.g. {line: 22}, null for none.",
+      {line_member<GpioButtonConfig>("Line offset on the chip."), chip_member<GpioButtonConfig>(),
+       member("active_low", &GpioButtonConfig::active_low, true,
+              "Pressed reads low: a button from the line to ground, with a pull-up (the usual "
+              "wiring)."),
+       member("bias", &GpioButtonConfig::bias, GpioBias::kPullUp,
+              {.choices = {"pull-up", "pull-down", "disabled", "as-is"}},
+              "The line's pull resistor: pull-up for a button to ground, pull-down for a button to "
+              "3V3, disabled for an external resistor, as-is leaves it to the device tree."),
+       member("debounce_ms", &GpioButtonConfig::debounce_ms, 50, {.min = 1, .max = 1000},
+              "Milliseconds the button must read the same before a change counts (contacts "
+              "bounce).")});
 }
 
 bool is_old_gpio_key(std::string_view name) {

@@ -55,106 +55,48 @@ SectionSpec http_spec() {
 }
 
 void add_http_fields(std::vector<FieldSpec>& t) {
-  const SectionAdder<HttpConfig> add{t, "http", &Config::http};
-  using F = FieldType;
-  add({.name = "listen",
-       .type = F::kString,
-       .default_value = text("0.0.0.0:8080"),
-       .description = "HOST:PORT of the page, the MJPEG stream, the API and /metrics: "
-                      "0.0.0.0:8080 serves every device on the network (behind a login, "
-                      "http.auth), 127.0.0.1:8080 this machine only, port 0 a free port (named "
-                      "in the log), empty turns HTTP off.",
-       .rule = host_and_port},
-      &HttpConfig::listen);
-  add({.name = "auth",
-       .type = F::kEnum,
-       .default_value = text("password"),
-       .choices = {"password", "none"},
-       .description = "password: the page, stream, snapshot, events and API need a login (a "
-                      "session cookie) or 'Authorization: Bearer <password>'; none: anyone who "
-                      "can reach http.listen watches (only on a network you trust)."},
-      &HttpConfig::auth);
-  add({.name = "password",
-       .type = F::kString,
-       .default_value = text(""),
-       .description = "The live view's password; empty: one made at first start and kept in the "
-                      "state folder (sudo yolo-edge config --show-credential prints it).",
-       .rule = password_length},
-      &HttpConfig::password);
-  add({.name = "token",
-       .type = F::kString,
-       .default_value = text(""),
-       .description = "Another bearer token for scripts: it may view and POST /api/precision "
-                      "and /api/reload. With auth: none it alone allows those POSTs (empty: "
-                      "off)."},
-      &HttpConfig::token);
-  add({.name = "metrics_allow",
-       .type = F::kString,
-       .default_value = text("127.0.0.1, ::1"),
-       .description = "Addresses or networks (comma-separated, e.g. \"127.0.0.1, "
-                      "192.168.1.0/24\") whose Prometheus may scrape /metrics without a login; "
-                      "others send the password or token as a bearer token.",
-       .rule = address_list},
-      &HttpConfig::metrics_allow);
-  add({.name = "tls",
-       .type = F::kBool,
-       .default_value = false,
-       .description = "Serve HTTPS: the password and the stream cross the network encrypted. "
-                      "Without tls_cert and tls_key a self-signed certificate is made in the "
-                      "state folder at first start (its fingerprint is logged)."},
-      &HttpConfig::tls);
-  add({.name = "tls_cert",
-       .type = F::kPath,
-       .default_value = text(""),
-       .description = "The server certificate (PEM, with its chain) for tls: true; empty: the "
-                      "self-signed one."},
-      &HttpConfig::tls_cert);
-  add({.name = "tls_key",
-       .type = F::kPath,
-       .default_value = text(""),
-       .description = "The certificate's private key (PEM), readable by the daemon's user."},
-      &HttpConfig::tls_key);
-  add({.name = "max_fps",
-       .type = F::kFloat,
-       .default_value = 5.0,
-       .min = 0.1,
-       .max = 60,
-       .description = "Most annotated frames per second encoded for the stream and the snapshot "
-                      "(once per frame for every viewer)."},
-      &HttpConfig::max_fps);
-  add({.name = "jpeg_quality",
-       .type = F::kInt,
-       .default_value = whole(80),
-       .min = 1,
-       .max = 100,
-       .description = "JPEG quality of the annotated stream, 1 (smallest) to 100 (best)."},
-      &HttpConfig::jpeg_quality);
-  add({.name = "max_viewers",
-       .type = F::kInt,
-       .default_value = whole(4),
-       .min = 1,
-       .max = 64,
-       .description = "Most MJPEG and event-stream clients at once; more get 503, so the page, "
-                      "the API and /metrics always answer."},
-      &HttpConfig::max_viewers);
-  add({.name = "max_clients",
-       .type = F::kInt,
-       .default_value = whole(256),
-       .min = 16,
-       .max = 65536,
-       .description = "Most connections at once from everyone. When all are taken, the one "
-                      "slowest to send its request (a slow client) makes room for a new one; "
-                      "when all are being answered, new ones are refused. A waiting connection "
-                      "costs 10-20 KiB, not a thread: 256 of them about 5 MB."},
-      &HttpConfig::max_clients);
-  add({.name = "max_clients_per_address",
-       .type = F::kInt,
-       .default_value = whole(32),
-       .min = 2,
-       .max = 65536,
-       .description = "Most connections at once from one address (a browser opens a few; a "
-                      "reverse proxy may need more), so one host cannot take them all."},
-      &HttpConfig::max_clients_per_address);
+  const SectionAdder<HttpConfig> add{t, &Config::http};
+  add("listen", &HttpConfig::listen, "0.0.0.0:8080", {.rule = host_and_port},
+      "HOST:PORT of the page, the MJPEG stream, the API and /metrics: 0.0.0.0:8080 serves every "
+      "device on the network (behind a login, http.auth), 127.0.0.1:8080 this machine only, port 0 "
+      "a free port (named in the log), empty turns HTTP off.");
+  add("auth", &HttpConfig::auth, HttpAuth::kPassword, {.choices = {"password", "none"}},
+      "password: the page, stream, snapshot, events and API need a login (a session cookie) or "
+      "'Authorization: Bearer <password>'; none: anyone who can reach http.listen watches (only on "
+      "a network you trust).");
+  add("password", &HttpConfig::password, "", {.rule = password_length},
+      "The live view's password; empty: one made at first start and kept in the state folder (sudo "
+      "yolo-edge config --show-credential prints it).");
+  add("token", &HttpConfig::token, "",
+      "Another bearer token for scripts: it may view and POST /api/precision and /api/reload. With "
+      "auth: none it alone allows those POSTs (empty: off).");
+  add("metrics_allow", &HttpConfig::metrics_allow, "127.0.0.1, ::1", {.rule = address_list},
+      "Addresses or networks (comma-separated, e.g. \"127.0.0.1, 192.168.1.0/24\") whose "
+      "Prometheus may scrape /metrics without a login; others send the password or token as a "
+      "bearer token.");
+  add("tls", &HttpConfig::tls, false,
+      "Serve HTTPS: the password and the stream cross the network encrypted. Without tls_cert and "
+      "tls_key a self-signed certificate is made in the state folder at first start (its "
+      "fingerprint is logged).");
+  add("tls_cert", &HttpConfig::tls_cert, "",
+      "The server certificate (PEM, with its chain) for tls: true; empty: the self-signed one.");
+  add("tls_key", &HttpConfig::tls_key, "",
+      "The certificate's private key (PEM), readable by the daemon's user.");
+  add("max_fps", &HttpConfig::max_fps, 5.0, {.min = 0.1, .max = 60},
+      "Most annotated frames per second encoded for the stream and the snapshot (once per frame "
+      "for every viewer).");
+  add("jpeg_quality", &HttpConfig::jpeg_quality, 80, {.min = 1, .max = 100},
+      "JPEG quality of the annotated stream, 1 (smallest) to 100 (best).");
+  add("max_viewers", &HttpConfig::max_viewers, 4, {.min = 1, .max = 64},
+      "Most MJPEG and event-stream clients at once; more get 503, so the page, the API and "
+      "/metrics always answer.");
+  add("max_clients", &HttpConfig::max_clients, 256, {.min = 16, .max = 65536},
+      "Most connections at once from everyone. When all are taken, the one slowest to send its "
+      "request (a slow client) makes room for a new one; when all are being answered, new ones are "
+      "refused. A waiting connection costs 10-20 KiB, not a thread: 256 of them about 5 MB.");
+  add("max_clients_per_address", &HttpConfig::max_clients_per_address, 32, {.min = 2, .max = 65536},
+      "Most connections at once from one address (a browser opens a few; a reverse proxy may need "
+      "more), so one host cannot take them all.");
 }
 
 void check_http(const HttpConfig& h, Problems& problems) {

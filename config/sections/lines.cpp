@@ -3,7 +3,7 @@
 #include <cmath>
 #include <string>
 
-#include "config/schema_rows.h"
+#include "config/sections/places.h"
 #include "config/sections/sections.h"
 
 namespace yolo::config::section_files {
@@ -20,55 +20,22 @@ SectionSpec lines_spec() {
 }
 
 void add_lines_fields(std::vector<FieldSpec>& t) {
-  using F = FieldType;
-  const auto end = [](std::string_view name, std::string_view description) {
-    return FieldSpec{.section = "lines",
-                     .name = name,
-                     .type = F::kPoint,
-                     .default_value = std::vector<double>{0, 0},
-                     .min = 0,
-                     .max = 1,
-                     .description = description,
-                     .required = true};
-  };
-  FieldSpec lines{
-      .section = "lines",
-      .name = "",
-      .type = F::kRecordList,
-      .default_value = no_records(),
-      .description = "Each line a mapping; none by default.",
-      .members = {
-          name_member("lines",
-                      "Its name, unique among the camera's zones and lines; it names "
-                      "MQTT topics, metric labels and events."),
-          camera_member("lines"),
-          end("from", "One end, [x, y] as fractions of the frame."),
-          end("to", "The other end."),
-          {.section = "lines",
-           .name = "in",
-           .type = F::kEnum,
-           .default_value = text("below"),
-           .choices = {tracking::kSideNames.begin(), tracking::kSideNames.end()},
-           .description = "The side that is \"in\" as seen in the image: crossing into it counts "
-                          "in, out of it counts out. above or below for a line that is not "
-                          "vertical, left or right for one that is not horizontal.",
-           .required = true},
-          classes_member("lines"),
-          anchor_member("lines"),
-          {.section = "lines",
-           .name = "hysteresis",
-           .type = F::kFloat,
-           .default_value = 0.01,
-           .min = 0,
-           .max = 0.2,
-           .description = "How far past the line (a fraction of the frame's diagonal) an object "
-                          "must get before its crossing counts: a box jittering on the line "
-                          "counts nothing."},
-      }};
-  bind_list_section(lines, &Config::lines, &LineConfig::name, &LineConfig::camera,
-                    &LineConfig::from, &LineConfig::to, &LineConfig::in, &LineConfig::classes,
-                    &LineConfig::anchor, &LineConfig::hysteresis);
-  t.push_back(std::move(lines));
+  // Both ends are needed, each in the frame.
+  const Details end{.min = 0, .max = 1, .required = true};
+  add_list_section(
+      t, &Config::lines, "Each line a mapping; none by default.",
+      {name_member<LineConfig>(), camera_member<LineConfig>(),
+       member("from", &LineConfig::from, {}, end, "One end, [x, y] as fractions of the frame."),
+       member("to", &LineConfig::to, {}, end, "The other end."),
+       member("in", &LineConfig::in, tracking::Side::kBelow,
+              {.choices = as_choices(tracking::kSideNames), .required = true},
+              "The side that is \"in\" as seen in the image: crossing into it counts in, out of "
+              "it counts out. above or below for a line that is not vertical, left or right for "
+              "one that is not horizontal."),
+       classes_member<LineConfig>(), anchor_member<LineConfig>(),
+       member("hysteresis", &LineConfig::hysteresis, 0.01, {.min = 0, .max = 0.2},
+              "How far past the line (a fraction of the frame's diagonal) an object must get "
+              "before its crossing counts: a box jittering on the line counts nothing.")});
 }
 
 void check_line(const LineConfig& l, const std::string& key, Problems& problems) {

@@ -18,41 +18,18 @@ SectionSpec logging_spec() {
 }
 
 void add_logging_fields(std::vector<FieldSpec>& t) {
-  const SectionAdder<LoggingConfig> add{t, "logging", &Config::logging};
-  using F = FieldType;
-  add({.name = "dir",
-       .type = F::kPath,
-       .default_value = text("/var/log/yolo-edge"),
-       .description = "Folder of the field logs (JSON lines); created if missing.",
-       .rule = require_text},
-      &LoggingConfig::dir);
-  add({.name = "interval_s",
-       .type = F::kFloat,
-       .default_value = 10.0,
-       .min = 1,
-       .max = 86400,
-       .description = "Seconds between two field-log lines."},
-      &LoggingConfig::interval_s);
-  add({.name = "max_bytes",
-       .type = F::kInt,
-       .default_value = whole(10 * 1024 * 1024),
-       .min = 4096,
-       .max = 1099511627776.0,
-       .description = "Size in bytes at which the field log is rotated."},
-      &LoggingConfig::max_bytes);
-  add({.name = "max_files",
-       .type = F::kInt,
-       .default_value = whole(5),
-       .min = 1,
-       .max = 1000,
-       .description = "Rotated field logs kept besides the current one."},
-      &LoggingConfig::max_files);
-  add({.name = "level",
-       .type = F::kEnum,
-       .default_value = text("info"),
-       .choices = {"debug", "info", "warning", "error"},
-       .description = "Least important daemon message written to the journal."},
-      &LoggingConfig::level);
+  const SectionAdder<LoggingConfig> add{t, &Config::logging};
+  add("dir", &LoggingConfig::dir, "/var/log/yolo-edge", {.rule = require_text},
+      "Folder of the field logs (JSON lines); created if missing.");
+  add("interval_s", &LoggingConfig::interval_s, 10.0, {.min = 1, .max = 86400},
+      "Seconds between two field-log lines.");
+  add("max_bytes", &LoggingConfig::max_bytes, 10 * 1024 * 1024,
+      {.min = 4096, .max = 1099511627776.0}, "Size in bytes at which the field log is rotated.");
+  add("max_files", &LoggingConfig::max_files, 5, {.min = 1, .max = 1000},
+      "Rotated field logs kept besides the current one.");
+  add("level", &LoggingConfig::level, LogLevel::kInfo,
+      {.choices = {"debug", "info", "warning", "error"}},
+      "Least important daemon message written to the journal.");
 }
 
 void check_logging_files(const LoggingConfig& l, Problems& problems) {

@@ -54,87 +54,47 @@ SectionSpec model_spec() {
 }
 
 void add_model_fields(std::vector<FieldSpec>& t) {
-  const SectionAdder<ModelConfig> add{t, "model", &Config::model};
-  using F = FieldType;
-  add({.name = "path",
-       .type = F::kPath,
-       .default_value = text(""),
-       .description = "ONNX model to run, e.g. yolov8n.onnx: FP32, an FP16 export (computed in "
-                      "FP32), dynamic INT8 (run at FP32 speed) or static INT8 (QDQ); must be set "
-                      "before the daemon starts."},
-      &ModelConfig::path);
-  add({.name = "int8_path",
-       .type = F::kPath,
-       .default_value = text(""),
-       .description = "Static INT8 (QDQ) ONNX model run when precision is int8 (yolo-edge "
-                      "quantize makes one); not needed when model.path is one already; with "
-                      "quantize: auto it is made from model.path when missing, in the daemon's "
-                      "state directory when this is empty."},
-      &ModelConfig::int8_path);
-  add({.name = "precision",
-       .type = F::kEnum,
-       .default_value = text(precision_name(Precision::kFile)),
-       .choices = {kPrecisionNames.begin(), kPrecisionNames.end()},
-       .description = "Precision to run at: file runs model.path as it was made (int8 for a "
-                      "static INT8 file, fp32 for the others); fp32 runs model.path in FP32 (a "
-                      "static INT8 file's Q/DQ computed in float); int8 runs model.int8_path, or "
-                      "model.path when it is static INT8; auto times both on the camera's own "
-                      "frames at start (and after a model change) and runs INT8 only where it is "
-                      "faster and agrees with FP32 (see model.auto_min_map50)."},
-      &ModelConfig::precision);
-  add({.name = "quantize",
-       .type = F::kEnum,
-       .default_value = text("off"),
-       .choices = {"off", "auto"},
-       .description =
-           "auto: when int8 or auto is asked for and model.int8_path is unset or missing, "
-           "quantize model.path in the background from the camera's own frames (the "
-           "stream keeps running at fp32 meanwhile), then switch; off: never."},
-      &ModelConfig::quantize);
-  add({.name = "calibration_frames",
-       .type = F::kInt,
-       .default_value = whole(64),
-       .min = 8,
-       .max = 1024,
-       .description = "Frames of the camera's own that quantize: auto calibrates on: the daemon "
-                      "keeps this many in its state directory, one a second at most, sampled "
-                      "evenly over everything it has seen, and across restarts."},
-      &ModelConfig::calibration_frames);
-  add({.name = "auto_min_map50",
-       .type = F::kFloat,
-       .default_value = 0.95,
-       .min = 0,
-       .max = 1,
-       .description = "precision: auto runs INT8 only when its detections agree with FP32's on "
-                      "the trial frames at least this well (FP32 as the truth, as yolo-edge "
-                      "compare measures it: the mAP50 over the classes with at least 10 FP32 "
-                      "boxes, or the box-weighted AP50 when no class has that many)."},
-      &ModelConfig::auto_min_map50);
-  add({.name = "imgsz",
-       .type = F::kImageSize,
-       .default_value = whole(0),
-       .min = 0,
-       .max = 4096,
-       .description = "Network input size for models exported with dynamic axes: 640 (square), "
-                      "[height, width] such as [384, 640], or auto: the source's aspect with the "
-                      "long side as exported, each side rounded up to a multiple of the stride "
-                      "(384x640 for a 16:9 camera at 640, no grey bars to compute); 0 takes the "
-                      "model's own size. A fixed-shape model keeps its shape with auto.",
-       .rule = image_size_rule},
-      &ModelConfig::imgsz);
-  add({.name = "labels",
-       .type = F::kPath,
-       .default_value = text(""),
-       .description = "Class names file, one per line, for models without names metadata; empty "
-                      "shows class numbers."},
-      &ModelConfig::labels);
-  add({.name = "decoder",
-       .type = F::kEnum,
-       .default_value = text("auto"),
-       .choices = {"auto", "yolov8", "end2end", "yolov5"},
-       .description = "Output layout: auto (from the model), yolov8 [1,4+nc,N], end2end [1,K,6], "
-                      "yolov5 [1,N,5+nc]."},
-      &ModelConfig::decoder);
+  const SectionAdder<ModelConfig> add{t, &Config::model};
+  add("path", &ModelConfig::path, "",
+      "ONNX model to run, e.g. yolov8n.onnx: FP32, an FP16 export (computed in FP32), dynamic INT8 "
+      "(run at FP32 speed) or static INT8 (QDQ); must be set before the daemon starts.");
+  add("int8_path", &ModelConfig::int8_path, "",
+      "Static INT8 (QDQ) ONNX model run when precision is int8 (yolo-edge quantize makes one); not "
+      "needed when model.path is one already; with quantize: auto it is made from model.path when "
+      "missing, in the daemon's state directory when this is empty.");
+  add("precision", &ModelConfig::precision, Precision::kFile,
+      {.choices = as_choices(kPrecisionNames)},
+      "Precision to run at: file runs model.path as it was made (int8 for a static INT8 file, fp32 "
+      "for the others); fp32 runs model.path in FP32 (a static INT8 file's Q/DQ computed in "
+      "float); int8 runs model.int8_path, or model.path when it is static INT8; auto times both on "
+      "the camera's own frames at start (and after a model change) and runs INT8 only where it is "
+      "faster and agrees with FP32 (see model.auto_min_map50).");
+  add("quantize", &ModelConfig::quantize, Quantize::kOff, {.choices = {"off", "auto"}},
+      "auto: when int8 or auto is asked for and model.int8_path is unset or missing, quantize "
+      "model.path in the background from the camera's own frames (the stream keeps running at fp32 "
+      "meanwhile), then switch; off: never.");
+  add("calibration_frames", &ModelConfig::calibration_frames, 64, {.min = 8, .max = 1024},
+      "Frames of the camera's own that quantize: auto calibrates on: the daemon keeps this many in "
+      "its state directory, one a second at most, sampled evenly over everything it has seen, and "
+      "across restarts.");
+  add("auto_min_map50", &ModelConfig::auto_min_map50, 0.95, {.min = 0, .max = 1},
+      "precision: auto runs INT8 only when its detections agree with FP32's on the trial frames at "
+      "least this well (FP32 as the truth, as yolo-edge compare measures it: the mAP50 over the "
+      "classes with at least 10 FP32 boxes, or the box-weighted AP50 when no class has that "
+      "many).");
+  add("imgsz", &ModelConfig::imgsz, runtime::InputSize{},
+      {.min = 0, .max = 4096, .rule = image_size_rule},
+      "Network input size for models exported with dynamic axes: 640 (square), [height, width] "
+      "such as [384, 640], or auto: the source's aspect with the long side as exported, each side "
+      "rounded up to a multiple of the stride (384x640 for a 16:9 camera at 640, no grey bars to "
+      "compute); 0 takes the model's own size. A fixed-shape model keeps its shape with auto.");
+  add("labels", &ModelConfig::labels, "",
+      "Class names file, one per line, for models without names metadata; empty shows class "
+      "numbers.");
+  add("decoder", &ModelConfig::decoder, Decoder::kAuto,
+      {.choices = {"auto", "yolov8", "end2end", "yolov5"}},
+      "Output layout: auto (from the model), yolov8 [1,4+nc,N], end2end [1,K,6], yolov5 "
+      "[1,N,5+nc].");
 }
 
 void check_model(const ModelConfig& m, Problems& problems, const LoadOptions& options) {

@@ -30,74 +30,28 @@ SectionSpec mqtt_spec() {
 }
 
 void add_mqtt_fields(std::vector<FieldSpec>& t) {
-  const SectionAdder<MqttConfig> add{t, "mqtt", &Config::mqtt};
-  using F = FieldType;
-  add({.name = "enabled",
-       .type = F::kBool,
-       .default_value = false,
-       .description = "Publish availability, detection events and stats to the broker."},
-      &MqttConfig::enabled);
-  add({.name = "host",
-       .type = F::kString,
-       .default_value = text("localhost"),
-       .description = "Broker host name or address."},
-      &MqttConfig::host);
-  add({.name = "port",
-       .type = F::kInt,
-       .default_value = whole(1883),
-       .min = 1,
-       .max = 65535,
-       .description = "Broker TCP port (8883 is the usual one for TLS)."},
-      &MqttConfig::port);
-  add({.name = "prefix",
-       .type = F::kString,
-       .default_value = text("yolo-edge"),
-       .description = "Topic prefix: PREFIX/available, PREFIX/events and PREFIX/stats.",
-       .rule = topic_prefix},
-      &MqttConfig::prefix);
-  add({.name = "username",
-       .type = F::kString,
-       .default_value = text(""),
-       .description = "Broker user name; empty connects without one."},
-      &MqttConfig::username);
-  add({.name = "password",
-       .type = F::kString,
-       .default_value = text(""),
-       .description = "Broker password, sent with mqtt.username."},
-      &MqttConfig::password);
-  add({.name = "ca_file",
-       .type = F::kPath,
-       .default_value = text(""),
-       .description = "CA certificate (PEM) to connect with TLS and check the broker against; "
-                      "empty connects without TLS."},
-      &MqttConfig::ca_file);
-  add({.name = "stats_interval_s",
-       .type = F::kFloat,
-       .default_value = 10.0,
-       .min = 1,
-       .max = 3600,
-       .description = "Seconds between two PREFIX/stats messages."},
-      &MqttConfig::stats_interval_s);
-  add({.name = "debounce_s",
-       .type = F::kFloat,
-       .default_value = 2.0,
-       .min = 0,
-       .max = 600,
-       .description = "Seconds a label must go unseen before an event says it is gone."},
-      &MqttConfig::debounce_s);
-  add({.name = "homeassistant",
-       .type = F::kBool,
-       .default_value = false,
-       .description = "Home Assistant MQTT discovery: a device with an occupancy sensor per "
-                      "label (detect.classes, else each label once seen) and sensors for FPS, "
-                      "latency, temperature and power."},
-      &MqttConfig::homeassistant);
-  add({.name = "discovery_prefix",
-       .type = F::kString,
-       .default_value = text("homeassistant"),
-       .description = "Home Assistant's discovery prefix (its MQTT integration's setting).",
-       .rule = topic_prefix},
-      &MqttConfig::discovery_prefix);
+  const SectionAdder<MqttConfig> add{t, &Config::mqtt};
+  add("enabled", &MqttConfig::enabled, false,
+      "Publish availability, detection events and stats to the broker.");
+  add("host", &MqttConfig::host, "localhost", "Broker host name or address.");
+  add("port", &MqttConfig::port, 1883, {.min = 1, .max = 65535},
+      "Broker TCP port (8883 is the usual one for TLS).");
+  add("prefix", &MqttConfig::prefix, "yolo-edge", {.rule = topic_prefix},
+      "Topic prefix: PREFIX/available, PREFIX/events and PREFIX/stats.");
+  add("username", &MqttConfig::username, "", "Broker user name; empty connects without one.");
+  add("password", &MqttConfig::password, "", "Broker password, sent with mqtt.username.");
+  add("ca_file", &MqttConfig::ca_file, "",
+      "CA certificate (PEM) to connect with TLS and check the broker against; empty connects "
+      "without TLS.");
+  add("stats_interval_s", &MqttConfig::stats_interval_s, 10.0, {.min = 1, .max = 3600},
+      "Seconds between two PREFIX/stats messages.");
+  add("debounce_s", &MqttConfig::debounce_s, 2.0, {.min = 0, .max = 600},
+      "Seconds a label must go unseen before an event says it is gone.");
+  add("homeassistant", &MqttConfig::homeassistant, false,
+      "Home Assistant MQTT discovery: a device with an occupancy sensor per label (detect.classes, "
+      "else each label once seen) and sensors for FPS, latency, temperature and power.");
+  add("discovery_prefix", &MqttConfig::discovery_prefix, "homeassistant", {.rule = topic_prefix},
+      "Home Assistant's discovery prefix (its MQTT integration's setting).");
 }
 
 void check_mqtt(const MqttConfig& m, Problems& problems) {

@@ -1,18 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // What zones and lines have in common: a name (unique among them), a camera, class names and an
-// anchor.
+// anchor; their members are described in places.h.
 #include <algorithm>
 #include <cctype>
 #include <map>
 #include <string>
 #include <utility>
 
-#include "config/schema_rows.h"
+#include "config/sections/places.h"
 #include "config/sections/sections.h"
 
 namespace yolo::config::section_files {
-
-using namespace rows;
 
 std::string place_name_rule(const Value& value) {
   const std::string& s = std::get<std::string>(value);
@@ -33,46 +31,6 @@ std::string camera_rule(const Value& value) {
   const std::string& s = std::get<std::string>(value);
   if (s == kMainCamera) return "";
   return "'" + s + "' is not a camera: the daemon has one, named " + std::string(kMainCamera);
-}
-
-FieldSpec name_member(std::string_view section, std::string_view what) {
-  return {.section = section,
-          .name = "name",
-          .type = FieldType::kString,
-          .default_value = text(""),
-          .description = what,
-          .rule = place_name_rule,
-          .required = true};
-}
-
-FieldSpec camera_member(std::string_view section) {
-  return {.section = section,
-          .name = "camera",
-          .type = FieldType::kString,
-          .default_value = Value(std::string(kMainCamera)),
-          .description = "The camera it is drawn on.",
-          .rule = camera_rule};
-}
-
-FieldSpec classes_member(std::string_view section) {
-  return {.section = section,
-          .name = "classes",
-          .type = FieldType::kNameList,
-          .default_value = no_names(),
-          .description =
-              "Class names (the model's, e.g. [person] or [car, truck]) that count; "
-              "empty: every class."};
-}
-
-FieldSpec anchor_member(std::string_view section) {
-  return {.section = section,
-          .name = "anchor",
-          .type = FieldType::kEnum,
-          .default_value = text("bottom_center"),
-          .choices = {tracking::kAnchorNames.begin(), tracking::kAnchorNames.end()},
-          .description =
-              "The point of a box that stands for the object: bottom_center (where "
-              "feet and wheels touch the ground), center or top_center."};
 }
 
 void check_places(const std::vector<ZoneConfig>& zones, const std::vector<LineConfig>& lines,

@@ -91,15 +91,4 @@ struct OldGpioKey {
 bool is_old_gpio_key(std::string_view name);
 void report_old_gpio_keys(const std::vector<OldGpioKey>& keys, Problems& problems);
 
-// Rules the zones and lines share.
-// A place's name names MQTT topics and metric labels: letters, digits, _ and -, 1 to 64.
-std::string place_name_rule(const Value& value);
-// One of the cameras there are (config::kMainCamera today).
-std::string camera_rule(const Value& value);
-// The members zones and lines both have, described once.
-FieldSpec name_member(std::string_view section, std::string_view what);
-FieldSpec camera_member(std::string_view section);
-FieldSpec classes_member(std::string_view section);
-FieldSpec anchor_member(std::string_view section);
-
 }  // namespace yolo::config::section_files

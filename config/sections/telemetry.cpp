@@ -14,22 +14,12 @@ SectionSpec telemetry_spec() {
 }
 
 void add_telemetry_fields(std::vector<FieldSpec>& t) {
-  const SectionAdder<TelemetryConfig> add{t, "telemetry", &Config::telemetry};
-  using F = FieldType;
-  add({.name = "interval_s",
-       .type = F::kFloat,
-       .default_value = 1.0,
-       .min = 0.1,
-       .max = 60,
-       .description = "Seconds between two sensor samples."},
-      &TelemetryConfig::interval_s);
-  add({.name = "sysfs_root",
-       .type = F::kPath,
-       .default_value = text("/sys"),
-       .description = "Folder read in place of /sys (thermal, cpufreq, hwmon, powercap); tests "
-                      "point it at a fake tree.",
-       .rule = require_text},
-      &TelemetryConfig::sysfs_root);
+  const SectionAdder<TelemetryConfig> add{t, &Config::telemetry};
+  add("interval_s", &TelemetryConfig::interval_s, 1.0, {.min = 0.1, .max = 60},
+      "Seconds between two sensor samples.");
+  add("sysfs_root", &TelemetryConfig::sysfs_root, "/sys", {.rule = require_text},
+      "Folder read in place of /sys (thermal, cpufreq, hwmon, powercap); tests point it at a fake "
+      "tree.");
 }
 
 void check_telemetry_files(const TelemetryConfig& t, Problems& problems) {

@@ -12,38 +12,18 @@ SectionSpec threads_spec() {
 }
 
 void add_threads_fields(std::vector<FieldSpec>& t) {
-  const SectionAdder<ThreadsConfig> add{t, "threads", &Config::threads};
-  using F = FieldType;
-  add({.name = "mode",
-       .type = F::kEnum,
-       .default_value = text("adaptive"),
-       .choices = {kThreadModeNames.begin(), kThreadModeNames.end()},
-       .description = "fixed: threads.count; adaptive: the fastest count measured; efficiency: "
-                      "the fewest within threads.margin of it."},
-      &ThreadsConfig::mode);
-  add({.name = "count",
-       .type = F::kInt,
-       .default_value = whole(0),
-       .min = 0,
-       .max = 256,
-       .description = "Inference threads in fixed mode; 0 means one per CPU core."},
-      &ThreadsConfig::count);
-  add({.name = "max",
-       .type = F::kInt,
-       .default_value = whole(0),
-       .min = 0,
-       .max = 256,
-       .description = "Most threads the adaptive and efficiency modes try; 0 means one per CPU "
-                      "core."},
-      &ThreadsConfig::max);
-  add({.name = "margin",
-       .type = F::kFloat,
-       .default_value = 0.1,
-       .min = 0,
-       .max = 1,
-       .description = "Efficiency mode: latency a thread count may lose to the fastest, as a "
-                      "fraction (0.1 = 10%)."},
-      &ThreadsConfig::margin);
+  const SectionAdder<ThreadsConfig> add{t, &Config::threads};
+  add("mode", &ThreadsConfig::mode, ThreadMode::kAdaptive,
+      {.choices = as_choices(kThreadModeNames)},
+      "fixed: threads.count; adaptive: the fastest count measured; efficiency: the fewest within "
+      "threads.margin of it.");
+  add("count", &ThreadsConfig::count, 0, {.min = 0, .max = 256},
+      "Inference threads in fixed mode; 0 means one per CPU core.");
+  add("max", &ThreadsConfig::max, 0, {.min = 0, .max = 256},
+      "Most threads the adaptive and efficiency modes try; 0 means one per CPU core.");
+  add("margin", &ThreadsConfig::margin, 0.1, {.min = 0, .max = 1},
+      "Efficiency mode: latency a thread count may lose to the fastest, as a fraction (0.1 = "
+      "10%).");
 }
 
 }  // namespace yolo::config::section_files

@@ -15,61 +15,25 @@ SectionSpec tracking_spec() {
 }
 
 void add_tracking_fields(std::vector<FieldSpec>& t) {
-  const SectionAdder<TrackingConfig> add{t, "tracking", &Config::tracking};
-  using F = FieldType;
-  add({.name = "enabled",
-       .type = F::kBool,
-       .default_value = true,
-       .description = "Track objects across frames (ids, zones, lines, events). Off: each frame's "
-                      "boxes only, as before."},
-      &TrackingConfig::enabled);
-  add({.name = "high_score",
-       .type = F::kFloat,
-       .default_value = 0.5,
-       .min = 0,
-       .max = 1,
-       .description = "Boxes scoring at least this are matched to tracks first."},
-      &TrackingConfig::high_score);
-  add({.name = "low_score",
-       .type = F::kFloat,
-       .default_value = 0.1,
-       .min = 0,
-       .max = 1,
-       .description = "Boxes from this score up to high_score are matched second, only to tracks "
-                      "still unmatched: they carry a track through an occlusion or a dip in "
-                      "confidence. The detector keeps boxes down to it for the tracker; every "
-                      "output still sees only those above detect.conf."},
-      &TrackingConfig::low_score);
-  add({.name = "new_score",
-       .type = F::kFloat,
-       .default_value = 0.6,
-       .min = 0,
-       .max = 1,
-       .description = "A box that matches no track starts one only at this score or above."},
-      &TrackingConfig::new_score);
-  add({.name = "match_iou",
-       .type = F::kFloat,
-       .default_value = 0.2,
-       .min = 0.01,
-       .max = 1,
-       .description = "Least overlap (IoU) between a track's predicted box and a box for the two "
-                      "to be matched."},
-      &TrackingConfig::match_iou);
-  add({.name = "confirm_frames",
-       .type = F::kInt,
-       .default_value = whole(3),
-       .min = 1,
-       .max = 100,
-       .description = "Frames a new track must be seen in before it is reported (a new event)."},
-      &TrackingConfig::confirm_frames);
-  add({.name = "lost_s",
-       .type = F::kFloat,
-       .default_value = 1.5,
-       .min = 0.05,
-       .max = 600,
-       .description = "Seconds a track is kept while unseen (its box predicted) before it ends. In "
-                      "seconds, not frames: the frame rate changes with precision and threads."},
-      &TrackingConfig::lost_s);
+  const SectionAdder<TrackingConfig> add{t, &Config::tracking};
+  add("enabled", &TrackingConfig::enabled, true,
+      "Track objects across frames (ids, zones, lines, events). Off: each frame's boxes only, as "
+      "before.");
+  add("high_score", &TrackingConfig::high_score, 0.5, {.min = 0, .max = 1},
+      "Boxes scoring at least this are matched to tracks first.");
+  add("low_score", &TrackingConfig::low_score, 0.1, {.min = 0, .max = 1},
+      "Boxes from this score up to high_score are matched second, only to tracks still unmatched: "
+      "they carry a track through an occlusion or a dip in confidence. The detector keeps boxes "
+      "down to it for the tracker; every output still sees only those above detect.conf.");
+  add("new_score", &TrackingConfig::new_score, 0.6, {.min = 0, .max = 1},
+      "A box that matches no track starts one only at this score or above.");
+  add("match_iou", &TrackingConfig::match_iou, 0.2, {.min = 0.01, .max = 1},
+      "Least overlap (IoU) between a track's predicted box and a box for the two to be matched.");
+  add("confirm_frames", &TrackingConfig::confirm_frames, 3, {.min = 1, .max = 100},
+      "Frames a new track must be seen in before it is reported (a new event).");
+  add("lost_s", &TrackingConfig::lost_s, 1.5, {.min = 0.05, .max = 600},
+      "Seconds a track is kept while unseen (its box predicted) before it ends. In seconds, not "
+      "frames: the frame rate changes with precision and threads.");
 }
 
 void check_tracking(const TrackingConfig& t, Problems& problems) {

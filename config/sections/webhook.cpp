@@ -29,53 +29,22 @@ SectionSpec webhook_spec() {
 }
 
 void add_webhook_fields(std::vector<FieldSpec>& t) {
-  const SectionAdder<WebhookConfig> add{t, "webhook", &Config::webhook};
-  using F = FieldType;
-  add({.name = "url",
-       .type = F::kString,
-       .default_value = text(""),
-       .description = "Where events are POSTed: http:// or https:// (checked against the system's "
-                      "CA certificates); empty turns the webhook off.",
-       .rule = http_url},
-      &WebhookConfig::url);
-  add({.name = "timeout_s",
-       .type = F::kFloat,
-       .default_value = 5.0,
-       .min = 0.1,
-       .max = 60,
-       .description = "Seconds to connect, and to send or wait for the answer, before an attempt "
-                      "counts as failed."},
-      &WebhookConfig::timeout_s);
-  add({.name = "retries",
-       .type = F::kInt,
-       .default_value = whole(3),
-       .min = 0,
-       .max = 10,
-       .description = "Attempts after a failed one (no answer, or a status of 408, 429 or 5xx) "
-                      "before the event is given up and counted failed."},
-      &WebhookConfig::retries);
-  add({.name = "backoff_s",
-       .type = F::kFloat,
-       .default_value = 1.0,
-       .min = 0,
-       .max = 300,
-       .description = "Seconds before the first retry, doubling with each further one."},
-      &WebhookConfig::backoff_s);
-  add({.name = "queue",
-       .type = F::kInt,
-       .default_value = whole(100),
-       .min = 1,
-       .max = 10000,
-       .description = "Events waiting to be sent; beyond this the oldest are dropped and counted."},
-      &WebhookConfig::queue);
-  add({.name = "debounce_s",
-       .type = F::kFloat,
-       .default_value = 2.0,
-       .min = 0,
-       .max = 600,
-       .description = "Seconds a label must go unseen before an event says it is gone (as "
-                      "mqtt.debounce_s)."},
-      &WebhookConfig::debounce_s);
+  const SectionAdder<WebhookConfig> add{t, &Config::webhook};
+  add("url", &WebhookConfig::url, "", {.rule = http_url},
+      "Where events are POSTed: http:// or https:// (checked against the system's CA "
+      "certificates); empty turns the webhook off.");
+  add("timeout_s", &WebhookConfig::timeout_s, 5.0, {.min = 0.1, .max = 60},
+      "Seconds to connect, and to send or wait for the answer, before an attempt counts as "
+      "failed.");
+  add("retries", &WebhookConfig::retries, 3, {.min = 0, .max = 10},
+      "Attempts after a failed one (no answer, or a status of 408, 429 or 5xx) before the event is "
+      "given up and counted failed.");
+  add("backoff_s", &WebhookConfig::backoff_s, 1.0, {.min = 0, .max = 300},
+      "Seconds before the first retry, doubling with each further one.");
+  add("queue", &WebhookConfig::queue, 100, {.min = 1, .max = 10000},
+      "Events waiting to be sent; beyond this the oldest are dropped and counted.");
+  add("debounce_s", &WebhookConfig::debounce_s, 2.0, {.min = 0, .max = 600},
+      "Seconds a label must go unseen before an event says it is gone (as mqtt.debounce_s).");
 }
 
 }  // namespace yolo::config::section_files

@@ -2,7 +2,7 @@
 // The zones section: areas of the frame whose tracked objects are counted, timed and reported.
 #include <cmath>
 
-#include "config/schema_rows.h"
+#include "config/sections/places.h"
 #include "config/sections/sections.h"
 
 namespace yolo::config::section_files {
@@ -44,51 +44,20 @@ SectionSpec zones_spec() {
 }
 
 void add_zones_fields(std::vector<FieldSpec>& t) {
-  using F = FieldType;
-  FieldSpec zones{
-      .section = "zones",
-      .name = "",
-      .type = F::kRecordList,
-      .default_value = no_records(),
-      .description = "Each zone a mapping; none by default.",
-      .members = {
-          name_member("zones",
-                      "Its name, unique among the camera's zones and lines; it names "
-                      "MQTT topics, metric labels and events."),
-          camera_member("zones"),
-          {.section = "zones",
-           .name = "points",
-           .type = F::kPointList,
-           .default_value = no_points(),
-           .min = 0,
-           .max = 1,
-           .description = "Its corners in order, [x, y] each a fraction of the frame: (0, 0) "
-                          "top left, (1, 1) bottom right.",
-           .rule = three_points,
-           .required = true},
-          classes_member("zones"),
-          anchor_member("zones"),
-          {.section = "zones",
-           .name = "loiter_s",
-           .type = F::kFloat,
-           .default_value = 0.0,
-           .min = 0,
-           .max = 86400,
-           .description = "An object in the zone longer than this many seconds raises a loiter "
-                          "event (once per stay); 0: never."},
-          {.section = "zones",
-           .name = "inertia_s",
-           .type = F::kFloat,
-           .default_value = 0.3,
-           .min = 0,
-           .max = 10,
-           .description = "Seconds an object must be inside (or outside) before it enters (or "
-                          "leaves): a box flickering on the edge counts nothing."},
-      }};
-  bind_list_section(zones, &Config::zones, &ZoneConfig::name, &ZoneConfig::camera,
-                    &ZoneConfig::points, &ZoneConfig::classes, &ZoneConfig::anchor,
-                    &ZoneConfig::loiter_s, &ZoneConfig::inertia_s);
-  t.push_back(std::move(zones));
+  add_list_section(
+      t, &Config::zones, "Each zone a mapping; none by default.",
+      {name_member<ZoneConfig>(), camera_member<ZoneConfig>(),
+       member("points", &ZoneConfig::points, {},
+              {.min = 0, .max = 1, .rule = three_points, .required = true},
+              "Its corners in order, [x, y] each a fraction of the frame: (0, 0) top left, (1, 1) "
+              "bottom right."),
+       classes_member<ZoneConfig>(), anchor_member<ZoneConfig>(),
+       member("loiter_s", &ZoneConfig::loiter_s, 0.0, {.min = 0, .max = 86400},
+              "An object in the zone longer than this many seconds raises a loiter event (once "
+              "per stay); 0: never."),
+       member("inertia_s", &ZoneConfig::inertia_s, 0.3, {.min = 0, .max = 10},
+              "Seconds an object must be inside (or outside) before it enters (or leaves): a box "
+              "flickering on the edge counts nothing.")});
 }
 
 }  // namespace yolo::config::section_files
