@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""yolo-edged on the fixtures, for the scripts: the one place that writes a fixture config, starts
-the daemon, waits until it is ready and stops it.
+"""yolo-edged on the fixtures for the scripts: its config written, started, waited for, stopped.
+
+The one place the scripts do those four things.
 
 As a module: scripts/bench-live.py and scripts/bench-hostile.py (serving(): HTTP on a free
 loopback port, measured from outside with scripts/lib/live_clients.py). As a command, for the
