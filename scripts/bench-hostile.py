@@ -20,12 +20,8 @@ the figure is the daemon's cost, not Python's. Loopback only; nothing leaves the
 """
 
 import argparse
-import http.client
-import json
 import os
 import re
-import selectors
-import socket
 import statistics
 import sys
 import threading
@@ -34,21 +30,14 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "lib"))
 import fixture_daemon  # noqa: E402
+import live_clients  # noqa: E402
 TOKEN = "bench-hostile-token-0123456789abcdef"
-AUTH = {"Authorization": f"Bearer {TOKEN}"}
+AUTH = live_clients.bearer(TOKEN)
 
 
-def get(port, path, timeout=10.0):
+def get(port, path):
     """One request with the token; (status, body, seconds)."""
-    t0 = time.monotonic()
-    c = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
-    try:
-        c.request("GET", path, headers=AUTH)
-        r = c.getresponse()
-        body = r.read()
-        return r.status, body, time.monotonic() - t0
-    finally:
-        c.close()
+    return live_clients.get(port, path, AUTH)
 
 
 def proc_figures(pid):
@@ -60,109 +49,12 @@ def proc_figures(pid):
 
 
 def frames(port):
-    status, body, _ = get(port, "/api/status")
-    if status != 200:
-        raise SystemExit(f"/api/status: HTTP {status}")
-    return json.loads(body)["frames"]
+    return live_clients.api_status(port, AUTH)["frames"]
 
 
-class Attack(threading.Thread):
-    """Slow-header and idle connections on one selector loop, each reopened when the server
-    closes it, until stopped."""
-
-    def __init__(self, port, slow, idle, stop):
-        super().__init__(daemon=True)
-        self.port, self.slow, self.idle, self.stop = port, slow, idle, stop
-        self.sel = selectors.DefaultSelector()
-        self.opened = self.refused = self.cut = self.bytes = 0
-        self.live = {}  # socket -> ("slow" | "idle", source address, next send time)
-
-    def source(self, kind, i):
-        # Slow clients from 50 addresses, idle ones from 50 others (20 and 4 each by default).
-        return f"127.0.0.{2 + i % 50}" if kind == "slow" else f"127.0.1.{2 + i % 50}"
-
-    def open(self, kind, i):
-        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        s.setblocking(False)
-        s.bind((self.source(kind, i), 0))
-        try:
-            s.connect(("127.0.0.1", self.port))
-        except BlockingIOError:
-            pass
-        except OSError:
-            s.close()
-            self.refused += 1
-            return
-        self.live[s] = [kind, i, time.monotonic() + (i % 100) / 100.0, 0]
-        self.sel.register(s, selectors.EVENT_READ)
-        self.opened += 1
-
-    def close(self, s):
-        kind, i = self.live.pop(s)[:2]
-        self.sel.unregister(s)
-        s.close()
-        return kind, i
-
-    def run(self):
-        os.nice(19)
-        for i in range(self.slow):
-            self.open("slow", i)
-        for i in range(self.idle):
-            self.open("idle", i)
-        line = b"X-Slow-Header: aaaaaaaaaaaaaaaa\r\n"
-        while not self.stop.is_set():
-            for key, _ in self.sel.select(timeout=0.05):
-                s = key.fileobj
-                try:
-                    data = s.recv(4096)
-                except OSError:
-                    data = b""
-                if not data:  # closed by the server: cut off or refused; back at once
-                    kind, i = self.close(s)
-                    self.cut += 1
-                    self.open(kind, i)
-            now = time.monotonic()
-            for s, entry in list(self.live.items()):
-                kind, i, due, sent = entry
-                if kind != "slow" or now < due:
-                    continue
-                first = b"GET /api/status HTTP/1.1\r\nHost: pi\r\n" if sent == 0 else line
-                try:
-                    s.send(first)
-                    self.bytes += len(first)
-                    entry[3] += 1
-                except OSError:
-                    pass
-                entry[2] = now + 1.0
-        for s in list(self.live):
-            self.close(s)
-
-
-class Viewer(threading.Thread):
-    def __init__(self, port, stop):
-        super().__init__(daemon=True)
-        self.port, self.stop, self.bytes, self.error = port, stop, 0, ""
-
-    def run(self):
-        os.nice(19)
-        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-        try:
-            c.request("GET", "/stream.mjpg", headers=AUTH)
-            r = c.getresponse()
-            if r.status != 200:
-                self.error = f"HTTP {r.status}"
-                return
-            while not self.stop.is_set():
-                chunk = r.read1(65536)
-                if not chunk:
-                    self.error = "the stream ended"
-                    return
-                self.bytes += len(chunk)
-        except OSError as e:
-            self.error = str(e)
-        finally:
-            # Closed at once: a stream left open holds its viewer place until the server drops it.
-            c.close()
+def viewer(port, stop):
+    """An MJPEG viewer logged in with the token, at nice 19 like the attack."""
+    return live_clients.StreamReader(port, "/stream.mjpg", stop, AUTH, timeout=30, nice=True)
 
 
 def main():
@@ -184,7 +76,7 @@ def main():
         # The memory of watching (frames copied for the encoder, its buffers) is there before
         # the attack, so what grows after is the clients' cost.
         warm = threading.Event()
-        warm_viewer = Viewer(port, warm)
+        warm_viewer = viewer(port, warm)
         warm_viewer.start()
         time.sleep(5)
         warm.set()
@@ -192,14 +84,14 @@ def main():
         # The server frees a closed stream's place when it next writes to it (the next frame, or
         # the viewer check): the attack's viewers start once it has.
         for _ in range(100):
-            if json.loads(get(port, "/api/status")[1])["outputs"]["http"]["viewers"] == 0:
+            if live_clients.api_status(port, AUTH)["outputs"]["http"]["viewers"] == 0:
                 break
             time.sleep(0.1)
         threads_before, rss_before = proc_figures(daemon.pid)
 
         stop = threading.Event()
-        attack = Attack(port, args.slow, args.idle, stop)
-        viewers = [Viewer(port, stop) for _ in range(args.viewers)]
+        attack = live_clients.SlowIdleAttack(port, args.slow, args.idle, stop)
+        viewers = [viewer(port, stop) for _ in range(args.viewers)]
         attack.start()
         for v in viewers:
             v.start()
@@ -220,12 +112,9 @@ def main():
             if time.monotonic() >= next_scrape:
                 next_scrape += 1.0
                 try:
-                    c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-                    c.request("GET", "/metrics")
-                    r = c.getresponse()
-                    r.read()
+                    scrape_status = live_clients.get(port, "/metrics")[0]
                     scrapes += 1
-                    scrape_failures += r.status != 200
+                    scrape_failures += scrape_status != 200
                 except OSError:
                     scrape_failures += 1
                 n, rss = proc_figures(daemon.pid)
@@ -242,9 +131,8 @@ def main():
         page_status, page, page_s = get(port, "/")
         fps_after = quiet_fps()
         fps_idle = (fps_before + fps_after) / 2
-        stats = get(port, "/api/status")[1].decode()
+        http_status = live_clients.api_status(port, AUTH)["outputs"]["http"]
 
-    http_status = json.loads(stats)["outputs"]["http"]
     answered = len(latencies)
     total = answered + len(failures)
     q = statistics.quantiles(latencies, n=100) if len(latencies) >= 2 else [0] * 99

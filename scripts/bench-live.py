@@ -14,77 +14,41 @@ phases of equal length and reports, from the daemon's own counters:
 """
 
 import argparse
-import http.client
 import json
 import os
 import sys
 import threading
 import time
-import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "lib"))
 import fixture_daemon  # noqa: E402
-import importlib.util  # noqa: E402
-
-_spec = importlib.util.spec_from_file_location("hostile", os.path.join(HERE, "hostile-clients.py"))
-hostile = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(hostile)
+import live_clients  # noqa: E402
 
 
 # The live view is behind a login (http.auth: password); the benchmark sends the password it set
 # as a bearer token, as a script would. /metrics is open to 127.0.0.1 (http.metrics_allow).
 PASSWORD = "bench-live-password-0123456789"
-AUTH = {"Authorization": f"Bearer {PASSWORD}"}
+AUTH = live_clients.bearer(PASSWORD)
 
 
 def status(port):
-    request = urllib.request.Request(f"http://127.0.0.1:{port}/api/status", headers=AUTH)
-    with urllib.request.urlopen(request, timeout=10) as r:
-        return json.load(r)
+    return live_clients.api_status(port, AUTH)
 
 
-class Reader(threading.Thread):
-    """Reads an endless response (MJPEG or events) and throws the bytes away, like a viewer."""
-
-    def __init__(self, port, path, stop):
-        super().__init__(daemon=True)
-        self.port, self.path, self.stop, self.bytes = port, path, stop, 0
-
-    def run(self):
-        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
-        c.request("GET", self.path, headers=AUTH)
-        r = c.getresponse()
-        if r.status != 200:
-            raise SystemExit(f"{self.path}: HTTP {r.status}: {r.read()[:200]!r}")
-        while not self.stop.is_set():
-            chunk = r.read1(65536)
-            if not chunk:
-                break
-            self.bytes += len(chunk)
-        c.close()
-
-
-class Scraper(threading.Thread):
-    def __init__(self, port, stop):
-        super().__init__(daemon=True)
-        self.port, self.stop, self.scrapes = port, stop, 0
-
-    def run(self):
-        while not self.stop.wait(1.0):
-            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/metrics", timeout=10) as r:
-                r.read()
-            self.scrapes += 1
+def reader(port, path, stop):
+    """A viewer of `path` (the MJPEG stream or the event stream), logged in with the password."""
+    return live_clients.StreamReader(port, path, stop, AUTH)
 
 
 def measure(port, seconds, viewers=0, events=False, scrape=False, during=None):
     """Runs one phase; returns fps, encodes/s and RSS from the daemon's counters."""
     stop = threading.Event()
-    clients = [Reader(port, "/stream.mjpg", stop) for _ in range(viewers)]
+    clients = [reader(port, "/stream.mjpg", stop) for _ in range(viewers)]
     if events:
-        clients.append(Reader(port, "/api/detections", stop))
+        clients.append(reader(port, "/api/detections", stop))
     if scrape:
-        clients.append(Scraper(port, stop))
+        clients.append(live_clients.Scraper(port, stop))
     for c in clients:
         c.start()
     time.sleep(1.0)  # viewers connected, pixels flowing
@@ -98,6 +62,8 @@ def measure(port, seconds, viewers=0, events=False, scrape=False, during=None):
     stop.set()
     for c in clients:
         c.join(timeout=15)
+        if getattr(c, "error", ""):
+            print(f"{c.path}: {c.error}", file=sys.stderr)
     time.sleep(1.0)
     dt = t1 - t0
     http_a, http_b = a["outputs"]["http"], b["outputs"]["http"]
@@ -129,7 +95,8 @@ def main():
 
         before = measure(port, args.phase_s)
         attack = measure(port, args.phase_s,
-                         during=lambda s: hostile.run(f"http://127.0.0.1:{port}/", s, PASSWORD))
+                         during=lambda s: live_clients.hostile_run(f"http://127.0.0.1:{port}/", s,
+                                                                   PASSWORD))
         after = measure(port, args.phase_s)
         page = attack["extra"]["page_loads_after"]
 

@@ -44,23 +44,11 @@ trap 'stop_daemon 2>/dev/null || true' EXIT
 
 # phase PRECISION THREADS_YAML: the config of one phase.
 phase() {
-  cat >"$config" <<YAML
-source:
-  uri: $video
+  write_config "$config" "$logs" "  uri: $video
   loop: true
-  realtime: $realtime
-model:
-  path: $fp32
+  realtime: $realtime" "  path: $fp32
   int8_path: $int8
-  precision: $1
-threads:
-$2
-logging:
-  dir: $logs
-  interval_s: $interval
-http:
-  listen: ""
-YAML
+  precision: $1" "$2" '  listen: ""' --interval-s "$interval"
 }
 
 echo "field-report-run: $model, ${#phases[@]} phases of $phase_s s, field log every $interval s, in $out"

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Shared by scripts/soak.sh and the benchmark scripts (bench-daemon.sh, bench-int8.sh,
 # bench-models.sh, field-report-run.sh): read their options, run yolo-edged on a config in a
-# scratch folder and read what it logged. Source it; it defines functions only.
+# scratch folder (through scripts/lib/fixture_daemon.py) and read what it logged. Source it; it
+# defines functions only.
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build_dir=${YOLO_EDGE_BUILD_DIR:-$here/build}
@@ -70,51 +71,36 @@ cached_int8() {
   echo "$int8"
 }
 
-# write_config FILE LOGDIR SOURCE_YAML MODEL_YAML [THREADS_YAML] [HTTP_YAML]: a config with 1 s
-# intervals; HTTP is off unless HTTP_YAML says otherwise (port 8080 may be taken).
+# The daemon runs through scripts/lib/fixture_daemon.py, the one place that writes a fixture config,
+# starts yolo-edged, waits for it and stops it (the Python benchmarks use it as a module).
+fixture_daemon=$here/scripts/lib/fixture_daemon.py
+
+# write_config FILE LOGDIR SOURCE_YAML MODEL_YAML [THREADS_YAML] [HTTP_YAML] [--interval-s S]: a
+# config with 1 s intervals (or S); threads adaptive unless THREADS_YAML, HTTP off unless HTTP_YAML
+# says otherwise (port 8080 may be taken).
 write_config() {
-  local file=$1 logs=$2 source=$3 model=$4 threads=${5:-"  mode: adaptive"}
-  local http=${6:-'  listen: ""'}
-  cat >"$file" <<YAML
-source:
-$source
-model:
-$model
-threads:
-$threads
-logging:
-  dir: $logs
-  interval_s: 1
-http:
-$http
-YAML
+  python3 "$fixture_daemon" config "$@"
 }
 
 # start_daemon CONFIG STATE_DIR OUTPUT: starts yolo-edged in the background; sets daemon_pid.
 start_daemon() {
-  "$daemon_bin" --config "$1" --state-dir "$2" >"$3" 2>&1 &
+  python3 "$fixture_daemon" exec "$1" "$2" --build "$build_dir" >"$3" 2>&1 &
   daemon_pid=$!
 }
 
 # wait_for_lines LOGDIR N TIMEOUT_S: waits until the field log has N interval lines with frames.
 wait_for_lines() {
-  local logs=$1 n=$2 timeout=$3 waited=0
-  while [ "$waited" -lt "$timeout" ]; do
-    if [ -f "$logs/yolo-edge.jsonl" ] &&
-      [ "$(grep -c '"type":"interval".*"frames":[1-9]' "$logs/yolo-edge.jsonl")" -ge "$n" ]; then
-      return 0
-    fi
-    sleep 1
-    waited=$((waited + 1))
-  done
-  echo "$(basename "$0"): no $n interval lines with frames in $logs after ${timeout} s" >&2
+  python3 "$fixture_daemon" wait-lines "$1" "$2" "$3" && return 0
+  echo "$(basename "$0"): no $2 interval lines with frames in $1 after $3 s" >&2
   return 1
 }
 
-# stop_daemon: SIGTERM, then waits for the exit.
+# stop_daemon: SIGTERM, then waits for the exit (SIGKILL after 10 s); once only.
 stop_daemon() {
-  kill -TERM "$daemon_pid" 2>/dev/null || true
+  [ -n "${daemon_pid:-}" ] || return 0
+  python3 "$fixture_daemon" stop "$daemon_pid" || true
   wait "$daemon_pid" 2>/dev/null || true
+  daemon_pid=
 }
 
 # thread_cpu PID: "name ticks" per thread (utime + stime, clock ticks).

@@ -5,6 +5,12 @@
 // socket this test reads, as the service manager would), WATCHDOG_USEC, and stderr captured to a
 // file. As root it runs as nobody (setpriv), like the service's dedicated user, so that a
 // read-only folder really refuses it.
+//
+// The scripts start the daemon with scripts/lib/fixture_daemon.py (Python; the shell scripts
+// through scripts/lib/daemon-run.sh), the one place outside the tests. Keep the two agreeing: the
+// config's defaults (adaptive threads, the field log every second, HTTP off unless asked), the
+// config written beside and renamed over, --config and --state-dir, and the readiness checks
+// (the port from "http: serving http://HOST:PORT/"; interval lines with frames in the field log).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
