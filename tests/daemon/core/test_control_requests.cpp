@@ -51,6 +51,17 @@ class ControlLoop {
   std::thread thread_;
 };
 
+// Serves what is queued, answering kApplied, keeping the requests in `seen`; how many it served.
+int serve_all(ControlRequests& requests, std::vector<ControlRequest>* seen = nullptr) {
+  int served = 0;
+  requests.serve([&](const ControlRequest& r) {
+    ++served;
+    if (seen) seen->push_back(r);
+    return ControlReply{};
+  });
+  return served;
+}
+
 TEST(ControlRequests, TheFdIsReadableExactlyWhileRequestsWait) {
   ControlRequests requests;
   ASSERT_GE(requests.fd(), 0);
@@ -58,18 +69,9 @@ TEST(ControlRequests, TheFdIsReadableExactlyWhileRequestsWait) {
   requests.post(precision("int8"));
   requests.post({ControlRequest::Kind::kReload, "", "SIGHUP"});
   EXPECT_TRUE(readable(requests));
-  int served = 0;
-  requests.serve([&](const ControlRequest&) {
-    ++served;
-    return ControlReply{};
-  });
-  EXPECT_EQ(served, 2) << "one serve() answers every request queued";
+  EXPECT_EQ(serve_all(requests), 2) << "one serve() answers every request queued";
   EXPECT_FALSE(readable(requests)) << "served: the fd sleeps again";
-  requests.serve([&](const ControlRequest&) {
-    ++served;
-    return ControlReply{};
-  });
-  EXPECT_EQ(served, 2) << "serving with nothing queued calls nothing";
+  EXPECT_EQ(serve_all(requests), 0) << "serving with nothing queued calls nothing";
 }
 
 TEST(ControlRequests, ServeHandsEachRequestOverAsPostedInOrder) {
@@ -78,10 +80,7 @@ TEST(ControlRequests, ServeHandsEachRequestOverAsPostedInOrder) {
   requests.post({ControlRequest::Kind::kReload, "", "GPIO 17"});
   requests.post(precision("toggle", "button"));
   std::vector<ControlRequest> seen;
-  requests.serve([&](const ControlRequest& r) {
-    seen.push_back(r);
-    return ControlReply{};
-  });
+  EXPECT_EQ(serve_all(requests, &seen), 3);
   ASSERT_EQ(seen.size(), 3u);
   EXPECT_EQ(seen[0].kind, ControlRequest::Kind::kPrecision);
   EXPECT_EQ(seen[0].precision, "int8");
@@ -113,13 +112,9 @@ TEST(ControlRequests, ACallNotAnsweredInTimeIsNothingButStillRuns) {
   EXPECT_GE(std::chrono::steady_clock::now() - start, 50ms) << "it waited its timeout";
   // The request stayed queued: the loop still runs it, and answering it harms nothing.
   EXPECT_TRUE(readable(requests));
-  int served = 0;
-  requests.serve([&](const ControlRequest& r) {
-    EXPECT_EQ(r.precision, "int8");
-    ++served;
-    return ControlReply{};
-  });
-  EXPECT_EQ(served, 1);
+  std::vector<ControlRequest> seen;
+  EXPECT_EQ(serve_all(requests, &seen), 1);
+  EXPECT_EQ(seen.at(0).precision, "int8");
 }
 
 TEST(ControlRequests, AHandlerThatThrowsRefusesWithItsMessageAndTheRestAreServed) {
@@ -156,12 +151,7 @@ TEST(ControlRequests, CloseAnswersWaitingAndLaterRequestsWithStopping) {
   ASSERT_TRUE(later);
   EXPECT_EQ(later->outcome, ControlReply::Outcome::kStopping);
   requests.post(precision("fp32"));
-  int served = 0;
-  requests.serve([&](const ControlRequest&) {
-    ++served;
-    return ControlReply{};
-  });
-  EXPECT_EQ(served, 0) << "nothing is queued once closed";
+  EXPECT_EQ(serve_all(requests), 0) << "nothing is queued once closed";
 }
 
 TEST(ControlRequests, ManyThreadsCallingAtOnceEachGetTheirOwnAnswer) {

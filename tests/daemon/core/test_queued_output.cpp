@@ -10,16 +10,18 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <numeric>
 #include <thread>
 #include <vector>
+
+#include "tests/support/eventually.h"
 
 namespace yolo::daemon {
 namespace {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
+using test::eventually;
 
 struct Settings {
   int scale = 1;
@@ -31,29 +33,16 @@ bool readable(int fd) {
   return poll(&p, 1, 0) == 1 && (p.revents & POLLIN) != 0;
 }
 
-// A door the thread waits at while the test holds it shut.
+// A door the thread waits at while the test holds it shut: shut() and open() on the test's
+// thread, pass() on the output's.
 class Door {
  public:
-  void shut() {
-    std::lock_guard lock(mutex_);
-    open_ = false;
-  }
-  void open() {
-    {
-      std::lock_guard lock(mutex_);
-      open_ = true;
-    }
-    cv_.notify_all();
-  }
-  void pass() {
-    std::unique_lock lock(mutex_);
-    cv_.wait(lock, [&] { return open_; });
-  }
+  void shut() { mutex_.lock(); }
+  void open() { mutex_.unlock(); }
+  void pass() { std::lock_guard lock(mutex_); }
 
  private:
   std::mutex mutex_;
-  std::condition_variable cv_;
-  bool open_ = true;
 };
 
 // Collects its items, each times the scale of the settings it took before it, and reports how many
@@ -109,17 +98,6 @@ class Collector : public QueuedOutput<int, Settings> {
   std::vector<int> done_;
   std::atomic<int> runs_{0};
 };
-
-// Waits up to 5 s for `ready`.
-template <class Ready>
-bool eventually(Ready ready) {
-  const auto end = std::chrono::steady_clock::now() + 5s;
-  while (!ready()) {
-    if (std::chrono::steady_clock::now() > end) return false;
-    std::this_thread::sleep_for(1ms);
-  }
-  return true;
-}
 
 TEST(QueuedOutput, IsNamedAndStatesItsInitialSnapshotBeforeItStarts) {
   Collector c(4);
