@@ -9,12 +9,26 @@
 namespace yolo::tracking {
 namespace {
 
-TEST(Draw, ZonesLinesTrailsAndIdsAppearWhereTheyAre) {
-  cv::Mat frame(720, 1280, CV_8UC3, cv::Scalar(40, 40, 40));
-  const cv::Mat before = frame.clone();
+// A dark frame to draw on, and whether a part of it changed since it was made.
+struct Canvas {
+  Canvas(int width, int height)
+      : frame(height, width, CV_8UC3, cv::Scalar(40, 40, 40)), before(frame.clone()) {}
+  bool changed(cv::Rect r) const { return cv::norm(frame(r), before(r), cv::NORM_L1) > 0; }
+
+  cv::Mat frame;
+  const cv::Mat before;
+};
+
+Track track(int id, vision::Box box) {
   Track t;
-  t.id = 12;
-  t.box = {600, 100, 680, 300};
+  t.id = id;
+  t.box = box;
+  return t;
+}
+
+TEST(Draw, ZonesLinesTrailsAndIdsAppearWhereTheyAre) {
+  Canvas canvas(1280, 720);
+  Track t = track(12, {600, 100, 680, 300});
   t.trail = {{500, 500}, {550, 450}, {600, 400}};
   std::vector<Track> tracks{t};
   std::vector<config::ZoneConfig> zones{
@@ -36,25 +50,21 @@ TEST(Draw, ZonesLinesTrailsAndIdsAppearWhereTheyAre) {
   const Counts counts;
   const std::map<std::string, int, std::less<>> occupancy{{"gate", 2}};
   const vision::ClassNames names({"person"});
-  draw_scene(frame, {tracks, zones, lines, counts, occupancy, names});
-  const auto changed = [&](cv::Rect r) { return cv::norm(frame(r), before(r), cv::NORM_L1) > 0; };
-  EXPECT_TRUE(changed({200, 550, 20, 20})) << "the zone's fill";
-  EXPECT_TRUE(changed({800, 640, 300, 10})) << "the line";
-  EXPECT_TRUE(changed({520, 440, 60, 50})) << "the trail";
-  EXPECT_TRUE(changed({600, 301, 40, 20})) << "the id tag";
-  EXPECT_TRUE(changed({600, 150, 3, 50})) << "the track's own box";
+  draw_scene(canvas.frame, {tracks, zones, lines, counts, occupancy, names});
+  EXPECT_TRUE(canvas.changed({200, 550, 20, 20})) << "the zone's fill";
+  EXPECT_TRUE(canvas.changed({800, 640, 300, 10})) << "the line";
+  EXPECT_TRUE(canvas.changed({520, 440, 60, 50})) << "the trail";
+  EXPECT_TRUE(canvas.changed({600, 301, 40, 20})) << "the id tag";
+  EXPECT_TRUE(canvas.changed({600, 150, 3, 50})) << "the track's own box";
   // The line's arrow points into its in side (below) from the middle of the segment (x 928).
-  EXPECT_TRUE(changed({920, 660, 16, 30})) << "the arrow, below the line";
-  EXPECT_FALSE(changed({920, 600, 16, 40})) << "nothing above the line's middle";
-  EXPECT_FALSE(changed({900, 100, 100, 100})) << "nothing is drawn elsewhere";
+  EXPECT_TRUE(canvas.changed({920, 660, 16, 30})) << "the arrow, below the line";
+  EXPECT_FALSE(canvas.changed({920, 600, 16, 40})) << "nothing above the line's middle";
+  EXPECT_FALSE(canvas.changed({900, 100, 100, 100})) << "nothing is drawn elsewhere";
 }
 
 TEST(Draw, ATrackPredictedThroughAMissShowsItsBox) {
-  cv::Mat frame(480, 640, CV_8UC3, cv::Scalar(40, 40, 40));
-  const cv::Mat before = frame.clone();
-  Track t;
-  t.id = 3;
-  t.box = {100, 100, 200, 300};
+  Canvas canvas(640, 480);
+  Track t = track(3, {100, 100, 200, 300});
   t.seen = false;
   const std::vector<Track> tracks{t};
   const std::vector<config::ZoneConfig> zones;
@@ -62,11 +72,10 @@ TEST(Draw, ATrackPredictedThroughAMissShowsItsBox) {
   const Counts counts;
   const std::map<std::string, int, std::less<>> occupancy;
   const vision::ClassNames names({"person"});
-  draw_scene(frame, {tracks, zones, lines, counts, occupancy, names});
-  const auto changed = [&](cv::Rect r) { return cv::norm(frame(r), before(r), cv::NORM_L1) > 0; };
-  EXPECT_TRUE(changed({99, 150, 3, 50})) << "its left edge";
-  EXPECT_TRUE(changed({198, 150, 3, 50})) << "its right edge";
-  EXPECT_FALSE(changed({110, 110, 80, 150})) << "its inside is left as it was";
+  draw_scene(canvas.frame, {tracks, zones, lines, counts, occupancy, names});
+  EXPECT_TRUE(canvas.changed({99, 150, 3, 50})) << "its left edge";
+  EXPECT_TRUE(canvas.changed({198, 150, 3, 50})) << "its right edge";
+  EXPECT_FALSE(canvas.changed({110, 110, 80, 150})) << "its inside is left as it was";
 }
 
 }  // namespace

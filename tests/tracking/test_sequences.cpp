@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <functional>
 #include <string>
 
 #include "tests/tracking/synthetic.h"
@@ -120,6 +121,28 @@ Tally total(const Counts& c, const std::string& label) {
   return it == c.places.at(0).total.end() ? Tally{} : it->second;
 }
 
+// Counts `objects` crossing `line` for `seconds` with five seeds of detector noise at 10 and 30
+// fps: each run's count of `label` must be `truth`, and the run pass `also`.
+void expect_line_counts(const char* what, const std::vector<TruthObject>& objects, double seconds,
+                        const config::LineConfig& line, const std::string& label,
+                        const Tally& truth, const std::function<void(const LineRun&)>& also) {
+  for (unsigned seed = 1; seed <= 5; ++seed) {
+    for (double fps : {10.0, 30.0}) {
+      SCOPED_TRACE(testing::Message() << "seed " << seed << ", " << fps << " fps");
+      test::DetectorNoise noise;
+      noise.fps = fps;
+      const LineRun run = count_line(objects, seconds, line, noise, seed);
+      const Tally got = total(run.counts, label);
+      std::printf("%s, seed %u, %.0f fps: %s in %lld (truth %lld), out %lld (truth %lld)\n", what,
+                  seed, fps, label.c_str(), static_cast<long long>(got.in),
+                  static_cast<long long>(truth.in), static_cast<long long>(got.out),
+                  static_cast<long long>(truth.out));
+      EXPECT_EQ(got, truth);
+      also(run);
+    }
+  }
+}
+
 TEST(Sequences, AHorizontalLineCountsEveryCrossingBothWays) {
   // A line across the middle, "in" below it; people walk down through it (in) and up through it
   // (out), some crossing each other, one hidden for most of a second while it crosses.
@@ -142,20 +165,8 @@ TEST(Sequences, AHorizontalLineCountsEveryCrossingBothWays) {
                                 .classes = {},
                                 .anchor = Anchor::kBottomCenter,
                                 .hysteresis = 0.01};
-  for (unsigned seed = 1; seed <= 5; ++seed) {
-    for (double fps : {10.0, 30.0}) {
-      test::DetectorNoise noise;
-      noise.fps = fps;
-      const LineRun run = count_line(walkers, 9.5, line, noise, seed);
-      const Tally got = total(run.counts, "person");
-      std::printf(
-          "horizontal line, seed %u, %.0f fps: in %lld (truth %lld), out %lld (truth %lld)\n", seed,
-          fps, static_cast<long long>(got.in), static_cast<long long>(truth.in),
-          static_cast<long long>(got.out), static_cast<long long>(truth.out));
-      EXPECT_EQ(got, truth) << "seed " << seed << ", " << fps << " fps";
-      EXPECT_EQ(run.events, truth.in + truth.out) << "seed " << seed << ", " << fps << " fps";
-    }
-  }
+  expect_line_counts("horizontal line", walkers, 9.5, line, "person", truth,
+                     [&](const LineRun& run) { EXPECT_EQ(run.events, truth.in + truth.out); });
 }
 
 TEST(Sequences, ASlantedLineCountsOnlyItsClassBothWays) {
@@ -187,20 +198,8 @@ TEST(Sequences, ASlantedLineCountsOnlyItsClassBothWays) {
                                 .classes = {"car"},
                                 .anchor = Anchor::kBottomCenter,
                                 .hysteresis = 0.01};
-  for (unsigned seed = 1; seed <= 5; ++seed) {
-    for (double fps : {10.0, 30.0}) {
-      test::DetectorNoise noise;
-      noise.fps = fps;
-      const LineRun run = count_line(objects, 9, line, noise, seed);
-      const Tally cars = total(run.counts, "car");
-      std::printf(
-          "slanted line, seed %u, %.0f fps: cars in %lld (truth %lld), out %lld (truth %lld)\n",
-          seed, fps, static_cast<long long>(cars.in), static_cast<long long>(truth.in),
-          static_cast<long long>(cars.out), static_cast<long long>(truth.out));
-      EXPECT_EQ(cars, truth) << "seed " << seed << ", " << fps << " fps";
-      EXPECT_EQ(total(run.counts, "person"), Tally{}) << "seed " << seed << ", " << fps << " fps";
-    }
-  }
+  expect_line_counts("slanted line", objects, 9, line, "car", truth,
+                     [](const LineRun& run) { EXPECT_EQ(total(run.counts, "person"), Tally{}); });
 }
 
 }  // namespace

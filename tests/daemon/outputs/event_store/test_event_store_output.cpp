@@ -31,6 +31,7 @@
 #include "daemon/core/event_media.h"
 #include "daemon/core/logger.h"
 #include "tests/daemon/event_recorder.h"
+#include "tests/daemon/frame_parts.h"
 #include "tests/daemon/wait_status.h"
 #include "tests/support/temp_folder.h"
 
@@ -64,10 +65,7 @@ config::EventsConfig events_config() {
 }
 
 std::shared_ptr<const ModelInfo> test_model() {
-  auto model = std::make_shared<ModelInfo>();
-  model->name = "yolo11n_320_fp32";
-  model->names = vision::ClassNames({"person", "bird", "car"});
-  return model;
+  return test::model_info("yolo11n_320_fp32", {"person", "bird", "car"});
 }
 
 // A frame of grey `level` with noise (so that its JPEG has a realistic size).

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/eventually.h"
 #include "tests/support/temp_folder.h"
 
 namespace yolo::daemon {
@@ -22,6 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using nlohmann::json;
+using test::eventually;
 using test::TempFolder;
 
 FieldLogOptions options_in(const fs::path& dir, std::chrono::milliseconds interval = 200ms) {
@@ -113,16 +115,6 @@ void expect_in_time_order(const std::vector<json>& lines, std::size_t from) {
   }
 }
 
-// Polls `done` until it holds or `timeout` passes.
-bool wait_for(const std::function<bool()>& done, std::chrono::milliseconds timeout = 5s) {
-  const auto give_up = std::chrono::steady_clock::now() + timeout;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > give_up) return false;
-    std::this_thread::sleep_for(20ms);
-  }
-  return true;
-}
-
 TEST(FieldLogOutput, IntervalLinesCarryFramesDetectionsAndDevice) {
   TempFolder tmp;
   FieldLogOutput log(options_in(tmp.path(), 300ms));
@@ -132,7 +124,7 @@ TEST(FieldLogOutput, IntervalLinesCarryFramesDetectionsAndDevice) {
   sample.thermal = {{"thermal_zone0", "cpu-thermal", 48.5}};
   log.telemetry(sample);
   for (int i = 0; i < 10; ++i) log.publish(frame(model("fp32"), i));
-  ASSERT_TRUE(wait_for([&] { return !of_type(read_lines(tmp.path()), "interval").empty(); }));
+  ASSERT_TRUE(eventually([&] { return !of_type(read_lines(tmp.path()), "interval").empty(); }));
   log.stop();
 
   const auto intervals = of_type(read_lines(tmp.path()), "interval");
@@ -161,7 +153,7 @@ TEST(FieldLogOutput, IntervalsWithoutFramesStillWriteLines) {
   TempFolder tmp;
   FieldLogOutput log(options_in(tmp.path(), 100ms));
   log.start();
-  ASSERT_TRUE(wait_for([&] { return of_type(read_lines(tmp.path()), "interval").size() >= 3; }));
+  ASSERT_TRUE(eventually([&] { return of_type(read_lines(tmp.path()), "interval").size() >= 3; }));
   log.stop();
   for (const auto& line : of_type(read_lines(tmp.path()), "interval")) {
     EXPECT_EQ(line["frames"], 0);
@@ -179,7 +171,7 @@ TEST(FieldLogOutput, EventsAreWrittenInOrderWithTheIntervalLines) {
              .message = "starting",
              .fields = {{"version", "0.1.0"}}});
   log.publish(frame(model("fp32"), 0));
-  ASSERT_TRUE(wait_for([&] { return !of_type(read_lines(tmp.path()), "interval").empty(); }));
+  ASSERT_TRUE(eventually([&] { return !of_type(read_lines(tmp.path()), "interval").empty(); }));
   log.event({.kind = fieldlog::EventKind::kThreads,
              .time = std::chrono::system_clock::now(),
              .message = "threads: exploring 2",
@@ -282,12 +274,12 @@ TEST(FieldLogOutput, AnUnwritableFolderHoldsLinesUntilItIsBack) {
   FieldLogOutput log(options_in(dir, 200ms));
   log.start();
   log.event(marked("before"));
-  ASSERT_TRUE(wait_for([&] { return marks(read_lines(dir)).size() == 1; }));
+  ASSERT_TRUE(eventually([&] { return marks(read_lines(dir)).size() == 1; }));
 
   fs::rename(dir, tmp.path() / "away");
   tmp.write("logs", "not a folder");
   for (const char* name : {"held1", "held2", "held3"}) log.event(marked(name));
-  ASSERT_TRUE(wait_for([&] {
+  ASSERT_TRUE(eventually([&] {
     const json status = log.status();
     return status["ok"] == false && status["lines_held"].get<int>() >= 3;
   })) << log.status().dump();
@@ -302,7 +294,7 @@ TEST(FieldLogOutput, AnUnwritableFolderHoldsLinesUntilItIsBack) {
 
   fs::remove(dir);
   fs::rename(tmp.path() / "away", dir);
-  ASSERT_TRUE(wait_for([&] { return log.status()["ok"] == true; })) << log.status().dump();
+  ASSERT_TRUE(eventually([&] { return log.status()["ok"] == true; })) << log.status().dump();
   log.stop();
 
   const auto lines = read_lines(dir);
@@ -324,12 +316,12 @@ TEST(FieldLogOutput, AFullBufferDropsTheOldestAndSaysHowMany) {
   fs::create_symlink("/dev/full", file);
   log.start();
   for (int i = 0; i < 20; ++i) log.event(marked(std::string("e").append(std::to_string(i))));
-  ASSERT_TRUE(wait_for([&] { return log.status()["lines_lost"].get<int>() >= 15; }));
+  ASSERT_TRUE(eventually([&] { return log.status()["lines_lost"].get<int>() >= 15; }));
   EXPECT_EQ(log.status()["ok"], false);
   EXPECT_NE(log.status()["warning"].get<std::string>().find("(ENOSPC)"), std::string::npos);
 
   fs::remove(file);
-  ASSERT_TRUE(wait_for([&] { return log.status()["ok"] == true; })) << log.status().dump();
+  ASSERT_TRUE(eventually([&] { return log.status()["ok"] == true; })) << log.status().dump();
   log.stop();
 
   const auto lines = read_lines(tmp.path());
@@ -375,7 +367,7 @@ TEST(FieldLogOutput, AReloadMovesTheLogFromTheNextLine) {
   FieldLogOutput log(options_in(tmp.path() / "first", 60s));
   log.start();
   log.event(marked("one"));
-  ASSERT_TRUE(wait_for([&] { return !read_lines(tmp.path() / "first").empty(); }));
+  ASSERT_TRUE(eventually([&] { return !read_lines(tmp.path() / "first").empty(); }));
 
   config::Config config;
   config.logging.dir = tmp.path() / "second";
@@ -384,9 +376,9 @@ TEST(FieldLogOutput, AReloadMovesTheLogFromTheNextLine) {
   config.logging.max_files = 2;
   log.configure(config);
   log.event(marked("two"));
-  ASSERT_TRUE(wait_for([&] { return !read_lines(tmp.path() / "second").empty(); }));
+  ASSERT_TRUE(eventually([&] { return !read_lines(tmp.path() / "second").empty(); }));
   // The interval is 1 s now.
-  ASSERT_TRUE(wait_for(
+  ASSERT_TRUE(eventually(
       [&] { return !of_type(read_lines(tmp.path() / "second"), "interval").empty(); }, 3s));
   log.stop();
   EXPECT_EQ(marks(read_lines(tmp.path() / "first")), std::vector<std::string>{"one"});

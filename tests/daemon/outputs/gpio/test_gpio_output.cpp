@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tests/daemon/outputs/gpio/fake_chip.h"
+#include "tests/support/eventually.h"
 
 namespace yolo::daemon {
 namespace {
@@ -23,12 +24,7 @@ using gpio::test::FakeGpio;
 
 // Waits up to 2 s for `done`.
 bool eventually(const std::function<bool()>& done) {
-  const auto until = std::chrono::steady_clock::now() + 2s;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > until) return false;
-    std::this_thread::sleep_for(2ms);
-  }
-  return true;
+  return test::eventually(done, 2s, 2ms);
 }
 
 std::shared_ptr<const FrameResult> frame_with(int class_id) {

@@ -24,6 +24,7 @@
 #include "daemon/core/event_media.h"
 #include "daemon/outputs/http/tls_identity.h"
 #include "tests/daemon/mjpeg_reader.h"
+#include "tests/support/eventually.h"
 #include "tests/support/temp_folder.h"
 
 namespace yolo::daemon {
@@ -33,15 +34,7 @@ using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 namespace fs = std::filesystem;
 
-template <class F>
-bool eventually(F&& condition, std::chrono::milliseconds limit = 5000ms) {
-  const auto deadline = Clock::now() + limit;
-  while (Clock::now() < deadline) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(10ms);
-  }
-  return condition();
-}
+using test::eventually;
 
 // The server's settings for a test; the login (http.auth: password) has tests of its own, the
 // others run open, as with http.auth: none.

@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "tests/daemon/frame_parts.h"
 #include "tests/support/prometheus_text.h"
 #include "tests/support/run_process.h"
 #include "tests/support/temp_folder.h"
@@ -551,28 +552,8 @@ std::shared_ptr<const SceneState> scene(std::int64_t in, std::int64_t out, std::
                                         int inside, std::chrono::system_clock::time_point since) {
   auto s = std::make_shared<SceneState>();
   s->camera = "main";
-  config::ZoneConfig door;
-  door.name = "door";
-  door.camera = "main";
-  s->zones = {door};
-  config::LineConfig road;
-  road.name = "road";
-  road.camera = "main";
-  s->lines = {road};
-  tracking::PlaceCounts line{.camera = "main",
-                             .name = "road",
-                             .line = true,
-                             .since = since,
-                             .total = {{"car", {in, out}}},
-                             .hours = {}};
-  tracking::PlaceCounts zone{.camera = "main",
-                             .name = "door",
-                             .line = false,
-                             .since = since,
-                             .total = {{"person", {entries, entries}}},
-                             .hours = {}};
-  s->counts.places = {line, zone};
-  s->occupancy["door"] = inside;
+  test::add_line(*s, "road", {{"car", {in, out}}}, since);
+  test::add_zone(*s, "door", {{"person", {entries, entries}}}, inside, since);
   return s;
 }
 

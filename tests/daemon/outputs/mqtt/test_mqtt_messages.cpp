@@ -10,6 +10,7 @@
 #include <string>
 
 #include "daemon/base/version.h"
+#include "tests/daemon/frame_parts.h"
 
 namespace yolo::daemon {
 namespace {
@@ -18,10 +19,7 @@ using nlohmann::json;
 using namespace std::chrono_literals;
 
 std::shared_ptr<const ModelInfo> coco_model() {
-  auto model = std::make_shared<ModelInfo>();
-  model->name = "yolo11n_320_fp32";
-  model->names = vision::ClassNames({"person", "bicycle", "traffic light"});
-  return model;
+  return test::model_info("yolo11n_320_fp32", {"person", "bicycle", "traffic light"});
 }
 
 TEST(MqttMessages, TopicSegmentsKeepPlainCharactersOnly) {
@@ -154,25 +152,8 @@ TEST(MqttMessages, DiscoveryAnnouncesOneDeviceWithSensorsAndAnOccupancyPerLabel)
 SceneState test_scene() {
   SceneState scene;
   scene.camera = "main";
-  config::ZoneConfig door;
-  door.name = "front door";
-  door.camera = "main";
-  scene.zones = {door};
-  config::LineConfig road;
-  road.name = "road";
-  road.camera = "main";
-  scene.lines = {road};
-  tracking::PlaceCounts zone;
-  zone.camera = "main";
-  zone.name = "front door";
-  zone.total = {{"person", {5, 3}}, {"dog", {1, 1}}};
-  tracking::PlaceCounts line;
-  line.camera = "main";
-  line.name = "road";
-  line.line = true;
-  line.total = {{"car", {7, 3}}, {"bicycle", {0, 1}}};
-  scene.counts.places = {zone, line};
-  scene.occupancy = {{"front door", 2}};
+  test::add_zone(scene, "front door", {{"person", {5, 3}}, {"dog", {1, 1}}}, 2);
+  test::add_line(scene, "road", {{"car", {7, 3}}, {"bicycle", {0, 1}}});
   return scene;
 }
 

@@ -34,6 +34,7 @@
 #include "daemon/outputs/mqtt/mqtt_messages.h"
 #include "tests/daemon/daemon_process.h"
 #include "tests/daemon/event_recorder.h"
+#include "tests/daemon/frame_parts.h"
 #include "tests/daemon/wait_status.h"
 #include "tests/support/run_process.h"
 #include "tests/support/temp_folder.h"
@@ -246,11 +247,7 @@ class Subscriber {
 };
 
 std::shared_ptr<const ModelInfo> test_model() {
-  auto model = std::make_shared<ModelInfo>();
-  model->name = "yolo11n_320_fp32";
-  model->precision = runtime::Precision::kFp32;
-  model->names = vision::ClassNames({"person", "bird", "car", "dog"});
-  return model;
+  return test::model_info("yolo11n_320_fp32", {"person", "bird", "car", "dog"});
 }
 
 // The inference thread's part: a frame every 20 ms with the detections the test sets.
@@ -562,28 +559,8 @@ std::shared_ptr<const SceneState> tracked_scene(bool with_door, std::int64_t car
   auto scene = std::make_shared<SceneState>();
   scene->camera = "main";
   scene->version = version;
-  config::LineConfig road;
-  road.name = "road";
-  road.camera = "main";
-  scene->lines = {road};
-  tracking::PlaceCounts line;
-  line.camera = "main";
-  line.name = "road";
-  line.line = true;
-  line.total = {{"car", {cars_in, 0}}};
-  scene->counts.places = {line};
-  if (with_door) {
-    config::ZoneConfig door;
-    door.name = "door";
-    door.camera = "main";
-    scene->zones = {door};
-    tracking::PlaceCounts zone;
-    zone.camera = "main";
-    zone.name = "door";
-    zone.total = {{"person", {1, 0}}};
-    scene->counts.places.push_back(zone);
-    scene->occupancy = {{"door", 1}};
-  }
+  test::add_line(*scene, "road", {{"car", {cars_in, 0}}});
+  if (with_door) test::add_zone(*scene, "door", {{"person", {1, 0}}}, 1);
   return scene;
 }
 

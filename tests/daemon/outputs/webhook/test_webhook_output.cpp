@@ -26,6 +26,7 @@
 #include "daemon/base/host_name.h"
 #include "daemon/core/logger.h"
 #include "tests/daemon/daemon_process.h"
+#include "tests/daemon/frame_parts.h"
 #include "tests/daemon/wait_status.h"
 
 namespace yolo::daemon {
@@ -150,10 +151,7 @@ config::Config webhook_config(const std::string& url) {
 }
 
 std::shared_ptr<const ModelInfo> test_model() {
-  auto model = std::make_shared<ModelInfo>();
-  model->name = "yolo11n_320_fp32";
-  model->names = vision::ClassNames({"person", "bird", "car"});
-  return model;
+  return test::model_info("yolo11n_320_fp32", {"person", "bird", "car"});
 }
 
 // One frame with `count` boxes of class `id`.
