@@ -14,54 +14,26 @@ SectionSpec checks_spec() {
 }
 
 void add_checks_fields(std::vector<FieldSpec>& t) {
-  const SectionAdder<ChecksConfig> add{t, "checks", &Config::checks};
-  using F = FieldType;
-  add({.name = "enabled",
-       .type = F::kBool,
-       .default_value = true,
-       .description = "Now and then run a frame at both precisions and compare INT8's detections "
-                      "with FP32's (as yolo-edge compare does), whichever precision runs; needs "
-                      "an INT8 file of model.path (model.int8_path, or one quantize: auto made)."},
-      &ChecksConfig::enabled);
-  add({.name = "budget_percent",
-       .type = F::kFloat,
-       .default_value = 2.0,
-       .min = 0.1,
-       .max = 50,
-       .description = "Share of one core the checks may use on average, in per cent; they run "
-                      "at idle priority, on time nothing else wants."},
-      &ChecksConfig::budget_percent);
-  add({.name = "max_interval_s",
-       .type = F::kInt,
-       .default_value = whole(300),
-       .min = 10,
-       .max = 86400,
-       .description = "One check at least this often whatever the budget and the load (then at "
-                      "nice 19); the status says the checks are starved when none ends for twice "
-                      "this."},
-      &ChecksConfig::max_interval_s);
-  add({.name = "window_min",
-       .type = F::kInt,
-       .default_value = whole(60),
-       .min = 1,
-       .max = 1440,
-       .description = "Minutes of checks the agreement is measured over."},
-      &ChecksConfig::window_min);
-  add({.name = "drift_after_min",
-       .type = F::kInt,
-       .default_value = whole(10),
-       .min = 1,
-       .max = 1440,
-       .description = "Minutes the agreement must stay under model.auto_min_map50 before "
-                      "checks.drift_action is taken."},
-      &ChecksConfig::drift_after_min);
-  add({.name = "drift_action",
-       .type = F::kEnum,
-       .default_value = text("warn"),
-       .choices = {"warn", "fp32"},
-       .description = "warn: say so on the page, in the log and the field log, INT8 keeps "
-                      "running; fp32: also switch to FP32 until the next reload."},
-      &ChecksConfig::drift_action);
+  const SectionAdder<ChecksConfig> add{t, &Config::checks};
+  add("enabled", &ChecksConfig::enabled, true,
+      "Now and then run a frame at both precisions and compare INT8's detections with FP32's (as "
+      "yolo-edge compare does), whichever precision runs; needs an INT8 file of model.path "
+      "(model.int8_path, or one quantize: auto made).");
+  add("budget_percent", &ChecksConfig::budget_percent, 2.0, {.min = 0.1, .max = 50},
+      "Share of one core the checks may use on average, in per cent; they run at idle priority, "
+      "on time nothing else wants.");
+  add("max_interval_s", &ChecksConfig::max_interval_s, 300, {.min = 10, .max = 86400},
+      "One check at least this often whatever the budget and the load (then at nice 19); the "
+      "status says the checks are starved when none ends for twice this.");
+  add("window_min", &ChecksConfig::window_min, 60, {.min = 1, .max = 1440},
+      "Minutes of checks the agreement is measured over.");
+  add("drift_after_min", &ChecksConfig::drift_after_min, 10, {.min = 1, .max = 1440},
+      "Minutes the agreement must stay under model.auto_min_map50 before checks.drift_action is "
+      "taken.");
+  add("drift_action", &ChecksConfig::drift_action, DriftAction::kWarn,
+      {.choices = {"warn", "fp32"}},
+      "warn: say so on the page, in the log and the field log, INT8 keeps running; fp32: also "
+      "switch to FP32 until the next reload.");
 }
 
 }  // namespace yolo::config::section_files
