@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <type_traits>
 
 #include "tracking/geometry.h"
 
@@ -107,6 +108,25 @@ struct Scene::State {
     p.since = since;
     return p;
   }
+
+  // The places of `configs` on this camera: each keeps its state (counts, who is where) from
+  // `places` while its config is unchanged, else starts counting at `now`.
+  template <typename Place, typename Config>
+  std::vector<Place> configured(std::vector<Place>& places, const std::vector<Config>& configs,
+                                std::chrono::system_clock::time_point now) const {
+    constexpr bool line = std::is_same_v<Place, LineState>;
+    std::vector<Place> next;
+    for (const Config& c : configs) {
+      if (c.camera != camera) continue;
+      auto old =
+          std::find_if(places.begin(), places.end(), [&](const Place& o) { return o.config == c; });
+      Place& place = next.emplace_back(
+          old != places.end() ? std::move(*old) : Place{c, fresh(c.name, line, now), {}, {}});
+      // Another model may name the same classes with other ids.
+      place.filter = resolve(c.classes, names);
+    }
+    return next;
+  }
 };
 
 namespace {
@@ -170,27 +190,8 @@ void Scene::configure(const std::vector<config::ZoneConfig>& zones,
   State& s = *state_;
   s.names = names;
   const auto now = std::chrono::system_clock::now();
-  std::vector<ZoneState> next_zones;
-  for (const config::ZoneConfig& z : zones) {
-    if (z.camera != s.camera) continue;
-    auto old = std::find_if(s.zones.begin(), s.zones.end(),
-                            [&](const ZoneState& o) { return o.config == z; });
-    ZoneState& next = next_zones.emplace_back(
-        old != s.zones.end() ? std::move(*old) : ZoneState{z, s.fresh(z.name, false, now), {}, {}});
-    // Another model may name the same classes with other ids.
-    next.filter = resolve(z.classes, names);
-  }
-  std::vector<LineState> next_lines;
-  for (const config::LineConfig& l : lines) {
-    if (l.camera != s.camera) continue;
-    auto old = std::find_if(s.lines.begin(), s.lines.end(),
-                            [&](const LineState& o) { return o.config == l; });
-    LineState& next = next_lines.emplace_back(
-        old != s.lines.end() ? std::move(*old) : LineState{l, s.fresh(l.name, true, now), {}, {}});
-    next.filter = resolve(l.classes, names);
-  }
-  s.zones = std::move(next_zones);
-  s.lines = std::move(next_lines);
+  s.zones = s.configured(s.zones, zones, now);
+  s.lines = s.configured(s.lines, lines, now);
   ++s.version;
 }
 

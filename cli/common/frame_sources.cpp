@@ -35,4 +35,9 @@ std::vector<std::unique_ptr<vision::FrameSource>> open_frames(const std::string&
   return sources;
 }
 
+CLI::Option* add_video_option(CLI::App& sub, std::string& video) {
+  return sub.add_option("--video,-v", video,
+                        "A video file, stream URL, GStreamer pipeline or camera device");
+}
+
 }  // namespace yolo::cli

@@ -21,6 +21,11 @@ CLI::Option* add_threads_option(CLI::App& sub, int& threads, const std::string& 
       ->capture_default_str();
 }
 
+CLI::Option* add_labels_option(CLI::App& sub, std::string& labels) {
+  return sub.add_option("--labels", labels,
+                        "Class names file, one per line (if the model has none)");
+}
+
 CLI::Option* add_imgsz_option(CLI::App& sub, runtime::InputSize& imgsz,
                               const std::string& description, const std::string& name) {
   const config::FieldSpec& field = *config::find_field("model.imgsz");
@@ -56,6 +61,14 @@ void ModelOptions::add_to(CLI::App& sub, bool several_precisions) {
   }
   add_imgsz_option(sub, imgsz);
   sub.add_flag("--profile", profile, "Time every operator and print where the time goes");
+}
+
+void FrameRunOptions::add_to(CLI::App& sub, const std::string& conf_help) {
+  sub.add_option("--frames", frames, "Stop after this many frames (0 = all)")
+      ->check(CLI::NonNegativeNumber);
+  add_threshold_option(sub, "--conf", conf, conf_help);
+  add_threshold_option(sub, "--iou", iou, "IoU threshold of the NMS");
+  add_threads_option(sub, threads, "Inference threads");
 }
 
 runtime::Precision ModelOptions::parsed_precision() const {

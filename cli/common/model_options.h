@@ -32,6 +32,20 @@ struct ModelOptions {
                                              const cv::Mat& first) const;
 };
 
+// How detect and track run the model over a source (--frames, --conf, --iou, --threads): one
+// struct so both take these options with the same defaults, checks and order.
+struct FrameRunOptions {
+  long frames = 0;
+  float conf = 0.25f;
+  float iou = 0.45f;
+  int threads = 1;
+
+  // `conf_help`: what the score threshold does in this command.
+  void add_to(CLI::App& sub, const std::string& conf_help);
+  // Whether to go on to another frame after `count` of them (--frames 0: to the source's end).
+  bool wants(long count) const { return frames <= 0 || count < frames; }
+};
+
 // --imgsz, declared here once for every command that takes it, with the range and rule of the
 // config's model.imgsz (config/sections/model.cpp): 640, 384,640 (height, width), auto (the
 // source's aspect), or 0 (the default) for the model's own size.
@@ -48,6 +62,9 @@ CLI::Option* add_threshold_option(CLI::App& sub, const std::string& name, float&
 
 // --threads,-t: inference threads from 1 to 256, with its default in --help.
 CLI::Option* add_threads_option(CLI::App& sub, int& threads, const std::string& description);
+
+// --labels: a class names file for a model that has none.
+CLI::Option* add_labels_option(CLI::App& sub, std::string& labels);
 
 // What --precision options accept: fp32 and int8 (not given: the file's own).
 std::vector<std::string> precision_choices();

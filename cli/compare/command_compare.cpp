@@ -393,8 +393,7 @@ void register_compare(CLI::App& app) {
   auto* images = sub->add_option(
       "--images,-i", args->images,
       "A folder of images (or a single image); with --video, one set with its frames");
-  auto* video = sub->add_option("--video,-v", args->video,
-                                "A video file, stream URL, GStreamer pipeline or camera device");
+  auto* video = add_video_option(*sub, args->video);
   sub->add_option("--frames", args->frames, "Compare at most this many frames (0 = all)")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--skip", args->skip,

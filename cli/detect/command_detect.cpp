@@ -11,8 +11,9 @@
 #include <optional>
 #include <string>
 
-#include "cli/common/annotated_output.h"
 #include "cli/commands.h"
+#include "cli/common/annotated_output.h"
+#include "cli/common/frame_sources.h"
 #include "cli/common/lint_warnings.h"
 #include "cli/common/model_options.h"
 #include "detector/detector.h"
@@ -29,10 +30,7 @@ struct DetectArgs {
   ModelOptions model;
   std::string image;
   std::string video;
-  long frames = 0;
-  float conf = 0.25f;
-  float iou = 0.45f;
-  int threads = 1;
+  FrameRunOptions run;
   int max_det = 300;
   bool agnostic = false;
   std::string labels;
@@ -57,10 +55,10 @@ int run_detect(const DetectArgs& args) {
   vision::Frame frame;
   const bool have_frame = source->read(frame);
   detector::DetectorOptions options = args.model.detector_options(
-      args.model.model, args.threads, have_frame ? frame.bgr : cv::Mat());
+      args.model.model, args.run.threads, have_frame ? frame.bgr : cv::Mat());
   options.labels = args.labels;
-  options.decode.conf = args.conf;
-  options.decode.iou = args.iou;
+  options.decode.conf = args.run.conf;
+  options.decode.iou = args.run.iou;
   options.decode.agnostic = args.agnostic;
   options.decode.max_detections = args.max_det;
   detector::Detector detector(options);
@@ -76,7 +74,7 @@ int run_detect(const DetectArgs& args) {
 
   long count = 0;
   double total_ms = 0;
-  const auto wanted = [&] { return args.frames <= 0 || count < args.frames; };
+  const auto wanted = [&] { return args.run.wants(count); };
   for (bool next = have_frame; next && wanted(); next = wanted() && source->read(frame)) {
     if (detector.adapt_to(frame.bgr.size())) {
       std::fprintf(stderr, "frame %ld is %dx%d: input %dx%d for its aspect (imgsz auto)\n", count,
@@ -111,7 +109,7 @@ int run_detect(const DetectArgs& args) {
   }
   if (count == 0) throw std::runtime_error(source->describe() + ": gave no frames");
   std::fprintf(stderr, "%ld frame(s), %.1f ms per frame on average (%d thread(s), %s)\n", count,
-               total_ms / static_cast<double>(count), args.threads,
+               total_ms / static_cast<double>(count), args.run.threads,
                runtime::precision_name(detector.engine().precision()));
   if (args.model.profile) {
     for (const auto& p : detector.engine().profile()) {
@@ -129,21 +127,15 @@ void register_detect(CLI::App& app) {
   auto* sub = app.add_subcommand("detect", "Detect objects in an image or a video");
   args->model.add_to(*sub);
   auto* image = sub->add_option("--image,-i", args->image, "An image file or a folder of images");
-  auto* video = sub->add_option("--video,-v", args->video,
-                                "A video file, stream URL, GStreamer pipeline or camera device");
+  auto* video = add_video_option(*sub, args->video);
   image->excludes(video);
   video->excludes(image);
-  sub->add_option("--frames", args->frames, "Stop after this many frames (0 = all)")
-      ->check(CLI::NonNegativeNumber);
-  add_threshold_option(*sub, "--conf", args->conf, "Score threshold");
-  add_threshold_option(*sub, "--iou", args->iou, "IoU threshold of the NMS");
-  add_threads_option(*sub, args->threads, "Inference threads");
+  args->run.add_to(*sub, "Score threshold");
   sub->add_option("--max-det", args->max_det, "Keep at most this many detections per frame")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
   sub->add_flag("--agnostic", args->agnostic, "Class-agnostic NMS");
-  sub->add_option("--labels", args->labels,
-                  "Class names file, one per line (if the model has none)");
+  add_labels_option(*sub, args->labels);
   sub->add_option("--out,-o", args->out,
                   "Write the annotated image (.jpg/.png) or video (.mp4/.avi)");
   sub->add_flag("--json", args->json,

@@ -12,8 +12,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "cli/common/annotated_output.h"
 #include "cli/commands.h"
+#include "cli/common/annotated_output.h"
+#include "cli/common/frame_sources.h"
 #include "cli/common/model_options.h"
 #include "config/config_loader.h"
 #include "detector/detector.h"
@@ -33,10 +34,7 @@ struct TrackArgs {
   std::string video;
   std::string config;
   std::string camera;
-  long frames = 0;
-  float conf = 0.25f;
-  float iou = 0.45f;
-  int threads = 1;
+  FrameRunOptions run;
   std::string labels;
   std::string out;
   bool json = false;
@@ -88,12 +86,12 @@ int run_track(const TrackArgs& args) {
   vision::Frame frame;
   const bool have_frame = source->read(frame);
   detector::DetectorOptions options =
-      args.model.detector_options(model, args.threads, have_frame ? frame.bgr : cv::Mat());
+      args.model.detector_options(model, args.run.threads, have_frame ? frame.bgr : cv::Mat());
   options.labels = args.labels.empty() ? cfg.model.labels : std::filesystem::path(args.labels);
   // The tracker also takes boxes under --conf (down to tracking.low_score), as the daemon does, to
   // keep tracks through dips in confidence.
-  options.decode.conf = std::min(args.conf, static_cast<float>(cfg.tracking.low_score));
-  options.decode.iou = args.iou;
+  options.decode.conf = std::min(args.run.conf, static_cast<float>(cfg.tracking.low_score));
+  options.decode.iou = args.run.iou;
   detector::Detector detector(options);
   std::fprintf(stderr, "running %s at %s, input %dx%d (width x height) on %s\n", model.c_str(),
                runtime::precision_name(detector.engine().precision()),
@@ -122,7 +120,7 @@ int run_track(const TrackArgs& args) {
   const auto wall_start = std::chrono::system_clock::now();
   long count = 0;
   std::map<tracking::ObjectEventKind, long> kinds;
-  const auto wanted = [&] { return args.frames <= 0 || count < args.frames; };
+  const auto wanted = [&] { return args.run.wants(count); };
   for (bool next = have_frame; next && wanted(); next = wanted() && source->read(frame)) {
     detector.adapt_to(frame.bgr.size());
     const vision::Detections all = detector.detect(frame.bgr);
@@ -153,7 +151,7 @@ int run_track(const TrackArgs& args) {
     if (out) {
       vision::Detections shown;
       for (const auto& d : all) {
-        if (d.score > args.conf) shown.push_back(d);
+        if (d.score > args.run.conf) shown.push_back(d);
       }
       vision::annotate(frame.bgr, shown, detector.names());
       std::map<std::string, int, std::less<>> occupancy;
@@ -201,21 +199,14 @@ void register_track(CLI::App& app) {
       "Track objects through a video or camera and count them in zones and across lines, as "
       "yolo-edged does");
   args->model.add_to(*sub);
-  sub->add_option("--video,-v", args->video,
-                  "A video file, stream URL, GStreamer pipeline or camera device")
-      ->required();
+  add_video_option(*sub, args->video)->required();
   sub->add_option("--config,-c", args->config,
                   "A yolo-edge config with the tracking, zones and lines sections (the daemon's "
                   "file will do; its model.path is used when --model is not given)");
   sub->add_option("--camera", args->camera,
                   "Whose zones and lines to use (their camera: key); default main");
-  sub->add_option("--frames", args->frames, "Stop after this many frames (0 = all)")
-      ->check(CLI::NonNegativeNumber);
-  add_threshold_option(*sub, "--conf", args->conf, "Score threshold of the boxes shown");
-  add_threshold_option(*sub, "--iou", args->iou, "IoU threshold of the NMS");
-  add_threads_option(*sub, args->threads, "Inference threads");
-  sub->add_option("--labels", args->labels,
-                  "Class names file, one per line (if the model has none)");
+  args->run.add_to(*sub, "Score threshold of the boxes shown");
+  add_labels_option(*sub, args->labels);
   sub->add_option("--out,-o", args->out,
                   "Write the video with boxes, track ids, trails, zones and lines (.mp4/.avi)");
   sub->add_flag("--json", args->json,

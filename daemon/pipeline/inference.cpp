@@ -85,15 +85,15 @@ void Inference::start(LoadedModel model, const vision::DecodeOptions& decode,
 
 void Inference::swap_in(LoadedModel model) {
   std::lock_guard lock(pending_mutex_);
-  if (pending_model_) retire_(std::move(pending_model_->detector));
-  pending_model_ = std::move(model);
+  if (pending_.model) retire_(std::move(pending_.model->detector));
+  pending_.model = std::move(model);
 }
 
 void Inference::start_trial(LoadedModel candidate, TrialDone done) {
   std::optional<TrialRequest> superseded;
   {
     std::lock_guard lock(pending_mutex_);
-    superseded = std::exchange(pending_trial_, TrialRequest{std::move(candidate), std::move(done)});
+    superseded = std::exchange(pending_.trial, TrialRequest{std::move(candidate), std::move(done)});
   }
   if (superseded)
     superseded->done(TrialOutcome{std::nullopt, std::move(superseded->candidate), ""});
@@ -103,20 +103,20 @@ void Inference::cancel_trial() {
   std::optional<TrialRequest> cancelled;
   {
     std::lock_guard lock(pending_mutex_);
-    cancelled = std::exchange(pending_trial_, std::nullopt);
-    pending_trial_cancel_ = true;
+    cancelled = std::exchange(pending_.trial, std::nullopt);
+    pending_.cancel_trial = true;
   }
   if (cancelled) cancelled->done(TrialOutcome{std::nullopt, std::move(cancelled->candidate), ""});
 }
 
 void Inference::set_decode(const vision::DecodeOptions& decode) {
   std::lock_guard lock(pending_mutex_);
-  pending_decode_ = decode;
+  pending_.decode = decode;
 }
 
 void Inference::set_tracking(const TrackingSettings& settings) {
   std::lock_guard lock(pending_mutex_);
-  pending_tracking_ = settings;
+  pending_.tracking = settings;
 }
 
 vision::DecodeOptions Inference::detector_decode() const {
@@ -127,12 +127,12 @@ vision::DecodeOptions Inference::detector_decode() const {
 
 void Inference::set_thread_policy(const ThreadPolicy& policy) {
   std::lock_guard lock(pending_mutex_);
-  pending_policy_ = policy;
+  pending_.policy = policy;
 }
 
 void Inference::throttling_changed(bool throttled) {
   std::lock_guard lock(pending_mutex_);
-  pending_throttled_ = throttled;
+  pending_.throttled = throttled;
 }
 
 bool Inference::stop(std::chrono::milliseconds limit) {
@@ -213,23 +213,12 @@ void Inference::tracking_idle() {
 }
 
 void Inference::apply_pending() {
-  std::optional<LoadedModel> model;
-  std::optional<vision::DecodeOptions> decode;
-  std::optional<TrackingSettings> tracking;
-  std::optional<ThreadPolicy> policy;
-  std::optional<bool> throttled;
-  std::optional<TrialRequest> trial;
-  bool cancel_trial = false;
+  Pending pending;
   {
     std::lock_guard lock(pending_mutex_);
-    trial = std::exchange(pending_trial_, std::nullopt);
-    cancel_trial = std::exchange(pending_trial_cancel_, false);
-    model = std::exchange(pending_model_, std::nullopt);
-    decode = std::exchange(pending_decode_, std::nullopt);
-    tracking = std::exchange(pending_tracking_, std::nullopt);
-    policy = std::exchange(pending_policy_, std::nullopt);
-    throttled = std::exchange(pending_throttled_, std::nullopt);
+    pending = std::exchange(pending_, {});
   }
+  auto& [model, decode, tracking, policy, throttled, trial, cancel_trial] = pending;
   std::vector<ThreadDecision> decisions;
   if (tracking && tracking_) tracking_->configure(*tracking);
   if (decode || tracking) {

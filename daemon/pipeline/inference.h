@@ -150,15 +150,18 @@ class Inference {
   std::int64_t last_index_ = -1;
   std::string last_failure_;
 
-  // Hand-over from other threads, applied between two frames.
+  // Hand-over from other threads, applied between two frames (taken whole by apply_pending).
+  struct Pending {
+    std::optional<LoadedModel> model;
+    std::optional<vision::DecodeOptions> decode;
+    std::optional<TrackingSettings> tracking;
+    std::optional<ThreadPolicy> policy;
+    std::optional<bool> throttled;
+    std::optional<TrialRequest> trial;
+    bool cancel_trial = false;
+  };
   mutable std::mutex pending_mutex_;
-  std::optional<LoadedModel> pending_model_;
-  std::optional<vision::DecodeOptions> pending_decode_;
-  std::optional<TrackingSettings> pending_tracking_;
-  std::optional<ThreadPolicy> pending_policy_;
-  std::optional<bool> pending_throttled_;
-  std::optional<TrialRequest> pending_trial_;
-  bool pending_trial_cancel_ = false;
+  Pending pending_;
 
   // What status() shows, written by the inference thread.
   mutable std::mutex status_mutex_;

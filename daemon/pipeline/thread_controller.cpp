@@ -69,21 +69,10 @@ std::string threads_text(int n) {
   return std::to_string(n) + (n == 1 ? " thread" : " threads");
 }
 
-std::string mode_name(config::ThreadMode mode) {
-  switch (mode) {
-    case config::ThreadMode::kFixed:
-      return "fixed";
-    case config::ThreadMode::kAdaptive:
-      return "adaptive";
-    case config::ThreadMode::kEfficiency:
-      return "efficiency";
-  }
-  return "unknown";
-}
-
 std::string policy_text(const ThreadPolicy& p) {
   if (p.mode == config::ThreadMode::kFixed) return "fixed, " + threads_text(p.fixed);
-  std::string text = mode_name(p.mode) + ", max " + std::to_string(p.max);
+  std::string text =
+      std::string(config::thread_mode_name(p.mode)) + ", max " + std::to_string(p.max);
   if (p.mode == config::ThreadMode::kEfficiency) text += ", margin " + percent(p.margin);
   return text;
 }
@@ -213,7 +202,7 @@ ThreadDecision ThreadController::settle() {
     const auto [runner_up, runner_up_ms] = detector::fastest(others);
     reason += " vs " + ms(runner_up_ms) + " at " + std::to_string(runner_up);
   }
-  reason += " (" + mode_name(policy_.mode);
+  reason += std::string(" (") + config::thread_mode_name(policy_.mode);
   if (policy_.mode == config::ThreadMode::kEfficiency) {
     reason += ", margin " + percent(policy_.margin);
   }

@@ -106,87 +106,7 @@ struct FrameSeries {
 }  // namespace
 
 struct MetricsOutput::State {
-  State()
-      : frames(counter_family(registry, "yolo_edge_frames_total",
-                              "Frames processed, by model and precision.")),
-        detections(counter_family(registry, "yolo_edge_detections_total",
-                                  "Objects detected, by model, precision and class label.")),
-        dropped(counter_family(registry, "yolo_edge_dropped_frames_total",
-                               "Frames the capture replaced before inference took them.")
-                    .Add({})),
-        reloads(counter_family(registry, "yolo_edge_reloads_total",
-                               "Config reloads, by result (ok, or rejected and the previous "
-                               "config kept).")),
-        reloads_ok(reloads.Add({{"result", "ok"}})),
-        reloads_rejected(reloads.Add({{"result", "rejected"}})),
-        swaps(counter_family(registry, "yolo_edge_model_swaps_total",
-                             "Models swapped in while running (precision switch, new model file).")
-                  .Add({})),
-        source_lost(counter_family(registry, "yolo_edge_source_lost_total",
-                                   "Times the source could not be opened or stopped delivering "
-                                   "frames and a retry was scheduled.")
-                        .Add({})),
-        source_reopened(counter_family(registry, "yolo_edge_source_reopened_total",
-                                       "Times the source was opened again after a failure or a "
-                                       "change of source.")
-                            .Add({})),
-        errors(counter_family(registry, "yolo_edge_errors_total",
-                              "Errors the daemon reported, by kind (the event's name).")),
-        energy(counter_family(registry, "yolo_edge_energy_joules_total",
-                              "Energy the preferred power source counted (RAPL, or power "
-                              "integrated over time).")),
-        latency(prometheus::BuildHistogram()
-                    .Name("yolo_edge_stage_latency_seconds")
-                    .Help(help_text("Time each stage of a frame took (capture_age: how long the "
-                                    "frame waited for inference; end_to_end: capture to result), "
-                                    "by model and precision."))
-                    .Register(registry)),
-        threads(gauge_family(registry, "yolo_edge_inference_threads",
-                             "Threads the inference of the last frame ran on.")
-                    .Add({})),
-        build_info(gauge_family(registry, "yolo_edge_build_info",
-                                "Always 1; the version of yolo-edged as a label.")),
-        start_time(gauge_family(registry, "yolo_edge_start_time_seconds",
-                                "When yolo-edged started, in seconds since the Unix epoch.")),
-        fps(gauge_family(registry, "yolo_edge_fps",
-                         "Frames per second over the daemon's last measuring interval.")),
-        state(gauge_family(registry, "yolo_edge_state",
-                           "1 for the daemon's current state (starting, running, reloading), 0 "
-                           "for the others seen.")),
-        source_state(gauge_family(registry, "yolo_edge_source_state",
-                                  "1 for the source's current state (streaming, opening, lost, "
-                                  "stopped), 0 for the others seen.")),
-        model_info(gauge_family(registry, "yolo_edge_model_info",
-                                "Always 1; the model running, its precision and its file as "
-                                "labels.")),
-        temperature(gauge_family(registry, "yolo_edge_temperature_celsius",
-                                 "Temperature of each thermal zone.")),
-        cpu_frequency(gauge_family(registry, "yolo_edge_cpu_frequency_hertz",
-                                   "Clock the kernel last requested for each core "
-                                   "(scaling_cur_freq).")),
-        arm_clock(gauge_family(registry, "yolo_edge_arm_clock_hertz",
-                               "Arm clock the Raspberry Pi firmware measures (shows firmware "
-                               "throttling, unlike the kernel's).")),
-        throttle_active(gauge_family(registry, "yolo_edge_throttle_active",
-                                     "1 while the Raspberry Pi firmware reports the condition "
-                                     "(get_throttled bits 0-3).")),
-        throttle_since_boot(gauge_family(registry, "yolo_edge_throttle_since_boot",
-                                         "1 when the Raspberry Pi firmware saw the condition "
-                                         "since boot (get_throttled bits 16-19).")),
-        under_voltage_alarm(gauge_family(registry, "yolo_edge_under_voltage_alarm",
-                                         "1 while the Pi's rpi_volt sensor raises its "
-                                         "under-voltage alarm.")),
-        power(gauge_family(registry, "yolo_edge_power_watts",
-                           "Power drawn, from the preferred source (external sensor, then "
-                           "Pi 5 PMIC, then RAPL).")),
-        power_sources(
-            gauge_family(registry, "yolo_edge_power_source_watts", "Power each source measures.")),
-        cpu_busy(gauge_family(registry, "yolo_edge_cpu_busy_ratio",
-                              "Share of all cores busy since the previous sample (0-1).")),
-        cpu_core_busy(gauge_family(registry, "yolo_edge_cpu_core_busy_ratio",
-                                   "Share of each core busy since the previous sample (0-1).")),
-        resident_memory(gauge_family(registry, "yolo_edge_resident_memory_bytes",
-                                     "Resident memory of yolo-edged.")) {
+  State() {
     build_info.update({{{{"version", valid_utf8(version())}}, 1}});
     // Known from the start, at 0: a dashboard's rate() of them shows 0 rather than "No data"
     // until the first error.
@@ -226,19 +146,49 @@ struct MetricsOutput::State {
 
   prometheus::Registry registry;
 
-  Family<Counter>& frames;
-  Family<Counter>& detections;
-  Counter& dropped;
-  Family<Counter>& reloads;
-  Counter& reloads_ok;
-  Counter& reloads_rejected;
-  Counter& swaps;
-  Counter& source_lost;
-  Counter& source_reopened;
-  Family<Counter>& errors;
-  Family<Counter>& energy;
-  Family<Histogram>& latency;
-  Gauge& threads;
+  // Each family is registered where it is declared, its kind, name and help in one place. They
+  // register in declaration order (the tracking series' between threads and build_info), which
+  // is the order /metrics lists the families of a kind in.
+  Family<Counter>& frames = counter_family(registry, "yolo_edge_frames_total",
+                                           "Frames processed, by model and precision.");
+  Family<Counter>& detections =
+      counter_family(registry, "yolo_edge_detections_total",
+                     "Objects detected, by model, precision and class label.");
+  Counter& dropped = counter_family(registry, "yolo_edge_dropped_frames_total",
+                                    "Frames the capture replaced before inference took them.")
+                         .Add({});
+  Family<Counter>& reloads =
+      counter_family(registry, "yolo_edge_reloads_total",
+                     "Config reloads, by result (ok, or rejected and the previous config kept).");
+  Counter& reloads_ok = reloads.Add({{"result", "ok"}});
+  Counter& reloads_rejected = reloads.Add({{"result", "rejected"}});
+  Counter& swaps =
+      counter_family(registry, "yolo_edge_model_swaps_total",
+                     "Models swapped in while running (precision switch, new model file).")
+          .Add({});
+  Counter& source_lost = counter_family(registry, "yolo_edge_source_lost_total",
+                                        "Times the source could not be opened or stopped "
+                                        "delivering frames and a retry was scheduled.")
+                             .Add({});
+  Counter& source_reopened =
+      counter_family(registry, "yolo_edge_source_reopened_total",
+                     "Times the source was opened again after a failure or a change of source.")
+          .Add({});
+  Family<Counter>& errors =
+      counter_family(registry, "yolo_edge_errors_total",
+                     "Errors the daemon reported, by kind (the event's name).");
+  Family<Counter>& energy = counter_family(
+      registry, "yolo_edge_energy_joules_total",
+      "Energy the preferred power source counted (RAPL, or power integrated over time).");
+  Family<Histogram>& latency =
+      prometheus::BuildHistogram()
+          .Name("yolo_edge_stage_latency_seconds")
+          .Help(help_text("Time each stage of a frame took (capture_age: how long the frame waited "
+                          "for inference; end_to_end: capture to result), by model and precision."))
+          .Register(registry);
+  Gauge& threads = gauge_family(registry, "yolo_edge_inference_threads",
+                                "Threads the inference of the last frame ran on.")
+                       .Add({});
 
   // The series of the model of the last frame and the tracking series; guarded by frame_mutex,
   // which only publish() takes, so the inference thread never waits on the other calls.
@@ -248,24 +198,52 @@ struct MetricsOutput::State {
 
   // Guards everything below.
   std::mutex mutex;
-  GaugeSnapshot build_info;
+  GaugeSnapshot build_info{gauge_family(registry, "yolo_edge_build_info",
+                                        "Always 1; the version of yolo-edged as a label.")};
   Gauge* start_time_gauge = nullptr;
-  Family<Gauge>& start_time;
-  GaugeSnapshot fps;
-  StateGauge state;
-  StateGauge source_state;
-  GaugeSnapshot model_info;
-  GaugeSnapshot temperature;
-  GaugeSnapshot cpu_frequency;
-  GaugeSnapshot arm_clock;
-  GaugeSnapshot throttle_active;
-  GaugeSnapshot throttle_since_boot;
-  GaugeSnapshot under_voltage_alarm;
-  GaugeSnapshot power;
-  GaugeSnapshot power_sources;
-  GaugeSnapshot cpu_busy;
-  GaugeSnapshot cpu_core_busy;
-  GaugeSnapshot resident_memory;
+  Family<Gauge>& start_time =
+      gauge_family(registry, "yolo_edge_start_time_seconds",
+                   "When yolo-edged started, in seconds since the Unix epoch.");
+  GaugeSnapshot fps{gauge_family(registry, "yolo_edge_fps",
+                                 "Frames per second over the daemon's last measuring interval.")};
+  StateGauge state{gauge_family(
+      registry, "yolo_edge_state",
+      "1 for the daemon's current state (starting, running, reloading), 0 for the others seen.")};
+  StateGauge source_state{gauge_family(registry, "yolo_edge_source_state",
+                                       "1 for the source's current state (streaming, opening, "
+                                       "lost, stopped), 0 for the others seen.")};
+  GaugeSnapshot model_info{
+      gauge_family(registry, "yolo_edge_model_info",
+                   "Always 1; the model running, its precision and its file as labels.")};
+  GaugeSnapshot temperature{
+      gauge_family(registry, "yolo_edge_temperature_celsius", "Temperature of each thermal zone.")};
+  GaugeSnapshot cpu_frequency{
+      gauge_family(registry, "yolo_edge_cpu_frequency_hertz",
+                   "Clock the kernel last requested for each core (scaling_cur_freq).")};
+  GaugeSnapshot arm_clock{gauge_family(registry, "yolo_edge_arm_clock_hertz",
+                                       "Arm clock the Raspberry Pi firmware measures (shows "
+                                       "firmware throttling, unlike the kernel's).")};
+  GaugeSnapshot throttle_active{gauge_family(
+      registry, "yolo_edge_throttle_active",
+      "1 while the Raspberry Pi firmware reports the condition (get_throttled bits 0-3).")};
+  GaugeSnapshot throttle_since_boot{gauge_family(
+      registry, "yolo_edge_throttle_since_boot",
+      "1 when the Raspberry Pi firmware saw the condition since boot (get_throttled bits 16-19).")};
+  GaugeSnapshot under_voltage_alarm{
+      gauge_family(registry, "yolo_edge_under_voltage_alarm",
+                   "1 while the Pi's rpi_volt sensor raises its under-voltage alarm.")};
+  GaugeSnapshot power{gauge_family(
+      registry, "yolo_edge_power_watts",
+      "Power drawn, from the preferred source (external sensor, then Pi 5 PMIC, then RAPL).")};
+  GaugeSnapshot power_sources{
+      gauge_family(registry, "yolo_edge_power_source_watts", "Power each source measures.")};
+  GaugeSnapshot cpu_busy{gauge_family(registry, "yolo_edge_cpu_busy_ratio",
+                                      "Share of all cores busy since the previous sample (0-1).")};
+  GaugeSnapshot cpu_core_busy{
+      gauge_family(registry, "yolo_edge_cpu_core_busy_ratio",
+                   "Share of each core busy since the previous sample (0-1).")};
+  GaugeSnapshot resident_memory{
+      gauge_family(registry, "yolo_edge_resident_memory_bytes", "Resident memory of yolo-edged.")};
   // The energy counter's series and the sampler's count it last added up to.
   Counter* energy_total = nullptr;
   std::optional<double> energy_seen;

@@ -352,6 +352,21 @@ class MqttOutput::Loop {
     }
   }
 
+  // Clears the retained topics of `sent` (what was last sent to each) that are not in `wanted`
+  // (an empty retained message) and forgets them.
+  template <typename Value>
+  void clear_unwanted(std::map<std::string, Value>& sent,
+                      const std::map<std::string, Value>& wanted) {
+    for (auto it = sent.begin(); it != sent.end();) {
+      if (wanted.contains(it->first)) {
+        ++it;
+        continue;
+      }
+      send(it->first, "", kAtLeastOnce, true, false);
+      it = sent.erase(it);
+    }
+  }
+
   // Publishes the discovery configs that are missing or changed (all of them with `force`) and
   // removes (empty retained message) those no longer wanted.
   void reconcile_discovery(bool force) {
@@ -360,14 +375,7 @@ class MqttOutput::Loop {
         settings_.mqtt.homeassistant
             ? discovery_configs(discovery_settings(), known_labels(), places_)
             : std::map<std::string, json>{};
-    for (auto it = discovery_.begin(); it != discovery_.end();) {
-      if (wanted.contains(it->first)) {
-        ++it;
-        continue;
-      }
-      send(it->first, "", kAtLeastOnce, true, false);
-      it = discovery_.erase(it);
-    }
+    clear_unwanted(discovery_, wanted);
     for (const auto& [topic, config] : wanted) {
       auto it = discovery_.find(topic);
       if (!force && it != discovery_.end() && it->second == config) continue;
@@ -385,14 +393,7 @@ class MqttOutput::Loop {
     if (scene_sent_ == scene_ && scene_sent_version_ == version && !scene_states_.empty()) return;
     const std::map<std::string, std::string> wanted =
         scene_ ? scene_states(topics(), *scene_) : std::map<std::string, std::string>{};
-    for (auto it = scene_states_.begin(); it != scene_states_.end();) {
-      if (wanted.contains(it->first)) {
-        ++it;
-        continue;
-      }
-      send(it->first, "", kAtLeastOnce, true, false);
-      it = scene_states_.erase(it);
-    }
+    clear_unwanted(scene_states_, wanted);
     for (const auto& [topic, payload] : wanted) {
       auto it = scene_states_.find(topic);
       if (it != scene_states_.end() && it->second == payload) continue;
