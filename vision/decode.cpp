@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "runtime/engine/shape_text.h"
 #include "vision/nms.h"
 
 namespace yolo::vision {
@@ -14,15 +15,9 @@ namespace {
 // Ultralytics sends at most this many candidates into NMS.
 constexpr std::size_t kMaxNmsCandidates = 30000;
 
-std::string shape_text(std::span<const std::int64_t> shape) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 [[noreturn]] void bad_shape(std::span<const std::int64_t> shape, DecoderKind kind,
                             const std::string& expected) {
-  throw DecodeError("output shape " + shape_text(shape) + " does not fit the " +
+  throw DecodeError("output shape " + runtime::shape_text(shape) + " does not fit the " +
                     decoder_name(kind) + " decoder, which expects " + expected +
                     "; check the model or choose another decoder");
 }
@@ -160,7 +155,7 @@ DecoderKind choose_decoder(std::span<const std::int64_t> shape, DecoderKind requ
   DecoderKind kind = requested;
   if (kind == DecoderKind::kAuto) {
     if (shape.size() != 3 || shape[0] != 1)
-      throw DecodeError("output shape " + shape_text(shape) +
+      throw DecodeError("output shape " + runtime::shape_text(shape) +
                         " is not a YOLO detection output: expected [1, 4+nc, N], [1, K, 6] or "
                         "[1, N, 5+nc] (batch 1)");
     if (end2end || shape[2] == 6)
@@ -182,7 +177,7 @@ Detections decode_candidates(std::span<const float> output, std::span<const std:
   const auto cols = static_cast<std::size_t>(shape[2]);
   if (output.size() != rows * cols)
     throw DecodeError("output holds " + std::to_string(output.size()) + " values but its shape " +
-                      shape_text(shape) + " needs " + std::to_string(rows * cols));
+                      runtime::shape_text(shape) + " needs " + std::to_string(rows * cols));
   Detections out;
   switch (kind) {
     case DecoderKind::kYolov8:

@@ -62,12 +62,7 @@ std::string human_bytes(std::uint64_t bytes) {
 
 std::string shape_text(const ValueInfo& value) {
   if (!value.has_shape) return "shape not declared";
-  std::string text = "[";
-  for (std::size_t i = 0; i < value.dims.size(); ++i) {
-    if (i > 0) text += ", ";
-    text += value.dims[i];
-  }
-  return text + "]";
+  return runtime::shape_text(value.dims, ", ");
 }
 
 std::string opsets_text(const ModelInfo& info) {

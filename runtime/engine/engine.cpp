@@ -38,7 +38,8 @@ constexpr int kDefaultStride = 32;
 // The side load_refusal checks a dynamic-axes file at when no size is given: YOLO's usual export.
 constexpr int kCheckedSide = 640;
 
-std::string dims_text(std::int64_t height, std::int64_t width) {
+// "320x320": an input's height x width, as the messages about --imgsz say it (not a shape).
+std::string size_text(std::int64_t height, std::int64_t width) {
   return std::to_string(height) + "x" + std::to_string(width);
 }
 
@@ -56,8 +57,8 @@ InputSize resolve_input(const Shape& file, const ModelMetadata& metadata, const 
     check_tensor_size(declared, DType::kFloat32, where + ": input");
     const auto h = static_cast<int>(file[2]), w = static_cast<int>(file[3]);
     if (request.mode == InputSize::Mode::kFixed && (request.height != h || request.width != w)) {
-      throw ModelError(where + ": the model's input is fixed at " + dims_text(h, w) +
-                       " (height x width), not " + dims_text(request.height, request.width) +
+      throw ModelError(where + ": the model's input is fixed at " + size_text(h, w) +
+                       " (height x width), not " + size_text(request.height, request.width) +
                        " as " + key + " asks; drop " + key +
                        " (or set it to auto) or re-export the model with dynamic axes");
     }
@@ -70,7 +71,7 @@ InputSize resolve_input(const Shape& file, const ModelMetadata& metadata, const 
       if (side > 0 && side % stride == 0) continue;
       const int down = std::max(stride, side / stride * stride);
       throw ModelError(
-          where + ": " + key + " " + dims_text(request.height, request.width) +
+          where + ": " + key + " " + size_text(request.height, request.width) +
           " cannot be this model's input: " + std::to_string(side) +
           " is not a multiple of its stride " + std::to_string(stride) +
           (metadata.stride > 0 ? "" : " (the usual YOLO stride; the metadata records none)") +
@@ -104,7 +105,7 @@ void resolve_input_shape(Graph& graph, const ModelMetadata& metadata,
   auto& in = graph.value(graph.inputs[0]);
   if (in.dtype != DType::kFloat32 || in.shape.size() != 4) {
     throw ModelError(graph.where + ": input '" + in.name + "' is " + dtype_name(in.dtype) + " " +
-                     shape_string(in.shape) +
+                     shape_text(in.shape) +
                      "; expected a float32 NCHW image tensor [1,3,height,width]");
   }
   auto& s = in.shape;

@@ -13,14 +13,14 @@ namespace yolo::runtime {
 void check_tensor_size(const Shape& shape, DType type, const std::string& what) {
   std::int64_t bytes = static_cast<std::int64_t>(dtype_size(type));
   for (auto d : shape) {
-    if (d < 0) throw ModelError(what + ": negative dimension in shape " + shape_string(shape));
+    if (d < 0) throw ModelError(what + ": negative dimension in shape " + shape_text(shape));
     if (d != 0 && bytes > kMaxTensorBytes / d)
       bytes = kMaxTensorBytes + 1;
     else
       bytes *= d;
   }
   if (bytes > kMaxTensorBytes) {
-    throw ModelError(what + ": tensor of shape " + shape_string(shape) + " (" + dtype_name(type) +
+    throw ModelError(what + ": tensor of shape " + shape_text(shape) + " (" + dtype_name(type) +
                      ") exceeds the runtime's limit of " + std::to_string(kMaxTensorBytes >> 20) +
                      " MiB per tensor; the model is corrupt or not a detection model");
   }
@@ -64,7 +64,7 @@ Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& what
   const auto count = static_cast<std::size_t>(tensor.size());
   auto mismatch = [&](std::size_t have) {
     throw ModelError(what + ": holds " + std::to_string(have) + " elements/bytes of data but its " +
-                     "dims " + shape_string(shape) + " need " + std::to_string(count) +
+                     "dims " + shape_text(shape) + " need " + std::to_string(count) +
                      " elements (" + std::to_string(tensor.bytes()) +
                      " bytes); the file is corrupt, re-export it");
   };

@@ -47,22 +47,13 @@ std::int64_t element_count(std::span<const std::int64_t> shape) {
   return n;
 }
 
-std::string shape_string(std::span<const std::int64_t> shape) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    if (i) s += ",";
-    s += std::to_string(shape[i]);
-  }
-  return s + "]";
-}
-
 void Tensor::Free::operator()(void* p) const {
   std::free(p);
 }
 
 Tensor::Tensor(DType type, Shape shape) : dtype_(type), shape_(std::move(shape)) {
   for (auto d : shape_) {
-    if (d < 0) throw std::invalid_argument("tensor shape " + shape_string(shape_) + " is negative");
+    if (d < 0) throw std::invalid_argument("tensor shape " + shape_text(shape_) + " is negative");
   }
   // Round up so that XNNPACK may read up to 16 bytes past the end, as its kernels are allowed to.
   const std::size_t n = (bytes() + 16 + 63) / 64 * 64;
@@ -74,8 +65,8 @@ Tensor::Tensor(DType type, Shape shape) : dtype_(type), shape_(std::move(shape))
 
 void Tensor::reshape(Shape shape) {
   if (element_count(shape) != size()) {
-    throw std::invalid_argument("cannot reshape " + shape_string(shape_) + " to " +
-                                shape_string(shape));
+    throw std::invalid_argument("cannot reshape " + shape_text(shape_) + " to " +
+                                shape_text(shape));
   }
   shape_ = std::move(shape);
 }

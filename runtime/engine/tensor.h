@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/engine/shape_text.h"
+
 namespace yolo::runtime {
 
 // Element types the runtime computes with. ONNX types outside this set are rejected at load.
@@ -20,8 +22,6 @@ using Shape = std::vector<std::int64_t>;
 
 // Number of elements in a shape (1 for a scalar, the empty shape).
 std::int64_t element_count(std::span<const std::int64_t> shape);
-// "[1,3,640,640]"
-std::string shape_string(std::span<const std::int64_t> shape);
 
 // An owning, row-major tensor with 64-byte aligned storage, used for constants, folded values
 // and outputs handed to callers. Activations during a run live in the engine's arena instead.

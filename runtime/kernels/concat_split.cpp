@@ -29,8 +29,8 @@ Shape concat_shape(std::span<const Shape> inputs, std::int64_t axis) {
     bool ok = s.size() == out.size();
     for (std::size_t d = 0; ok && d < s.size(); ++d) ok = d == a || s[d] == out[d];
     if (!ok) {
-      fail("Concat", "input " + std::to_string(i) + " has shape " + shape_string(s) +
-                         ", incompatible with " + shape_string(inputs[0]) + " along axis " +
+      fail("Concat", "input " + std::to_string(i) + " has shape " + shape_text(s) +
+                         ", incompatible with " + shape_text(inputs[0]) + " along axis " +
                          std::to_string(axis));
     }
     out[a] += s[a];
@@ -73,12 +73,12 @@ std::vector<std::int64_t> split_sizes(std::span<const std::int64_t> in, std::int
   if (!split.empty()) {
     std::int64_t sum = 0;
     for (auto s : split) {
-      if (s < 0) fail("Split", "negative size in split " + shape_string(split));
+      if (s < 0) fail("Split", "negative size in split " + shape_text(split));
       sum += s;
     }
     if (sum != dim) {
-      fail("Split", "split " + shape_string(split) + " sums to " + std::to_string(sum) +
-                        " but axis " + std::to_string(axis) + " of " + shape_string(in) + " has " +
+      fail("Split", "split " + shape_text(split) + " sums to " + std::to_string(sum) +
+                        " but axis " + std::to_string(axis) + " of " + shape_text(in) + " has " +
                         std::to_string(dim));
     }
     return {split.begin(), split.end()};
@@ -87,7 +87,7 @@ std::vector<std::int64_t> split_sizes(std::span<const std::int64_t> in, std::int
     fail("Split", "num_outputs " + std::to_string(num_outputs) + " is not positive");
   if (!uneven_last) {
     if (dim % num_outputs != 0) {
-      fail("Split", "axis " + std::to_string(axis) + " of " + shape_string(in) +
+      fail("Split", "axis " + std::to_string(axis) + " of " + shape_text(in) +
                         " does not divide into " + std::to_string(num_outputs) + " equal parts");
     }
     return std::vector<std::int64_t>(static_cast<std::size_t>(num_outputs), dim / num_outputs);
@@ -120,7 +120,7 @@ void split(ConstTensorRef in, std::int64_t axis, std::span<const TensorRef> outp
   for (const auto& o : outputs) {
     check_dtype(o, in.dtype, "Split", "output");
     if (o.rank() != in.rank())
-      fail("Split", "output rank differs from input " + shape_string(in.shape));
+      fail("Split", "output rank differs from input " + shape_text(in.shape));
     sizes.push_back(o.shape[a]);
   }
   const auto expected = split_shapes(in.shape, axis, split_sizes(in.shape, axis, sizes, 0, false));

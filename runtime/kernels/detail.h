@@ -28,10 +28,6 @@ namespace yolo::runtime::kernels::detail {
   throw std::invalid_argument(std::string(op) + ": " + what);
 }
 
-inline std::string shape_str(std::span<const std::int64_t> s) {
-  return shape_string(s);
-}
-
 // Folds x[0, n) with `pick` (max, min, +) into kLanes partial results, which the compiler keeps in
 // vector lanes, then the elements after the last whole group, then the lanes in order: one fixed
 // order, so a sum has the same bits in every instruction-set clone of the caller, into which it is

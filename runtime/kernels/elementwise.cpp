@@ -202,9 +202,9 @@ Shape broadcast_shape(std::span<const std::int64_t> a, std::span<const std::int6
     const std::int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
     const std::int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
     if (da != db && da != 1 && db != 1) {
-      fail(op, "shapes " + shape_string(a) + " and " + shape_string(b) +
-                   " cannot be broadcast (dim " + std::to_string(i) + ": " + std::to_string(da) +
-                   " vs " + std::to_string(db) + ")");
+      fail(op, "shapes " + shape_text(a) + " and " + shape_text(b) + " cannot be broadcast (dim " +
+                   std::to_string(i) + ": " + std::to_string(da) + " vs " + std::to_string(db) +
+                   ")");
     }
     out[i] = da == 1 ? db : da;
   }

@@ -38,12 +38,12 @@ void expand(ConstTensorRef in, TensorRef out) {
 
 Shape tile_shape(std::span<const std::int64_t> in, std::span<const std::int64_t> repeats) {
   if (repeats.size() != in.size()) {
-    fail("Tile", "repeats " + shape_string(repeats) + " must have one value per dim of " +
-                     shape_string(in));
+    fail("Tile",
+         "repeats " + shape_text(repeats) + " must have one value per dim of " + shape_text(in));
   }
   Shape out(in.size());
   for (std::size_t d = 0; d < in.size(); ++d) {
-    if (repeats[d] < 0) fail("Tile", "negative repeat in " + shape_string(repeats));
+    if (repeats[d] < 0) fail("Tile", "negative repeat in " + shape_text(repeats));
     out[d] = in[d] * repeats[d];
   }
   return out;
@@ -57,8 +57,8 @@ void tile(ConstTensorRef in, TensorRef out) {
     ok = in.shape[d] == 0 ? out.shape[d] == 0 : out.shape[d] % in.shape[d] == 0;
   }
   if (!ok) {
-    fail("Tile", "output " + shape_string(out.shape) + " is not a tiling of input " +
-                     shape_string(in.shape));
+    fail("Tile",
+         "output " + shape_text(out.shape) + " is not a tiling of input " + shape_text(in.shape));
   }
   const std::int64_t total = out.size();
   if (total == 0) return;

@@ -74,8 +74,8 @@ Shape gather_elements_shape(std::span<const std::int64_t> data,
   bool ok = indices.size() == data.size();
   for (std::size_t d = 0; ok && d < data.size(); ++d) ok = d == a || indices[d] <= data[d];
   if (!ok) {
-    fail("GatherElements", "indices " + shape_string(indices) + " do not fit data " +
-                               shape_string(data) + " (same rank, dims no larger except on axis " +
+    fail("GatherElements", "indices " + shape_text(indices) + " do not fit data " +
+                               shape_text(data) + " (same rank, dims no larger except on axis " +
                                std::to_string(axis) + ")");
   }
   return {indices.begin(), indices.end()};

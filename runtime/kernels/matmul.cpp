@@ -61,13 +61,12 @@ void multiply(Product p, pthreadpool_t pool) {
 
 Shape matmul_shape(std::span<const std::int64_t> a, std::span<const std::int64_t> b) {
   if (a.empty() || b.empty())
-    fail("MatMul",
-         "inputs must have rank >= 1, got " + shape_string(a) + " and " + shape_string(b));
+    fail("MatMul", "inputs must have rank >= 1, got " + shape_text(a) + " and " + shape_text(b));
   const Shape sa = promote(a, true);
   const Shape sb = promote(b, false);
   const std::int64_t k = sa.back();
   if (sb[sb.size() - 2] != k) {
-    fail("MatMul", "inner dims differ: " + shape_string(a) + " x " + shape_string(b));
+    fail("MatMul", "inner dims differ: " + shape_text(a) + " x " + shape_text(b));
   }
   Shape out = broadcast_shape(std::span(sa).first(sa.size() - 2),
                               std::span(sb).first(sb.size() - 2), "MatMul");
@@ -120,15 +119,15 @@ void matmul(ConstTensorRef a, ConstTensorRef b, TensorRef out, pthreadpool_t poo
 Shape gemm_shape(std::span<const std::int64_t> a, std::span<const std::int64_t> b, bool trans_a,
                  bool trans_b) {
   if (a.size() != 2 || b.size() != 2) {
-    fail("Gemm", "A and B must be 2-D, got " + shape_string(a) + " and " + shape_string(b));
+    fail("Gemm", "A and B must be 2-D, got " + shape_text(a) + " and " + shape_text(b));
   }
   const std::int64_t m = trans_a ? a[1] : a[0];
   const std::int64_t ka = trans_a ? a[0] : a[1];
   const std::int64_t kb = trans_b ? b[1] : b[0];
   const std::int64_t n = trans_b ? b[0] : b[1];
   if (ka != kb) {
-    fail("Gemm", "inner dims differ: " + shape_string(a) + (trans_a ? "^T" : "") + " x " +
-                     shape_string(b) + (trans_b ? "^T" : ""));
+    fail("Gemm", "inner dims differ: " + shape_text(a) + (trans_a ? "^T" : "") + " x " +
+                     shape_text(b) + (trans_b ? "^T" : ""));
   }
   return {m, n};
 }
@@ -147,7 +146,7 @@ void gemm(ConstTensorRef a, ConstTensorRef b, std::optional<ConstTensorRef> c, f
   if (c && beta != 0.0F) {
     check_dtype(*c, DType::kFloat32, "Gemm", "C");
     if (broadcast_shape(c->shape, shape, "Gemm") != shape) {
-      fail("Gemm", "C " + shape_string(c->shape) + " does not broadcast to " + shape_string(shape));
+      fail("Gemm", "C " + shape_text(c->shape) + " does not broadcast to " + shape_text(shape));
     }
     const std::span<const std::int64_t> shapes[] = {c->shape};
     const auto plan = detail::make_broadcast_plan(shapes, shape);

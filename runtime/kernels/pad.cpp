@@ -25,14 +25,13 @@ std::vector<std::int64_t> expand_pads(std::int64_t rank, std::span<const std::in
   const auto r = static_cast<std::size_t>(rank);
   if (axes.empty()) {
     if (pads.size() != 2 * r) {
-      fail("Pad", "pads " + shape_string(pads) + " must have " + std::to_string(2 * r) +
+      fail("Pad", "pads " + shape_text(pads) + " must have " + std::to_string(2 * r) +
                       " values for rank " + std::to_string(rank));
     }
     return {pads.begin(), pads.end()};
   }
   if (pads.size() != 2 * axes.size()) {
-    fail("Pad",
-         "pads " + shape_string(pads) + " must have 2 values per axis of " + shape_string(axes));
+    fail("Pad", "pads " + shape_text(pads) + " must have 2 values per axis of " + shape_text(axes));
   }
   std::vector<std::int64_t> full(2 * r, 0);
   for (std::size_t i = 0; i < axes.size(); ++i) {
@@ -46,15 +45,15 @@ std::vector<std::int64_t> expand_pads(std::int64_t rank, std::span<const std::in
 Shape pad_shape(std::span<const std::int64_t> in, std::span<const std::int64_t> full_pads) {
   const std::size_t r = in.size();
   if (full_pads.size() != 2 * r) {
-    fail("Pad", "pads " + shape_string(full_pads) + " must have " + std::to_string(2 * r) +
-                    " values for input " + shape_string(in));
+    fail("Pad", "pads " + shape_text(full_pads) + " must have " + std::to_string(2 * r) +
+                    " values for input " + shape_text(in));
   }
   Shape out(r);
   for (std::size_t d = 0; d < r; ++d) {
     out[d] = in[d] + full_pads[d] + full_pads[d + r];
     if (out[d] < 0) {
-      fail("Pad", "pads " + shape_string(full_pads) + " crop dim " + std::to_string(d) + " of " +
-                      shape_string(in) + " below zero");
+      fail("Pad", "pads " + shape_text(full_pads) + " crop dim " + std::to_string(d) + " of " +
+                      shape_text(in) + " below zero");
     }
   }
   return out;
@@ -100,18 +99,18 @@ void pad(ConstTensorRef in, std::span<const std::int64_t> full_pads, PadMode mod
     const std::int64_t end = std::max<std::int64_t>(0, full_pads[d + r]);
     const std::int64_t len = in.shape[d] - crop_begin - crop_end;
     if (len < 0) {
-      fail("Pad", "pads " + shape_string(full_pads) + " crop more than dim " + std::to_string(d) +
-                      " of " + shape_string(in.shape) + " holds");
+      fail("Pad", "pads " + shape_text(full_pads) + " crop more than dim " + std::to_string(d) +
+                      " of " + shape_text(in.shape) + " holds");
     }
     if (mode != PadMode::kConstant && (begin > 0 || end > 0)) {
       if (len == 0) {
-        fail("Pad", "cannot pad empty dim " + std::to_string(d) + " of " + shape_string(in.shape) +
+        fail("Pad", "cannot pad empty dim " + std::to_string(d) + " of " + shape_text(in.shape) +
                         " in a non-constant mode");
       }
       if (mode == PadMode::kReflect && len > 1 && (begin >= len || end >= len)) {
-        fail("Pad", "reflect pads " + shape_string(full_pads) + " must be smaller than dim " +
+        fail("Pad", "reflect pads " + shape_text(full_pads) + " must be smaller than dim " +
                         std::to_string(d) + " (" + std::to_string(len) + " after cropping) of " +
-                        shape_string(in.shape));
+                        shape_text(in.shape));
       }
     }
     maps[d].resize(static_cast<std::size_t>(out.shape[d]));

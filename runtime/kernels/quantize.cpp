@@ -39,8 +39,8 @@ Layout parameter_layout(ConstTensorRef x, ConstTensorRef scale,
                         const char* op) {
   check_dtype(scale, DType::kFloat32, op, "scale");
   if (zero_point && zero_point->size() != scale.size()) {
-    fail(op, "zero_point " + shape_string(zero_point->shape) + " and scale " +
-                 shape_string(scale.shape) + " differ in size");
+    fail(op, "zero_point " + shape_text(zero_point->shape) + " and scale " +
+                 shape_text(scale.shape) + " differ in size");
   }
   Layout l;
   if (scale.rank() == 0 || (scale.rank() == 1 && scale.size() == 1)) {
@@ -48,12 +48,12 @@ Layout parameter_layout(ConstTensorRef x, ConstTensorRef scale,
     return l;
   }
   if (scale.rank() != 1) {
-    fail(op, "scale must be a scalar or 1-D, got " + shape_string(scale.shape));
+    fail(op, "scale must be a scalar or 1-D, got " + shape_text(scale.shape));
   }
   const auto a = static_cast<std::size_t>(normalize_axis(axis, x.rank(), op));
   if (x.shape[a] != scale.size()) {
     fail(op, "scale has " + std::to_string(scale.size()) + " values but axis " +
-                 std::to_string(axis) + " of " + shape_string(x.shape) + " has " +
+                 std::to_string(axis) + " of " + shape_text(x.shape) + " has " +
                  std::to_string(x.shape[a]));
   }
   l.outer = element_count(x.shape.subspan(0, a));

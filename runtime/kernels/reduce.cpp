@@ -134,8 +134,8 @@ void reduce(ReduceOp op, ConstTensorRef in, std::span<const std::int64_t> normal
   check_dtype(out, in.dtype, name, "output");
   const Shape kept = reduce_shape(in.shape, normalized_axes, true);
   if (out.size() != element_count(kept)) {
-    fail(name, "output " + shape_string(out.shape) + " does not match input " +
-                   shape_string(in.shape) + " reduced over axes " + shape_string(normalized_axes));
+    fail(name, "output " + shape_text(out.shape) + " does not match input " + shape_text(in.shape) +
+                   " reduced over axes " + shape_text(normalized_axes));
   }
   // Coalesce into alternating kept / reduced runs: [k0, r0, k1, r1, ...] over the input.
   const std::size_t r = in.shape.size();
@@ -247,12 +247,12 @@ void arg_reduce(ArgOp op, ConstTensorRef in, std::int64_t axis, bool select_last
   check_dtype(out, DType::kInt64, name, "output");
   const std::int64_t dim = in.shape[a];
   if (dim == 0)
-    fail(name, "axis " + std::to_string(axis) + " of " + shape_string(in.shape) + " is empty");
+    fail(name, "axis " + std::to_string(axis) + " of " + shape_text(in.shape) + " is empty");
   const std::int64_t outer = element_count(in.shape.subspan(0, a));
   const std::int64_t inner = element_count(in.shape.subspan(a + 1));
   if (out.size() != outer * inner) {
-    fail(name, "output " + shape_string(out.shape) + " does not match input " +
-                   shape_string(in.shape) + " reduced over axis " + std::to_string(axis));
+    fail(name, "output " + shape_text(out.shape) + " does not match input " + shape_text(in.shape) +
+                   " reduced over axis " + std::to_string(axis));
   }
   const bool is_max = op == ArgOp::kArgMax;
   detail::dispatch_numeric(in.dtype, name, [&](auto tag) {

@@ -41,11 +41,11 @@ Shape resize_shape(std::span<const std::int64_t> in, std::span<const float> scal
   const std::size_t n = scales.empty() ? sizes.size() : scales.size();
   if (n != in.size()) {
     fail("Resize", std::string(scales.empty() ? "sizes" : "scales") + " has " + std::to_string(n) +
-                       " values for input " + shape_string(in));
+                       " values for input " + shape_text(in));
   }
   for (std::size_t d = 0; d < in.size(); ++d) {
     if (scales.empty()) {
-      if (sizes[d] < 0) fail("Resize", "negative size in " + shape_string(sizes));
+      if (sizes[d] < 0) fail("Resize", "negative size in " + shape_text(sizes));
       out[d] = sizes[d];
     } else {
       if (!(scales[d] > 0.0F)) {
@@ -112,13 +112,13 @@ void resize_nearest(ConstTensorRef in, std::span<const float> scales, Coordinate
   const std::size_t r = in.shape.size();
   if (scales.size() != r || out.shape.size() != r) {
     fail("Resize", "scales (" + std::to_string(scales.size()) + ") and output " +
-                       shape_string(out.shape) + " must match the input's rank " +
-                       shape_string(in.shape));
+                       shape_text(out.shape) + " must match the input's rank " +
+                       shape_text(in.shape));
   }
   if (out.size() == 0) return;
   if (in.size() == 0)
     fail("Resize",
-         "cannot resize empty input " + shape_string(in.shape) + " to " + shape_string(out.shape));
+         "cannot resize empty input " + shape_text(in.shape) + " to " + shape_text(out.shape));
   // Per dim, the source index of each output index; note whether it is dst / integer factor.
   std::vector<std::vector<std::int64_t>> maps(r);
   bool integer_factor = true;

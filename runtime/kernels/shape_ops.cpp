@@ -19,20 +19,20 @@ Shape reshape_shape(std::span<const std::int64_t> in, std::span<const std::int64
   bool has_zero = false;
   for (std::size_t i = 0; i < out.size(); ++i) {
     if (out[i] == -1) {
-      if (inferred >= 0) fail("Reshape", "more than one -1 in shape " + shape_string(requested));
+      if (inferred >= 0) fail("Reshape", "more than one -1 in shape " + shape_text(requested));
       inferred = static_cast<std::int64_t>(i);
       continue;
     }
     if (out[i] < -1) {
       fail("Reshape",
-           "invalid dim " + std::to_string(out[i]) + " in shape " + shape_string(requested));
+           "invalid dim " + std::to_string(out[i]) + " in shape " + shape_text(requested));
     }
     if (out[i] == 0) {
       has_zero = true;
       if (!allowzero) {
         if (i >= in.size()) {
-          fail("Reshape", "dim " + std::to_string(i) + " is 0 (copy) but input " +
-                              shape_string(in) + " has no such dim");
+          fail("Reshape", "dim " + std::to_string(i) + " is 0 (copy) but input " + shape_text(in) +
+                              " has no such dim");
         }
         out[i] = in[i];
       }
@@ -40,18 +40,18 @@ Shape reshape_shape(std::span<const std::int64_t> in, std::span<const std::int64
     known *= out[i];
   }
   if (allowzero && has_zero && inferred >= 0) {
-    fail("Reshape", "allowzero=1 forbids 0 together with -1 in shape " + shape_string(requested));
+    fail("Reshape", "allowzero=1 forbids 0 together with -1 in shape " + shape_text(requested));
   }
   const std::int64_t total = element_count(in);
   if (inferred >= 0) {
     if (known == 0 || total % known != 0) {
       fail("Reshape",
-           "cannot infer the -1 in " + shape_string(requested) + " from input " + shape_string(in));
+           "cannot infer the -1 in " + shape_text(requested) + " from input " + shape_text(in));
     }
     out[static_cast<std::size_t>(inferred)] = total / known;
   } else if (known != total) {
-    fail("Reshape", "input " + shape_string(in) + " has " + std::to_string(total) +
-                        " elements, shape " + shape_string(requested) + " needs " +
+    fail("Reshape", "input " + shape_text(in) + " has " + std::to_string(total) +
+                        " elements, shape " + shape_text(requested) + " needs " +
                         std::to_string(known));
   }
   return out;
@@ -79,7 +79,7 @@ Shape squeeze_shape(std::span<const std::int64_t> in, std::span<const std::int64
     const auto axis = static_cast<std::size_t>(normalize_axis(a, rank, "Squeeze"));
     if (in[axis] != 1) {
       fail("Squeeze", "axis " + std::to_string(a) + " has size " + std::to_string(in[axis]) +
-                          " in " + shape_string(in) + ", only size-1 axes can be squeezed");
+                          " in " + shape_text(in) + ", only size-1 axes can be squeezed");
     }
     drop[axis] = true;
   }
@@ -120,7 +120,7 @@ std::vector<std::int64_t> shape_values(std::span<const std::int64_t> in,
 
 Shape constant_of_shape_shape(std::span<const std::int64_t> dims) {
   for (auto d : dims) {
-    if (d < 0) fail("ConstantOfShape", "negative dim in requested shape " + shape_string(dims));
+    if (d < 0) fail("ConstantOfShape", "negative dim in requested shape " + shape_text(dims));
   }
   return {dims.begin(), dims.end()};
 }
@@ -139,7 +139,7 @@ void fill(ConstTensorRef value, TensorRef out) {
 Shape range_shape(ConstTensorRef start, ConstTensorRef limit, ConstTensorRef delta) {
   for (const auto* t : {&start, &limit, &delta}) {
     if (t->size() != 1)
-      fail("Range", "start, limit and delta must be scalars, got " + shape_string(t->shape));
+      fail("Range", "start, limit and delta must be scalars, got " + shape_text(t->shape));
   }
   check_dtype(limit, start.dtype, "Range", "limit");
   check_dtype(delta, start.dtype, "Range", "delta");

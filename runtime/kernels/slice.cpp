@@ -17,8 +17,8 @@ SliceRange resolve_slice(std::span<const std::int64_t> in, std::span<const std::
   const auto rank = static_cast<std::int64_t>(in.size());
   if (starts.size() != ends.size() || (!axes.empty() && axes.size() != starts.size()) ||
       (!steps.empty() && steps.size() != starts.size())) {
-    fail("Slice", "starts " + shape_string(starts) + ", ends " + shape_string(ends) + ", axes " +
-                      shape_string(axes) + " and steps " + shape_string(steps) +
+    fail("Slice", "starts " + shape_text(starts) + ", ends " + shape_text(ends) + ", axes " +
+                      shape_text(axes) + " and steps " + shape_text(steps) +
                       " must have the same length");
   }
   SliceRange r;

@@ -35,16 +35,16 @@ void check_dtype(ConstTensorRef t, DType expected, const char* op, const char* w
 void check_shape(ConstTensorRef t, std::span<const std::int64_t> expected, const char* op,
                  const char* what) {
   if (!std::ranges::equal(t.shape, expected)) {
-    detail::fail(op, std::string(what) + " has shape " + shape_string(t.shape) + ", expected " +
-                         shape_string(expected));
+    detail::fail(op, std::string(what) + " has shape " + shape_text(t.shape) + ", expected " +
+                         shape_text(expected));
   }
 }
 
 void copy(ConstTensorRef in, TensorRef out, const char* op) {
   check_dtype(out, in.dtype, op, "output");
   if (in.size() != out.size()) {
-    detail::fail(op, "output " + shape_string(out.shape) +
-                         " has a different element count than input " + shape_string(in.shape));
+    detail::fail(op, "output " + shape_text(out.shape) +
+                         " has a different element count than input " + shape_text(in.shape));
   }
   if (in.data != out.data && in.size() > 0) {
     std::memcpy(out.data, in.data, static_cast<std::size_t>(in.size()) * dtype_size(in.dtype));

@@ -19,7 +19,7 @@ Shape topk_shape(std::span<const std::int64_t> in, std::int64_t k, std::int64_t 
       static_cast<std::size_t>(normalize_axis(axis, static_cast<std::int64_t>(in.size()), "TopK"));
   if (k < 0 || k > in[a]) {
     fail("TopK", "k " + std::to_string(k) + " is outside [0, " + std::to_string(in[a]) +
-                     "] for axis " + std::to_string(axis) + " of " + shape_string(in));
+                     "] for axis " + std::to_string(axis) + " of " + shape_text(in));
   }
   Shape out(in.begin(), in.end());
   out[a] = k;

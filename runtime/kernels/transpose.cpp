@@ -19,15 +19,15 @@ std::vector<std::int64_t> resolve_perm(std::size_t rank, std::span<const std::in
     return p;
   }
   if (perm.size() != rank) {
-    fail("Transpose", "perm " + shape_string(perm) + " has " + std::to_string(perm.size()) +
+    fail("Transpose", "perm " + shape_text(perm) + " has " + std::to_string(perm.size()) +
                           " entries for rank " + std::to_string(rank));
   }
   std::vector<bool> seen(rank, false);
   for (std::size_t i = 0; i < rank; ++i) {
     const std::int64_t a = perm[i] < 0 ? perm[i] + static_cast<std::int64_t>(rank) : perm[i];
     if (a < 0 || a >= static_cast<std::int64_t>(rank) || seen[static_cast<std::size_t>(a)]) {
-      fail("Transpose", "perm " + shape_string(perm) + " is not a permutation of 0.." +
-                            std::to_string(rank - 1));
+      fail("Transpose",
+           "perm " + shape_text(perm) + " is not a permutation of 0.." + std::to_string(rank - 1));
     }
     seen[static_cast<std::size_t>(a)] = true;
     p[i] = a;

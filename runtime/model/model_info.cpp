@@ -142,21 +142,13 @@ std::int64_t typed_data_count(const TensorProto& t) {
   }
 }
 
-std::string dims_text(const TensorProto& t) {
-  std::string text = "[";
-  for (int i = 0; i < t.dims_size(); ++i) {
-    if (i > 0) text += ", ";
-    text += std::to_string(t.dims(i));
-  }
-  return text + "]";
-}
-
 // Element count of a tensor, checking that its dims are valid and its data matches them.
 // Returns nothing when the dims themselves are unusable.
 std::optional<std::int64_t> checked_elements(const TensorProto& t, const std::string& what,
                                              const std::filesystem::path& model_dir,
                                              ProblemList& problems) {
-  const std::string where = what + " " + type_name(t.data_type()) + " " + dims_text(t);
+  const std::string where =
+      what + " " + type_name(t.data_type()) + " " + shape_text(t.dims(), ", ");
   std::int64_t n = 1;
   for (std::int64_t d : t.dims()) {
     if (d < 0) {

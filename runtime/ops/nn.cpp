@@ -143,7 +143,7 @@ class ConvSpec : public ConvFamilySpec {
                                   const ValueView& out, const Tensor& w,
                                   std::span<const float> bias) const override {
     if (conv_output_shape(g, node, in.shape, w.shape()) != out.shape) {
-      g.fail(node, "the planned output shape " + shape_string(out.shape) +
+      g.fail(node, "the planned output shape " + shape_text(out.shape) +
                        " does not match the convolution's");
     }
     const auto win = resolve_window(g, node, in.shape, w.shape()[2], w.shape()[3]);
@@ -180,7 +180,7 @@ class ConvTransposeSpec : public ConvFamilySpec {
     }
     const std::int64_t group = node.attr_int("group", 1);
     if (group < 1 || w[0] != x[1] || w[0] % group != 0) {
-      graph.fail(node, "weights " + shape_string(w) + " do not fit input " + shape_string(x));
+      graph.fail(node, "weights " + shape_text(w) + " do not fit input " + shape_text(x));
     }
     auto two = [&](const char* key, std::int64_t fallback) {
       auto v = node.attr_ints(key);
@@ -382,7 +382,7 @@ ResolvedWindow resolve_window(const Graph& graph, const Node& node, const Shape&
   w.out_h = out_size(in[2], kh, sh, dh, top + bottom, ceil_mode);
   w.out_w = out_size(in[3], kw, sw, dw, left + right, ceil_mode);
   if (w.out_h < 1 || w.out_w < 1) {
-    graph.fail(node, "the input " + shape_string(in) + " is smaller than the window");
+    graph.fail(node, "the input " + shape_text(in) + " is smaller than the window");
   }
   if (ceil_mode) {
     // With static shapes ceil_mode is extra bottom/right padding.
@@ -400,7 +400,7 @@ Shape conv_output_shape(const Graph& graph, const Node& node, const Shape& x, co
   }
   const std::int64_t group = node.attr_int("group", 1);
   if (group < 1 || w[0] < 1 || x[1] != w[1] * group || w[0] % group != 0) {
-    graph.fail(node, "weights " + shape_string(w) + " do not fit input " + shape_string(x) +
+    graph.fail(node, "weights " + shape_text(w) + " do not fit input " + shape_text(x) +
                          " with group " + std::to_string(group));
   }
   const auto win = resolve_window(graph, node, x, w[2], w[3]);

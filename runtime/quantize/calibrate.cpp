@@ -96,7 +96,7 @@ ConvInput tap_input(ObservingEngine& fp32, const ConvTap& tap, std::vector<float
     const Tensor& t = fp32.value(tap.input);
     if (t.shape().size() != 4 || t.shape()[0] != 1) {
       throw QuantizeError("conv " + tap.conv + ": its input " + tap.input + " has shape " +
-                          shape_string(t.shape()) + ", not [1, C, H, W]");
+                          shape_text(t.shape()) + ", not [1, C, H, W]");
     }
     return {t.values<float>(), t.shape()[1], t.shape()[2], t.shape()[3]};
   }

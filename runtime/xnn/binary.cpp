@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "runtime/engine/shape_text.h"
+
 namespace yolo::runtime::xnn {
 
 namespace {
@@ -24,16 +26,6 @@ const char* op_label(BinaryOp op) {
       return "maximum";
   }
   return "binary";
-}
-
-std::string shape_text(std::span<const size_t> shape) {
-  std::string text = "[";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i > 0) text += ',';
-    text += std::to_string(shape[i]);
-  }
-  text += ']';
-  return text;
 }
 
 }  // namespace

@@ -96,7 +96,7 @@ class EventStoreOutput
   void metrics(MetricsSink& sink) const override;
 
  private:
-  // The thread's state and work (event_store.cpp).
+  // The thread's state and work (event_store_worker.cpp).
   class Worker;
 
   void run() override;

@@ -171,8 +171,8 @@ TEST(Binary, MatchesReferenceOverRandomBroadcasts) {
           const double want = reference(op, x, y, type != DType::kFloat32);
           ASSERT_TRUE(close(value_at(out, i), want))
               << value_at(out, i) << " vs " << want << ": " << binary_op_name(op) << " "
-              << dtype_name(type) << " " << shape_string(a.shape()) << " x "
-              << shape_string(b.shape()) << " at " << i << ": " << x << ", " << y;
+              << dtype_name(type) << " " << shape_text(a.shape()) << " x " << shape_text(b.shape())
+              << " at " << i << ": " << x << ", " << y;
         }
       }
     }

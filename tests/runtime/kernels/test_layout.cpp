@@ -94,7 +94,7 @@ void expect_mapping(
   for (std::int64_t i = 0; i < out.size(); ++i) {
     const auto src = source(unravel(i, out.shape()));
     ASSERT_EQ(value_at(out, i), value_at(in, ravel(src, in.shape())))
-        << what << " at output " << i << " of " << shape_string(out.shape());
+        << what << " at output " << i << " of " << shape_text(out.shape());
   }
 }
 
@@ -206,7 +206,7 @@ TEST(Transpose, MatchesReferenceForRandomPermutations) {
     const DType type = trial % 3 == 0   ? DType::kFloat32
                        : trial % 3 == 1 ? DType::kInt64
                                         : DType::kUInt8;
-    expect_transpose(iota_tensor(type, shape), perm, "Transpose " + shape_string(perm));
+    expect_transpose(iota_tensor(type, shape), perm, "Transpose " + shape_text(perm));
   }
 }
 
@@ -217,7 +217,7 @@ TEST(Transpose, LayoutChangesAndDefaultPerm) {
            {{1, 84, 8400}, {0, 2, 1}},       // YOLO head
            {{4, 2, 33, 65}, {}},             // reversed
        }) {
-    expect_transpose(iota_tensor(DType::kFloat32, shape), perm, "Transpose " + shape_string(shape));
+    expect_transpose(iota_tensor(DType::kFloat32, shape), perm, "Transpose " + shape_text(shape));
   }
   expect_throws_naming([] { transpose_shape(Shape{2, 3}, Shape{0, 0}); }, "Transpose: perm [0,0]");
   expect_throws_naming([] { transpose_shape(Shape{2, 3}, Shape{0}); }, "Transpose: perm [0]");
@@ -241,8 +241,8 @@ TEST(Transpose, SharedAmongThreads) {
       transpose(in, perm, one);
       transpose(in, perm, shared, pools.get(3));
       const auto bytes = static_cast<std::size_t>(one.size()) * dtype_size(type);
-      EXPECT_EQ(std::memcmp(one.data(), shared.data(), bytes), 0) << shape_string(shape);
-      expect_transpose(in, perm, "Transpose " + shape_string(shape));
+      EXPECT_EQ(std::memcmp(one.data(), shared.data(), bytes), 0) << shape_text(shape);
+      expect_transpose(in, perm, "Transpose " + shape_text(shape));
     }
   }
 }
@@ -348,7 +348,7 @@ TEST(Slice, MatchesReferenceForRandomArguments) {
         }
       }
       ASSERT_EQ(static_cast<std::int64_t>(picks[d].size()), r.shape[d])
-          << "dim " << d << " of " << shape_string(shape) << " start " << starts[i] << " end "
+          << "dim " << d << " of " << shape_text(shape) << " start " << starts[i] << " end "
           << ends[i] << " step " << steps[i];
     }
     expect_mapping(
@@ -424,7 +424,7 @@ TEST(Pad, MatchesReferenceInEveryMode) {
       }
       const double want = constant ? -1.0 : value_at(in, ravel(idx, shape));
       ASSERT_EQ(value_at(out, i), want) << "mode " << static_cast<int>(mode) << " pads "
-                                        << shape_string(pads) << " on " << shape_string(shape);
+                                        << shape_text(pads) << " on " << shape_text(shape);
     }
   }
   EXPECT_EQ(expand_pads(3, Shape{1, 2}, Shape{-1}), (std::vector<std::int64_t>{0, 0, 1, 0, 0, 2}));
@@ -640,7 +640,7 @@ TEST(Resize, NearestMatchesReferenceInEveryMode) {
               }
               return o;
             },
-            "Resize t" + std::to_string(t) + " m" + std::to_string(m) + " " + shape_string(sizes));
+            "Resize t" + std::to_string(t) + " m" + std::to_string(m) + " " + shape_text(sizes));
       }
     }
   }

@@ -92,7 +92,7 @@ TEST(MatMul, MatchesReferenceWithBatchBroadcasting) {
     const auto want = reference_matmul(a, b, out.shape());
     for (std::int64_t i = 0; i < out.size(); ++i) {
       ASSERT_NEAR(out.data_as<float>()[i], want[static_cast<std::size_t>(i)], 1e-4)
-          << shape_string(sa) << " x " << shape_string(sb) << " at " << i;
+          << shape_text(sa) << " x " << shape_text(sb) << " at " << i;
     }
   }
 }

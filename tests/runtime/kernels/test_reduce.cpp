@@ -116,8 +116,8 @@ TEST(Reduce, MatchesReferenceOverRandomAxes) {
       }
       if (count[o] == 0) continue;  // empty reductions are checked below
       ASSERT_NEAR(value_at(out, static_cast<std::int64_t>(o)), want, 1e-4)
-          << reduce_op_name(op) << " " << dtype_name(type) << " " << shape_string(shape) << " axes "
-          << shape_string(norm) << " at " << o;
+          << reduce_op_name(op) << " " << dtype_name(type) << " " << shape_text(shape) << " axes "
+          << shape_text(norm) << " at " << o;
     }
   }
 }
@@ -170,7 +170,7 @@ TEST(ArgReduce, FirstOrLastExtreme) {
           best_v = v;
         }
       }
-      ASSERT_EQ(out.data_as<std::int64_t>()[o], best) << shape_string(shape) << " axis " << axis;
+      ASSERT_EQ(out.data_as<std::int64_t>()[o], best) << shape_text(shape) << " axis " << axis;
     }
   }
   EXPECT_EQ(arg_reduce_shape(Shape{2, 3}, -1, false), (Shape{2}));
@@ -220,7 +220,7 @@ TEST(Softmax, MatchesReferenceOnEveryAxis) {
     for (std::int64_t i = 0; i < n; ++i) {
       const auto g = static_cast<std::size_t>(group[static_cast<std::size_t>(i)]);
       ASSERT_NEAR(out.data_as<float>()[i], std::exp(value_at(in, i) - peak[g]) / sum[g], 1e-6)
-          << shape_string(shape) << " axis " << axis << (coerced ? " (coerced)" : "");
+          << shape_text(shape) << " axis " << axis << (coerced ? " (coerced)" : "");
     }
   }
   const Tensor in(DType::kFloat32, {2, 3});
@@ -271,7 +271,7 @@ TEST(Softmax, SharedAmongThreadsAndInPlaceGivesTheSameBits) {
     softmax(shared, axis, shared, pools.get(3));
     for (std::int64_t i = 0; i < in.size(); ++i) {
       ASSERT_EQ(shared.data_as<float>()[i], one.data_as<float>()[i])
-          << shape_string(shape) << " axis " << axis << " at " << i;
+          << shape_text(shape) << " axis " << axis << " at " << i;
     }
     // Each vector sums to 1.
     const auto a = static_cast<std::size_t>(axis < 0 ? axis + std::ssize(shape) : axis);
@@ -282,7 +282,7 @@ TEST(Softmax, SharedAmongThreadsAndInPlaceGivesTheSameBits) {
         double total = 0;
         for (std::int64_t k = 0; k < len; ++k)
           total += one.data_as<float>()[(o * len + k) * inner + i];
-        ASSERT_NEAR(total, 1.0, 1e-5) << shape_string(shape) << " axis " << axis;
+        ASSERT_NEAR(total, 1.0, 1e-5) << shape_text(shape) << " axis " << axis;
       }
     }
   }
@@ -337,7 +337,7 @@ TEST(TopK, MatchesStableSortReference) {
       const auto& want = row[static_cast<std::size_t>(rank_in_row)];
       ASSERT_EQ(value_at(values, o), want.first);
       ASSERT_EQ(indices.data_as<std::int64_t>()[o], want.second)
-          << shape_string(shape) << " axis " << axis << " k " << k;
+          << shape_text(shape) << " axis " << axis << " k " << k;
     }
   }
   expect_throws_naming([] { topk_shape(Shape{3, 4}, 5, 1); }, "TopK: k 5 is outside [0, 4]");
