@@ -2,6 +2,7 @@
 #include "detector/drift_watch.h"
 
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 
 #include "text/format.h"
@@ -18,33 +19,15 @@ std::string figures(double agreement, double floor) {
 }  // namespace
 
 std::string_view phase_name(DriftWatch::Phase phase) {
-  switch (phase) {
-    case DriftWatch::Phase::kAgrees:
-      return "agrees";
-    case DriftWatch::Phase::kBelow:
-      return "below";
-    case DriftWatch::Phase::kWarned:
-      return "warned";
-    case DriftWatch::Phase::kOnFp32:
-      return "fp32";
-    case DriftWatch::Phase::kRequantizing:
-      return "requantizing";
-    case DriftWatch::Phase::kWaiting:
-      return "waiting";
-  }
-  return "agrees";
+  // In the enum's order.
+  constexpr std::array<std::string_view, 6> kNames{"agrees", "below",        "warned",
+                                                   "fp32",   "requantizing", "waiting"};
+  return kNames.at(static_cast<std::size_t>(phase));
 }
 
 std::string_view action_name(DriftAction action) {
-  switch (action) {
-    case DriftAction::kWarn:
-      return "warn";
-    case DriftAction::kFp32:
-      return "fp32";
-    case DriftAction::kRequantize:
-      return "requantize";
-  }
-  return "warn";
+  constexpr std::array<std::string_view, 3> kNames{"warn", "fp32", "requantize"};
+  return kNames.at(static_cast<std::size_t>(action));
 }
 
 DriftWatch::DriftWatch(DriftOptions options) : options_(options) {

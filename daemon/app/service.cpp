@@ -154,6 +154,15 @@ int Service::start() {
 
   object_events_.set_history(static_cast<std::size_t>(config_.events.history));
   const std::optional<tracking::Counts> counts = restore_tracking_state();
+  // The checks' drift action reaches the control loop the way the API's precision switch does:
+  // FP32 until the next reload.
+  auto checks =
+      std::make_unique<ShadowChecks>(events_, [this](const detector::DriftWatch::Verdict& v) {
+        if (v.step == detector::DriftWatch::Step::kSwitchToFp32) {
+          control_.post({ControlRequest::Kind::kPrecision, "fp32", "the INT8 checks"});
+        }
+      });
+  checks_ = checks.get();
   publishers_ = make_outputs(
       {.events = events_,
        .object_events = object_events_,
@@ -165,20 +174,12 @@ int Service::start() {
        .reset_counts =
            [this](const std::string& camera, const std::string& place) {
              return tracking_ && camera == tracking_->camera() && tracking_->request_reset(place);
-           }});
+           },
+       .measured = {checks_}});
   auto reservoir =
       std::make_unique<CalibrationReservoir>(events_, options_.state_dir / "calibration");
   reservoir_ = reservoir.get();
   publishers_.push_back(std::move(reservoir));
-  // The checks' drift action reaches the control loop the way the API's precision switch does:
-  // FP32 until the next reload.
-  auto checks =
-      std::make_unique<ShadowChecks>(events_, [this](const detector::DriftWatch::Verdict& v) {
-        if (v.step == detector::DriftWatch::Step::kSwitchToFp32) {
-          control_.post({ControlRequest::Kind::kPrecision, "fp32", "the INT8 checks"});
-        }
-      });
-  checks_ = checks.get();
   publishers_.push_back(std::move(checks));
   for (const auto& p : publishers_) {
     p->configure(config_);

@@ -17,6 +17,8 @@
 
 namespace yolo::daemon {
 
+class Publisher;
+
 // What the daemon gives every output it makes (daemon/outputs/outputs.cpp), so that an output
 // needing more than the config (the live view serves the status and takes requests, a GPIO button
 // asks for a precision switch) gets it without the service knowing which output wants what.
@@ -35,6 +37,9 @@ struct OutputContext {
   std::function<void(ControlRequest)> post;
   // Starts a zone's or line's counts again; false when the camera has no place of that name.
   std::function<bool(const std::string& camera, const std::string& place)> reset_counts{};
+  // The daemon's own parts that are fed like outputs and set series of their own (the INT8
+  // checks): /metrics collects them beside the outputs.
+  std::vector<const Publisher*> measured{};
   // The Prometheus text of GET /metrics (filled in by make_outputs()).
   std::function<std::string()> metrics{};
 };

@@ -87,8 +87,6 @@ struct ShadowChecks::Requests {
   std::uint64_t pair_version = 0;
   std::optional<ShadowPair> pair;
   std::string idle_reason;
-  std::optional<std::string> requantize_failed;
-  bool requantized = false;
 };
 
 // Everything the checks' thread owns.
@@ -148,22 +146,6 @@ void ShadowChecks::set_pair(std::optional<ShadowPair> pair, std::string idle_rea
   wake();
 }
 
-void ShadowChecks::requantized() {
-  {
-    std::lock_guard lock(requests_->mutex);
-    requests_->requantized = true;
-  }
-  wake();
-}
-
-void ShadowChecks::requantize_failed(std::string why) {
-  {
-    std::lock_guard lock(requests_->mutex);
-    requests_->requantize_failed = std::move(why);
-  }
-  wake();
-}
-
 bool ShadowChecks::wants_frame(const FrameResult& result) const {
   if (result.frameless || !active_.load() || busy_.load()) return false;
   return Clock::now().time_since_epoch().count() >= next_due_ns_.load();
@@ -208,166 +190,156 @@ void ShadowChecks::run() {
   thread_id_ = static_cast<int>(::syscall(SYS_gettid));
   set_idle(thread_id_, true);
   Checker c;
-  const auto publish_snapshot = [&](const std::string& warning) {
-    ShadowSnapshot s;
-    const Clock::time_point now = Clock::now();
-    s.enabled = c.settings.enabled;
-    s.idle_reason = !c.settings.enabled      ? "checks.enabled is false"
-                    : !c.build_error.empty() ? c.build_error
-                    : c.pair                 ? ""
-                                             : c.idle_reason;
-    if (c.pair) {
-      s.fp32_file = c.pair->fp32.model.filename().string();
-      s.int8_file = c.pair->int8.model.filename().string();
-    }
-    s.checks_total = c.checks_total;
-    s.budget_share = c.settings.budget_share;
-    s.last_check_ms = c.last_check_ms;
-    if (c.rolling) {
-      c.rolling->expire(now);
-      const vision::Agreement a = c.rolling->agreement();
-      s.window_checks = static_cast<long>(c.rolling->checks());
-      s.window_fp32_boxes = c.rolling->fp32_boxes();
-      s.agreement = detector::judged_map50(a, &s.measure);
-      s.box_ap50 = a.box_ap50;
-      s.score_mad = a.score_mad;
-      s.trend = c.rolling->trend(now, kTrendSlices);
-      for (const vision::ClassAgreement& k : a.classes) {
-        if (!k.has_truth()) continue;
-        const std::string name = c.fp32 ? c.fp32->names().name(k.class_id) : "";
-        s.classes.push_back({k.class_id, name, k.a_count, k.b_count, k.matched, k.ap50()});
-      }
-    }
-    if (c.budget) {
-      s.used_share = c.budget->used_share(now);
-      s.starved = s.enabled && c.pair && c.build_error.empty() && c.budget->starved(now);
-    }
-    if (c.drift) {
-      s.drift_phase = std::string(detector::phase_name(c.drift->phase()));
-      s.drift_explanation = c.drift->explanation();
-    }
-    s.warning = warning;
-    if (s.starved && !c.said_starved) {
-      events_.emit(config::LogLevel::kWarning, fieldlog::EventKind::kInt8Checks,
-                   "INT8 checks starved: none has ended for " +
-                       text::duration_text(2 * c.settings.max_interval) +
-                       " (the device has no idle time; the check due runs at nice 19)");
-    }
-    c.said_starved = s.starved;
-    report(std::move(s));
-  };
-
-  const auto act = [&](const detector::DriftWatch::Verdict& v) {
-    if (v.step == detector::DriftWatch::Step::kNone) return;
-    events_.emit(v.step == detector::DriftWatch::Step::kAgreesAgain ? config::LogLevel::kInfo
-                                                                    : config::LogLevel::kWarning,
-                 fieldlog::EventKind::kInt8Drift, v.reason,
-                 {{"phase", detector::phase_name(c.drift->phase())},
-                  {"action", detector::action_name(c.settings.drift.action)}});
-    if (act_) act_(v);
-  };
-
-  std::string warning;
   for (;;) {
     const auto item = queue().pop(std::chrono::seconds(1));
-    if (auto s = take_settings()) {
-      const bool window_changed = s->window.span != c.settings.window.span || !c.rolling ||
-                                  s->drift.min_map50 != c.settings.drift.min_map50;
-      const bool budget_changed = !c.budget || s->budget_share != c.settings.budget_share ||
-                                  s->max_interval != c.settings.max_interval;
-      const bool drift_changed = !c.drift || s->drift.action != c.settings.drift.action ||
-                                 s->drift.hold != c.settings.drift.hold ||
-                                 s->drift.min_map50 != c.settings.drift.min_map50;
-      c.settings = *s;
-      if (c.fp32) c.fp32->set_decode(c.settings.decode);
-      if (c.int8) c.int8->set_decode(detector::prediction_decode(c.settings.decode));
-      if (window_changed) c.rolling.emplace(c.settings.window, c.settings.decode.conf);
-      if (budget_changed) {
-        c.budget.emplace(c.settings.budget_share, c.settings.max_interval, Clock::now());
-      }
-      if (drift_changed) c.drift.emplace(c.settings.drift);
-    }
-    {
-      std::lock_guard lock(requests_->mutex);
-      if (requests_->pair_version != c.pair_version) {
-        c.pair_version = requests_->pair_version;
-        const bool new_files = !requests_->pair || !c.pair || !requests_->pair->same_files(*c.pair);
-        c.pair = requests_->pair;
-        c.idle_reason = requests_->idle_reason;
-        if (new_files) {
-          c.fp32.reset();
-          c.int8.reset();
-          c.build_error.clear();
-          if (c.rolling) c.rolling->clear();
-        }
-      }
-      if (requests_->requantized && c.drift) {
-        c.drift->requantized();
-        if (c.rolling) c.rolling->clear();
-      }
-      requests_->requantized = false;
-      if (requests_->requantize_failed && c.drift) {
-        act(c.drift->requantize_failed(Clock::now(), *requests_->requantize_failed));
-        events_.emit(config::LogLevel::kWarning, fieldlog::EventKind::kInt8Drift,
-                     c.drift->explanation());
-      }
-      requests_->requantize_failed.reset();
-    }
-    active_ = c.settings.enabled && c.pair && c.build_error.empty();
-    if (c.budget) {
-      next_due_ns_ = c.budget->next().time_since_epoch().count();
-    }
-
+    take_changes(c);
     if (item) {
-      const FrameResult& result = **item;
-      const Clock::time_point started = Clock::now();
-      const bool forced = c.budget && c.budget->forced(started);
-      if (forced) set_idle(thread_id_, false);
-      const std::chrono::nanoseconds cpu_before = thread_cpu_time();
-      try {
-        if (!c.fp32 && c.pair) {
-          detector::DetectorOptions fp32 = c.pair->fp32;
-          fp32.decode = c.settings.decode;
-          detector::DetectorOptions int8 = c.pair->int8;
-          int8.decode = detector::prediction_decode(c.settings.decode);
-          c.fp32 = std::make_unique<detector::Detector>(fp32);
-          c.int8 = std::make_unique<detector::Detector>(int8);
-          if (c.fp32->names().size() != c.int8->names().size() ||
-              c.fp32->engine().input_width() != c.int8->engine().input_width() ||
-              c.fp32->engine().input_height() != c.int8->engine().input_height()) {
-            throw std::runtime_error(
-                c.pair->int8.model.string() + " does not match " + c.pair->fp32.model.string() +
-                " (other classes or input): INT8 cannot be checked against it; give "
-                "model.int8_path an INT8 file made from model.path");
-          }
-        }
-        if (c.fp32 && result.frame) {
-          const vision::Detections truth = c.fp32->detect(*result.frame);
-          vision::Detections int8 = c.int8->detect(*result.frame);
-          const Clock::time_point ended = Clock::now();
-          c.budget->spent(started, ended, thread_cpu_time() - cpu_before);
-          c.last_check_ms = std::chrono::duration<double, std::milli>(ended - started).count();
-          ++c.checks_total;
-          c.rolling->add(ended, truth, std::move(int8));
-          act(c.drift->update(ended, c.rolling->value(), c.rolling->fp32_boxes()));
-        }
-        warning.clear();
-      } catch (const std::exception& e) {
-        c.fp32.reset();
-        c.int8.reset();
-        c.build_error = std::string("INT8 checks off: ") + e.what();
-        events_.emit(config::LogLevel::kWarning, fieldlog::EventKind::kInt8Checks, c.build_error);
-        if (c.budget) c.budget->spent(started, Clock::now(), thread_cpu_time() - cpu_before);
-      }
-      if (forced) set_idle(thread_id_, true);
+      check(c, **item);
       busy_ = false;
-      active_ = c.settings.enabled && c.pair && c.build_error.empty();
-      if (c.budget) next_due_ns_ = c.budget->next().time_since_epoch().count();
     } else if (queue().closed()) {
       return;
     }
-    publish_snapshot(warning);
+    active_ = c.settings.enabled && c.pair && c.build_error.empty();
+    if (c.budget) next_due_ns_ = c.budget->next().time_since_epoch().count();
+    report_state(c);
   }
+}
+
+void ShadowChecks::take_changes(Checker& c) {
+  if (auto s = take_settings()) {
+    const bool window_changed = !c.rolling || s->window.span != c.settings.window.span ||
+                                s->decode.conf != c.settings.decode.conf;
+    const bool budget_changed = !c.budget || s->budget_share != c.settings.budget_share ||
+                                s->max_interval != c.settings.max_interval;
+    const bool drift_changed = !c.drift || s->drift.action != c.settings.drift.action ||
+                               s->drift.hold != c.settings.drift.hold ||
+                               s->drift.min_map50 != c.settings.drift.min_map50;
+    c.settings = *s;
+    if (c.fp32) c.fp32->set_decode(c.settings.decode);
+    if (c.int8) c.int8->set_decode(detector::prediction_decode(c.settings.decode));
+    if (window_changed) c.rolling.emplace(c.settings.window, c.settings.decode.conf);
+    if (budget_changed) {
+      c.budget.emplace(c.settings.budget_share, c.settings.max_interval, Clock::now());
+    }
+    if (drift_changed) c.drift.emplace(c.settings.drift);
+  }
+  std::lock_guard lock(requests_->mutex);
+  if (requests_->pair_version != c.pair_version) {
+    c.pair_version = requests_->pair_version;
+    const bool new_files = !requests_->pair || !c.pair || !requests_->pair->same_files(*c.pair);
+    c.pair = requests_->pair;
+    c.idle_reason = requests_->idle_reason;
+    if (new_files) {
+      // Another INT8 file: the old one's checks say nothing of it.
+      c.fp32.reset();
+      c.int8.reset();
+      c.build_error.clear();
+      if (c.rolling) c.rolling->clear();
+    }
+  }
+}
+
+void ShadowChecks::check(Checker& c, const FrameResult& result) {
+  if (!c.pair || !c.budget || !result.frame) return;
+  const Clock::time_point started = Clock::now();
+  const bool forced = c.budget->forced(started);
+  if (forced) set_idle(thread_id_, false);
+  const std::chrono::nanoseconds cpu_before = thread_cpu_time();
+  try {
+    if (!c.fp32) build(c);
+    const vision::Detections truth = c.fp32->detect(*result.frame);
+    vision::Detections int8 = c.int8->detect(*result.frame);
+    const Clock::time_point ended = Clock::now();
+    c.budget->spent(started, ended, thread_cpu_time() - cpu_before);
+    c.last_check_ms = std::chrono::duration<double, std::milli>(ended - started).count();
+    ++c.checks_total;
+    c.rolling->add(ended, truth, std::move(int8));
+    act(c, c.drift->update(ended, c.rolling->value(), c.rolling->fp32_boxes()));
+  } catch (const std::exception& e) {
+    c.fp32.reset();
+    c.int8.reset();
+    c.build_error = std::string("INT8 checks off until the model changes: ") + e.what();
+    events_.emit(config::LogLevel::kWarning, fieldlog::EventKind::kInt8Checks, c.build_error);
+    c.budget->spent(started, Clock::now(), thread_cpu_time() - cpu_before);
+  }
+  if (forced) set_idle(thread_id_, true);
+}
+
+void ShadowChecks::build(Checker& c) {
+  detector::DetectorOptions fp32 = c.pair->fp32;
+  fp32.decode = c.settings.decode;
+  detector::DetectorOptions int8 = c.pair->int8;
+  int8.decode = detector::prediction_decode(c.settings.decode);
+  c.fp32 = std::make_unique<detector::Detector>(fp32);
+  c.int8 = std::make_unique<detector::Detector>(int8);
+  if (c.fp32->names().size() != c.int8->names().size() ||
+      c.fp32->engine().input_width() != c.int8->engine().input_width() ||
+      c.fp32->engine().input_height() != c.int8->engine().input_height()) {
+    throw std::runtime_error(c.pair->int8.model.string() + " does not match " +
+                             c.pair->fp32.model.string() +
+                             " (other classes or input size): INT8 cannot be checked against "
+                             "it; give model.int8_path an INT8 file made from model.path");
+  }
+}
+
+void ShadowChecks::act(Checker& c, const detector::DriftWatch::Verdict& v) {
+  if (v.step == detector::DriftWatch::Step::kNone) return;
+  events_.emit(v.step == detector::DriftWatch::Step::kAgreesAgain ? config::LogLevel::kInfo
+                                                                  : config::LogLevel::kWarning,
+               fieldlog::EventKind::kInt8Drift, v.reason,
+               {{"phase", detector::phase_name(c.drift->phase())},
+                {"action", detector::action_name(c.settings.drift.action)}});
+  if (act_) act_(v);
+}
+
+void ShadowChecks::report_state(Checker& c) {
+  ShadowSnapshot s;
+  const Clock::time_point now = Clock::now();
+  s.enabled = c.settings.enabled;
+  if (!c.settings.enabled) {
+    s.idle_reason = "checks.enabled is false";
+  } else if (!c.pair) {
+    s.idle_reason = c.idle_reason;
+  }
+  if (c.pair) {
+    s.fp32_file = c.pair->fp32.model.filename().string();
+    s.int8_file = c.pair->int8.model.filename().string();
+  }
+  s.checks_total = c.checks_total;
+  s.budget_share = c.settings.budget_share;
+  s.last_check_ms = c.last_check_ms;
+  if (c.rolling) {
+    c.rolling->expire(now);
+    const vision::Agreement a = c.rolling->agreement();
+    s.window_checks = static_cast<long>(c.rolling->checks());
+    s.window_fp32_boxes = c.rolling->fp32_boxes();
+    s.agreement = detector::judged_map50(a, &s.measure);
+    s.box_ap50 = a.box_ap50;
+    s.score_mad = a.score_mad;
+    s.trend = c.rolling->trend(now, kTrendSlices);
+    for (const vision::ClassAgreement& k : a.classes) {
+      if (!k.has_truth()) continue;
+      const std::string name = c.fp32 ? c.fp32->names().name(k.class_id) : "";
+      s.classes.push_back({k.class_id, name, k.a_count, k.b_count, k.matched, k.ap50()});
+    }
+  }
+  if (c.budget) {
+    s.used_share = c.budget->used_share(now);
+    s.starved = s.enabled && c.pair && c.build_error.empty() && c.budget->starved(now);
+  }
+  if (c.drift) {
+    s.drift_phase = std::string(detector::phase_name(c.drift->phase()));
+    s.drift_explanation = c.drift->explanation();
+  }
+  s.warning = c.build_error;
+  if (s.starved && !c.said_starved) {
+    events_.emit(config::LogLevel::kWarning, fieldlog::EventKind::kInt8Checks,
+                 "INT8 checks starved: none has ended for " +
+                     text::duration_text(2 * c.settings.max_interval) +
+                     " (the device has no idle time; the check due runs at nice 19)");
+  }
+  c.said_starved = s.starved;
+  report(std::move(s));
 }
 
 }  // namespace yolo::daemon

@@ -49,7 +49,7 @@ struct ShadowPair {
 // What the checks know, as the status, the metrics and the page show it.
 struct ShadowSnapshot {
   bool enabled = false;
-  // Why no check runs (no INT8 file, a model that cannot be built...); empty when they run.
+  // Why no check runs (turned off, no INT8 file of the model); empty when they can.
   std::string idle_reason;
   std::string fp32_file;
   std::string int8_file;
@@ -80,6 +80,8 @@ struct ShadowSnapshot {
   double last_check_ms = 0;
   std::string drift_phase;
   std::string drift_explanation;
+  // Why the pair cannot be checked (an engine that cannot be built, an INT8 file of another
+  // model): until the model changes.
   std::string warning;
 };
 
@@ -96,7 +98,7 @@ nlohmann::json to_json(const ShadowSnapshot& s);
 class ShadowChecks
     : public QueuedOutput<std::shared_ptr<const FrameResult>, ShadowSettings, ShadowSnapshot> {
  public:
-  // Called on the checks' thread when the drift watch acts (switch to FP32, requantize); must
+  // Called on the checks' thread when the drift watch acts (switches to FP32); must
   // only hand the request over.
   using Act = std::function<void(const detector::DriftWatch::Verdict&)>;
 
@@ -107,10 +109,6 @@ class ShadowChecks
   // From the model manager, whenever what runs changes: the pair to check, or none (no INT8 file
   // of the running model).
   void set_pair(std::optional<ShadowPair> pair, std::string idle_reason = "");
-  // A requantize the drift watch asked for ended: passed (the new file runs: the window starts
-  // over) or failed (why).
-  void requantized();
-  void requantize_failed(std::string why);
 
   bool wants_frame(const FrameResult& result) const override;
   void publish(std::shared_ptr<const FrameResult> result) override;
@@ -123,6 +121,15 @@ class ShadowChecks
   struct Checker;
 
   void run() override;
+  // The settings and the pair handed over since the last call.
+  void take_changes(Checker& c);
+  // One check on `result`'s frame (building the pair's engines first when needed).
+  void check(Checker& c, const FrameResult& result);
+  // Builds the pair's engines; throws when they cannot be built or do not match.
+  void build(Checker& c);
+  // Says what the drift watch decided and hands it to the daemon.
+  void act(Checker& c, const detector::DriftWatch::Verdict& v);
+  void report_state(Checker& c);
 
   Events& events_;
   Act act_;

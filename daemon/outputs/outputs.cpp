@@ -81,7 +81,7 @@ std::vector<std::unique_ptr<Publisher>> make_outputs(OutputContext context) {
       throw std::runtime_error("cannot make the " + std::string(row.name) + " output: " + e.what());
     }
   }
-  std::vector<const Publisher*> all;
+  std::vector<const Publisher*> all = context.measured;
   for (const auto& output : outputs) all.push_back(output.get());
   registry.collect_from(std::move(all));
   return outputs;

@@ -16,8 +16,13 @@ TEST(EventKinds, EveryKindHasOneNameThatReadsBack) {
     EXPECT_TRUE(names.insert(spec.name).second) << spec.name << " named twice";
     EXPECT_EQ(event_name(spec.kind), spec.name);
     EXPECT_EQ(event_kind(spec.name), spec.kind) << spec.name;
-    // Names are what the field log, the journal's YOLO_EVENT and Prometheus labels carry.
-    for (char c : spec.name) EXPECT_TRUE((c >= 'a' && c <= 'z') || c == '_') << spec.name;
+    // Names are what the field log, the journal's YOLO_EVENT and Prometheus labels carry: a
+    // lower-case letter, then lower-case letters, digits and underscores ("int8_drift").
+    ASSERT_FALSE(spec.name.empty());
+    EXPECT_TRUE(spec.name[0] >= 'a' && spec.name[0] <= 'z') << spec.name;
+    for (char c : spec.name) {
+      EXPECT_TRUE((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_') << spec.name;
+    }
   }
   EXPECT_EQ(event_name(EventKind::kSourceLost), "source_lost");
   EXPECT_EQ(event_name(EventKind::kLogLinesLost), "log_lines_lost");

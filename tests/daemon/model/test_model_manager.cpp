@@ -152,5 +152,35 @@ TEST_F(ModelManagerDaemon, AnImgszTheModelCannotTakeStopsTheStart) {
   }
 }
 
+// The INT8 checks judge the INT8 file against model.path while the daemon runs it: the status
+// (outputs.int8-checks) and /metrics show the checks and their agreement.
+TEST_F(ModelManagerDaemon, TheInt8ChecksJudgeTheRunningInt8FileAgainstFp32) {
+  YOLO_REQUIRE_FIXTURES();  // the daemon's source is the fixture video
+  const fs::path int8 = tiny_int8(s_.folder.path());
+  const fs::path fp32 = int8.parent_path() / "tiny_detector.onnx";
+  start(fp32,
+        "  precision: int8\n  int8_path: " + int8.string() + "\nchecks:\n  budget_percent: 50\n");
+  nlohmann::json checks;
+  const auto deadline = Clock::now() + 90s;
+  while (Clock::now() < deadline) {
+    checks = status()
+                 .value("outputs", nlohmann::json::object())
+                 .value("int8-checks", nlohmann::json::object());
+    if (checks.value("checks_total", 0) >= 3) break;
+    std::this_thread::sleep_for(200ms);
+  }
+  ASSERT_GE(checks.value("checks_total", 0), 3) << checks.dump() << "\n" << s_.daemon_output();
+  EXPECT_EQ(checks["fp32"], "tiny_detector.onnx");
+  EXPECT_EQ(checks["int8"], int8.filename().string());
+  EXPECT_TRUE(checks.contains("agreement"));
+  EXPECT_LE(checks["used_share"].get<double>(), 0.6) << checks.dump();
+
+  httplib::Client c("127.0.0.1", port_);
+  const auto metrics = c.Get("/metrics");
+  ASSERT_TRUE(metrics && metrics->status == 200);
+  EXPECT_NE(metrics->body.find("yolo_edge_int8_checks_total "), std::string::npos);
+  EXPECT_NE(metrics->body.find("yolo_edge_int8_checks_cpu_ratio "), std::string::npos);
+}
+
 }  // namespace
 }  // namespace yolo::test
