@@ -106,11 +106,11 @@ DriftWatch::Verdict DriftWatch::act(Clock::time_point now, double agreement) {
   switch (options_.action) {
     case DriftAction::kWarn:
       phase_ = Phase::kWarned;
-      explanation_ = why + ": INT8 keeps running (model.drift_action: warn)";
+      explanation_ = why + ": INT8 keeps running (checks.drift_action: warn)";
       return {Step::kWarn, explanation_};
     case DriftAction::kFp32:
       phase_ = Phase::kOnFp32;
-      explanation_ = why + ": switched to FP32 until the next reload (model.drift_action: fp32)";
+      explanation_ = why + ": switched to FP32 until the next reload (checks.drift_action: fp32)";
       return {Step::kSwitchToFp32, explanation_};
     case DriftAction::kRequantize:
       phase_ = Phase::kRequantizing;

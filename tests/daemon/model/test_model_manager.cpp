@@ -7,8 +7,10 @@
 
 #include <httplib.h>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -180,6 +182,68 @@ TEST_F(ModelManagerDaemon, TheInt8ChecksJudgeTheRunningInt8FileAgainstFp32) {
   ASSERT_TRUE(metrics && metrics->status == 200);
   EXPECT_NE(metrics->body.find("yolo_edge_int8_checks_total "), std::string::npos);
   EXPECT_NE(metrics->body.find("yolo_edge_int8_checks_cpu_ratio "), std::string::npos);
+}
+
+// An INT8 file that does not fit (planted mis-scaled layers: every DequantizeLinear scale of the
+// tiny detector's INT8 file times 8) with checks.drift_action: fp32: the agreement falls under the
+// floor, and after checks.drift_after_min the daemon switches to FP32 by itself, saying why.
+TEST_F(ModelManagerDaemon, DriftFoundByTheChecksSwitchesToFp32) {
+  YOLO_REQUIRE_FIXTURES();  // the daemon's source is the fixture video
+  const fs::path int8 = tiny_int8(s_.folder.path());
+  const fs::path fp32 = int8.parent_path() / "tiny_detector.onnx";
+  onnx::ModelProto proto;
+  {
+    std::ifstream in(int8, std::ios::binary);
+    ASSERT_TRUE(proto.ParseFromIstream(&in));
+  }
+  std::set<std::string> scales;
+  for (const auto& node : proto.graph().node()) {
+    if (node.op_type() == "DequantizeLinear") scales.insert(node.input(1));
+  }
+  int scaled = 0;
+  for (auto& t : *proto.mutable_graph()->mutable_initializer()) {
+    if (!scales.contains(t.name()) || t.data_type() != onnx::TensorProto::FLOAT) continue;
+    for (auto& v : *t.mutable_float_data()) v *= 8;
+    if (t.has_raw_data()) {
+      std::string raw = t.raw_data();
+      for (std::size_t i = 0; i + sizeof(float) <= raw.size(); i += sizeof(float)) {
+        float v = 0;
+        std::memcpy(&v, raw.data() + i, sizeof v);
+        v *= 8;
+        std::memcpy(raw.data() + i, &v, sizeof v);
+      }
+      t.set_raw_data(raw);
+    }
+    ++scaled;
+  }
+  ASSERT_GT(scaled, 0);
+  const fs::path broken = int8.parent_path() / "tiny.misscaled.int8.onnx";
+  {
+    std::ofstream out(broken, std::ios::binary);
+    ASSERT_TRUE(proto.SerializeToOstream(&out));
+  }
+  start(fp32, "  precision: int8\n  int8_path: " + broken.string() +
+                  "\nchecks:\n  budget_percent: 50\n  drift_after_min: 1\n"
+                  "  drift_action: fp32\n");
+  // The status of the checks is collected once a second: wait for both parts.
+  nlohmann::json j;
+  const auto switched = [&] {
+    j = status();
+    const nlohmann::json m = j.value("model", nlohmann::json::object());
+    const nlohmann::json c =
+        j.value("outputs", nlohmann::json::object()).value("int8-checks", nlohmann::json::object());
+    return m.value("precision", "") == "fp32" && m.contains("precision_override") &&
+           c.value("drift", nlohmann::json::object()).value("phase", "") == "fp32";
+  };
+  const auto deadline = Clock::now() + 180s;
+  while (!switched() && Clock::now() < deadline) std::this_thread::sleep_for(200ms);
+  ASSERT_TRUE(switched()) << j.dump() << "\n" << s_.daemon_output();
+  EXPECT_EQ(j["model"]["precision_override"]["origin"], "through the INT8 checks");
+  const nlohmann::json checks = j["outputs"]["int8-checks"];
+  EXPECT_NE(checks["drift"]["explanation"].get<std::string>().find("switched to FP32"),
+            std::string::npos)
+      << checks.dump();
+  EXPECT_LT(checks["agreement"].get<double>(), 0.95) << checks.dump();
 }
 
 }  // namespace
