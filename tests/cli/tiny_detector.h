@@ -6,6 +6,7 @@
 // output as far as the quantizer's and the decoder's checks go.
 #include <unistd.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <opencv2/imgcodecs.hpp>
 #include <string>
@@ -14,13 +15,14 @@
 
 namespace yolo::test {
 
-// Saves the tiny detector as dir/NAME.
+// Saves the tiny detector as dir/NAME, with a `size` x `size` input.
 inline std::filesystem::path tiny_detector_model(const std::filesystem::path& dir,
-                                                 const std::string& name = "tiny_detector.onnx") {
+                                                 const std::string& name = "tiny_detector.onnx",
+                                                 std::int64_t size = 32) {
   ModelBuilder b;
-  b.input("images", {1, 3, 32, 32});
+  b.input("images", {1, 3, size, size});
   b.random("w", {84, 3, 1, 1}, 2);
-  b.ints("shape", {3}, {1, 84, 1024});
+  b.ints("shape", {3}, {1, 84, size * size});
   b.node("Conv", {"images", "w"}, {"maps"}, "conv");
   b.node("Reshape", {"maps", "shape"}, {"out"}, "flatten");
   b.output("out");

@@ -26,20 +26,6 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-// The tiny detector at a 64x64 input: the same classes, another input size.
-fs::path tiny_detector_64(const fs::path& dir) {
-  test::ModelBuilder b;
-  b.input("images", {1, 3, 64, 64});
-  b.random("w", {84, 3, 1, 1}, 2);
-  b.ints("shape", {3}, {1, 84, 4096});
-  b.node("Conv", {"images", "w"}, {"maps"}, "conv");
-  b.node("Reshape", {"maps", "shape"}, {"out"}, "flatten");
-  b.output("out");
-  const fs::path path = dir / "tiny_64.onnx";
-  fs::rename(b.save("tiny_detector_64_" + std::to_string(::getpid()) + ".onnx"), path);
-  return path;
-}
-
 class ShadowChecksTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -167,9 +153,9 @@ TEST_F(ShadowChecksTest, AnInt8FileOfAnotherInputIsRefusedWithTheReason) {
   checks.configure(config("  budget_percent: 50\n"));
   const fs::path other = folder_.path() / "tiny_64.int8.onnx";
   const test::ProcessResult made = test::run_process(
-      {test::cli_path().string(), "quantize", "--model", tiny_detector_64(folder_.path()).string(),
-       "--calib", (folder_.path() / "frames").string(), "--keep-fp32", "none", "--out",
-       other.string()});
+      {test::cli_path().string(), "quantize", "--model",
+       test::tiny_detector_model(folder_.path(), "tiny_64.onnx", 64).string(), "--calib",
+       (folder_.path() / "frames").string(), "--keep-fp32", "none", "--out", other.string()});
   ASSERT_EQ(made.status, 0) << made.err;
   checks.set_pair(pair(fp32_, other));
   checks.start();
