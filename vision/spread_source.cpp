@@ -22,8 +22,8 @@ std::vector<std::int64_t> spread_indices(std::int64_t pool, std::int64_t count) 
 }
 
 SpreadSource::SpreadSource(std::unique_ptr<FrameSource> inner, std::int64_t count,
-                           std::int64_t pool)
-    : inner_(std::move(inner)), count_(count) {
+                           std::int64_t pool, Reopen reopen)
+    : inner_(std::move(inner)), count_(count), reopen_(std::move(reopen)) {
   if (count_ < 1) throw std::invalid_argument("SpreadSource: count must be at least 1");
   const std::int64_t known = inner_->frame_count();
   pool_ = known > 0 && pool > 0 ? std::min(known, pool) : std::max(known, pool);
@@ -39,12 +39,49 @@ bool SpreadSource::read(Frame& frame) {
     if (next_pick_ >= picks_.size()) return false;
     const std::int64_t wanted = picks_[next_pick_];
     do {
-      if (!inner_->read(frame)) return false;
+      if (!inner_->read(frame)) return spread_again() && read(frame);
     } while (position_++ < wanted);
     ++next_pick_;
+    taken_.push_back(wanted);
   }
   frame.index = delivered_++;
   return true;
+}
+
+bool SpreadSource::spread_again() {
+  if (reopened_ || position_ >= pool_) return false;
+  reopened_ = true;
+  const std::int64_t real = position_;
+  const std::int64_t missing = count_ - delivered_;
+  note_ = "the source's header says " + std::to_string(pool_) + " frames but " +
+          std::to_string(real) + " could be read";
+  std::unique_ptr<FrameSource> again;
+  if (reopen_ && real > 0) again = reopen_();
+  if (!again) {
+    note_ += ": " + std::to_string(delivered_) + " of the " + std::to_string(count_) +
+             " frame(s) asked were taken, from its first " + std::to_string(real);
+    return false;
+  }
+  // The even spread over the frames that exist, less those taken, thinned evenly to what is
+  // missing: the new frames fall between the ones already taken.
+  std::vector<std::int64_t> candidates;
+  for (const std::int64_t i : spread_indices(real, count_)) {
+    if (std::find(taken_.begin(), taken_.end(), i) == taken_.end()) candidates.push_back(i);
+  }
+  std::vector<std::int64_t> picks;
+  for (const std::int64_t k :
+       spread_indices(static_cast<std::int64_t>(candidates.size()), missing)) {
+    picks.push_back(candidates[static_cast<std::size_t>(k)]);
+  }
+  inner_ = std::move(again);
+  delivered_before_ = delivered_;
+  pool_ = real;
+  position_ = 0;
+  picks_ = std::move(picks);
+  next_pick_ = 0;
+  note_ += ": read again, the other " + std::to_string(picks_.size()) +
+           " frame(s) spread over those " + std::to_string(real);
+  return !picks_.empty();
 }
 
 std::string SpreadSource::describe() const {
@@ -57,7 +94,7 @@ std::string SpreadSource::describe() const {
 }
 
 std::int64_t SpreadSource::frame_count() const {
-  return pool_ > 0 ? static_cast<std::int64_t>(picks_.size()) : 0;
+  return pool_ > 0 ? delivered_before_ + static_cast<std::int64_t>(picks_.size()) : 0;
 }
 
 }  // namespace yolo::vision

@@ -125,8 +125,9 @@ int run_quantize(const QuantizeArgs& args) {
 
   vision::SourceSpec spec;
   spec.uri = args.calib;
-  const auto source = std::make_unique<vision::SpreadSource>(vision::open_source(spec), args.frames,
-                                                             args.from_first);
+  const auto source = std::make_unique<vision::SpreadSource>(
+      vision::open_source(spec), args.frames, args.from_first,
+      [spec] { return vision::open_source(spec); });
   std::fprintf(stderr, "calibrating on %s\n", source->describe().c_str());
   std::unique_ptr<vision::Letterboxer> letterboxer;
   vision::Frame frame;
@@ -151,6 +152,7 @@ int run_quantize(const QuantizeArgs& args) {
 
   const runtime::QuantizeResult result =
       runtime::quantize_model(args.model, args.out, options, provider);
+  if (!source->note().empty()) std::fprintf(stderr, "calibration: %s\n", source->note().c_str());
   std::fprintf(stderr,
                "wrote %s: %.2f MB -> %.2f MB (%.3f x), %d frame(s), %zu node(s) kept FP32\n",
                args.out.c_str(), static_cast<double>(result.fp32_bytes) / 1e6,

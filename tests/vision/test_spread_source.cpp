@@ -5,10 +5,16 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <set>
 
 #include <opencv2/core.hpp>
+#include <opencv2/videoio.hpp>
 
 #include "tests/support/fixtures.h"
+#include "tests/support/temp_folder.h"
 
 namespace yolo::vision {
 namespace {
@@ -88,6 +94,75 @@ TEST(SpreadSource, TakesTheFirstFramesOfASourceOfUnknownLength) {
   int n = 0;
   while (spread.read(frame)) EXPECT_EQ(frame.index, n++);
   EXPECT_EQ(n, 3);
+}
+
+// An MJPEG AVI of `frames` frames whose header claims `claimed` (the AVI header's total frames
+// and the stream's length), as some cameras and converters write them; each frame's blue level
+// is its index times 4.
+std::string overstated_avi(const std::filesystem::path& dir, int frames, std::uint32_t claimed) {
+  const std::string path = (dir / "overstated.avi").string();
+  {
+    cv::VideoWriter w(path, cv::VideoWriter::fourcc('M', 'J', 'P', 'G'), 50, cv::Size(64, 48));
+    for (int i = 0; i < frames; ++i) w.write(cv::Mat(48, 64, CV_8UC3, cv::Scalar(i * 4, 0, 0)));
+  }
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  // dwTotalFrames is 16 bytes into the avih chunk's data, dwLength 32 into the strh chunk's.
+  for (const auto& [tag, offset] : {std::pair{"avih", 16}, std::pair{"strh", 32}}) {
+    const std::size_t at = bytes.find(tag);
+    if (at == std::string::npos) throw std::runtime_error(std::string("no ") + tag);
+    std::memcpy(&bytes[at + 8 + static_cast<std::size_t>(offset)], &claimed, sizeof claimed);
+  }
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+  return path;
+}
+
+// The blue level each delivered frame has, as the frame it was (its index).
+std::vector<int> levels(SpreadSource& spread) {
+  std::vector<int> out;
+  Frame frame;
+  while (spread.read(frame))
+    out.push_back(static_cast<int>(std::lround(cv::mean(frame.bgr)[0] / 4)));
+  return out;
+}
+
+// A header that claims 40 frames of a file holding 20: asked for 16, the spread finds 16 of the
+// 20 (not 8 from the first half) and says why.
+TEST(SpreadSource, AHeaderThatClaimsMoreFramesIsReadAgainAndSaid) {
+  test::TempFolder folder;
+  const std::string avi = overstated_avi(folder.path(), 20, 40);
+  ASSERT_EQ(open_source({avi})->frame_count(), 40) << "the patched header is read as written";
+  SpreadSource spread(open_source({avi}), 16, 0, [avi] { return open_source({avi}); });
+  const std::vector<int> got = levels(spread);
+  EXPECT_EQ(got.size(), 16U);
+  EXPECT_EQ(std::set<int>(got.begin(), got.end()).size(), 16U) << "no frame taken twice";
+  EXPECT_GE(*std::max_element(got.begin(), got.end()), 15) << "the frames spread to the end";
+  EXPECT_NE(spread.note().find("says 40 frames but 20 could be read"), std::string::npos)
+      << spread.note();
+  EXPECT_NE(spread.note().find("spread over those 20"), std::string::npos) << spread.note();
+}
+
+// Without a way to read it again, the spread says how many it got and why.
+TEST(SpreadSource, AShortSourceThatCannotBeReadAgainSaysWhatItGot) {
+  test::TempFolder folder;
+  const std::string avi = overstated_avi(folder.path(), 20, 40);
+  SpreadSource spread(open_source({avi}), 16);
+  EXPECT_EQ(levels(spread).size(), 8U);
+  EXPECT_NE(spread.note().find("8 of the 16 frame(s) asked were taken, from its first 20"),
+            std::string::npos)
+      << spread.note();
+}
+
+// A source as long as it says leaves no note.
+TEST(SpreadSource, ASourceAsLongAsItSaysLeavesNoNote) {
+  test::TempFolder folder;
+  const std::string avi = overstated_avi(folder.path(), 20, 20);
+  SpreadSource spread(open_source({avi}), 8, 0, [avi] { return open_source({avi}); });
+  EXPECT_EQ(levels(spread).size(), 8U);
+  EXPECT_TRUE(spread.note().empty()) << spread.note();
 }
 
 }  // namespace
