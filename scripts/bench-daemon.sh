@@ -10,9 +10,12 @@
 #   5. peak RSS during the swap / steady RSS before it (goal <= 1.7);
 #   6. events (issue 39): FPS with tracking, a zone, a line, snapshots (the default kinds, or
 #      $EVENT_SNAPSHOTS, e.g. "[new, enter, leave, cross, loiter, end]") and clips of crossings and
-#      loitering on / off, on the traffic clip unpaced at INT8, nobody watching (goal >= 0.97).
+#      loitering on / off, on the traffic clip unpaced at INT8, nobody watching (goal >= 0.97);
+#   7. the live INT8 checks (issue 41): FPS with them on / off and the CPU their thread used, on the
+#      traffic clip unpaced at INT8 with 1 inference thread, so the other core has the idle time
+#      they run on (goals: ratio >= 0.98, <= 3 % of a core).
 # The RSS growth goal is scripts/soak.sh 10.
-#   scripts/bench-daemon.sh [--model NAME] [--int8 FILE] [--seconds S] [--events-only]
+#   scripts/bench-daemon.sh [--model NAME] [--int8 FILE] [--seconds S] [--events-only] [--checks-only]
 # NAME is a fixture model (default yolo11n_320_fp32); without --int8 the INT8 file is made once
 # with yolo-edge quantize (64 video frames) and kept in /tmp/yolo-edge-bench-cache.
 set -euo pipefail
@@ -22,8 +25,10 @@ model=yolo11n_320_fp32
 int8=""
 seconds=30
 events_only=false
-parse_options "usage: scripts/bench-daemon.sh [--model NAME] [--int8 FILE] [--seconds S] [--events-only]" \
-  --model=model --int8=int8 --seconds=seconds --events-only=events_only:true -- "$@"
+checks_only=false
+parse_options "usage: scripts/bench-daemon.sh [--model NAME] [--int8 FILE] [--seconds S] [--events-only] [--checks-only]" \
+  --model=model --int8=int8 --seconds=seconds --events-only=events_only:true \
+  --checks-only=checks_only:true -- "$@"
 require_build
 fp32=$fixtures/models/$model.onnx
 video=$fixtures/video/birds_720p_10fps.mp4
@@ -59,9 +64,63 @@ lines = [json.loads(l) for l in sys.stdin]
 print(sum(l["frames"] for l in lines) / sum(l["duration_s"] for l in lines))'
 }
 
+# traffic_int8_config FILE LOGS THREADS: the traffic clip unpaced at INT8 with THREADS (the
+# threads section's lines), for the on / off rounds of 6 and 7.
+traffic=$fixtures/video/traffic_720p_30fps.mp4
+traffic_int8_config() {
+  write_config "$1" "$2" "  uri: $traffic
+  loop: true
+  realtime: false" "  path: $fp32
+  int8_path: $int8
+  precision: int8" "$3"
+}
+
+# 7. The INT8 checks: rounds interleaved (off, on, ...), the medians compared; the CPU of their
+# thread (int8-checks) from /proc over the steady part of each run with them on.
+declare -A checks_fps=([off]="" [on]="")
+checks_cpu=""
+for round in 1 2 3; do
+  for mode in off on; do
+    logs=$work/checks-$mode-$round
+    traffic_int8_config "$work/checks.yaml" "$logs" "  mode: fixed
+  count: 1"
+    printf 'checks:\n  enabled: %s\n' "$([ $mode = on ] && echo true || echo false)" >>"$work/checks.yaml"
+    start_daemon "$work/checks.yaml" "$work/checks-state" "$logs.out"
+    wait_for_lines "$logs" 1 120
+    sleep 5
+    cpu_start=$(thread_cpu "$daemon_pid" | awk '$1 == "int8-checks" { print $2 }')
+    sleep "$seconds"
+    cpu_end=$(thread_cpu "$daemon_pid" | awk '$1 == "int8-checks" { print $2 }')
+    stop_daemon
+    fps=$(steady_fps "$logs/yolo-edge.jsonl")
+    line="7. checks $mode, round $round: $(printf %.2f "$fps") fps"
+    if [ "$mode" = on ]; then
+      share=$(python3 -c "print(($cpu_end - $cpu_start) / $(getconf CLK_TCK) / $seconds * 100)")
+      checks_cpu+="$share "
+      line+=", the checks' thread $(printf %.2f "$share") % of a core"
+    fi
+    echo "$line"
+    checks_fps[$mode]+="$fps "
+  done
+done
+python3 - ${checks_fps[off]} -- ${checks_fps[on]} -- $checks_cpu <<'PY'
+import statistics, sys
+args = sys.argv[1:]
+a = args.index("--")
+b = args.index("--", a + 1)
+off = statistics.median(map(float, args[:a]))
+on = statistics.median(map(float, args[a + 1:b]))
+cpu = statistics.median(map(float, args[b + 1:]))
+print(f"7. INT8 checks: median {on:.2f} fps with them, {off:.2f} fps without: ratio {on / off:.3f} "
+      f"(goal >= 0.98); their thread {cpu:.2f} % of a core (goal <= 3 %)")
+PY
+if [ "$checks_only" = true ]; then
+  trap - EXIT
+  exit 0
+fi
+
 # 6. Events: rounds interleaved (off, on, off, on, ...) so a drift of the machine's speed touches
 # both alike; the medians compared.
-traffic=$fixtures/video/traffic_720p_30fps.mp4
 events_yaml="tracking:
   enabled: true
 zones:
@@ -75,11 +134,7 @@ declare -A events_fps=([off]="" [on]="")
 for round in 1 2 3; do
   for mode in off on; do
     logs=$work/events-$mode-$round
-    write_config "$work/events.yaml" "$logs" "  uri: $traffic
-  loop: true
-  realtime: false" "  path: $fp32
-  int8_path: $int8
-  precision: int8" "  mode: adaptive"
+    traffic_int8_config "$work/events.yaml" "$logs" "  mode: adaptive"
     if [ "$mode" = on ]; then
       echo "$events_yaml" >>"$work/events.yaml"
     else
