@@ -21,6 +21,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr int kTrendSlices = 6;
+constexpr auto kReportEvery = std::chrono::seconds(10);
 
 std::chrono::nanoseconds thread_cpu_time() {
   timespec ts{};
@@ -105,6 +106,7 @@ struct ShadowChecks::Checker {
   long checks_total = 0;
   double last_check_ms = 0;
   bool said_starved = false;
+  Clock::time_point reported{};
 };
 
 ShadowChecks::ShadowChecks(Events& events, Act act)
@@ -192,7 +194,7 @@ void ShadowChecks::run() {
   Checker c;
   for (;;) {
     const auto item = queue().pop(std::chrono::seconds(1));
-    take_changes(c);
+    const bool changed = take_changes(c);
     if (item) {
       check(c, **item);
       busy_ = false;
@@ -201,12 +203,21 @@ void ShadowChecks::run() {
     }
     active_ = c.settings.enabled && c.pair && c.build_error.empty();
     if (c.budget) next_due_ns_ = c.budget->next().time_since_epoch().count();
-    report_state(c);
+    // The figures are computed over the whole window: after a check or a change, else every
+    // kReportEvery for the window's expiry and the starved flag (every second cost a tenth of the
+    // checks' own budget).
+    const Clock::time_point now = Clock::now();
+    if (item || changed || now - c.reported >= kReportEvery) {
+      report_state(c);
+      c.reported = now;
+    }
   }
 }
 
-void ShadowChecks::take_changes(Checker& c) {
+bool ShadowChecks::take_changes(Checker& c) {
+  bool changed = false;
   if (auto s = take_settings()) {
+    changed = true;
     const bool window_changed = !c.rolling || s->window.span != c.settings.window.span ||
                                 s->decode.conf != c.settings.decode.conf;
     const bool budget_changed = !c.budget || s->budget_share != c.settings.budget_share ||
@@ -225,6 +236,7 @@ void ShadowChecks::take_changes(Checker& c) {
   }
   std::lock_guard lock(requests_->mutex);
   if (requests_->pair_version != c.pair_version) {
+    changed = true;
     c.pair_version = requests_->pair_version;
     const bool new_files = !requests_->pair || !c.pair || !requests_->pair->same_files(*c.pair);
     c.pair = requests_->pair;
@@ -237,6 +249,7 @@ void ShadowChecks::take_changes(Checker& c) {
       if (c.rolling) c.rolling->clear();
     }
   }
+  return changed;
 }
 
 void ShadowChecks::check(Checker& c, const FrameResult& result) {

@@ -121,8 +121,8 @@ class ShadowChecks
   struct Checker;
 
   void run() override;
-  // The settings and the pair handed over since the last call.
-  void take_changes(Checker& c);
+  // The settings and the pair handed over since the last call; whether there were any.
+  bool take_changes(Checker& c);
   // One check on `result`'s frame (building the pair's engines first when needed).
   void check(Checker& c, const FrameResult& result);
   // Builds the pair's engines; throws when they cannot be built or do not match.
