@@ -43,6 +43,9 @@ inline constexpr char kCpuBusyTotal[] = "cpu_busy_total";
 inline constexpr char kTempMaxC[] = "temp_max_c";
 inline constexpr char kPowerW[] = "power_w";
 inline constexpr char kEnergyPerFrameMj[] = "energy_per_frame_mj";
+// The live INT8 checks: the agreement at the interval's end, and the checks done in it.
+inline constexpr char kInt8Agreement[] = "int8_agreement";
+inline constexpr char kInt8Checks[] = "int8_checks";
 
 // Fields of the events the report reads.
 // threads: the count before and after, what kind of decision, why.

@@ -512,7 +512,8 @@ DaemonStatus Service::build_status() const {
                  .threads_mode = config_.threads.mode,
                  .device = telemetry_->latest(),
                  .outputs = {},
-                 .last_error = {}};
+                 .last_error = {},
+                 .int8_checks = checks_ ? checks_->figures() : std::nullopt};
   if (precision_override_) {
     s.model.precision_override = {precision_override_->value.value,
                                   precision_override_->value.origin};

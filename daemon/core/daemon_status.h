@@ -123,6 +123,16 @@ struct LastError {
   std::string message;
 };
 
+// What the live INT8 checks measured so far (daemon/model/shadow_checks.h), for the outputs that
+// record it beside the other figures (the field log's interval lines); the status shows the
+// checks' own, fuller report under outputs.int8-checks.
+struct Int8CheckFigures {
+  // INT8's agreement with FP32 over the checks' window; empty until FP32 found something.
+  std::optional<double> agreement;
+  // Checks done since the daemon started.
+  long checks_total = 0;
+};
+
 struct DaemonStatus {
   std::string version;
   DaemonState state = DaemonState::kStarting;
@@ -138,6 +148,8 @@ struct DaemonStatus {
   std::optional<telemetry::Sample> device;
   std::vector<OutputStatus> outputs;
   std::optional<LastError> last_error;
+  // Empty while the checks do not run (off, or no INT8 file of the model).
+  std::optional<Int8CheckFigures> int8_checks;
 };
 
 // The status as GET /api/status serves it and MQTT publishes it.

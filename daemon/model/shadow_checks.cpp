@@ -159,6 +159,12 @@ void ShadowChecks::publish(std::shared_ptr<const FrameResult> result) {
   if (!push(std::move(result))) busy_ = false;
 }
 
+std::optional<Int8CheckFigures> ShadowChecks::figures() const {
+  const ShadowSnapshot s = snapshot();
+  if (!s.enabled || !s.idle_reason.empty() || !s.warning.empty()) return std::nullopt;
+  return Int8CheckFigures{s.agreement, s.checks_total};
+}
+
 nlohmann::json ShadowChecks::status() const {
   return to_json(snapshot());
 }

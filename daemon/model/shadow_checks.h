@@ -110,6 +110,9 @@ class ShadowChecks
   // of the running model).
   void set_pair(std::optional<ShadowPair> pair, std::string idle_reason = "");
 
+  // The figures the field log records; empty while no check can run.
+  std::optional<Int8CheckFigures> figures() const;
+
   bool wants_frame(const FrameResult& result) const override;
   void publish(std::shared_ptr<const FrameResult> result) override;
   nlohmann::json status() const override;

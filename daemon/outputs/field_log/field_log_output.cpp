@@ -230,6 +230,10 @@ void FieldLogOutput::event(const Event& event) {
   push(event);
 }
 
+void FieldLogOutput::stats(const DaemonStatus& status) {
+  if (status.int8_checks) push(*status.int8_checks);
+}
+
 void FieldLogOutput::run() {
   FieldLogOptions options = take_settings().value_or(settings());
   LineWriter writer(options.file, options.max_held_lines);
@@ -278,6 +282,8 @@ void FieldLogOutput::run() {
         }
       } else if (auto* sample = std::get_if<telemetry::Sample>(&*item)) {
         interval.add(*sample);
+      } else if (auto* figures = std::get_if<Int8CheckFigures>(&*item)) {
+        interval.add(*figures);
       } else {
         writer.add(line_text(event_line(std::get<Event>(*item))));
         // While the disk fails, held lines wait for the next interval's retry.

@@ -43,7 +43,8 @@ struct FieldLogOptions {
 // own does the work, so publish() is a queue push and inference never waits on the disk. When the
 // disk refuses lines (missing folder, full, read-only) the status says so, the lines are held
 // (bounded) and written in order once it takes them again, retried once per interval.
-using FieldLogItem = std::variant<std::shared_ptr<const FrameResult>, telemetry::Sample, Event>;
+using FieldLogItem =
+    std::variant<std::shared_ptr<const FrameResult>, telemetry::Sample, Event, Int8CheckFigures>;
 
 class FieldLogOutput : public QueuedOutput<FieldLogItem, FieldLogOptions> {
  public:
@@ -58,6 +59,8 @@ class FieldLogOutput : public QueuedOutput<FieldLogItem, FieldLogOptions> {
   void publish(std::shared_ptr<const FrameResult> result) override;
   void telemetry(const telemetry::Sample& sample) override;
   void event(const Event& event) override;
+  // Takes the INT8 checks' figures (the agreement the next interval line records).
+  void stats(const DaemonStatus& status) override;
   // status(): {"ok", "file", "lines_written", "lines_held", "lines_lost", "warning" (when not
   // ok)}, updated after every write attempt. Still valid after stop(): ok false then means lines
   // could not be written before exit.

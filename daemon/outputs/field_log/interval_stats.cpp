@@ -63,6 +63,11 @@ void IntervalStats::add(const FrameResult& result) {
   for (const auto& detection : result.detections) ++detections_[detection.class_id];
 }
 
+void IntervalStats::add(const Int8CheckFigures& figures) {
+  if (!checks_at_start_) checks_at_start_ = figures.checks_total;
+  checks_ = figures;
+}
+
 void IntervalStats::add(const telemetry::Sample& sample) {
   ++samples_;
   if (const auto hottest = sample.max_celsius()) {
@@ -160,6 +165,11 @@ nlohmann::ordered_json IntervalStats::line(std::chrono::system_clock::time_point
     detections[name] = detections.value(name, std::int64_t{0}) + count;
   }
   j[fieldlog::key::kDetections] = std::move(detections);
+  if (checks_) {
+    if (checks_->agreement)
+      j[fieldlog::key::kInt8Agreement] = text::rounded(*checks_->agreement, 4);
+    j[fieldlog::key::kInt8Checks] = checks_->checks_total - checks_at_start_.value_or(0);
+  }
   add_device(j, duration_s);
   return j;
 }
@@ -201,6 +211,8 @@ IntervalStats IntervalStats::next(SteadyTime start) const {
   next.last_done_ = last_done_;
   next.last_sample_ = last_sample_;
   next.energy_base_ = energy_last_ ? energy_last_ : energy_base_;
+  // The next interval's checks count from where this one's ended.
+  if (checks_) next.checks_at_start_ = checks_->checks_total;
   return next;
 }
 

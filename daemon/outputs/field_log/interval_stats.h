@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "daemon/core/daemon_status.h"
 #include "daemon/core/frame_result.h"
 #include "telemetry/sample.h"
 
@@ -31,6 +32,9 @@ class IntervalStats {
   void add(const FrameResult& result);
   // One telemetry sample.
   void add(const telemetry::Sample& sample);
+  // The live INT8 checks' figures, about once a second: the last one's agreement is the line's,
+  // and its count of checks, less the count the interval began with, the checks done in it.
+  void add(const Int8CheckFigures& figures);
   // Results the field log's own queue dropped (processed, but never seen here).
   void add_unlogged(std::int64_t results);
 
@@ -60,6 +64,10 @@ class IntervalStats {
 
   std::string host_;
   SteadyTime start_;
+
+  // The INT8 checks: the last figures, and the count of checks when the interval began.
+  std::optional<Int8CheckFigures> checks_;
+  std::optional<long> checks_at_start_;
 
   // Frames.
   std::int64_t frames_ = 0;

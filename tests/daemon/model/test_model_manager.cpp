@@ -182,6 +182,18 @@ TEST_F(ModelManagerDaemon, TheInt8ChecksJudgeTheRunningInt8FileAgainstFp32) {
   ASSERT_TRUE(metrics && metrics->status == 200);
   EXPECT_NE(metrics->body.find("yolo_edge_int8_checks_total "), std::string::npos);
   EXPECT_NE(metrics->body.find("yolo_edge_int8_checks_cpu_ratio "), std::string::npos);
+
+  // The field log's interval lines count the checks done in each.
+  const FieldLogReader log(s_.logs);
+  long logged = 0;
+  const auto until = Clock::now() + 30s;
+  while (logged == 0 && Clock::now() < until) {
+    for (const auto& l : log.lines()) {
+      if (l.value("type", "") == "interval") logged += l.value("int8_checks", 0L);
+    }
+    if (logged == 0) std::this_thread::sleep_for(500ms);
+  }
+  EXPECT_GT(logged, 0);
 }
 
 // An INT8 file that does not fit (planted mis-scaled layers: every DequantizeLinear scale of the

@@ -98,6 +98,31 @@ TEST(IntervalStats, DetectionsCountedPerClassName) {
             nlohmann::ordered_json({{"person", 3}, {"car", 1}, {"class 7", 1}}));
 }
 
+// The live INT8 checks: the agreement at the interval's end and the checks done within it; a line
+// with no figures (checks off) has neither key.
+TEST(IntervalStats, Int8ChecksGiveTheAgreementAndTheChecksOfTheInterval) {
+  IntervalStats stats("pi5", kStart);
+  stats.add(frame(model("int8"), 20));
+  EXPECT_FALSE(stats.line(kWall, kStart + 1s).contains("int8_agreement"));
+  stats.add(Int8CheckFigures{std::nullopt, 40});
+  stats.add(Int8CheckFigures{0.97, 43});
+  stats.add(Int8CheckFigures{0.96123456, 45});
+  auto line = stats.line(kWall, kStart + 10s);
+  EXPECT_DOUBLE_EQ(line["int8_agreement"].get<double>(), 0.9612);
+  EXPECT_EQ(line["int8_checks"], 5);
+  IntervalStats next = stats.next(kStart + 10s);
+  next.add(Int8CheckFigures{0.95, 47});
+  line = next.line(kWall, kStart + 20s);
+  EXPECT_EQ(line["int8_checks"], 2) << "counted from where the last interval ended";
+  // Until FP32 found something there is a count and no agreement.
+  IntervalStats fresh("pi5", kStart);
+  fresh.add(Int8CheckFigures{std::nullopt, 3});
+  fresh.add(Int8CheckFigures{std::nullopt, 4});
+  line = fresh.line(kWall, kStart + 10s);
+  EXPECT_FALSE(line.contains("int8_agreement"));
+  EXPECT_EQ(line["int8_checks"], 1);
+}
+
 TEST(IntervalStats, DroppedFramesAddCaptureDropsAndUnloggedResults) {
   IntervalStats stats("pi5", kStart);
   auto a = frame(model("fp32"), 20);
