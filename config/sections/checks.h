@@ -4,7 +4,7 @@
 namespace yolo::config {
 
 // What the daemon does when INT8 keeps disagreeing with FP32 on the camera's frames.
-enum class DriftAction { kWarn, kFp32 };
+enum class DriftAction { kWarn, kFp32, kRequantize };
 
 // The live INT8 checks (issue 41). Rows and rules: config/sections/checks.cpp.
 struct ChecksConfig {

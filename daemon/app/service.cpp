@@ -154,12 +154,23 @@ int Service::start() {
 
   object_events_.set_history(static_cast<std::size_t>(config_.events.history));
   const std::optional<tracking::Counts> counts = restore_tracking_state();
-  // The checks' drift action reaches the control loop the way the API's precision switch does:
-  // FP32 until the next reload.
+  // The checks' drift action fp32 reaches the control loop the way the API's precision switch
+  // does: FP32 until the next reload. A requantize is the model manager's (no config changes).
   auto checks =
       std::make_unique<ShadowChecks>(events_, [this](const detector::DriftWatch::Verdict& v) {
-        if (v.step == detector::DriftWatch::Step::kSwitchToFp32) {
-          control_.post({ControlRequest::Kind::kPrecision, "fp32", "the INT8 checks"});
+        switch (v.step) {
+          case detector::DriftWatch::Step::kSwitchToFp32:
+            control_.post({ControlRequest::Kind::kPrecision, "fp32", "the INT8 checks"});
+            break;
+          case detector::DriftWatch::Step::kRequantize:
+            if (model_) model_->requantize(v.reason);
+            break;
+          case detector::DriftWatch::Step::kAgreesAgain:
+            if (model_) model_->drift_over();
+            break;
+          case detector::DriftWatch::Step::kNone:
+          case detector::DriftWatch::Step::kWarn:
+            break;
         }
       });
   checks_ = checks.get();

@@ -8,10 +8,13 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <utility>
 
 #include <opencv2/core.hpp>
 
 namespace yolo::daemon {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -20,27 +23,14 @@ using Clock = std::chrono::steady_clock;
 // How often the manager looks at the reservoir and a running quantization.
 constexpr auto kTick = std::chrono::milliseconds(500);
 
-vision::DecoderKind decoder_kind(config::Decoder d) {
-  switch (d) {
-    case config::Decoder::kAuto:
-      return vision::DecoderKind::kAuto;
-    case config::Decoder::kYolov8:
-      return vision::DecoderKind::kYolov8;
-    case config::Decoder::kEnd2end:
-      return vision::DecoderKind::kEnd2End;
-    case config::Decoder::kYolov5:
-      return vision::DecoderKind::kYolov5;
-  }
-  return vision::DecoderKind::kAuto;
-}
-
 }  // namespace
 
 ModelManager::ModelManager(Events& events, Options options, CalibrationReservoir& reservoir)
     : events_(events),
       options_(std::move(options)),
       int8_(events, reservoir, options_.cli),
-      auto_(events) {}
+      auto_(events),
+      requantizer_(events, reservoir, options_.cli) {}
 
 ModelManager::~ModelManager() {
   stop(std::chrono::milliseconds(5000));
@@ -48,21 +38,19 @@ ModelManager::~ModelManager() {
 
 Plan ModelManager::plan(const config::ModelConfig& model) {
   const cv::Size frame = inference_ ? inference_->frame_size() : cv::Size();
-  return plan_model(model, {options_.int8_dir, frame, auto_.int8_chosen()}, files_);
+  Plan p = plan_model(model, {options_.int8_dir, frame, auto_.int8_chosen()}, files_);
+  apply_requantize(p);
+  return p;
 }
 
-detector::DetectorOptions detector_options(const ModelTarget& target) {
-  detector::DetectorOptions options;
-  options.model = target.file;
-  options.engine.precision = target.precision == config::Precision::kInt8
-                                 ? runtime::Precision::kInt8
-                                 : runtime::Precision::kFp32;
-  options.engine.threads = 1;
-  options.engine.imgsz = target.imgsz;
-  options.engine.imgsz_key = "model.imgsz";
-  options.labels = target.labels;
-  options.decode.kind = decoder_kind(target.decoder);
-  return options;
+void ModelManager::apply_requantize(Plan& p) const {
+  if (replaced_ && p.int8 && p.int8->file == replaced_->first) {
+    const ModelTarget old = *p.int8;
+    p.int8->file = replaced_->second;
+    if (p.run == old) p.run = *p.int8;
+    if (p.candidate == old) p.candidate = *p.int8;
+  }
+  if (hold_fp32_ && p.int8 && p.run == *p.int8) p.run = p.fp32;
 }
 
 LoadedModel ModelManager::build(const ModelTarget& target, const config::ModelConfig& model) {
@@ -131,6 +119,22 @@ void ModelManager::retire(std::unique_ptr<detector::Detector> detector) {
   wake_.notify_all();
 }
 
+void ModelManager::requantize(std::string why) {
+  {
+    std::lock_guard lock(mutex_);
+    requantize_asked_ = std::move(why);
+  }
+  wake_.notify_all();
+}
+
+void ModelManager::drift_over() {
+  {
+    std::lock_guard lock(mutex_);
+    drift_over_ = true;
+  }
+  wake_.notify_all();
+}
+
 bool ModelManager::stop(std::chrono::milliseconds limit) {
   {
     std::lock_guard lock(mutex_);
@@ -168,16 +172,22 @@ void ModelManager::run() {
     }
   }
   int8_.stop();
+  requantizer_.cancel();
 }
 
 void ModelManager::step() {
   config::ModelConfig model;
   std::uint64_t generation = 0;
+  std::optional<std::string> asked;
+  bool agrees_again = false;
   {
     std::lock_guard lock(mutex_);
     model = wanted_;
     generation = generation_;
+    asked.swap(requantize_asked_);
+    agrees_again = std::exchange(drift_over_, false);
   }
+  step_requantize(model, std::move(asked), agrees_again);
   const Plan p = plan(model);
   if (p.make.empty()) int8_.drop();
   step_run(model, p, generation);
@@ -203,8 +213,56 @@ void ModelManager::share_pair(const Plan& p) {
   }
   ShadowPair pair{detector_options(p.fp32), detector_options(*p.int8),
                   running_->precision == config::Precision::kInt8 ? runtime::Precision::kInt8
-                                                                  : runtime::Precision::kFp32};
+                                                                  : runtime::Precision::kFp32,
+                  int8_version_};
   options_.checks->set_pair(std::move(pair));
+}
+
+void ModelManager::step_requantize(const config::ModelConfig& model,
+                                   std::optional<std::string> asked, bool agrees_again) {
+  if (replaced_ && model.int8_path != replaced_->first) replaced_.reset();
+  const Plan p = plan(model);
+  if (hold_fp32_ && (requantizer_.pair().fp32 != p.fp32 || !p.int8)) {
+    // A reload changed the model: a new file would be of another one, and the held one is gone.
+    requantizer_.cancel();
+    hold_fp32_ = false;
+    events_.emit(config::LogLevel::kInfo, fieldlog::EventKind::kQuantizeCancelled,
+                 "requantize given up: the config's model changed");
+  }
+  if (agrees_again && hold_fp32_ && !requantizer_.active()) {
+    // After a failed requantize the old file agrees again (the checks say so): it runs again.
+    hold_fp32_ = false;
+    requantizer_.cancel();
+  }
+  std::optional<Requantizer::Outcome> outcome;
+  if (asked && !requantizer_.active()) {
+    if (!p.int8) {
+      outcome = Requantizer::Outcome{"there is no INT8 file of model.path to replace", ""};
+    } else {
+      hold_fp32_ = true;
+      const RequantizeFiles files = requantize_files(model, *p.int8, options_.int8_dir);
+      outcome = requantizer_.begin(model, {p.fp32, *p.int8}, files, *asked);
+    }
+  } else if (requantizer_.active()) {
+    outcome = requantizer_.step();
+  }
+  if (!outcome) return;
+  const RequantizeFiles& files = requantizer_.files();
+  if (outcome->failure) {
+    events_.emit(config::LogLevel::kError, fieldlog::EventKind::kQuantizeFailed,
+                 "requantize failed: " + *outcome->failure +
+                     "; FP32 keeps running until the checks try again",
+                 {{"error", *outcome->failure}, {"trigger", "drift"}});
+  } else {
+    if (!model.int8_path.empty()) replaced_ = {model.int8_path, files.final_file};
+    ++int8_version_;
+    hold_fp32_ = false;
+    events_.emit(config::LogLevel::kInfo, fieldlog::EventKind::kQuantizeDone,
+                 "made " + files.final_file.string() + " again from this camera's frames (" +
+                     outcome->figures + "); switching to it",
+                 {{"file", files.final_file.string()}, {"trigger", "drift"}});
+  }
+  if (options_.checks) options_.checks->requantize_ended(outcome->failure);
 }
 
 void ModelManager::step_run(const config::ModelConfig& model, const Plan& p,
@@ -269,6 +327,9 @@ bool ModelManager::auto_wanted() const {
 }
 
 std::string ModelManager::pending_summary() const {
+  if (std::string requantize = requantizer_.pending_summary(); !requantize.empty()) {
+    return requantize;
+  }
   if (std::string int8 = int8_.pending_summary(); !int8.empty()) return int8;
   return auto_.pending_summary(auto_wanted());
 }

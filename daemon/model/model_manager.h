@@ -19,15 +19,13 @@
 #include "daemon/model/model_files.h"
 #include "daemon/model/model_plan.h"
 #include "daemon/model/precision_auto.h"
+#include "daemon/model/requantizer.h"
 #include "daemon/model/reservoir.h"
 #include "daemon/model/shadow_checks.h"
 #include "daemon/pipeline/inference.h"
 #include "runtime/engine/engine.h"
 
 namespace yolo::daemon {
-
-// How the daemon loads `target` (one engine thread; the pools and log are the caller's).
-detector::DetectorOptions detector_options(const ModelTarget& target);
 
 // Keeps the model the config asks for running. Builds each new model on its own thread, beside
 // the running one and on the same thread pools, then hands it to the inference thread, which
@@ -60,6 +58,13 @@ class ModelManager {
   void start(Inference& inference);
   // A valid reload: builds what changed, and tries again what failed.
   void reconfigure(const config::ModelConfig& model);
+  // The INT8 checks found the INT8 file drifting (checks.drift_action: requantize): runs FP32
+  // and makes a new INT8 file from the camera's frames; `why` is the drift watch's reason. Any
+  // thread; ignored while a requantize is under way.
+  void requantize(std::string why);
+  // The INT8 checks find the INT8 file agreeing again after a failed requantize: it runs again.
+  // Any thread.
+  void drift_over();
   // Frees a detector the inference thread let go of, here rather than on that thread.
   void retire(std::unique_ptr<detector::Detector> detector);
   bool stop(std::chrono::milliseconds limit);
@@ -85,12 +90,20 @@ class ModelManager {
   bool auto_wanted() const;
   // Tells the INT8 checks which pair of models to judge (none without an INT8 file).
   void share_pair(const Plan& p);
+  // A requantize asked for, under way or ended: starts it, follows it, and puts the new file in
+  // place once it passed.
+  void step_requantize(const config::ModelConfig& model, std::optional<std::string> asked,
+                       bool agrees_again);
+  // The requantize's new file in place of the INT8 file it replaces, and FP32 held while a
+  // requantize is under way or failed.
+  void apply_requantize(Plan& p) const;
 
   Events& events_;
   Options options_;
   Inference* inference_ = nullptr;
   Int8Maker int8_;
   PrecisionAuto auto_;
+  Requantizer requantizer_;
   Worker worker_;
 
   mutable std::mutex mutex_;
@@ -100,12 +113,21 @@ class ModelManager {
   // Bumped by every reconfigure(): a failure is retried only after a reload.
   std::uint64_t generation_ = 0;
   std::vector<std::unique_ptr<detector::Detector>> retired_;
+  // From the checks: a requantize asked for (its reason), the INT8 file agreeing again.
+  std::optional<std::string> requantize_asked_;
+  bool drift_over_ = false;
 
   // Owned by the manager's thread (and load_initial(), before it starts).
   std::optional<ModelTarget> running_;
   ModelFileCache files_;
   std::optional<std::pair<ModelTarget, std::uint64_t>> failed_build_;
   std::string last_error_;
+  // The requantize's state: FP32 runs instead of the INT8 file while held; a new file made for an
+  // admin's model.int8_path (first) runs instead of it (second) until the model changes; the
+  // count of new files, which tells the checks a file replaced in place is another file.
+  bool hold_fp32_ = false;
+  std::optional<std::pair<std::filesystem::path, std::filesystem::path>> replaced_;
+  std::uint64_t int8_version_ = 0;
 };
 
 }  // namespace yolo::daemon

@@ -7,6 +7,38 @@ namespace yolo::daemon {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+vision::DecoderKind decoder_kind(config::Decoder d) {
+  switch (d) {
+    case config::Decoder::kAuto:
+      return vision::DecoderKind::kAuto;
+    case config::Decoder::kYolov8:
+      return vision::DecoderKind::kYolov8;
+    case config::Decoder::kEnd2end:
+      return vision::DecoderKind::kEnd2End;
+    case config::Decoder::kYolov5:
+      return vision::DecoderKind::kYolov5;
+  }
+  return vision::DecoderKind::kAuto;
+}
+
+}  // namespace
+
+detector::DetectorOptions detector_options(const ModelTarget& target) {
+  detector::DetectorOptions options;
+  options.model = target.file;
+  options.engine.precision = target.precision == config::Precision::kInt8
+                                 ? runtime::Precision::kInt8
+                                 : runtime::Precision::kFp32;
+  options.engine.threads = 1;
+  options.engine.imgsz = target.imgsz;
+  options.engine.imgsz_key = "model.imgsz";
+  options.labels = target.labels;
+  options.decode.kind = decoder_kind(target.decoder);
+  return options;
+}
+
 std::string describe(const ModelTarget& t) {
   std::string text = t.file.filename().string() + " (" + precision_name(t.precision);
   if (t.imgsz.mode == runtime::InputSize::Mode::kFixed) text += ", " + runtime::to_string(t.imgsz);

@@ -10,6 +10,7 @@
 
 #include "config/config.h"
 #include "daemon/model/model_files.h"
+#include "detector/detector.h"
 #include "runtime/engine/input_size.h"
 
 namespace yolo::daemon {
@@ -38,6 +39,9 @@ struct ModelPair {
 
   bool operator==(const ModelPair&) const = default;
 };
+
+// How the daemon loads `target` (one engine thread; the pools and log are the caller's).
+detector::DetectorOptions detector_options(const ModelTarget& target);
 
 // What the manager does for one config.
 struct Plan {

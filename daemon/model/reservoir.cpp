@@ -55,7 +55,9 @@ CalibrationReservoir::~CalibrationReservoir() {
 
 void CalibrationReservoir::configure(const config::Config& config) {
   hand_over(config.model.calibration_frames);
-  enabled_ = config.model.quantize == config::Quantize::kAuto;
+  // A requantize after drift calibrates on these frames too.
+  enabled_ = config.model.quantize == config::Quantize::kAuto ||
+             config.checks.drift_action == config::DriftAction::kRequantize;
 }
 
 fs::path CalibrationReservoir::slot_path(int slot) const {

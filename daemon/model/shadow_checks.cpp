@@ -43,7 +43,7 @@ void set_idle(int tid, bool idle) {
 bool ShadowPair::same_files(const ShadowPair& other) const {
   return fp32.model == other.fp32.model && int8.model == other.int8.model &&
          fp32.engine.imgsz == other.fp32.engine.imgsz &&
-         int8.engine.imgsz == other.int8.engine.imgsz;
+         int8.engine.imgsz == other.int8.engine.imgsz && int8_version == other.int8_version;
 }
 
 nlohmann::json to_json(const ShadowSnapshot& s) {
@@ -88,6 +88,8 @@ struct ShadowChecks::Requests {
   std::uint64_t pair_version = 0;
   std::optional<ShadowPair> pair;
   std::string idle_reason;
+  // A requantize that ended (its failure, if any), not yet told to the drift watch.
+  std::optional<std::optional<std::string>> requantize_ended;
 };
 
 // Everything the checks' thread owns.
@@ -127,9 +129,17 @@ void ShadowChecks::configure(const config::Config& config) {
   s.window.span = std::chrono::minutes(config.checks.window_min);
   s.drift.min_map50 = config.model.auto_min_map50;
   s.drift.hold = std::chrono::minutes(config.checks.drift_after_min);
-  s.drift.action = config.checks.drift_action == config::DriftAction::kFp32
-                       ? detector::DriftAction::kFp32
-                       : detector::DriftAction::kWarn;
+  switch (config.checks.drift_action) {
+    case config::DriftAction::kWarn:
+      s.drift.action = detector::DriftAction::kWarn;
+      break;
+    case config::DriftAction::kFp32:
+      s.drift.action = detector::DriftAction::kFp32;
+      break;
+    case config::DriftAction::kRequantize:
+      s.drift.action = detector::DriftAction::kRequantize;
+      break;
+  }
   s.decode = decode_options(config.detect);
   hand_over(std::move(s));
 }
@@ -144,6 +154,14 @@ void ShadowChecks::set_pair(std::optional<ShadowPair> pair, std::string idle_rea
     requests_->pair = std::move(pair);
     requests_->idle_reason = std::move(idle_reason);
     ++requests_->pair_version;
+  }
+  wake();
+}
+
+void ShadowChecks::requantize_ended(std::optional<std::string> failure) {
+  {
+    std::lock_guard lock(requests_->mutex);
+    requests_->requantize_ended = std::move(failure);
   }
   wake();
 }
@@ -248,13 +266,26 @@ bool ShadowChecks::take_changes(Checker& c) {
     c.pair = requests_->pair;
     c.idle_reason = requests_->idle_reason;
     if (new_files) {
-      // Another INT8 file: the old one's checks say nothing of it.
+      // Another INT8 file: the old one's checks and drift say nothing of it.
       c.fp32.reset();
       c.int8.reset();
       c.build_error.clear();
       if (c.rolling) c.rolling->clear();
+      if (c.drift) c.drift.emplace(c.settings.drift);
     }
   }
+  if (requests_->requantize_ended && c.drift) {
+    changed = true;
+    if (const auto& failure = *requests_->requantize_ended) {
+      const detector::DriftWatch::Verdict v = c.drift->requantize_failed(Clock::now(), *failure);
+      events_.emit(config::LogLevel::kWarning, fieldlog::EventKind::kInt8Drift, v.reason,
+                   {{"phase", detector::phase_name(c.drift->phase())},
+                    {"action", detector::action_name(c.settings.drift.action)}});
+    } else {
+      c.drift->requantized();
+    }
+  }
+  requests_->requantize_ended.reset();
   return changed;
 }
 

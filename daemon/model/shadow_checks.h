@@ -42,6 +42,8 @@ struct ShadowPair {
   // The precision the daemon runs: the checks judge INT8 either way (running FP32: how much would
   // INT8 lose here?).
   runtime::Precision running = runtime::Precision::kInt8;
+  // Counts the INT8 files a requantize made: one replaced in place is another file all the same.
+  std::uint64_t int8_version = 0;
 
   bool same_files(const ShadowPair& other) const;
 };
@@ -109,6 +111,9 @@ class ShadowChecks
   // From the model manager, whenever what runs changes: the pair to check, or none (no INT8 file
   // of the running model).
   void set_pair(std::optional<ShadowPair> pair, std::string idle_reason = "");
+  // From the model manager: the requantize the drift watch asked for ended; `failure` empty when
+  // the new file passed and runs, else why not (the drift watch then waits before asking again).
+  void requantize_ended(std::optional<std::string> failure);
 
   // The figures the field log records; empty while no check can run.
   std::optional<Int8CheckFigures> figures() const;

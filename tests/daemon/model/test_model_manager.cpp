@@ -10,6 +10,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <opencv2/imgcodecs.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -46,6 +48,22 @@ fs::path tiny_int8(const fs::path& folder) {
   const ProcessResult made = run_process(
       {cli_path().string(), "quantize", "--model", tiny_detector_model(dir).string(), "--calib",
        one_image_folder(dir).string(), "--keep-fp32", "none", "--out", int8.string()});
+  EXPECT_EQ(made.status, 0) << made.err;
+  return int8;
+}
+
+// `model` quantized on one image of `level` grey: the INT8 file of a scene at night levels when
+// dark.
+fs::path int8_calibrated_at(const fs::path& model, const fs::path& folder, int level,
+                            const std::string& name) {
+  const fs::path dir = writable_folder(folder / "models");
+  const fs::path frames = dir / ("frames-" + name);
+  fs::create_directories(frames);
+  cv::imwrite((frames / "scene.png").string(), cv::Mat(480, 640, CV_8UC3, cv::Scalar::all(level)));
+  const fs::path int8 = dir / (name + ".int8.onnx");
+  const ProcessResult made =
+      run_process({cli_path().string(), "quantize", "--model", model.string(), "--calib",
+                   frames.string(), "--keep-fp32", "none", "--out", int8.string()});
   EXPECT_EQ(made.status, 0) << made.err;
   return int8;
 }
@@ -256,6 +274,111 @@ TEST_F(ModelManagerDaemon, DriftFoundByTheChecksSwitchesToFp32) {
             std::string::npos)
       << checks.dump();
   EXPECT_LT(checks["agreement"].get<double>(), 0.95) << checks.dump();
+}
+
+// A scene change (issue 41): an INT8 file calibrated at night levels runs on a day scene with
+// checks.drift_action: requantize. The checks find it drifting; the daemon runs FP32 meanwhile,
+// quantizes again on the calibration reservoir's frames of this scene, checks the new file on
+// the frames it held back and runs it, beside model.int8_path (which it never writes), with no
+// restart and frames flowing throughout.
+TEST_F(ModelManagerDaemon, ASceneChangeIsRequantizedAndTheNewFileRuns) {
+  YOLO_REQUIRE_FIXTURES();  // the daemon's source is the fixture video
+  const fs::path fp32 = fixture("models/yolo11n_320_fp32.onnx");
+  const fs::path night = int8_calibrated_at(fp32, s_.folder.path(), 3, "yolo11n.night");
+  const auto night_bytes = fs::file_size(night);
+  // A floor under the 0.95 default: what is tested is the way back, on 4 held frames and a few
+  // minutes of checks, not how close 12 calibration frames come to FP32.
+  start(fp32, "  precision: int8\n  int8_path: " + night.string() +
+                  "\n  calibration_frames: 16\n  auto_min_map50: 0.8\nchecks:\n"
+                  "  budget_percent: 50\n  drift_after_min: 1\n  drift_action: requantize\n");
+  nlohmann::json j;
+  std::optional<double> lowest;
+  long frames = 0;
+  auto last_frame = Clock::now();
+  std::chrono::duration<double> longest_gap{0};
+  const auto requantized = [&] {
+    j = status();
+    const long now_frames = j.value("frames", 0L);
+    if (now_frames > frames) {
+      longest_gap = std::max<std::chrono::duration<double>>(longest_gap, Clock::now() - last_frame);
+      frames = now_frames;
+      last_frame = Clock::now();
+    }
+    const nlohmann::json m = j.value("model", nlohmann::json::object());
+    const nlohmann::json c =
+        j.value("outputs", nlohmann::json::object()).value("int8-checks", nlohmann::json::object());
+    if (c.contains("agreement") && c["agreement"].is_number()) {
+      const double a = c["agreement"].get<double>();
+      if (!lowest || a < *lowest) lowest = a;
+    }
+    return m.value("precision", "") == "int8" &&
+           m.value("file", "").ends_with("yolo11n.night.requantized.int8.onnx") &&
+           c.value("window_checks", 0) >= 5 && c.value("agreement", nlohmann::json()).is_number() &&
+           c["agreement"].get<double>() >= 0.8;
+  };
+  const auto gave_up = [&] {
+    return j.value("outputs", nlohmann::json::object())
+               .value("int8-checks", nlohmann::json::object())
+               .value("drift", nlohmann::json::object())
+               .value("phase", "") == "waiting";
+  };
+  const auto deadline = Clock::now() + 300s;
+  while (!requantized() && !gave_up() && Clock::now() < deadline) {
+    std::this_thread::sleep_for(250ms);
+  }
+  ASSERT_TRUE(requantized()) << j.dump() << "\n" << s_.daemon_output();
+  ASSERT_TRUE(lowest);
+  EXPECT_LT(*lowest, 0.8) << "the night file should not have agreed with FP32 on the day scene";
+  EXPECT_FALSE(j["model"].contains("precision_override")) << j.dump();
+  EXPECT_EQ(j["outputs"]["int8-checks"]["drift"]["phase"], "agrees") << j.dump();
+  // The stream never stopped: the swap to FP32 and back happened between two frames.
+  EXPECT_LT(longest_gap.count(), 3.0);
+  // The admin's file is untouched.
+  EXPECT_EQ(fs::file_size(night), night_bytes);
+
+  const FieldLogReader log(s_.logs);
+  std::vector<std::string> kinds;
+  for (const auto& l : log.lines()) {
+    if (l.value("type", "") == "event" && l.value("trigger", "") == "drift") {
+      kinds.push_back(l.value("event", ""));
+    }
+  }
+  EXPECT_EQ(kinds, (std::vector<std::string>{"quantize_started", "quantize_done"}));
+}
+
+// A requantize that cannot succeed (the reservoir can never fill model.calibration_frames in
+// time): FP32 keeps running, the status says why, and no second try follows (the drift watch
+// waits an hour).
+TEST_F(ModelManagerDaemon, AFailedRequantizeKeepsFp32AndDoesNotRetry) {
+  YOLO_REQUIRE_FIXTURES();  // the daemon's source is the fixture video
+  const fs::path fp32 = fixture("models/yolo11n_320_fp32.onnx");
+  const fs::path night = int8_calibrated_at(fp32, s_.folder.path(), 3, "yolo11n.night");
+  start(fp32, "  precision: int8\n  int8_path: " + night.string() +
+                  "\n  calibration_frames: 1024\nchecks:\n  budget_percent: 50\n"
+                  "  drift_after_min: 1\n  drift_action: requantize\n");
+  nlohmann::json j;
+  const auto failed = [&] {
+    j = status();
+    const nlohmann::json c =
+        j.value("outputs", nlohmann::json::object()).value("int8-checks", nlohmann::json::object());
+    return c.value("drift", nlohmann::json::object()).value("phase", "") == "waiting";
+  };
+  const auto deadline = Clock::now() + 180s;
+  while (!failed() && Clock::now() < deadline) std::this_thread::sleep_for(250ms);
+  ASSERT_TRUE(failed()) << j.dump() << "\n" << s_.daemon_output();
+  std::this_thread::sleep_for(5s);
+  j = status();
+  EXPECT_EQ(j["model"]["precision"], "fp32") << j.dump();
+  const std::string pending = j["model"].value("pending", "");
+  EXPECT_NE(pending.find("requantize failed"), std::string::npos) << j.dump();
+  EXPECT_NE(pending.find("of the 1024 frames"), std::string::npos) << pending;
+  const std::string explanation = j["outputs"]["int8-checks"]["drift"]["explanation"];
+  EXPECT_NE(explanation.find("next try in 60"), std::string::npos) << explanation;
+  long failures = 0;
+  for (const auto& l : FieldLogReader(s_.logs).lines()) {
+    failures += l.value("event", "") == "quantize_failed" && l.value("trigger", "") == "drift";
+  }
+  EXPECT_EQ(failures, 1);
 }
 
 }  // namespace
