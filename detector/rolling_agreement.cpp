@@ -18,15 +18,20 @@ RollingAgreement::RollingAgreement(RollingWindow window, float count_conf)
 void RollingAgreement::add(Clock::time_point at, vision::Detections fp32, vision::Detections int8) {
   checks_.push_back({at, std::move(fp32), std::move(int8)});
   while (checks_.size() > window_.max_checks) checks_.pop_front();
+  cached_.reset();
   expire(at);
 }
 
 void RollingAgreement::clear() {
   checks_.clear();
+  cached_.reset();
 }
 
 void RollingAgreement::expire(Clock::time_point now) {
-  while (!checks_.empty() && checks_.front().at <= now - window_.span) checks_.pop_front();
+  while (!checks_.empty() && checks_.front().at <= now - window_.span) {
+    checks_.pop_front();
+    cached_.reset();
+  }
 }
 
 long RollingAgreement::fp32_boxes() const {
@@ -36,9 +41,11 @@ long RollingAgreement::fp32_boxes() const {
 }
 
 vision::Agreement RollingAgreement::agreement(long min_boxes) const {
+  if (cached_ && cached_->first == min_boxes) return cached_->second;
   vision::AgreementAccumulator accumulator(count_conf_);
   for (const Check& c : checks_) accumulator.add(c.fp32, c.int8);
-  return accumulator.result(min_boxes);
+  cached_.emplace(min_boxes, accumulator.result(min_boxes));
+  return cached_->second;
 }
 
 std::optional<double> RollingAgreement::value(std::string* what) const {

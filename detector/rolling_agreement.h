@@ -11,6 +11,7 @@
 #include <deque>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "vision/detection.h"
@@ -25,6 +26,7 @@ struct RollingWindow {
   std::size_t max_checks = 240;
 };
 
+// Not thread-safe: the checks' thread owns it.
 class RollingAgreement {
  public:
   using Clock = std::chrono::steady_clock;
@@ -64,6 +66,9 @@ class RollingAgreement {
   RollingWindow window_;
   float count_conf_;
   std::deque<Check> checks_;
+  // The last agreement() and its min_boxes, until the checks change: after a check the drift
+  // watch and the status both read it, and each pass runs compare's matching over the window.
+  mutable std::optional<std::pair<long, vision::Agreement>> cached_;
 };
 
 }  // namespace yolo::detector

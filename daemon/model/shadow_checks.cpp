@@ -59,6 +59,7 @@ nlohmann::json to_json(const ShadowSnapshot& s) {
   if (!s.idle_reason.empty()) j["idle_reason"] = s.idle_reason;
   if (!s.fp32_file.empty()) j["fp32"] = s.fp32_file;
   if (!s.int8_file.empty()) j["int8"] = s.int8_file;
+  if (!s.running.empty()) j["running"] = s.running;
   const auto number = [](const std::optional<double>& v) -> nlohmann::json {
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
   };
@@ -354,6 +355,7 @@ void ShadowChecks::report_state(Checker& c) {
   if (c.pair) {
     s.fp32_file = c.pair->fp32.model.filename().string();
     s.int8_file = c.pair->int8.model.filename().string();
+    s.running = runtime::precision_name(c.pair->running);
   }
   s.checks_total = c.checks_total;
   s.budget_share = c.settings.budget_share;

@@ -55,6 +55,8 @@ struct ShadowSnapshot {
   std::string idle_reason;
   std::string fp32_file;
   std::string int8_file;
+  // The precision the daemon runs ("int8", or "fp32": the checks then say what INT8 would lose).
+  std::string running;
   long checks_total = 0;
   // Checks in the rolling window, FP32's boxes in them, and their agreement (empty: nothing
   // judged yet) with what it is (judged mAP50 or box-weighted AP50).

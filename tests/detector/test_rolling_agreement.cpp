@@ -67,6 +67,25 @@ TEST(RollingAgreement, APlantedDropIsFoundAndLeavesWithTheWindow) {
   }
 }
 
+// The agreement is kept between checks (the drift watch and the status both read it), and
+// forgotten whenever the window's checks change: a check added, expired or cleared.
+TEST(RollingAgreement, WhatIsKeptFollowsTheWindow) {
+  RollingAgreement rolling({minutes(10), 1000}, 0.25f);
+  const Clock::time_point t0{};
+  for (int i = 0; i < 4; ++i) rolling.add(t0 + seconds(i), scene(3, 2), scene(3, 2));
+  EXPECT_DOUBLE_EQ(*rolling.value(), 1.0);
+  EXPECT_DOUBLE_EQ(*rolling.value(), 1.0);
+  rolling.add(t0 + minutes(9), scene(3, 2), without_cars(scene(3, 2)));
+  EXPECT_LT(*rolling.value(), 1.0);
+  // The first four leave the window; the check without cars stays: too few boxes for a class
+  // mean, so the box-weighted AP50, 3 of 5.
+  rolling.expire(t0 + minutes(10) + seconds(30));
+  EXPECT_EQ(rolling.checks(), 1u);
+  EXPECT_NEAR(*rolling.value(), 0.6, 1e-9);
+  rolling.clear();
+  EXPECT_FALSE(rolling.value().has_value());
+}
+
 TEST(RollingAgreement, TheTrendShowsWhenTheDropCame) {
   RollingAgreement rolling({minutes(60), 1000}, 0.25f);
   const Clock::time_point t0{};

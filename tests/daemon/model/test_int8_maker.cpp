@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "tests/daemon/event_recorder.h"
+#include "tests/daemon/model/fake_quantizer.h"
 #include "tests/support/temp_folder.h"
 
 namespace yolo::daemon {
@@ -18,24 +19,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-
-// A stand-in for `yolo-edge quantize` in `folder`: writes its arguments to args.txt, prints a
-// line of progress, waits until the file `go` exists, then fails when `fail` exists and otherwise
-// writes the --out file.
-fs::path fake_quantizer(const fs::path& folder) {
-  const fs::path script = folder / "fake-yolo-edge";
-  std::ofstream(script) << "#!/bin/sh\n"
-                        << "echo \"$@\" > '" << (folder / "args.txt").string() << "'\n"
-                        << "echo 'calibrated 2 frame(s)' >&2\n"
-                        << "while [ ! -e '" << (folder / "go").string()
-                        << "' ]; do sleep 0.02; done\n"
-                        << "if [ -e '" << (folder / "fail").string()
-                        << "' ]; then echo 'no frames to calibrate on' >&2; exit 3; fi\n"
-                        << "while [ \"$1\" != --out ]; do shift; done\n"
-                        << "echo int8 > \"$2\"\n";
-  fs::permissions(script, fs::perms::owner_all, fs::perm_options::add);
-  return script;
-}
 
 struct Fixture {
   // `broken_state`: a file stands where the reservoir's folder should be made.
