@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "tests/daemon/event_recorder.h"
-#include "tests/daemon/model/fake_quantizer.h"
+#include "tests/daemon/model/quantize_parts.h"
 #include "tests/support/temp_folder.h"
 
 namespace yolo::daemon {
@@ -78,15 +78,7 @@ struct Fixture {
   }
   ~Fixture() { reservoir.stop(); }
 
-  void fill_reservoir() {
-    for (int i = 0; i < 2000 && reservoir.count() < model.calibration_frames; ++i) {
-      auto result = std::make_shared<FrameResult>();
-      result->frame = std::make_shared<const cv::Mat>(16, 16, CV_8UC3, cv::Scalar::all(i % 256));
-      reservoir.publish(std::move(result));
-      std::this_thread::sleep_for(2ms);
-    }
-    ASSERT_EQ(reservoir.count(), model.calibration_frames);
-  }
+  void fill_reservoir() { daemon::fill_reservoir(reservoir, model.calibration_frames); }
 
   // Steps until the try ends, at most 30 s.
   std::optional<Requantizer::Outcome> run_to_end() {

@@ -1,8 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+// What the tests of quantize: auto (Int8Maker) and requantize (Requantizer) both need: a stand-in
+// for `yolo-edge quantize`, and a calibration reservoir filled with frames.
+#include <gtest/gtest.h>
+
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <thread>
+
+#include <opencv2/core.hpp>
+
+#include "daemon/model/reservoir.h"
 
 namespace yolo::daemon {
 
@@ -23,6 +34,17 @@ inline std::filesystem::path fake_quantizer(const std::filesystem::path& folder)
   std::filesystem::permissions(script, std::filesystem::perms::owner_all,
                                std::filesystem::perm_options::add);
   return script;
+}
+
+// Offers `reservoir` (made with no offer period) frames until it keeps `count`.
+inline void fill_reservoir(CalibrationReservoir& reservoir, int count) {
+  for (int i = 0; i < 2000 && reservoir.count() < count; ++i) {
+    auto result = std::make_shared<FrameResult>();
+    result->frame = std::make_shared<const cv::Mat>(16, 16, CV_8UC3, cv::Scalar::all(i % 256));
+    reservoir.publish(std::move(result));
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  ASSERT_EQ(reservoir.count(), count);
 }
 
 }  // namespace yolo::daemon
