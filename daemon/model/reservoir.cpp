@@ -263,9 +263,10 @@ void CalibrationReservoir::floor_stopped(const std::string& why) {
   bool say = false;
   {
     std::lock_guard lock(mutex_);
-    warning = "a calibration frame was not kept: " + why + "; the " +
-              std::to_string(slots_.size()) +
-              " kept stay, and collecting resumes when there is room (free some space there)";
+    warning =
+        "a calibration frame was not kept: " + why + "; the " + std::to_string(slots_.size()) +
+        " kept stay, and collecting resumes when there is room (free some space there, or lower "
+        "events.min_free_mb)";
     warning_ = warning;
     say = !floor_said_;
     floor_said_ = true;
