@@ -38,8 +38,9 @@ void add_events_fields(std::vector<FieldSpec>& t) {
   add("max_days", &EventsConfig::max_days, 14.0, {.min = 0.01, .max = 3650},
       "Snapshots and clips older than this many days are removed.");
   add("min_free_mb", &EventsConfig::min_free_mb, 256.0, {.min = 0, .max = 1e6},
-      "Free megabytes the state folder's disk keeps: a file that would take it below is not "
-      "written (counted, and said once).");
+      "Free megabytes the state folder's disk keeps, for snapshots, clips and the calibration "
+      "reservoir's frames alike: a file that would take it below is not written (counted, and "
+      "said once).");
   add("history", &EventsConfig::history, 500, {.min = 10, .max = 100000},
       "Events kept for GET /api/events and the page, across restarts.");
   add("webhook", &EventsConfig::webhook, {K::kNew, K::kEnter, K::kLeave, K::kCross, K::kLoiter},

@@ -6,13 +6,10 @@
 
 #include <poll.h>
 #include <sys/resource.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
 #include <deque>
 #include <optional>
 #include <string_view>
@@ -24,11 +21,11 @@
 
 #include "daemon/base/atomic_file.h"
 #include "daemon/core/annotated_frame.h"
+#include "daemon/core/disk_floor.h"
 #include "daemon/core/event_media.h"
 #include "daemon/outputs/event_store/event_files.h"
 #include "daemon/outputs/event_store/event_kinds.h"
 #include "daemon/outputs/event_store/mjpeg_avi.h"
-#include "text/format.h"
 
 namespace yolo::daemon {
 
@@ -49,11 +46,6 @@ constexpr auto kIdle = std::chrono::milliseconds(500);
 constexpr std::size_t kMaxCrops = 256;
 // Clips gathering frames at once (they share the frames).
 constexpr std::size_t kMaxOpenClips = 64;
-constexpr double kMiB = 1024.0 * 1024.0;
-
-std::string megabytes(double bytes) {
-  return text::fixed(bytes / kMiB, 1) + " MB";
-}
 
 std::shared_ptr<const Jpeg> encode(const cv::Mat& bgr, int quality) {
   auto jpeg = std::make_shared<Jpeg>();
@@ -302,19 +294,19 @@ class EventStoreOutput::Worker {
   // Writes one file within the budget and above the floor, or skips it (counted, said once).
   void store(const fs::path& path, std::string_view bytes, std::int64_t id,
              const std::string& camera, std::int64_t EventStoreSnapshot::Counts::*counter) {
-    struct statvfs disk {};
-    if (::statvfs(dir_.c_str(), &disk) != 0) {
+    std::string error;
+    std::optional<DiskSpace> disk = disk_space(dir_, error);
+    if (!disk) {
       // The folder went (removed by hand): made again for this file.
       std::error_code ignored;
       fs::create_directories(dir_, ignored);
-      if (::statvfs(dir_.c_str(), &disk) != 0) {
-        skip(path, id, camera,
-             "cannot see the disk of " + dir_.string() + " (" + std::strerror(errno) + ")");
+      disk = disk_space(dir_, error);
+      if (!disk) {
+        skip(path, id, camera, error);
         return;
       }
     }
-    const std::uint64_t block = disk.f_frsize ? disk.f_frsize : 4096;
-    const std::uint64_t need = (bytes.size() + block - 1) / block * block;
+    const std::uint64_t need = disk->taken(bytes.size());
     const std::uint64_t budget = budget_bytes();
     if (need > budget) {
       skip(path, id, camera,
@@ -327,15 +319,12 @@ class EventStoreOutput::Worker {
     files_.forget(path);
     // What the budget would remove for it counts as free: checked before removing anything, so
     // that old events are not removed for a file that is then not written.
-    const double free = static_cast<double>(disk.f_bavail) * static_cast<double>(disk.f_frsize);
     const double freed = static_cast<double>(files_.room_for(need, id, budget));
-    const double floor = settings_.min_free_mb * kMiB;
-    if (free + freed - static_cast<double>(need) < floor) {
+    const DiskFloor floor(settings_);
+    if (floor.crossed_by(*disk, static_cast<double>(need), freed)) {
       skip(path, id, camera,
-           "its " + megabytes(static_cast<double>(need)) + " would leave less than " +
-               "events.min_free_mb (" + megabytes(floor) + ") free on the disk of " +
-               dir_.string() + " (" + megabytes(free) +
-               " free): free some space there, or lower events.max_mb");
+           floor.why(*disk, static_cast<double>(need), dir_) +
+               ": free some space there, or lower events.max_mb");
       return;
     }
     files_.make_room(need, id, budget);

@@ -59,7 +59,8 @@ struct Fixture {
   Logger log{Logger::Sink::kStderr, config::LogLevel::kWarning};
   Events events{log};
   test::EventRecorder recorded;
-  CalibrationReservoir reservoir{events, folder.path() / "state" / "calibration", 0ms};
+  CalibrationReservoir reservoir{
+      events, folder.path() / "state" / "calibration", {.offer_period = 0ms}};
   Int8Maker maker{events, reservoir, fake_quantizer(folder.path())};
   config::ModelConfig model;
   fs::path make = folder.path() / "int8" / "m.int8.onnx";

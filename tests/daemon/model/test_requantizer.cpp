@@ -94,7 +94,8 @@ struct Fixture {
   Logger log{Logger::Sink::kStderr, config::LogLevel::kError};
   Events events{log};
   test::EventRecorder recorded;
-  CalibrationReservoir reservoir{events, folder.path() / "state" / "calibration", 0ms};
+  CalibrationReservoir reservoir{
+      events, folder.path() / "state" / "calibration", {.offer_period = 0ms}};
   Requantizer requantizer{events, reservoir, fake_quantizer(folder.path())};
   config::ModelConfig model;
   ModelPair pair;
