@@ -291,6 +291,11 @@ void ModelManager::step_run(const config::ModelConfig& model, const Plan& p,
 }
 
 void ModelManager::step_auto(const config::ModelConfig& model, const Plan& p) {
+  if (options_.checks && model.precision == config::Precision::kAuto && running_ == p.fp32) {
+    if (const std::optional<LiveAgreement> live = options_.checks->live_agreement()) {
+      auto_.rejudge(p, *live, Clock::now());
+    }
+  }
   if (std::optional<TrialOutcome> outcome = auto_.take_outcome()) {
     if (std::optional<LoadedModel> int8 = auto_.finish(model, p, std::move(*outcome))) {
       inference_->swap_in(std::move(*int8));

@@ -3,6 +3,8 @@
 
 #include <utility>
 
+#include "text/format.h"
+
 namespace yolo::daemon {
 
 PrecisionAuto::PrecisionAuto(Events& events) : events_(events) {}
@@ -18,6 +20,31 @@ PrecisionAuto::Next PrecisionAuto::next(const config::ModelConfig& model, const 
   const bool known = decision_ && decision_->pair == ModelPair{p.fp32, *p.candidate};
   if (known && (decision_->choice.decided || now < decision_->retry_at)) return Next::kWait;
   return fp32_running ? Next::kMeasure : Next::kWait;
+}
+
+bool PrecisionAuto::rejudge(const Plan& p, const LiveAgreement& live, Clock::time_point now) {
+  std::string said;
+  {
+    std::lock_guard lock(mutex_);
+    if (measuring_ || !decision_ || !p.candidate || live.int8 != p.candidate->file) return false;
+    const detector::PrecisionChoice& c = decision_->choice;
+    const bool fp32_for_agreement = decision_->pair == ModelPair{p.fp32, *p.candidate} &&
+                                    c.decided && c.precision == runtime::Precision::kFp32 &&
+                                    c.map50 && *c.map50 < c.min_map50 &&
+                                    c.speedup >= detector::kMinInt8Speedup;
+    if (!fp32_for_agreement || !live.agreement || *live.agreement < c.min_map50 ||
+        live.fp32_boxes < vision::kMinJudgedBoxes || now - decision_->decided_at < live.window) {
+      return false;
+    }
+    said = "precision auto: the live checks find INT8 agreeing with FP32 (" +
+           text::fixed(*live.agreement, 3) + " over " + std::to_string(live.checks) + " checks, " +
+           std::to_string(live.fp32_boxes) + " FP32 boxes) where the trial found " +
+           text::fixed(*c.map50, 3) + " < " + text::fixed(c.min_map50, 2) + ": measuring again";
+    decision_.reset();
+  }
+  events_.emit(config::LogLevel::kInfo, fieldlog::EventKind::kPrecisionTrial, said,
+               {{"int8", live.int8.string()}, {"live_agreement", *live.agreement}});
+  return true;
 }
 
 void PrecisionAuto::measuring(const Plan& p) {
@@ -84,8 +111,9 @@ void PrecisionAuto::decide(const Plan& p, detector::PrecisionChoice choice, nloh
   events_.emit(config::LogLevel::kInfo, fieldlog::EventKind::kPrecisionChosen,
                "precision auto: " + choice.reason, json);
   std::lock_guard lock(mutex_);
+  const Clock::time_point now = Clock::now();
   decision_ =
-      Decision{{p.fp32, *p.candidate}, std::move(choice), std::move(json), Clock::now() + kRetry};
+      Decision{{p.fp32, *p.candidate}, std::move(choice), std::move(json), now + kRetry, now};
 }
 
 std::optional<ModelPair> PrecisionAuto::int8_chosen() const {

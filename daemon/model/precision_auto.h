@@ -17,6 +17,18 @@
 
 namespace yolo::daemon {
 
+// What the live INT8 checks have seen of an INT8 file while FP32 ran (ShadowChecks): the evidence
+// precision auto is re-judged on.
+struct LiveAgreement {
+  std::filesystem::path int8;
+  // The checks' judged agreement over their window (empty: FP32 found nothing), FP32's boxes and
+  // the checks it stands on, and the window's span.
+  std::optional<double> agreement;
+  long fp32_boxes = 0;
+  long checks = 0;
+  std::chrono::seconds window{};
+};
+
 // precision: auto, the decisions: when INT8 is measured against FP32 on this camera's frames, and
 // what a trial's outcome decides. The manager does what they ask: it builds the candidate, has the
 // inference thread run or cancel the trial, and swaps in INT8 when it wins. Driven by the
@@ -47,6 +59,12 @@ class PrecisionAuto {
   // trial measures INT8 against (a decision for other models swaps FP32 in first).
   Next next(const config::ModelConfig& model, const Plan& p, bool fp32_running,
             Clock::time_point now) const;
+  // Re-judged on evidence: when the last trial kept FP32 only because INT8 disagreed, and the live
+  // checks, all of their window since that decision, find the same INT8 file agreeing with FP32
+  // at least model.auto_min_map50 on enough boxes, the decision is dropped (and said so) and
+  // next() measures again. At most once a window: the next re-judgment needs a whole window of
+  // checks after the new decision. Returns whether it was dropped.
+  bool rejudge(const Plan& p, const LiveAgreement& live, Clock::time_point now);
   // The trial of p.candidate starts: says so.
   void measuring(const Plan& p);
   // p.candidate cannot be loaded: FP32, decided.
@@ -77,6 +95,7 @@ class PrecisionAuto {
     nlohmann::json json;
     // When an undecided trial is run again.
     Clock::time_point retry_at;
+    Clock::time_point decided_at;
   };
 
   // FP32, decided, because p.candidate `what` ("cannot be loaded: ...").

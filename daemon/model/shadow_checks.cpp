@@ -184,6 +184,14 @@ std::optional<Int8CheckFigures> ShadowChecks::figures() const {
   return Int8CheckFigures{s.agreement, s.checks_total};
 }
 
+std::optional<LiveAgreement> ShadowChecks::live_agreement() const {
+  const ShadowSnapshot s = snapshot();
+  if (!s.enabled || !s.idle_reason.empty() || !s.warning.empty() || s.running != "fp32") {
+    return std::nullopt;
+  }
+  return LiveAgreement{s.int8_path, s.agreement, s.window_fp32_boxes, s.window_checks, s.window};
+}
+
 nlohmann::json ShadowChecks::status() const {
   return to_json(snapshot());
 }
@@ -355,10 +363,12 @@ void ShadowChecks::report_state(Checker& c) {
   if (c.pair) {
     s.fp32_file = c.pair->fp32.model.filename().string();
     s.int8_file = c.pair->int8.model.filename().string();
+    s.int8_path = c.pair->int8.model;
     s.running = runtime::precision_name(c.pair->running);
   }
   s.checks_total = c.checks_total;
   s.budget_share = c.settings.budget_share;
+  s.window = c.settings.window.span;
   s.last_check_ms = c.last_check_ms;
   if (c.rolling) {
     c.rolling->expire(now);

@@ -14,6 +14,7 @@
 #include "daemon/core/events.h"
 #include "daemon/core/frame_result.h"
 #include "daemon/core/queued_output.h"
+#include "daemon/model/precision_auto.h"
 #include "detector/check_budget.h"
 #include "detector/detector.h"
 #include "detector/drift_watch.h"
@@ -55,6 +56,8 @@ struct ShadowSnapshot {
   std::string idle_reason;
   std::string fp32_file;
   std::string int8_file;
+  std::filesystem::path int8_path;
+  std::chrono::seconds window{};
   // The precision the daemon runs ("int8", or "fp32": the checks then say what INT8 would lose).
   std::string running;
   long checks_total = 0;
@@ -117,6 +120,9 @@ class ShadowChecks
   // the new file passed and runs, else why not (the drift watch then waits before asking again).
   void requantize_ended(std::optional<std::string> failure);
 
+  // What the checks found of the INT8 file while FP32 ran (precision auto is re-judged on it);
+  // empty while INT8 runs or no check can run.
+  std::optional<LiveAgreement> live_agreement() const;
   // The figures the field log records; empty while no check can run.
   std::optional<Int8CheckFigures> figures() const;
 

@@ -133,6 +133,52 @@ TEST(PrecisionAuto, Int8NotFasterOrDisagreeingLeavesFp32Decided) {
             Next::kWait);
 }
 
+// FP32 kept because INT8 disagreed in the trial; the live checks, running FP32, find the same
+// INT8 file agreeing over a whole window after that decision: measured again, once a window.
+TEST(PrecisionAuto, LiveChecksThatFindInt8AgreeingReJudgeAnFp32Decision) {
+  Fixture f;
+  const Plan p = planned();
+  f.measure(p);
+  EXPECT_FALSE(f.end(auto_config(), p, measured(20, 10, 0.5)));
+  const Clock::time_point decided = Clock::now();
+  LiveAgreement live{p.candidate->file, 0.93, 120, 40, std::chrono::hours(1)};
+  // Not a whole window after the decision yet: its checks are partly of another time.
+  EXPECT_FALSE(f.automatic.rejudge(p, live, decided + 30min));
+  // Under the floor, too few boxes, another INT8 file: no evidence.
+  LiveAgreement low = live;
+  low.agreement = 0.7;
+  EXPECT_FALSE(f.automatic.rejudge(p, low, decided + 2h));
+  LiveAgreement few = live;
+  few.fp32_boxes = 4;
+  EXPECT_FALSE(f.automatic.rejudge(p, few, decided + 2h));
+  LiveAgreement other = live;
+  other.int8 = "/int8/other.int8.onnx";
+  EXPECT_FALSE(f.automatic.rejudge(p, other, decided + 2h));
+  EXPECT_EQ(f.automatic.next(auto_config(), p, true, decided + 2h), Next::kWait);
+
+  ASSERT_TRUE(f.automatic.rejudge(p, live, decided + 2h));
+  const auto trials = f.recorded.named("precision_trial");
+  EXPECT_NE(trials.back()["message"].get<std::string>().find(
+                "the live checks find INT8 agreeing with FP32 (0.930 over 40 checks, 120 FP32 "
+                "boxes) where the trial found 0.500 < 0.80: measuring again"),
+            std::string::npos)
+      << trials.back().dump();
+  EXPECT_EQ(f.automatic.next(auto_config(), p, true, decided + 2h), Next::kMeasure);
+  // The trial disagrees again: FP32, and no new re-judgment until a window has passed.
+  f.measure(p);
+  EXPECT_FALSE(f.end(auto_config(), p, measured(20, 10, 0.5)));
+  EXPECT_FALSE(f.automatic.rejudge(p, live, Clock::now() + 10min));
+}
+
+TEST(PrecisionAuto, AnFp32DecisionForSpeedIsNotReJudgedOnAgreement) {
+  Fixture f;
+  const Plan p = planned();
+  f.measure(p);
+  EXPECT_FALSE(f.end(auto_config(), p, measured(10, 10, 0.95)));
+  const LiveAgreement live{p.candidate->file, 0.99, 120, 40, std::chrono::hours(1)};
+  EXPECT_FALSE(f.automatic.rejudge(p, live, Clock::now() + 2h));
+}
+
 TEST(PrecisionAuto, AnUndecidedTrialRunsAgainAfterTheRetryPeriod) {
   Fixture f;
   const Plan p = planned();
