@@ -12,6 +12,7 @@
 
 #include "daemon/core/decode_options.h"
 #include "detector/precision_trial.h"
+#include "fieldlog/keys.h"
 #include "text/format.h"
 
 namespace yolo::daemon {
@@ -306,8 +307,9 @@ void ShadowChecks::act(Checker& c, const detector::DriftWatch::Verdict& v) {
   events_.emit(v.step == detector::DriftWatch::Step::kAgreesAgain ? config::LogLevel::kInfo
                                                                   : config::LogLevel::kWarning,
                fieldlog::EventKind::kInt8Drift, v.reason,
-               {{"phase", detector::phase_name(c.drift->phase())},
-                {"action", detector::action_name(c.settings.drift.action)}});
+               {{fieldlog::key::kPhase, detector::phase_name(c.drift->phase())},
+                {fieldlog::key::kAction, detector::action_name(c.settings.drift.action)},
+                {fieldlog::key::kMinMap50, c.settings.drift.min_map50}});
   if (act_) act_(v);
 }
 
