@@ -277,6 +277,8 @@ def performance_plot(data, path):
     legend_on_top(thr_ax, threads_panel(thr_ax, data))
     if agreement:
         legend_on_top(agr_ax, agreement_panel(agr_ax, data))
+        # The legend's room above 1 is no agreement: no ticks there.
+        agr_ax.set_yticks([t for t in agr_ax.get_yticks() if agr_ax.get_ylim()[0] <= t <= 1.0])
         finish(fig, (fps_ax, agr_ax, lat_ax, thr_ax), data,
                "Frames, INT8 agreement, inference latency and threads by precision", path)
     else:
