@@ -65,6 +65,13 @@ inline constexpr char kInt8Ms[] = "int8_ms";
 inline constexpr char kInt8Threads[] = "int8_threads";
 inline constexpr char kSpeedup[] = "speedup";
 inline constexpr char kMap50[] = "map50";
+// precision_chosen, int8_drift: the agreement floor (model.auto_min_map50) they judged against.
+inline constexpr char kMinMap50[] = "min_map50";
+// int8_drift: the drift watch's phase after the event and the configured action; every event's
+// sentence.
+inline constexpr char kPhase[] = "phase";
+inline constexpr char kAction[] = "action";
+inline constexpr char kMessage[] = "message";
 // sensors: the sensors this device lacks.
 inline constexpr char kMissing[] = "missing";
 // object: a tracked object's event (tracking::to_json's keys; its "type" as kEventType): what it

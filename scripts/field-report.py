@@ -8,7 +8,10 @@
 read, ordered and checked) and runs this script with Debian's python3-matplotlib; no network.
 It writes into OUT_DIR:
   performance.png  FPS, inference latency (p50, p90) and inference threads per precision over
-                   time, with the thread-count decisions and the precision switches marked
+                   time, with the thread-count decisions and the precision switches marked; when
+                   the logs have the live INT8 checks' agreement, a panel of it under FPS with the
+                   floor (model.auto_min_map50) where the logs record it; int8_drift events marked
+                   in every plot
   device.png       temperature, clock and throttling over time (when the logs have any of them)
   power.png        power and energy per frame per precision over time (when the logs have power)
 Exit status: 0 done, 2 bad arguments or input, 3 matplotlib is not installed.
@@ -38,6 +41,10 @@ except ImportError as error:
 COLORS = {"fp32": "#1f5fa8", "int8": "#e07b00"}
 OTHER_COLOR = "#7a7a7a"
 THROTTLE_COLOR = "#d62728"
+# int8_drift events by the phase they entered: acted on (warned, fp32) or agreeing again.
+DRIFT_COLORS = {"agrees": "#2ca02c"}
+DRIFT_COLOR = "#c2185b"
+FLOOR_COLOR = "#333333"
 # Wide enough for a README column, with text that stays legible there.
 FIGURE_WIDTH_IN = 8.0
 DPI = 100
@@ -102,6 +109,22 @@ def mark_choices(axes, choices):
     for ax in axes:
         for c in choices:
             ax.axvline(when(c["time"]), color=color_of(c["precision"]), linestyle="--",
+                       linewidth=1.4)
+
+
+def drift_events(data):
+    return [e for e in data.get("int8_events", []) if e["event"] == "int8_drift"]
+
+
+def drift_color(phase):
+    return DRIFT_COLORS.get(phase, DRIFT_COLOR)
+
+
+def mark_drift(axes, data):
+    """int8_drift events, a dash-dot line: acted on (warned, fp32) or agreeing again."""
+    for ax in axes:
+        for e in drift_events(data):
+            ax.axvline(when(e["time"]), color=drift_color(e["phase"]), linestyle="-.",
                        linewidth=1.4)
 
 
@@ -186,6 +209,9 @@ def switch_handle(data):
     for precision in sorted({c["precision"] for c in data.get("choices", [])}):
         handles.append(Line2D([], [], color=color_of(precision), linestyle="--", linewidth=1.4,
                               label=f"auto chose {precision.upper()}"))
+    for phase in sorted({e["phase"] for e in drift_events(data)}):
+        handles.append(Line2D([], [], color=drift_color(phase), linestyle="-.", linewidth=1.4,
+                              label=f"INT8 drift: {phase}"))
     return handles
 
 
@@ -198,6 +224,7 @@ def finish(fig, axes, data, what, path):
     """Grid, time axis under the last panel, title over the first, saved and closed."""
     mark_switches(axes, data["swaps"])
     mark_choices(axes, data.get("choices", []))
+    mark_drift(axes, data)
     for ax in axes:
         ax.grid(True, alpha=0.3)
     style_time_axis(axes[-1])
@@ -208,10 +235,36 @@ def finish(fig, axes, data, what, path):
     plt.close(fig)
 
 
+def agreement_panel(ax, data):
+    """The live INT8 checks' agreement with FP32 at each interval's end, coloured by the precision
+    running, and the floor (model.auto_min_map50) where the logs record it."""
+    handles = per_precision(ax, data, "int8_agreement", " running", marker="o")
+    values = [r["int8_agreement"] for r in data["intervals"] if r.get("int8_agreement") is not None]
+    floors = []
+    for f in data.get("floors", []):
+        if f["min_map50"] not in floors:
+            floors.append(f["min_map50"])
+    for floor in floors:
+        handles.append(ax.axhline(floor, color=FLOOR_COLOR, linestyle=(0, (6, 3)), linewidth=1.2,
+                                  label=f"floor {floor:.3f} (auto_min_map50)"))
+    low = min(values + floors)
+    # Agreement lives near 1: an axis from 0 would flatten what matters; one from a little under
+    # the lowest value (or the floor) shows it, and says so by not starting at 0.
+    ax.set_ylim(max(0.0, math.floor((low - 0.02) * 20) / 20), 1.0)
+    ax.set_ylabel("INT8 agreement\nwith FP32 (mAP50)")
+    return handles
+
+
 def performance_plot(data, path):
-    fig, (fps_ax, lat_ax, thr_ax) = plt.subplots(
-        3, 1, figsize=(FIGURE_WIDTH_IN, 6.6), sharex=True,
-        gridspec_kw={"height_ratios": [3, 3, 2]})
+    agreement = has(data["intervals"], "int8_agreement")
+    if agreement:
+        fig, (fps_ax, agr_ax, lat_ax, thr_ax) = plt.subplots(
+            4, 1, figsize=(FIGURE_WIDTH_IN, 8.8), sharex=True,
+            gridspec_kw={"height_ratios": [3, 3, 3, 2]})
+    else:
+        fig, (fps_ax, lat_ax, thr_ax) = plt.subplots(
+            3, 1, figsize=(FIGURE_WIDTH_IN, 6.6), sharex=True,
+            gridspec_kw={"height_ratios": [3, 3, 2]})
     handles = per_precision(fps_ax, data, "fps", marker="o")
     fps_ax.set_ylabel("FPS (frames/s)")
     fps_ax.set_ylim(bottom=0)
@@ -222,8 +275,15 @@ def performance_plot(data, path):
     lat_ax.set_ylim(bottom=0)
     legend_on_top(lat_ax, p90 + p50)
     legend_on_top(thr_ax, threads_panel(thr_ax, data))
-    finish(fig, (fps_ax, lat_ax, thr_ax), data,
-           "Frames, inference latency and threads by precision", path)
+    if agreement:
+        legend_on_top(agr_ax, agreement_panel(agr_ax, data))
+        # The legend's room above 1 is no agreement: no ticks there.
+        agr_ax.set_yticks([t for t in agr_ax.get_yticks() if agr_ax.get_ylim()[0] <= t <= 1.0])
+        finish(fig, (fps_ax, agr_ax, lat_ax, thr_ax), data,
+               "Frames, INT8 agreement, inference latency and threads by precision", path)
+    else:
+        finish(fig, (fps_ax, lat_ax, thr_ax), data,
+               "Frames, inference latency and threads by precision", path)
 
 
 def device_plot(data, path):

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// yolo-edge report: the daemon's field logs as report.md and PNG plots (FPS, latency, threads,
-// temperature, clock, throttling, power and energy over time, and a table comparing precisions).
+// yolo-edge report: the daemon's field logs as report.md and PNG plots (FPS, the INT8 checks'
+// agreement, latency, threads, temperature, clock, throttling, power and energy over time, and a
+// table comparing precisions).
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -18,9 +20,9 @@
 
 #include "cli/commands.h"
 #include "cli/common/field_log_files.h"
+#include "cli/common/text_file.h"
 #include "cli/report/field_report.h"
 #include "cli/report/field_report_script.h"
-#include "cli/common/text_file.h"
 
 extern char** environ;
 
@@ -46,6 +48,10 @@ const std::vector<std::pair<std::string, std::string>> kPlots = {
     {"performance.png", "FPS, inference latency and threads over time, per precision"},
     {"device.png", "Temperature, clock and throttling over time"},
     {"power.png", "Power and energy per frame over time, per precision"}};
+// performance.png's caption when the logs have the live INT8 checks' agreement.
+constexpr const char* kPerformanceWithAgreement =
+    "FPS, the INT8 checks' agreement with FP32, inference latency and threads over time, per "
+    "precision";
 
 // Runs the plot script on `timeline`; returns why no plots were made, or "" when it succeeded.
 std::string run_plot_script(const fs::path& timeline, const fs::path& out) {
@@ -108,8 +114,13 @@ int run_report(const ReportArgs& args) {
 
   const std::string failure = run_plot_script(timeline, out);
   std::vector<std::pair<std::string, std::string>> plots;
-  for (const auto& plot : kPlots) {
-    if (fs::exists(out / plot.first, ec)) plots.push_back(plot);
+  const bool agreement =
+      std::any_of(report.precisions.begin(), report.precisions.end(),
+                  [](const PrecisionSummary& p) { return p.agreement_min.has_value(); });
+  for (auto plot : kPlots) {
+    if (!fs::exists(out / plot.first, ec)) continue;
+    if (plot.first == "performance.png" && agreement) plot.second = kPerformanceWithAgreement;
+    plots.push_back(std::move(plot));
   }
   if (!failure.empty()) report.missing.push_back("Plots not made: " + failure + ".");
   std::vector<std::string> sources;
@@ -133,6 +144,7 @@ void register_report(CLI::App& app) {
   auto* sub = app.add_subcommand(
       "report",
       "Turn the daemon's field logs into report.md and PNG plots: FPS and latency per precision, "
+      "the INT8 checks' agreement with FP32, "
       "temperature, clock, throttling, power and energy per frame over time, thread decisions, "
       "and a table comparing precisions");
   sub->add_option("LOG_OR_DIR", args->paths,

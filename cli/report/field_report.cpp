@@ -90,6 +90,9 @@ struct Interval {
   std::optional<double> inference_p50, inference_p90, end_to_end_p90;
   std::optional<double> temp_c, clock_mhz, power_w, energy_per_frame_mj;
   std::optional<bool> throttled;
+  // The live INT8 checks: the agreement at the interval's end, the checks done in it.
+  std::optional<double> int8_agreement;
+  std::optional<long long> int8_checks;
   bool gap_before = false;
 };
 
@@ -120,11 +123,21 @@ Interval read_interval(const json& line, double end) {
   i.throttled = throttled(line);
   i.power_w = number_at(line, fieldlog::key::kPowerW);
   i.energy_per_frame_mj = number_at(line, fieldlog::key::kEnergyPerFrameMj);
+  i.int8_agreement = number_at(line, fieldlog::key::kInt8Agreement);
+  if (auto n = number_at(line, fieldlog::key::kInt8Checks)) i.int8_checks = std::llround(*n);
   return i;
 }
 
-json or_null(const std::optional<double>& v) {
+template <class T>
+json or_null(const std::optional<T>& v) {
   return v ? json(*v) : json(nullptr);
+}
+
+// The middle value (the mean of the two middle ones for an even count); `values` not empty.
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 // A weighted mean gathered one value at a time.
@@ -148,6 +161,7 @@ PrecisionSummary summarize_precision(const std::string& precision,
   Mean inference, end_to_end, temp, clock_mhz, power;
   double energy_mj = 0;
   long long energy_frames = 0;
+  std::vector<double> agreements;
   for (const auto& i : intervals) {
     if (i.precision != precision || i.frames == 0) continue;
     const double d = i.end - i.start;
@@ -171,6 +185,15 @@ PrecisionSummary summarize_precision(const std::string& precision,
       if (*i.throttled) s.throttled_s += d;
     }
     for (const auto& [threads, n] : i.frames_by_threads) s.frames_by_threads[threads] += n;
+    if (i.int8_agreement) {
+      agreements.push_back(*i.int8_agreement);
+      s.agreement_last = i.int8_agreement;
+    }
+    if (i.int8_checks) s.int8_checks = s.int8_checks.value_or(0) + *i.int8_checks;
+  }
+  if (!agreements.empty()) {
+    s.agreement_min = *std::min_element(agreements.begin(), agreements.end());
+    s.agreement_median = median(agreements);
   }
   s.fps = s.seconds > 0 ? static_cast<double>(s.frames) / s.seconds : 0;
   s.inference_p90_ms = inference.value();
@@ -261,6 +284,12 @@ void note_missing(FieldReport& r, const std::vector<Interval>& intervals,
     r.missing.push_back(
         "Power but no energy per frame: the power source gave fewer than two "
         "energy readings per interval.");
+  }
+  if (any_of(intervals, &Interval::int8_agreement) && r.floors.empty()) {
+    r.missing.push_back(
+        "No agreement floor: the INT8 checks' agreement is in these logs, but not "
+        "model.auto_min_map50 (only precision_chosen and int8_drift events record it), so the "
+        "plot draws no floor.");
   }
   if (r.decisions.empty()) {
     r.missing.push_back("No thread-count decisions (threads.mode fixed, or one thread at most).");
@@ -404,6 +433,16 @@ FieldReport build_field_report(const std::vector<json>& lines,
         c[key] = line.value(key, json(nullptr));
       }
       r.choices.push_back(std::move(c));
+      if (auto floor = number_at(line, k::kMinMap50)) r.floors.push_back({*time, *floor});
+    } else if (event == fieldlog::EventKind::kInt8Drift ||
+               event == fieldlog::EventKind::kInt8Checks) {
+      namespace k = fieldlog::key;
+      r.int8_events.push_back({.time = *time,
+                               .event = text_at(line, k::kEvent),
+                               .phase = text_at(line, k::kPhase),
+                               .action = text_at(line, k::kAction),
+                               .message = text_at(line, k::kMessage)});
+      if (auto floor = number_at(line, k::kMinMap50)) r.floors.push_back({*time, *floor});
     } else if (event == fieldlog::EventKind::kObject) {
       ++r.object_events;
       count_object_event(r, line);
@@ -434,6 +473,10 @@ FieldReport build_field_report(const std::vector<json>& lines,
   std::stable_sort(intervals.begin(), intervals.end(),
                    [](const Interval& a, const Interval& b) { return a.end < b.end; });
   std::stable_sort(r.decisions.begin(), r.decisions.end(),
+                   [](const auto& a, const auto& b) { return a.time < b.time; });
+  std::stable_sort(r.int8_events.begin(), r.int8_events.end(),
+                   [](const auto& a, const auto& b) { return a.time < b.time; });
+  std::stable_sort(r.floors.begin(), r.floors.end(),
                    [](const auto& a, const auto& b) { return a.time < b.time; });
   for (std::size_t k = 1; k < intervals.size(); ++k) {
     const double pause = intervals[k].start - intervals[k - 1].end;
@@ -477,14 +520,24 @@ FieldReport build_field_report(const std::vector<json>& lines,
                     {"throttled", i.throttled ? json(*i.throttled) : json(nullptr)},
                     {"power_w", or_null(i.power_w)},
                     {"energy_per_frame_mj", or_null(i.energy_per_frame_mj)},
+                    {"int8_agreement", or_null(i.int8_agreement)},
+                    {"int8_checks", or_null(i.int8_checks)},
                     {"gap_before", i.gap_before}});
   }
   json decisions = json::array();
   for (const auto& d : r.decisions) {
     decisions.push_back({{"time", d.time}, {"from", d.from}, {"to", d.to}, {"kind", d.kind}});
   }
-  r.timeline = {{"hosts", r.hosts},       {"precisions", names}, {"intervals", rows},
-                {"decisions", decisions}, {"swaps", r.swaps},    {"choices", r.choices}};
+  json int8_events = json::array();
+  for (const auto& e : r.int8_events) {
+    int8_events.push_back(
+        {{"time", e.time}, {"event", e.event}, {"phase", e.phase}, {"action", e.action}});
+  }
+  json floors = json::array();
+  for (const auto& f : r.floors) floors.push_back({{"time", f.time}, {"min_map50", f.min_map50}});
+  r.timeline = {{"hosts", r.hosts},           {"precisions", names}, {"intervals", rows},
+                {"decisions", decisions},     {"swaps", r.swaps},    {"choices", r.choices},
+                {"int8_events", int8_events}, {"floors", floors}};
   return r;
 }
 

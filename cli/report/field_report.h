@@ -36,6 +36,25 @@ struct PrecisionSummary {
   double throttle_known_s = 0;
   // Frames per inference thread count.
   std::map<int, long long> frames_by_threads;
+  // The live INT8 checks (int8_agreement and int8_checks of its intervals): the agreement with
+  // FP32 at the intervals' ends, lowest, median and last, and the checks done; nullopt when no
+  // interval of this precision carried them (checks off, an older daemon), never 0.
+  std::optional<double> agreement_min, agreement_median, agreement_last;
+  std::optional<long long> int8_checks;
+};
+
+// An event of the live INT8 checks: int8_drift (phase warned, fp32, agrees: the agreement stayed
+// under the floor and was acted on, or agrees again) or int8_checks (they cannot run, starved).
+struct Int8CheckEvent {
+  double time = 0;
+  std::string event, phase, action, message;
+};
+
+// The agreement floor (model.auto_min_map50) as a line of the logs recorded it: min_map50 of a
+// precision_chosen or int8_drift event.
+struct AgreementFloor {
+  double time = 0;
+  double min_map50 = 0;
 };
 
 // A thread-count decision (event "threads").
@@ -79,6 +98,9 @@ struct FieldReport {
   // precision: auto's decisions (precision_chosen events): {time, precision, reason, fp32_ms,
   // fp32_threads, int8_ms, int8_threads, speedup, map50}.
   nlohmann::json choices = nlohmann::json::array();
+  // The live INT8 checks' events, and the floors the logs recorded, in time order.
+  std::vector<Int8CheckEvent> int8_events;
+  std::vector<AgreementFloor> floors;
   // Tracked objects' events ("object" event lines), and the lines' and zones' share of them,
   // ordered by camera and name.
   long long object_events = 0;
@@ -96,8 +118,9 @@ struct FieldReport {
 FieldReport build_field_report(const std::vector<nlohmann::json>& lines,
                                const std::vector<std::string>& skipped);
 
-// report.md: the precision table, the plots (`plots`: file name -> caption, in order), thread
-// decisions, switches, crossings per line and direction and entries and loiters per zone (when
+// report.md: the precision table (with the INT8 checks' agreement when the logs have it), the
+// plots (`plots`: file name -> caption, in order), thread decisions, switches, the INT8 checks'
+// events, crossings per line and direction and entries and loiters per zone (when
 // the logs have object events), gaps and what is missing. `sources` names the files read.
 std::string field_report_markdown(const FieldReport& report,
                                   const std::vector<std::pair<std::string, std::string>>& plots,

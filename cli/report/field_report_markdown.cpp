@@ -54,17 +54,40 @@ void header(std::ostringstream& md, const FieldReport& r, const std::vector<std:
      << ".\n\n";
 }
 
+// The floors the logs recorded, "0.950" or "0.950, then 0.990" when a reload changed it.
+std::string floors_text(const FieldReport& r) {
+  std::vector<std::string> values;
+  for (const auto& f : r.floors) {
+    std::string v = text::fixed(f.min_map50, 3);
+    if (values.empty() || values.back() != v) values.push_back(std::move(v));
+  }
+  return text::joined(values, ", then ");
+}
+
 // The precision table and, for two precisions, their ratios.
 void precisions(std::ostringstream& md, const FieldReport& r) {
+  const bool checks = std::any_of(r.precisions.begin(), r.precisions.end(), [](const auto& p) {
+    return p.agreement_min.has_value() || p.int8_checks.has_value();
+  });
   md << "## Precisions\n\n"
      << "Intervals with frames only. p90: the intervals' p90, weighted by their frames. "
         "Temperature: the hottest zone, mean over time / highest. W: the mean of the intervals' "
         "power; mJ/frame: their energy over their frames. Throttled: time with any Pi throttle "
-        "condition now.\n\n"
+        "condition now.";
+  if (checks) {
+    md << " INT8 agreement: the live INT8 checks' agreement with FP32 over their window at the "
+          "intervals' ends, lowest / median / last; checks: how many ran in the intervals.";
+    if (!r.floors.empty()) {
+      md << " The floor (model.auto_min_map50, as the logs record it): " << floors_text(r) << ".";
+    }
+  }
+  md << "\n\n"
      << "| precision | model | running | frames | FPS | p90 inference ms | p90 capture to result "
         "ms | temp C mean / max | clock MHz | W | mJ/frame | throttled | frames per thread count "
-        "|\n"
-     << "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+        "|"
+     << (checks ? " INT8 agreement min / median / last | checks |" : "") << "\n"
+     << "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+     << (checks ? " --- | --- |" : "") << "\n";
   for (const auto& p : r.precisions) {
     std::string threads;
     for (const auto& [t, n] : p.frames_by_threads) {
@@ -88,7 +111,16 @@ void precisions(std::ostringstream& md, const FieldReport& r) {
        << text::fixed(p.end_to_end_p90_ms, 2) << " | " << temp << " | "
        << text::fixed(p.clock_mean_mhz, 0) << " | " << text::fixed(p.power_w, 2) << " | "
        << text::fixed(p.energy_per_frame_mj, 1) << " | " << throttled << " | "
-       << (threads.empty() ? "n/a" : threads) << " |\n";
+       << (threads.empty() ? "n/a" : threads) << " |";
+    if (checks) {
+      const std::string agreement = p.agreement_min ? text::fixed(p.agreement_min, 3) + " / " +
+                                                          text::fixed(p.agreement_median, 3) +
+                                                          " / " + text::fixed(p.agreement_last, 3)
+                                                    : "n/a";
+      md << " " << agreement << " | "
+         << (p.int8_checks ? std::to_string(*p.int8_checks) : std::string("n/a")) << " |";
+    }
+    md << "\n";
   }
   if (r.precisions.size() == 2) {
     const auto& a = r.precisions[0];
@@ -187,6 +219,19 @@ void choices(std::ostringstream& md, const FieldReport& r) {
   }
 }
 
+// The live INT8 checks' events: drift acted on or over, checks that cannot run or are starved.
+void int8_checks(std::ostringstream& md, const FieldReport& r) {
+  if (!r.int8_events.empty()) {
+    md << "\n## INT8 checks' events\n\n"
+       << "| time (UTC) | event | phase | action | what |\n| --- | --- | --- | --- | --- |\n";
+    for (const auto& e : r.int8_events) {
+      auto or_dash = [](const std::string& t) { return t.empty() ? std::string("-") : t; };
+      md << "| " << utc_text(e.time) << " | " << e.event << " | " << or_dash(e.phase) << " | "
+         << or_dash(e.action) << " | " << cell_text(e.message) << " |\n";
+    }
+  }
+}
+
 // Crossings per line and entries and loiters per zone.
 void tracked_objects(std::ostringstream& md, const FieldReport& r) {
   if (r.object_events > 0) {
@@ -248,6 +293,7 @@ std::string field_report_markdown(const FieldReport& r,
   decisions(md, r);
   swaps(md, r);
   choices(md, r);
+  int8_checks(md, r);
   tracked_objects(md, r);
   gaps(md, r);
   missing(md, r);

@@ -12,6 +12,7 @@
 
 #include "daemon/core/decode_options.h"
 #include "detector/precision_trial.h"
+#include "fieldlog/keys.h"
 #include "text/format.h"
 
 namespace yolo::daemon {
@@ -286,10 +287,8 @@ bool ShadowChecks::take_changes(Checker& c) {
   if (requests_->requantize_ended && c.drift) {
     changed = true;
     if (const auto& failure = *requests_->requantize_ended) {
-      const detector::DriftWatch::Verdict v = c.drift->requantize_failed(Clock::now(), *failure);
-      events_.emit(config::LogLevel::kWarning, fieldlog::EventKind::kInt8Drift, v.reason,
-                   {{"phase", detector::phase_name(c.drift->phase())},
-                    {"action", detector::action_name(c.settings.drift.action)}});
+      say_drift(c, config::LogLevel::kWarning,
+                c.drift->requantize_failed(Clock::now(), *failure).reason);
     } else {
       c.drift->requantized();
     }
@@ -343,12 +342,18 @@ void ShadowChecks::build(Checker& c) {
 
 void ShadowChecks::act(Checker& c, const detector::DriftWatch::Verdict& v) {
   if (v.step == detector::DriftWatch::Step::kNone) return;
-  events_.emit(v.step == detector::DriftWatch::Step::kAgreesAgain ? config::LogLevel::kInfo
-                                                                  : config::LogLevel::kWarning,
-               fieldlog::EventKind::kInt8Drift, v.reason,
-               {{"phase", detector::phase_name(c.drift->phase())},
-                {"action", detector::action_name(c.settings.drift.action)}});
+  say_drift(c,
+            v.step == detector::DriftWatch::Step::kAgreesAgain ? config::LogLevel::kInfo
+                                                               : config::LogLevel::kWarning,
+            v.reason);
   if (act_) act_(v);
+}
+
+void ShadowChecks::say_drift(Checker& c, config::LogLevel level, const std::string& reason) {
+  events_.emit(level, fieldlog::EventKind::kInt8Drift, reason,
+               {{fieldlog::key::kPhase, detector::phase_name(c.drift->phase())},
+                {fieldlog::key::kAction, detector::action_name(c.settings.drift.action)},
+                {fieldlog::key::kMinMap50, c.settings.drift.min_map50}});
 }
 
 void ShadowChecks::report_state(Checker& c) {

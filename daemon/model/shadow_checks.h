@@ -145,6 +145,8 @@ class ShadowChecks
   void build(Checker& c);
   // Says what the drift watch decided and hands it to the daemon.
   void act(Checker& c, const detector::DriftWatch::Verdict& v);
+  // The int8_drift event: the drift watch's phase, the action and the floor, with `reason`.
+  void say_drift(Checker& c, config::LogLevel level, const std::string& reason);
   void report_state(Checker& c);
 
   Events& events_;

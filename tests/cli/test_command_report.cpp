@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // `yolo-edge report` as a user runs it, on field logs written line by line as docs/field-log.md
 // describes them: two precisions with every sensor, rotated and damaged files with a gap, one
-// precision on a machine without power or throttle readings, and logs it cannot use.
+// precision on a machine without power or throttle readings, the live INT8 checks' agreement,
+// and logs it cannot use.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -200,6 +201,9 @@ TEST(Report, TwoPrecisionsWithEverySensorGiveTheTableAndThreePlots) {
            "INT8: 30.0 ms / 50.0 ms |"});
   EXPECT_FALSE(contains(md, "Only fp32")) << md;
   EXPECT_FALSE(contains(md, "No power")) << md;
+  // No INT8 checks in these logs: nothing of them, not zeros.
+  EXPECT_FALSE(contains(md, "agreement")) << md;
+  EXPECT_FALSE(contains(md, "INT8 checks")) << md;
 
   std::ifstream in(out / "timeline.json");
   const json timeline = json::parse(in);
@@ -209,6 +213,68 @@ TEST(Report, TwoPrecisionsWithEverySensorGiveTheTableAndThreePlots) {
   EXPECT_EQ(timeline.at("choices").size(), 1u);
   EXPECT_EQ(timeline.at("precisions"), json({"fp32", "int8"}));
   expect_plots(r, out, {"performance.png", "device.png", "power.png"}, {});
+}
+
+// The same log with the live INT8 checks on: their agreement at each interval's end (none judged
+// in the first), checks done, an int8_drift warning, and the floor precision_chosen recorded.
+std::vector<json> checks_log() {
+  std::vector<json> lines = two_precisions_log();
+  const double agreement[12] = {-1,   0.97, 0.96, 0.97, 0.98, 0.96,
+                                0.95, 0.93, 0.91, 0.90, 0.92, 0.94};
+  int k = 0;
+  for (auto& line : lines) {
+    if (line["type"] != "interval") continue;
+    if (agreement[k] >= 0) line["int8_agreement"] = agreement[k];
+    line["int8_checks"] = k < 6 ? 2 : 3;
+    ++k;
+  }
+  for (auto& line : lines) {
+    if (line["type"] == "event" && line["event"] == "precision_chosen") line["min_map50"] = 0.93;
+  }
+  lines.push_back(event(100, "int8_drift",
+                        {{"level", "warning"},
+                         {"message",
+                          "INT8's agreement with FP32 0.910 < 0.930 (model.auto_min_map50) for "
+                          "1.0 min: INT8 keeps running (checks.drift_action: warn)"},
+                         {"phase", "warned"},
+                         {"action", "warn"},
+                         {"min_map50", 0.93}}));
+  return lines;
+}
+
+TEST(Report, TheInt8ChecksAgreementIsTabledBesideFpsAndPlottedWithItsFloorAndDrift) {
+  TempFolder dir;
+  const fs::path log = dir.path() / "logs" / "yolo-edge.jsonl";
+  write_lines(log, checks_log());
+  const fs::path out = dir.path() / "report";
+  const auto [r, md] = run_report(log, out);
+  // fp32: 0.97, 0.96, 0.97, 0.98, 0.96 (median 0.97, last 0.96), 6 intervals x 2 checks; int8:
+  // 0.95, 0.93, 0.91, 0.90, 0.92, 0.94 (median 0.925), 6 x 3.
+  expect_contains_all(
+      md,
+      {"The floor (model.auto_min_map50, as the logs record it): 0.930.",
+       "| 2: 100 % | 0.960 / 0.970 / 0.960 | 12 |", "| 2: 100 % | 0.900 / 0.925 / 0.940 | 18 |",
+       "## INT8 checks' events",
+       "| 2026-11-23 19:41:40 | int8_drift | warned | warn | INT8's agreement with FP32 0.910 < "
+       "0.930"});
+
+  std::ifstream in(out / "timeline.json");
+  const json timeline = json::parse(in);
+  const json& rows = timeline.at("intervals");
+  ASSERT_EQ(rows.size(), 12u);
+  EXPECT_TRUE(rows[0].at("int8_agreement").is_null());
+  EXPECT_EQ(rows[0].at("int8_checks"), 2);
+  EXPECT_DOUBLE_EQ(rows[9].at("int8_agreement").get<double>(), 0.90);
+  ASSERT_EQ(timeline.at("int8_events").size(), 1u);
+  EXPECT_EQ(timeline.at("int8_events")[0].at("phase"), "warned");
+  EXPECT_EQ(timeline.at("floors").size(), 2u);
+  expect_plots(r, out, {"performance.png", "device.png", "power.png"}, {});
+  if (matplotlib_installed()) {
+    EXPECT_TRUE(contains(md,
+                         "![FPS, the INT8 checks' agreement with FP32, inference latency and "
+                         "threads over time, per precision](performance.png)"))
+        << md;
+  }
 }
 
 TEST(Report, RotatedAndDamagedFilesInAFolderAreReadInOrderWithTheGapNamed) {
