@@ -106,7 +106,7 @@ DriftWatch::Verdict DriftWatch::act(Clock::time_point now, double agreement) {
   switch (options_.action) {
     case DriftAction::kWarn:
       phase_ = Phase::kWarned;
-      explanation_ = why + ": INT8 keeps running (checks.drift_action: warn)";
+      explanation_ = why + ": only said (checks.drift_action: warn); the precision running stays";
       return {Step::kWarn, explanation_};
     case DriftAction::kFp32:
       phase_ = Phase::kOnFp32;

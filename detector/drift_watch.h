@@ -38,7 +38,7 @@ class DriftWatch {
   enum class Phase {
     kAgrees,        // at or above the floor, or nothing judged yet
     kBelow,         // under the floor, not yet for `hold`
-    kWarned,        // acted by warning; INT8 keeps running
+    kWarned,        // acted by warning; the precision running stays
     kOnFp32,        // acted by switching to FP32, until the next reload
     kRequantizing,  // a new INT8 file is being made; FP32 runs meanwhile
     kWaiting,       // a requantize failed; FP32 runs until the next try

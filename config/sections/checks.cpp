@@ -32,7 +32,7 @@ void add_checks_fields(std::vector<FieldSpec>& t) {
       "taken.");
   add("drift_action", &ChecksConfig::drift_action, DriftAction::kWarn,
       {.choices = {"warn", "fp32", "requantize"}},
-      "warn: say so on the page, in the log and the field log, INT8 keeps running; fp32: also "
+      "warn: say so on the page, in the log and the field log, and change nothing; fp32: also "
       "switch to FP32 until the next reload; requantize: run FP32 meanwhile, quantize again on "
       "the calibration reservoir's frames (half of them from the last two hours), check the new "
       "file on frames it was not calibrated on and run it once it agrees (a failure waits an "
