@@ -227,7 +227,7 @@ void ModelManager::step_requantize(const config::ModelConfig& model,
     requantizer_.cancel();
     hold_fp32_ = false;
     events_.emit(config::LogLevel::kInfo, fieldlog::EventKind::kQuantizeCancelled,
-                 "requantize given up: the config's model changed");
+                 "requantize given up: the config's model changed", {{"trigger", "drift"}});
   }
   if (agrees_again && hold_fp32_ && !requantizer_.active()) {
     // After a failed requantize the old file agrees again (the checks say so): it runs again.
