@@ -33,7 +33,15 @@ work=
 usage="usage: scripts/bench-unseen.sh [--models M,M] [--clips traffic,crowd] [--frames F] [--judge N] [--speed] [--rounds N] [--runs N] [--work DIR]"
 parse_options "$usage" --models=models --clips=clips --frames=frames --judge=judge \
   --speed=speed:1 --rounds=rounds --runs=runs --work=work -- "$@"
-require_build
+# The CLI only (require_build also wants the daemon).
+if [ ! -x "$cli_bin" ]; then
+  echo "bench-unseen: no $cli_bin; build the yolo-edge target first" >&2
+  exit 2
+fi
+if [ ! -d "$fixtures/models" ]; then
+  echo "bench-unseen: fixtures not found at $fixtures (clone ../shared beside the project or set YOLO_EDGE_FIXTURES)" >&2
+  exit 2
+fi
 if ! command -v ffprobe >/dev/null; then
   echo "bench-unseen: ffprobe not found (it counts the clips' frames): apt-get install ffmpeg" >&2
   exit 2
