@@ -33,8 +33,8 @@ std::vector<const ConvUnit*> trade_candidates(const std::vector<ConvUnit>& units
 
 }  // namespace
 
-bool worth_fp32(double gain_db, double mac_share) {
-  return gain_db >= kTradeGainDb && mac_share <= kMaxTradeMacShare;
+bool worth_fp32(double gain_db, double mac_share, double spent) {
+  return gain_db >= kTradeGainDb && spent + mac_share <= kMaxTradeMacShare;
 }
 
 std::string trade_text(const Fp32Trade& t, const std::string& agreement_name) {
@@ -53,6 +53,13 @@ TradeReport search_fp32_trades(const std::vector<ConvUnit>& units, const GraphRe
   const std::set<std::string> base = kept_nodes(keep);
   report.before = meter.measure(base);
   std::set<std::string> chosen = base;
+  // What the frame already pays beyond the detection tail and the final convs (the convs kept
+  // for channel spread): the trades share one budget with it.
+  const std::set<std::string> finals(regions.final_convs.begin(), regions.final_convs.end());
+  double spent = 0;
+  for (const auto& unit : units) {
+    if (base.count(unit.conv) && !finals.count(unit.conv)) spent += unit.macs / all_macs;
+  }
   for (const ConvUnit* candidate : trade_candidates(units, regions, all_macs)) {
     const ConvUnit& unit = *candidate;
     std::set<std::string> with = base;
@@ -66,12 +73,14 @@ TradeReport search_fp32_trades(const std::vector<ConvUnit>& units, const GraphRe
     if (m.agreement && report.before.agreement) {
       t.agreement_gain = *m.agreement - *report.before.agreement;
     }
-    t.kept = worth_fp32(t.gain_db, t.mac_share);
+    t.kept = worth_fp32(t.gain_db, t.mac_share, spent);
     const std::string text = trade_text(t, meter.agreement_name());
     log("FP32 " + unit.conv + " would cost " + text +
         (t.kept ? " -> kept FP32"
-                : text::format(" -> int8 (FP32 only for >= %.0f dB within %.0f%% of the MACs)",
-                               kTradeGainDb, 100.0 * kMaxTradeMacShare)));
+                : text::format(" -> int8 (FP32 only for >= %.0f dB within %.0f%% of the MACs "
+                               "with the convs kept before it, %.1f%% so far)",
+                               kTradeGainDb, 100.0 * kMaxTradeMacShare, 100.0 * spent)));
+    if (t.kept) spent += t.mac_share;
     if (t.kept) {
       for (const auto& n : unit.nodes) {
         keep[n] = "worth its time: keeping it FP32 alone measured " + text;

@@ -13,6 +13,9 @@ TEST(Fp32Trade, KeepsAConvOnlyForALargeGainAtASmallCost) {
   EXPECT_FALSE(worth_fp32(4.5, 0.08));  // too many MACs
   EXPECT_FALSE(worth_fp32(3.2, 0.02));  // half the noise, but within the margin of 3 dB
   EXPECT_FALSE(worth_fp32(-1.0, 0.01));
+  // One budget for every conv kept beyond the tail and the final convs.
+  EXPECT_TRUE(worth_fp32(4.5, 0.01, 0.039));
+  EXPECT_FALSE(worth_fp32(4.5, 0.044, 0.039));
   EXPECT_GE(kTradeGainDb, 3.0 + kDecisionMarginDb);
 }
 
