@@ -12,8 +12,8 @@
 #include <cmath>
 #include <fstream>
 #include <set>
-#include <vector>
 #include <thread>
+#include <vector>
 
 #include <opencv2/imgcodecs.hpp>
 
