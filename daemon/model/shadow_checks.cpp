@@ -60,7 +60,7 @@ nlohmann::json to_json(const ShadowSnapshot& s) {
   if (!s.idle_reason.empty()) j["idle_reason"] = s.idle_reason;
   if (!s.fp32_file.empty()) j["fp32"] = s.fp32_file;
   if (!s.int8_file.empty()) j["int8"] = s.int8_file;
-  if (!s.running.empty()) j["running"] = s.running;
+  if (s.running) j["running"] = runtime::precision_name(*s.running);
   const auto number = [](const std::optional<double>& v) -> nlohmann::json {
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
   };
@@ -187,7 +187,8 @@ std::optional<Int8CheckFigures> ShadowChecks::figures() const {
 
 std::optional<LiveAgreement> ShadowChecks::live_agreement() const {
   const ShadowSnapshot s = snapshot();
-  if (!s.enabled || !s.idle_reason.empty() || !s.warning.empty() || s.running != "fp32") {
+  if (!s.enabled || !s.idle_reason.empty() || !s.warning.empty() ||
+      s.running != runtime::Precision::kFp32) {
     return std::nullopt;
   }
   return LiveAgreement{s.int8_path, s.agreement, s.window_fp32_boxes, s.window_checks, s.window};
@@ -369,7 +370,7 @@ void ShadowChecks::report_state(Checker& c) {
     s.fp32_file = c.pair->fp32.model.filename().string();
     s.int8_file = c.pair->int8.model.filename().string();
     s.int8_path = c.pair->int8.model;
-    s.running = runtime::precision_name(c.pair->running);
+    s.running = c.pair->running;
   }
   s.checks_total = c.checks_total;
   s.budget_share = c.settings.budget_share;

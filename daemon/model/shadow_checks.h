@@ -58,8 +58,9 @@ struct ShadowSnapshot {
   std::string int8_file;
   std::filesystem::path int8_path;
   std::chrono::seconds window{};
-  // The precision the daemon runs ("int8", or "fp32": the checks then say what INT8 would lose).
-  std::string running;
+  // The precision the daemon runs (FP32: the checks then say what INT8 would lose); none without
+  // a pair.
+  std::optional<runtime::Precision> running;
   long checks_total = 0;
   // Checks in the rolling window, FP32's boxes in them, and their agreement (empty: nothing
   // judged yet) with what it is (judged mAP50 or box-weighted AP50).
