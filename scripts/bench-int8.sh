@@ -39,13 +39,7 @@ models_dir=$fixtures/models
 traffic=$fixtures/video/traffic_720p_30fps.mp4
 # The traffic clip has 335 frames: the first 167 calibrate, the other 168 judge.
 half=167
-if [ -z "$work" ]; then
-  work=$(mktemp -d /tmp/yolo-edge-int8.XXXXXX)
-elif [ ! -d "$work" ]; then
-  echo "bench-int8: --work $work is not a folder" >&2
-  exit 2
-fi
-echo "bench-int8: work in $work; $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+work_folder int8
 
 # quantize_timed NAME OUT ARGS...: runs quantize (unless OUT and its time are there), writes its
 # log and report beside OUT and the wall seconds to OUT.seconds.

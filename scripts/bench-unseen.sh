@@ -58,13 +58,7 @@ clip_file() {
   esac
 }
 
-if [ -z "$work" ]; then
-  work=$(mktemp -d /tmp/yolo-edge-unseen.XXXXXX)
-elif [ ! -d "$work" ]; then
-  echo "bench-unseen: --work $work is not a folder" >&2
-  exit 2
-fi
-echo "bench-unseen: work in $work; $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+work_folder unseen
 
 # run_once OUT COMMAND...: COMMAND's standard output into OUT and its messages into OUT.err,
 # unless OUT is there.

@@ -50,6 +50,19 @@ parse_options() {
 }
 
 # require_peer DIR: exits 2 unless DIR holds the ONNX Runtime peer (ort_peer.js).
+# work_folder NAME: sets $work to a fresh folder under /tmp when it is empty (--work not given),
+# or fails when it is not a folder; says where the work goes and how busy the machine is.
+work_folder() {
+  local name=$1
+  if [ -z "$work" ]; then
+    work=$(mktemp -d "/tmp/yolo-edge-$name.XXXXXX")
+  elif [ ! -d "$work" ]; then
+    echo "bench-$name: --work $work is not a folder" >&2
+    exit 2
+  fi
+  echo "bench-$name: work in $work; $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
 require_peer() {
   if [ ! -f "$1/ort_peer.js" ]; then
     echo "$(basename "$0" .sh): no ONNX Runtime peer in $1; make it with ../shared/bench/setup.sh $1" >&2
