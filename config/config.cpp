@@ -9,4 +9,9 @@ Config::Config() {
   for (const FieldSpec& field : fields()) field.store(*this, field.default_value);
 }
 
+std::vector<CameraConfig> camera_list(const Config& config) {
+  if (!config.cameras.empty()) return config.cameras;
+  return {CameraConfig{std::string(kMainCamera), config.source, 0}};
+}
+
 }  // namespace yolo::config

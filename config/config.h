@@ -4,6 +4,7 @@
 #include <string_view>
 #include <vector>
 
+#include "config/sections/cameras.h"
 #include "config/sections/checks.h"
 #include "config/sections/config.h"
 #include "config/sections/detect.h"
@@ -29,7 +30,7 @@ namespace yolo::config {
 // load_config() (config/config_loader.h) fills it from a validated YAML file. Enum members follow
 // the order of the allowed values in their rows.
 
-// The cameras a zone or line may name (their `camera:` key). One today: the daemon's source.
+// The one camera of a config without cameras: (its source is the source section).
 inline constexpr std::string_view kMainCamera = "main";
 
 struct Config {
@@ -37,6 +38,7 @@ struct Config {
   Config();
 
   SourceConfig source;
+  std::vector<CameraConfig> cameras;
   ModelConfig model;
   ChecksConfig checks;
   DetectConfig detect;
@@ -56,5 +58,9 @@ struct Config {
 
   bool operator==(const Config&) const = default;
 };
+
+// The cameras the daemon runs: cameras: as written, or without it one camera named main whose
+// source is the source section (a config of one camera, as it always was).
+std::vector<CameraConfig> camera_list(const Config& config);
 
 }  // namespace yolo::config

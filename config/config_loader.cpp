@@ -43,6 +43,8 @@ class Validator {
     read_root(root, config);
     section_files::report_old_gpio_keys(old_gpio_keys_, problems_);
     apply_overrides(config);
+    section_files::check_cameras(config, problems_);
+    section_files::check_places(config.zones, config.lines, camera_list(config), problems_);
     check_combinations(config);
     resolve_paths(config);
     if (options_.check_files) check_files(config);
@@ -185,7 +187,7 @@ class Validator {
                      "is false: the zones and lines count nothing and raise no events until it "
                      "is true");
     }
-    section_files::check_places(c.zones, c.lines, problems_);
+
     check_alert_zones(c);
     section_files::check_mqtt(c.mqtt, problems_);
     section_files::check_http(c.http, problems_);
@@ -244,14 +246,12 @@ class Validator {
     }
   }
 
-  // An alert by zone names one of the zones (of the daemon's one camera). Not checked while a
-  // zone has a problem of its own: it may be the one named.
+  // An alert by zone names one of the zones (of any camera). Not checked while a zone has a
+  // problem of its own: it may be the one named.
   void check_alert_zones(const Config& c) {
     if (problems_.any_failed_under("zones")) return;
     std::vector<std::string_view> names;
-    for (const ZoneConfig& z : c.zones) {
-      if (z.camera == kMainCamera) names.push_back(z.name);
-    }
+    for (const ZoneConfig& z : c.zones) names.push_back(z.name);
     for (std::size_t i = 0; i < c.gpio.alerts.size(); ++i) {
       const std::string& zone = c.gpio.alerts[i].zone;
       const std::string key = "gpio.alerts[" + std::to_string(i) + "].zone";
@@ -282,7 +282,11 @@ class Validator {
     section_files::check_model_files(c.model, problems_);
     section_files::check_mqtt_files(c.mqtt, problems_);
     section_files::check_http_files(c.http, problems_);
-    section_files::check_source(c.source, problems_, options_);
+    if (c.cameras.empty()) section_files::check_source(c.source, "source.uri", problems_, options_);
+    for (std::size_t i = 0; i < c.cameras.size(); ++i) {
+      section_files::check_source(c.cameras[i].source, "cameras[" + std::to_string(i) + "].uri",
+                                  problems_, options_);
+    }
     section_files::check_telemetry_files(c.telemetry, problems_);
     section_files::check_logging_files(c.logging, problems_);
   }

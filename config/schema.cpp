@@ -18,6 +18,7 @@ namespace {
 // Every section, in the order the shipped file and --describe show them.
 constexpr section_files::SectionRows kSections[] = {
     {section_files::source_spec, section_files::add_source_fields},
+    {section_files::cameras_spec, section_files::add_cameras_fields},
     {section_files::model_spec, section_files::add_model_fields},
     {section_files::checks_spec, section_files::add_checks_fields},
     {section_files::detect_spec, section_files::add_detect_fields},

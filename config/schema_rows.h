@@ -233,6 +233,15 @@ Member<S> member(std::string_view name, T S::*m, const std::type_identity_t<T>& 
   return member(name, m, default_value, Details{}, description);
 }
 
+// A row of a struct nested in R (a camera's source) as a row of R: the nested struct's rows are
+// written once and serve both where it is a section and where it is part of a record.
+template <class R, class T>
+Member<R> within(T R::*part, Member<T> m) {
+  return {std::move(m.spec),
+          [part, store = std::move(m.store)](R& r, const Value& v) { store(r.*part, v); },
+          [part, fetch = std::move(m.fetch)](const R& r) { return fetch(r.*part); }};
+}
+
 // The struct of a record row's member: R of std::vector<R> (kRecordList) or std::optional<R>
 // (kRecord).
 template <class L>
@@ -323,6 +332,9 @@ struct SectionAdder {
                   std::string_view description) const {
     push(member(name, m, default_value, Details{}, description));
   }
+
+  // A row made elsewhere (rows shared with a record, e.g. the source's with a camera's).
+  void operator()(Member<S> row) const { push(std::move(row)); }
 
   template <class L>
   void records(std::string_view name, L S::*list, std::string_view description,

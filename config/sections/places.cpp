@@ -27,14 +27,37 @@ std::string place_name_rule(const Value& value) {
   return "";
 }
 
-std::string camera_rule(const Value& value) {
-  const std::string& s = std::get<std::string>(value);
-  if (s == kMainCamera) return "";
-  return "'" + s + "' is not a camera: the daemon has one, named " + std::string(kMainCamera);
+namespace {
+
+// A place's camera left out is the only camera; one written must be a camera there is.
+void check_camera(std::string& camera, const std::string& key,
+                  const std::vector<CameraConfig>& cameras, Problems& problems) {
+  const Where at = problems.written_at(key);
+  if (at.line == 0 && cameras.size() == 1) {
+    camera = cameras.front().name;
+    return;
+  }
+  const bool known = std::any_of(cameras.begin(), cameras.end(),
+                                 [&](const CameraConfig& c) { return c.name == camera; });
+  if (known || !problems.usable(key)) return;
+  std::string names;
+  for (const CameraConfig& c : cameras) names += (names.empty() ? "" : ", ") + c.name;
+  problems.add(key, at,
+               at.line == 0 ? "is not set, and there are " + std::to_string(cameras.size()) +
+                                  " cameras: name the camera it is on (" + names + ")"
+                            : "'" + camera + "' is not a camera: the cameras are " + names);
 }
 
-void check_places(const std::vector<ZoneConfig>& zones, const std::vector<LineConfig>& lines,
-                  Problems& problems) {
+}  // namespace
+
+void check_places(std::vector<ZoneConfig>& zones, std::vector<LineConfig>& lines,
+                  const std::vector<CameraConfig>& cameras, Problems& problems) {
+  for (std::size_t i = 0; i < zones.size(); ++i) {
+    check_camera(zones[i].camera, "zones[" + std::to_string(i) + "].camera", cameras, problems);
+  }
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    check_camera(lines[i].camera, "lines[" + std::to_string(i) + "].camera", cameras, problems);
+  }
   std::map<std::pair<std::string, std::string>, std::string> names;
   const auto claim = [&](const std::string& camera, const std::string& name,
                          const std::string& key) {

@@ -12,8 +12,6 @@ namespace yolo::config::section_files {
 
 // A place's name names MQTT topics and metric labels: letters, digits, _ and -, 1 to 64.
 std::string place_name_rule(const Value& value);
-// One of the cameras there are (config::kMainCamera today).
-std::string camera_rule(const Value& value);
 
 template <class R>
 rows::Member<R> name_member() {
@@ -24,8 +22,9 @@ rows::Member<R> name_member() {
 
 template <class R>
 rows::Member<R> camera_member() {
-  return rows::member("camera", &R::camera, std::string(kMainCamera), {.rule = camera_rule},
-                      "The camera it is drawn on.");
+  return rows::member("camera", &R::camera, std::string(kMainCamera),
+                      "The camera it is drawn on (a name under cameras:); it may be left out "
+                      "when there is one camera.");
 }
 
 template <class R>

@@ -15,6 +15,7 @@
 
 #include "config/problems.h"
 #include "config/schema.h"
+#include "config/schema_rows.h"
 
 namespace yolo::config::section_files {
 
@@ -26,6 +27,10 @@ struct SectionRows {
 
 SectionSpec source_spec();
 void add_source_fields(std::vector<FieldSpec>& rows);
+// The source's rows, also each camera's.
+std::vector<rows::Member<SourceConfig>> source_members();
+SectionSpec cameras_spec();
+void add_cameras_fields(std::vector<FieldSpec>& rows);
 SectionSpec model_spec();
 void add_model_fields(std::vector<FieldSpec>& rows);
 SectionSpec checks_spec();
@@ -62,8 +67,12 @@ void add_config_fields(std::vector<FieldSpec>& rows);
 // (config_loader.cpp), each reporting to `problems` and skipping a key that is not usable.
 void check_model(const ModelConfig& model, Problems& problems, const LoadOptions& options);
 void check_model_files(const ModelConfig& model, Problems& problems);
-// Also makes source.uri what the capture code will open (LoadOptions::check_source).
-void check_source(SourceConfig& source, Problems& problems, const LoadOptions& options);
+// Also makes the uri (at `key`: source.uri, cameras[i].uri) what the capture code will open
+// (LoadOptions::check_source).
+void check_source(SourceConfig& source, const std::string& key, Problems& problems,
+                  const LoadOptions& options);
+// Camera names unique, detect_fps within the camera's fps, and no source section beside cameras.
+void check_cameras(Config& config, Problems& problems);
 void check_telemetry_files(const TelemetryConfig& telemetry, Problems& problems);
 void check_logging_files(const LoggingConfig& logging, Problems& problems);
 void check_http(const HttpConfig& http, Problems& problems);
@@ -75,9 +84,10 @@ void check_tracking(const TrackingConfig& tracking, Problems& problems);
 void check_events(const EventsConfig& events, Problems& problems);
 // A line with a length, and an in side it has; `key` is "lines[i]".
 void check_line(const LineConfig& line, const std::string& key, Problems& problems);
-// Names unique per camera among zones and lines, and each line checked.
-void check_places(const std::vector<ZoneConfig>& zones, const std::vector<LineConfig>& lines,
-                  Problems& problems);
+// Names unique per camera among zones and lines, each on a camera there is, and each line
+// checked. A zone or line whose camera is not written is on the only camera, when there is one.
+void check_places(std::vector<ZoneConfig>& zones, std::vector<LineConfig>& lines,
+                  const std::vector<CameraConfig>& cameras, Problems& problems);
 
 // The single output line of earlier versions (gpio.enabled, line, active_low, hold_s; they never
 // drove a line) is one rule of gpio.alerts now: one problem says what to write instead, built

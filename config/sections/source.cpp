@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The source section: where frames come from.
+// The source section: where frames come from. Its rows are also each camera's (cameras.cpp).
 #include <string>
 #include <utility>
 
@@ -11,32 +11,42 @@ namespace yolo::config::section_files {
 using namespace rows;
 
 SectionSpec source_spec() {
-  return {"source", "Where frames come from."};
+  return {"source",
+          "Where frames come from, for a daemon with one camera (named main); several cameras "
+          "are listed under cameras: instead."};
+}
+
+std::vector<Member<SourceConfig>> source_members() {
+  return {
+      member("uri", &SourceConfig::uri, "/dev/video0", {.rule = require_text},
+             "Camera or stream: /dev/videoN or N (V4L2), a GStreamer pipeline (with '!'), "
+             "rtsp:// or http(s):// URL, a video, an image or a folder of images."),
+      member("loop", &SourceConfig::loop, false,
+             "Start a video file or image folder again when it ends."),
+      member("realtime", &SourceConfig::realtime, true,
+             "Pace a video file or image folder at its own frame rate, as a camera would, instead "
+             "of as fast as it decodes."),
+      member("width", &SourceConfig::width, 0, {.min = 0, .max = 7680},
+             "Capture width in pixels to ask the camera for; 0 keeps the source's own."),
+      member("height", &SourceConfig::height, 0, {.min = 0, .max = 4320},
+             "Capture height in pixels to ask the camera for; 0 keeps the source's own."),
+      member("fps", &SourceConfig::fps, 0.0, {.min = 0, .max = 240},
+             "Frames per second to ask the camera for; 0 keeps the source's own."),
+      member("reconnect_s", &SourceConfig::reconnect_s, 2.0, {.min = 0.1, .max = 3600},
+             "Seconds to wait before reopening a source that failed (camera unplugged, stream "
+             "dropped)."),
+  };
 }
 
 void add_source_fields(std::vector<FieldSpec>& t) {
   const SectionAdder<SourceConfig> add{t, &Config::source};
-  add("uri", &SourceConfig::uri, "/dev/video0", {.rule = require_text},
-      "Camera or stream: /dev/videoN or N (V4L2), a GStreamer pipeline (with '!'), rtsp:// or "
-      "http(s):// URL, a video, an image or a folder of images.");
-  add("loop", &SourceConfig::loop, false, "Start a video file or image folder again when it ends.");
-  add("realtime", &SourceConfig::realtime, true,
-      "Pace a video file or image folder at its own frame rate, as a camera would, instead of as "
-      "fast as it decodes.");
-  add("width", &SourceConfig::width, 0, {.min = 0, .max = 7680},
-      "Capture width in pixels to ask the camera for; 0 keeps the source's own.");
-  add("height", &SourceConfig::height, 0, {.min = 0, .max = 4320},
-      "Capture height in pixels to ask the camera for; 0 keeps the source's own.");
-  add("fps", &SourceConfig::fps, 0.0, {.min = 0, .max = 240},
-      "Frames per second to ask the camera for; 0 keeps the source's own.");
-  add("reconnect_s", &SourceConfig::reconnect_s, 2.0, {.min = 0.1, .max = 3600},
-      "Seconds to wait before reopening a source that failed (camera unplugged, stream dropped).");
+  for (Member<SourceConfig>& m : source_members()) add(std::move(m));
 }
 
 // The capture code decides what a source is (LoadOptions::check_source); a relative file or
 // folder it names resolves against the config's folder like every other path.
-void check_source(SourceConfig& s, Problems& problems, const LoadOptions& options) {
-  const std::string key = "source.uri";
+void check_source(SourceConfig& s, const std::string& key, Problems& problems,
+                  const LoadOptions& options) {
   if (!problems.usable(key) || !options.check_source) return;
   SourceCheck check = options.check_source(s.uri, problems.base());
   if (!check.error.empty()) problems.add(key, problems.written_at(key), check.error);

@@ -153,7 +153,7 @@ int Service::start() {
   }
 
   object_events_.set_history(static_cast<std::size_t>(config_.events.history));
-  const std::optional<tracking::Counts> counts = restore_tracking_state();
+  restored_counts_ = restore_tracking_state();
   // The checks' drift action fp32 reaches the control loop the way the API's precision switch
   // does: FP32 until the next reload. A requantize is the model manager's (no config changes).
   auto checks =
@@ -184,7 +184,10 @@ int Service::start() {
        .post = [this](ControlRequest r) { control_.post(std::move(r)); },
        .reset_counts =
            [this](const std::string& camera, const std::string& place) {
-             return tracking_ && camera == tracking_->camera() && tracking_->request_reset(place);
+             for (const std::shared_ptr<CameraStage>& c : hub_.cameras()) {
+               if (c->name() == camera) return c->tracking().request_reset(place);
+             }
+             return false;
            },
        .measured = {checks_}});
   auto reservoir =
@@ -219,22 +222,74 @@ int Service::start() {
     shutdown("the model could not be loaded");
     return kExitConfig;
   }
-  tracking_ = std::make_unique<TrackingStage>(object_events_, std::string(config::kMainCamera));
-  tracking_->configure(tracking_settings(config_));
-  if (counts) tracking_->restore(*counts);
   inference_ = std::make_unique<Inference>(
-      events_, slot_, publishers(),
-      [this](std::unique_ptr<detector::Detector> d) { model_->retire(std::move(d)); },
-      tracking_.get());
+      events_, hub_, publishers(),
+      [this](std::unique_ptr<detector::Detector> d) { model_->retire(std::move(d)); });
+  inference_->set_tracking(config_.tracking);
   inference_->start(std::move(model), decode_options(config_.detect),
                     thread_policy(config_.threads));
   telemetry_ = std::make_unique<TelemetryThread>(
       events_, publishers(), [this](bool throttled) { inference_->throttling_changed(throttled); });
   telemetry_->start(config_.telemetry);
   model_->start(*inference_);
-  capture_ = std::make_unique<Capture>(events_, slot_);
-  capture_->start(config_.source);
+  for (const config::CameraConfig& camera : config::camera_list(config_)) {
+    start_camera(camera, config_);
+  }
   return kExitOk;
+}
+
+void Service::start_camera(const config::CameraConfig& camera, const config::Config& config) {
+  auto stage = std::make_shared<CameraStage>(object_events_, camera.name);
+  stage->configure(tracking_settings(config, camera.name));
+  // Before the hub knows the camera: the inference thread takes its stage from then on.
+  if (restored_counts_) stage->tracking().restore(*restored_counts_);
+  auto capture =
+      std::make_unique<Capture>(events_, hub_, stage, camera.detect_fps, !config.cameras.empty());
+  capture->start(camera.source);
+  cameras_.push_back({camera, std::move(stage), std::move(capture)});
+}
+
+void Service::reconfigure_cameras(const config::Config& next) {
+  const std::vector<config::CameraConfig> wanted = config::camera_list(next);
+  const auto named = [](const std::string& name) {
+    return [&name](const auto& c) { return c.name == name; };
+  };
+  // Removed first, so a camera renamed frees its device before its new self opens it.
+  for (auto it = cameras_.begin(); it != cameras_.end();) {
+    if (std::find_if(wanted.begin(), wanted.end(), named(it->config.name)) != wanted.end()) {
+      ++it;
+      continue;
+    }
+    if (!it->capture->stop(kStopThreads)) {
+      log_.warning("camera " + it->config.name +
+                   ": its capture did not stop in time (a read that never returned); it is "
+                   "left behind");
+    }
+    events_.emit(config::LogLevel::kInfo, fieldlog::EventKind::kConfig,
+                 "camera " + it->config.name + " removed", {{"camera", it->config.name}});
+    it = cameras_.erase(it);
+  }
+  std::vector<CameraRun> ordered;
+  for (const config::CameraConfig& camera : wanted) {
+    const auto it = std::find_if(cameras_.begin(), cameras_.end(),
+                                 [&](const CameraRun& r) { return r.config.name == camera.name; });
+    if (it == cameras_.end()) {
+      start_camera(camera, next);
+      ordered.push_back(std::move(cameras_.back()));
+      cameras_.pop_back();
+      continue;
+    }
+    CameraRun run = std::move(*it);
+    cameras_.erase(it);
+    if (camera.source != run.config.source) run.capture->reconfigure(camera.source);
+    if (camera.detect_fps != run.config.detect_fps) run.capture->set_detect_fps(camera.detect_fps);
+    if (tracking_settings(next, camera.name) != tracking_settings(config_, camera.name)) {
+      run.stage->configure(tracking_settings(next, camera.name));
+    }
+    run.config = camera;
+    ordered.push_back(std::move(run));
+  }
+  cameras_ = std::move(ordered);
 }
 
 void Service::watch_config(bool on) {
@@ -388,12 +443,10 @@ ControlReply Service::reload(const std::string& why, std::optional<config::Overr
 
   log_.set_level(next.logging.level);
   for (const auto& p : publishers_) p->configure(next);
-  if (next.source != config_.source) capture_->reconfigure(next.source);
+  reconfigure_cameras(next);
   if (next.detect != config_.detect) inference_->set_decode(decode_options(next.detect));
   if (next.threads != config_.threads) inference_->set_thread_policy(thread_policy(next.threads));
-  if (tracking_settings(next) != tracking_settings(config_)) {
-    inference_->set_tracking(tracking_settings(next));
-  }
+  if (next.tracking != config_.tracking) inference_->set_tracking(next.tracking);
   object_events_.set_history(static_cast<std::size_t>(next.events.history));
   if (next.telemetry != config_.telemetry) telemetry_->reconfigure(next.telemetry);
   // Always: a reload also retries a model or a quantization that failed.
@@ -426,7 +479,7 @@ void Service::shutdown(const std::string& why) {
         kStopAtLeast,
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()));
   };
-  if (capture_) clean = capture_->stop(left()) && clean;
+  for (CameraRun& camera : cameras_) clean = camera.capture->stop(left()) && clean;
   if (inference_) clean = inference_->stop(left()) && clean;
   if (model_) clean = model_->stop(left()) && clean;
   if (telemetry_) clean = telemetry_->stop(left()) && clean;
@@ -449,7 +502,9 @@ void Service::shutdown(const std::string& why) {
 
 bool Service::watchdog_ok() const {
   const auto now = Clock::now();
-  if (now - capture_->heartbeat() > kCaptureStall) return false;
+  for (const CameraRun& camera : cameras_) {
+    if (now - camera.capture->heartbeat() > kCaptureStall) return false;
+  }
   const double last = inference_->last_times().end_to_end_ms;
   const auto limit = inference_->frames() == 0
                          ? std::chrono::duration_cast<std::chrono::milliseconds>(kFirstFrameStall)
@@ -462,9 +517,16 @@ void Service::announce_ready() {
   ready_sent_ = true;
   notifier_.ready();
   const bool flowing = inference_->frames() > 0;
+  std::string waiting;
+  for (const CameraRun& camera : cameras_) {
+    const SourceStatus source = camera.capture->status();
+    if (source.state == SourceState::kStreaming) continue;
+    waiting += (waiting.empty() ? "" : "; ") +
+               (cameras_.size() > 1 ? "camera " + camera.config.name + ": " : std::string()) +
+               source_error(source);
+  }
   events_.emit(config::LogLevel::kInfo, fieldlog::EventKind::kReady,
-               flowing ? "ready: frames are flowing"
-                       : "ready, waiting for the source: " + source_error(capture_->status()),
+               flowing ? "ready: frames are flowing" : "ready, waiting for the source: " + waiting,
                {{"startup_s", text::rounded(seconds_since(started_), 3)}});
   update_status_line(true);
 }
@@ -475,12 +537,15 @@ void Service::ping_watchdog() {
 
 void Service::on_tick() {
   const auto status = refresh_status();
-  if (status->inference.frames > 0 || status->source.state == SourceState::kLost) {
+  std::vector<SourceState> states;
+  for (const CameraStatus& c : status->cameras) states.push_back(c.source.state);
+  if (status->inference.frames > 0 ||
+      std::find(states.begin(), states.end(), SourceState::kLost) != states.end()) {
     announce_ready();
   }
-  // The camera lost or back is told at once, not at the line's next refresh (up to 5 s later).
-  const bool source_changed = status->source.state != source_state_;
-  source_state_ = status->source.state;
+  // A camera lost or back is told at once, not at the line's next refresh (up to 5 s later).
+  const bool source_changed = states != source_states_;
+  source_states_ = std::move(states);
   send_status_line(*status, source_changed);
 }
 
@@ -518,13 +583,34 @@ DaemonStatus Service::build_status() const {
                            .warnings = model->warnings,
                            .automatic = model_->auto_status(),
                            .precision_override = {}},
-                 .source = capture_->status(),
+                 .cameras = {},
                  .inference = inference_->status(),
                  .threads_mode = config_.threads.mode,
                  .device = telemetry_->latest(),
                  .outputs = {},
                  .last_error = {},
                  .int8_checks = checks_ ? checks_->figures() : std::nullopt};
+  for (const CameraRun& camera : cameras_) {
+    const FrameHub::Figures f = camera.capture->figures();
+    CameraStatus c{.name = camera.config.name,
+                   .source = camera.capture->status(),
+                   .detect_fps_limit = camera.config.detect_fps,
+                   .camera_fps = f.camera_fps,
+                   .detection_fps = f.detection_fps,
+                   .skipped_fps = f.skipped_fps,
+                   .detected = f.detected,
+                   .skipped = f.skipped,
+                   .warning = {}};
+    // Measured only once frames flow for a while: a camera slower than its detect_fps is
+    // detected at every frame it gives.
+    if (c.detect_fps_limit > 0 && c.source.frames > 100 && c.camera_fps > 0 &&
+        c.camera_fps < 0.9 * c.detect_fps_limit) {
+      c.warning = "detect_fps " + text::fixed(c.detect_fps_limit, 1) +
+                  " is above what the camera delivers (" + text::fixed(c.camera_fps, 1) +
+                  " fps): every frame it gives is detected";
+    }
+    s.cameras.push_back(std::move(c));
+  }
   if (precision_override_) {
     s.model.precision_override = {precision_override_->value.value,
                                   precision_override_->value.origin};
@@ -552,9 +638,11 @@ std::string Service::status_line(const DaemonStatus& s) const {
     if (s.device->throttle && s.device->throttle->any_now()) line += ", THROTTLED";
     if (s.device->power_w) line += ", " + text::fixed(*s.device->power_w, 2) + " W";
   }
-  if (s.source.state != SourceState::kStreaming) {
-    line += "; source " + std::string(state_name(s.source.state));
-    if (s.source.retry_in_s) line += ", retrying in " + text::fixed(*s.source.retry_in_s, 0) + " s";
+  for (const CameraStatus& c : s.cameras) {
+    if (c.source.state == SourceState::kStreaming) continue;
+    line += "; " + (s.cameras.size() > 1 ? "camera " + c.name + " " : std::string("source ")) +
+            std::string(state_name(c.source.state));
+    if (c.source.retry_in_s) line += ", retrying in " + text::fixed(*c.source.retry_in_s, 0) + " s";
   }
   if (!s.model.pending.empty()) line += "; " + s.model.pending;
   if (!s.model.warnings.empty()) {

@@ -27,7 +27,7 @@
 #include "daemon/model/model_manager.h"
 #include "daemon/model/reservoir.h"
 #include "daemon/pipeline/capture.h"
-#include "daemon/pipeline/frame_slot.h"
+#include "daemon/pipeline/frame_hub.h"
 #include "daemon/pipeline/inference.h"
 #include "daemon/pipeline/telemetry_thread.h"
 #include "daemon/pipeline/tracking_stage.h"
@@ -107,6 +107,11 @@ class Service {
   // log; the counts returned): a file that cannot be read is set aside as NAME.bad, said, and
   // counting starts again.
   std::optional<tracking::Counts> restore_tracking_state();
+  // Starts a camera: its tracking and its capture, served from its first frame.
+  void start_camera(const config::CameraConfig& camera, const config::Config& config);
+  // Applies a reload to the cameras: a camera removed stops, one added starts, one changed
+  // takes its new settings; the others go on streaming untouched.
+  void reconfigure_cameras(const config::Config& next);
 
   ServiceOptions options_;
   Logger log_;
@@ -122,13 +127,19 @@ class Service {
   CalibrationReservoir* reservoir_ = nullptr;
   ShadowChecks* checks_ = nullptr;
   runtime::SharedThreadPools pools_;
-  FrameSlot slot_;
+  FrameHub hub_;
   std::unique_ptr<TelemetryThread> telemetry_;
   std::unique_ptr<ModelManager> model_;
-  // Before inference, which runs it on every frame.
-  std::unique_ptr<TrackingStage> tracking_;
   std::unique_ptr<Inference> inference_;
-  std::unique_ptr<Capture> capture_;
+  // One per camera, in the config's order.
+  struct CameraRun {
+    config::CameraConfig config;
+    std::shared_ptr<CameraStage> stage;
+    std::unique_ptr<Capture> capture;
+  };
+  std::vector<CameraRun> cameras_;
+  // The counts an earlier run kept: each camera takes its own places' when it starts.
+  std::optional<tracking::Counts> restored_counts_;
   std::unique_ptr<ConfigWatch> watch_;
   ControlRequests control_;
   // The control loop (control_loop) and the sources that change with the config: the file
@@ -149,8 +160,8 @@ class Service {
   bool reloading_ = false;
   std::string last_error_;
   std::string last_status_line_;
-  // The source's state at the last tick: a change sends the status line at once.
-  SourceState source_state_ = SourceState::kOpening;
+  // The cameras' states at the last tick: a change sends the status line at once.
+  std::vector<SourceState> source_states_;
   std::chrono::steady_clock::time_point status_sent_{};
   bool left_behind_ = false;
   mutable std::mutex status_mutex_;

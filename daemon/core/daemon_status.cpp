@@ -34,6 +34,19 @@ std::string_view state_name(SourceState state) {
   return "stopped";
 }
 
+nlohmann::json to_json(const CameraStatus& c) {
+  nlohmann::json j = {{"name", c.name},
+                      {"source", to_json(c.source)},
+                      {"detect_fps", c.detect_fps_limit},
+                      {"camera_fps", text::rounded(c.camera_fps, 2)},
+                      {"detection_fps", text::rounded(c.detection_fps, 2)},
+                      {"skipped_fps", text::rounded(c.skipped_fps, 2)},
+                      {"detected", c.detected},
+                      {"skipped", c.skipped}};
+  if (!c.warning.empty()) j["warning"] = c.warning;
+  return j;
+}
+
 nlohmann::json to_json(const ThreadDecision& d) {
   nlohmann::json latency = nlohmann::json::object();
   for (const auto& [threads, ms] : d.latency_ms)
@@ -107,13 +120,17 @@ nlohmann::json to_json(const DaemonStatus& s) {
                       {"uptime_s", std::round(s.uptime_s)},
                       {"status_line", s.status_line},
                       {"model", to_json(s.model)},
-                      {"source", to_json(s.source)},
                       {"fps", inference["fps"]},
                       {"frames", inference["frames"]},
                       {"threads",
                        {{"count", inference["threads"]},
                         {"mode", config::thread_mode_name(s.threads_mode)},
                         {"settled", inference["settled"]}}}};
+  nlohmann::json cameras = nlohmann::json::array();
+  for (const CameraStatus& c : s.cameras) cameras.push_back(to_json(c));
+  // "source" is the first camera's, as it was before cameras: (clients of one camera read it).
+  if (!s.cameras.empty()) j["source"] = to_json(s.cameras.front().source);
+  j["cameras"] = std::move(cameras);
   if (inference.contains("trial_frames_left")) {
     j["model"]["trial_frames_left"] = inference["trial_frames_left"];
   }

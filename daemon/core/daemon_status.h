@@ -46,6 +46,26 @@ struct SourceStatus {
   std::optional<double> retry_in_s;
 };
 
+// One camera as the status shows it: its source, and how inference serves it, by Frigate's names
+// (camera fps, detection fps, skipped fps).
+struct CameraStatus {
+  std::string name;
+  SourceStatus source;
+  // Its detect_fps setting: the most frames a second it is detected at (0: every frame).
+  double detect_fps_limit = 0;
+  // Frames a second the source delivers, detected, and turns missed (frames that were due for
+  // detection but found inference busy), over the last few seconds.
+  double camera_fps = 0;
+  double detection_fps = 0;
+  double skipped_fps = 0;
+  // Since the daemon started.
+  std::int64_t detected = 0;
+  std::int64_t skipped = 0;
+  // A setting the camera cannot honour (a detect_fps above what the source delivers); empty when
+  // none.
+  std::string warning;
+};
+
 // One change of course of the thread controller: a count tried, a count settled on, or exploring
 // again, with the measurements behind it. Logged as an event and shown in the status.
 struct ThreadDecision {
@@ -142,7 +162,8 @@ struct DaemonStatus {
   // The line systemd shows (STATUS=).
   std::string status_line;
   ModelStatus model;
-  SourceStatus source;
+  // In the config's order; the first is the only one of a config without cameras:.
+  std::vector<CameraStatus> cameras;
   InferenceStatus inference;
   config::ThreadMode threads_mode = config::ThreadMode::kAdaptive;
   std::optional<telemetry::Sample> device;
@@ -155,6 +176,7 @@ struct DaemonStatus {
 // The status as GET /api/status serves it and MQTT publishes it.
 nlohmann::json to_json(const DaemonStatus& status);
 nlohmann::json to_json(const SourceStatus& source);
+nlohmann::json to_json(const CameraStatus& camera);
 nlohmann::json to_json(const InferenceStatus& inference);
 // The decision as the status and the field log show it.
 nlohmann::json to_json(const ThreadDecision& decision);

@@ -75,6 +75,8 @@ struct SceneState {
 
 // One processed frame, as every publisher receives it.
 struct FrameResult {
+  // The camera it came from (config::CameraConfig::name).
+  std::string camera;
   // The source's frame number (0, 1, 2, ... continuing across loops and reopenings).
   std::int64_t index = -1;
   std::chrono::steady_clock::time_point captured;
@@ -85,7 +87,8 @@ struct FrameResult {
   vision::Detections detections;
   std::shared_ptr<const ModelInfo> model;
   int threads = 0;
-  // Frames the capture replaced before inference took them, since the previous result.
+  // The camera's turns skipped since its previous result (at every frame: frames the capture
+  // replaced before inference took them).
   std::int64_t dropped = 0;
   // No frame: the camera gave none for tracking.lost_s and the tracks ended by time. Only the
   // tracking members say something; frame statistics (fps, latency, detections) skip it.

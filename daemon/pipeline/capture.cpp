@@ -32,8 +32,29 @@ constexpr auto kDeviceSettle = std::chrono::milliseconds(300);
 
 }  // namespace
 
-Capture::Capture(Events& events, FrameSlot& slot)
-    : events_(events), slot_(slot), wake_fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
+Capture::Capture(Events& events, FrameHub& hub, std::shared_ptr<CameraStage> camera,
+                 double detect_fps, bool named)
+    : events_(events),
+      hub_(hub),
+      camera_(camera->name()),
+      id_(hub.add(std::move(camera), detect_fps)),
+      named_(named),
+      wake_fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
+
+void Capture::emit(config::LogLevel level, fieldlog::EventKind kind, const std::string& message,
+                   nlohmann::json fields) const {
+  fields["camera"] = camera_;
+  events_.emit(level, kind, named_ ? "camera " + camera_ + ": " + message : message,
+               std::move(fields));
+}
+
+void Capture::set_detect_fps(double detect_fps) {
+  hub_.set_detect_fps(id_, detect_fps);
+}
+
+FrameHub::Figures Capture::figures() const {
+  return hub_.figures(id_);
+}
 
 void Capture::wake() {
   const std::uint64_t one = 1;
@@ -69,7 +90,7 @@ bool Capture::stop(std::chrono::milliseconds limit) {
     stopping_ = true;
   }
   wake();
-  slot_.close();
+  hub_.remove(id_);
   return worker_.stop_within(limit);
 }
 
@@ -85,7 +106,7 @@ SourceStatus Capture::status() const {
                  .description = description_,
                  .frames = frames_,
                  .reopened = reopened_,
-                 .dropped = slot_.dropped_total(),
+                 .dropped = hub_.figures(id_).replaced,
                  .last_error = last_error_,
                  .retry_in_s = {}};
   if (state_ == State::kLost && retry_at_) {
@@ -138,9 +159,9 @@ bool Capture::wait_before_retry(double seconds, std::uint64_t generation, Device
       // udev gives a new node its group a moment after the kernel makes it; opening before that
       // would only fail with "permission denied".
       std::this_thread::sleep_for(kDeviceSettle);
-      events_.emit(config::LogLevel::kInfo, fieldlog::EventKind::kSourceAppeared,
-                   device->device().string() + " appeared; opening it now",
-                   {{"device", device->device().string()}});
+      emit(config::LogLevel::kInfo, fieldlog::EventKind::kSourceAppeared,
+           device->device().string() + " appeared; opening it now",
+           {{"device", device->device().string()}});
       return true;
     }
   }
@@ -192,9 +213,9 @@ void Capture::run() {
         reopened = frames_ > 0 || had_error;
         if (reopened) ++reopened_;
       }
-      events_.emit(config::LogLevel::kInfo, fieldlog::EventKind::kSourceOpened,
-                   (had_error ? "source reopened: " : "source opened: ") + described,
-                   {{"uri", config.uri}, {"description", described}, {"reopened", reopened}});
+      emit(config::LogLevel::kInfo, fieldlog::EventKind::kSourceOpened,
+           (had_error ? "source reopened: " : "source opened: ") + described,
+           {{"uri", config.uri}, {"description", described}, {"reopened", reopened}});
       const bool live = source->is_live();
       bool delivered = false;
       for (;;) {
@@ -210,7 +231,7 @@ void Capture::run() {
           break;
         }
         frame.index = next_index++;
-        if (!slot_.put(frame, !live)) break;
+        if (!hub_.put(id_, frame, !live)) break;
         if (!delivered) {
           delivered = true;
           backoff = config.reconnect_s;
@@ -234,9 +255,9 @@ void Capture::run() {
       last_error_ = failure;
     }
     const std::string message = failure + "; retrying in " + text::duration_text(backoff);
-    events_.emit(failure == reported ? config::LogLevel::kDebug : config::LogLevel::kWarning,
-                 fieldlog::EventKind::kSourceLost, message,
-                 {{"uri", config.uri}, {"error", failure}, {"retry_in_s", backoff}});
+    emit(failure == reported ? config::LogLevel::kDebug : config::LogLevel::kWarning,
+         fieldlog::EventKind::kSourceLost, message,
+         {{"uri", config.uri}, {"error", failure}, {"retry_in_s", backoff}});
     reported = failure;
     if (!device || device->device() != vision::camera_device(config.uri)) {
       device.reset();
@@ -244,9 +265,9 @@ void Capture::run() {
         try {
           device = std::make_unique<DeviceWatch>(*node);
         } catch (const std::exception& e) {
-          events_.emit(config::LogLevel::kWarning, fieldlog::EventKind::kSourceWatchFailed,
-                       std::string(e.what()) + "; the camera is retried on its backoff only",
-                       {{"error", e.what()}});
+          emit(config::LogLevel::kWarning, fieldlog::EventKind::kSourceWatchFailed,
+               std::string(e.what()) + "; the camera is retried on its backoff only",
+               {{"error", e.what()}});
         }
       }
     }

@@ -14,7 +14,7 @@
 #include "daemon/core/daemon_status.h"
 #include "daemon/core/events.h"
 #include "daemon/pipeline/device_watch.h"
-#include "daemon/pipeline/frame_slot.h"
+#include "daemon/pipeline/frame_hub.h"
 #include "os/unique_fd.h"
 #include "vision/capture.h"
 
@@ -24,17 +24,25 @@ namespace yolo::daemon {
 // the source fails or stops (a camera unplugged, a stream dropped, a file that ended) reopens it
 // after source.reconnect_s, doubling the wait after each failed attempt up to a cap. A camera
 // device is also watched: it is reopened as soon as it appears again, whatever the wait. It never
-// gives up and never spins; the status says what it is doing.
+// gives up and never spins; the status says what it is doing. One per camera: it holds the
+// camera's place in the hub from construction to stop().
 class Capture {
  public:
   using State = SourceState;
 
-  Capture(Events& events, FrameSlot& slot);
+  // `camera` is served at most `detect_fps` times a second; with `named`, what the capture says
+  // starts with the camera's name (a daemon of several cameras). Every event carries it.
+  Capture(Events& events, FrameHub& hub, std::shared_ptr<CameraStage> camera, double detect_fps,
+          bool named);
   ~Capture();
 
   void start(const config::SourceConfig& source);
   // A reload changed the source section: reopen with the new settings now.
   void reconfigure(const config::SourceConfig& source);
+  void set_detect_fps(double detect_fps);
+  const std::string& camera() const { return camera_; }
+  // How inference serves the camera.
+  FrameHub::Figures figures() const;
   // Stops the thread within `limit`; false when a source read did not return in time.
   bool stop(std::chrono::milliseconds limit);
 
@@ -57,9 +65,14 @@ class Capture {
   void wake();
   void set_state(State state);
   void beat();
+  void emit(config::LogLevel level, fieldlog::EventKind kind, const std::string& message,
+            nlohmann::json fields) const;
 
   Events& events_;
-  FrameSlot& slot_;
+  FrameHub& hub_;
+  const std::string camera_;
+  const int id_;
+  const bool named_;
   Worker worker_;
 
   mutable std::mutex mutex_;

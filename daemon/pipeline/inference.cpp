@@ -21,6 +21,8 @@ constexpr auto kFpsWindow = std::chrono::seconds(3);
 constexpr std::size_t kFpsMinResults = 3;
 // How many results the status's latency percentiles are taken over.
 constexpr std::size_t kRecentResults = 100;
+// How often cameras without frames have their tracks ended by time.
+constexpr auto kIdlePeriod = std::chrono::milliseconds(250);
 
 double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
@@ -56,13 +58,9 @@ std::int64_t results_lost(double gap_ms, double interval_ms, double first_frame_
   return std::max<std::int64_t>(0, std::llround(gap_ms / expected) - 1);
 }
 
-Inference::Inference(Events& events, FrameSlot& slot, std::vector<Publisher*> publishers,
-                     Retire retire, TrackingStage* tracking)
-    : events_(events),
-      slot_(slot),
-      publishers_(std::move(publishers)),
-      retire_(std::move(retire)),
-      tracking_(tracking) {}
+Inference::Inference(Events& events, FrameHub& hub, std::vector<Publisher*> publishers,
+                     Retire retire)
+    : events_(events), hub_(hub), publishers_(std::move(publishers)), retire_(std::move(retire)) {}
 
 Inference::~Inference() {
   stop(std::chrono::milliseconds(5000));
@@ -114,14 +112,14 @@ void Inference::set_decode(const vision::DecodeOptions& decode) {
   pending_.decode = decode;
 }
 
-void Inference::set_tracking(const TrackingSettings& settings) {
+void Inference::set_tracking(const config::TrackingConfig& tracking) {
   std::lock_guard lock(pending_mutex_);
-  pending_.tracking = settings;
+  pending_.tracking = tracking;
 }
 
 vision::DecodeOptions Inference::detector_decode() const {
   vision::DecodeOptions d = decode_;
-  if (tracking_ && tracking_->enabled()) d.conf = std::min(d.conf, tracking_->low_score());
+  if (tracking_.enabled) d.conf = std::min(d.conf, static_cast<float>(tracking_.low_score));
   return d;
 }
 
@@ -137,7 +135,7 @@ void Inference::throttling_changed(bool throttled) {
 
 bool Inference::stop(std::chrono::milliseconds limit) {
   stopping_ = true;
-  slot_.close();
+  hub_.close();
   return worker_.stop_within(limit);
 }
 
@@ -190,26 +188,31 @@ void Inference::run() {
   while (!stopping_) {
     heartbeat_ns_.store(Clock::now().time_since_epoch().count());
     apply_pending();
-    const std::optional<std::int64_t> dropped = slot_.take(frame, std::chrono::milliseconds(250));
-    if (!dropped) {
-      tracking_idle();
-      continue;
-    }
+    const std::optional<FrameHub::Taken> taken = hub_.take(frame, kIdlePeriod);
+    tracking_idle();
+    if (!taken) continue;
     // What arrived while this thread waited applies to this frame already.
     apply_pending();
-    process(frame, *dropped);
+    process(frame, *taken);
   }
 }
 
 void Inference::tracking_idle() {
-  if (!tracking_) return;
-  auto result = std::make_shared<FrameResult>();
-  result->index = last_index_;
-  result->wall = std::chrono::system_clock::now();
-  result->model = current_.info;
-  if (!tracking_->idle(*result, Clock::now())) return;
-  std::shared_ptr<const FrameResult> shared = std::move(result);
-  for (Publisher* p : publishers_) p->publish(shared);
+  const auto now = Clock::now();
+  if (now - last_idle_ < kIdlePeriod) return;
+  last_idle_ = now;
+  for (const std::shared_ptr<CameraStage>& camera : hub_.cameras()) {
+    TrackingStage& tracking = camera->tracking();
+    if (auto settings = camera->take_settings()) tracking.configure(*settings);
+    auto result = std::make_shared<FrameResult>();
+    result->camera = camera->name();
+    result->index = last_index_;
+    result->wall = std::chrono::system_clock::now();
+    result->model = current_.info;
+    if (!tracking.idle(*result, now)) continue;
+    std::shared_ptr<const FrameResult> shared = std::move(result);
+    for (Publisher* p : publishers_) p->publish(shared);
+  }
 }
 
 void Inference::apply_pending() {
@@ -220,7 +223,7 @@ void Inference::apply_pending() {
   }
   auto& [model, decode, tracking, policy, throttled, trial, cancel_trial] = pending;
   std::vector<ThreadDecision> decisions;
-  if (tracking && tracking_) tracking_->configure(*tracking);
+  if (tracking) tracking_ = *tracking;
   if (decode || tracking) {
     if (decode) decode_ = *decode;
     current_.detector->set_decode(detector_decode());
@@ -303,7 +306,9 @@ cv::Size Inference::frame_size() const {
   return {static_cast<int>(packed >> 32), static_cast<int>(packed & 0xFFFFFFFF)};
 }
 
-void Inference::process(vision::Frame& frame, std::int64_t dropped) {
+void Inference::process(vision::Frame& frame, const FrameHub::Taken& taken) {
+  TrackingStage& tracking = taken.camera->tracking();
+  if (auto settings = taken.camera->take_settings()) tracking.configure(*settings);
   const auto start = Clock::now();
   frame_size_.store(std::int64_t{frame.bgr.cols} << 32 | frame.bgr.rows);
   detector::Detector& detector = *current_.detector;
@@ -338,6 +343,7 @@ void Inference::process(vision::Frame& frame, std::int64_t dropped) {
     std::lock_guard lock(status_mutex_);
     trial_frames_left_ = trial_->trial.frames_left();
   }
+  result->camera = taken.camera->name();
   result->index = frame.index;
   result->captured = frame.timestamp;
   result->scene_time = frame.scene_time;
@@ -346,15 +352,15 @@ void Inference::process(vision::Frame& frame, std::int64_t dropped) {
                    t.postprocess_ms, ms_between(frame.timestamp, done)};
   result->model = current_.info;
   result->threads = threads;
-  result->dropped = dropped;
-  if (tracking_ && tracking_->enabled()) {
+  result->dropped = taken.skipped;
+  if (tracking.enabled()) {
     // The tracker also takes the boxes under detect.conf (down to tracking.low_score), to keep
     // tracks through dips in confidence; every output sees only those at or above it, as before.
     for (const vision::Detection& d : detections) {
       if (d.score > decode_.conf) result->detections.push_back(d);
     }
     const auto tracked = Clock::now();
-    tracking_->process(*result, detections, frame.bgr.size());
+    tracking.process(*result, detections, frame.bgr.size());
     const double tracking_ms = ms_between(tracked, Clock::now());
     result->times.postprocess_ms += tracking_ms;
     result->times.end_to_end_ms += tracking_ms;

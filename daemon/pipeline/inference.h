@@ -18,7 +18,7 @@
 #include "daemon/core/events.h"
 #include "daemon/core/frame_result.h"
 #include "daemon/core/publisher.h"
-#include "daemon/pipeline/frame_slot.h"
+#include "daemon/pipeline/frame_hub.h"
 #include "daemon/pipeline/thread_controller.h"
 #include "daemon/pipeline/tracking_stage.h"
 #include "detector/detector.h"
@@ -43,19 +43,18 @@ struct TrialOutcome {
   std::string error;
 };
 
-// The inference thread: takes the newest frame, letterboxes, runs, decodes, applies NMS, times
-// every stage, hands the result to every publisher (each queues it and returns), and lets the
-// thread controller pick the thread count for the next frame. A new model is swapped in between
-// two frames; the old one is handed to `retire` so freeing it costs this thread nothing.
+// The inference thread: takes the frame of the camera whose turn it is (FrameHub), letterboxes,
+// runs, decodes, applies NMS, tracks it with the camera's own tracking, times every stage, hands
+// the result to every publisher (each queues it and returns), and lets the thread controller pick
+// the thread count for the next frame from the work of every camera. A new model is swapped in
+// between two frames; the old one is handed to `retire` so freeing it costs this thread nothing.
 class Inference {
  public:
   using Retire = std::function<void(std::unique_ptr<detector::Detector>)>;
   // Called on the inference thread when a trial ends; must only hand the outcome over.
   using TrialDone = std::function<void(TrialOutcome)>;
 
-  // `tracking`, when given, runs after detection on every frame (it must outlive this).
-  Inference(Events& events, FrameSlot& slot, std::vector<Publisher*> publishers, Retire retire,
-            TrackingStage* tracking = nullptr);
+  Inference(Events& events, FrameHub& hub, std::vector<Publisher*> publishers, Retire retire);
   ~Inference();
 
   void start(LoadedModel model, const vision::DecodeOptions& decode, const ThreadPolicy& policy);
@@ -70,8 +69,9 @@ class Inference {
   void cancel_trial();
   // Thresholds, classes and limits from the next frame on.
   void set_decode(const vision::DecodeOptions& decode);
-  // Tracking, zones and lines from the next frame on (with a tracking stage).
-  void set_tracking(const TrackingSettings& settings);
+  // The tracking section from the next frame on: with tracking on, the detector keeps the boxes
+  // down to what the tracker takes (each camera's zones and lines are its CameraStage's).
+  void set_tracking(const config::TrackingConfig& tracking);
   void set_thread_policy(const ThreadPolicy& policy);
   // The device started or stopped throttling: latencies measured so far no longer hold.
   void throttling_changed(bool throttled);
@@ -120,12 +120,13 @@ class Inference {
 
   void run();
   void apply_pending();
-  // No frame came: the tracking stage ends tracks by time and applies resets (TrackingStage::idle).
+  // Cameras without a frame lately: their tracking ends tracks by time and applies resets
+  // (TrackingStage::idle); at most every kIdlePeriod.
   void tracking_idle();
   // Ends the trial under way, handing back its figures (when it finished), its candidate and
   // what went wrong.
   void end_trial(bool finished, std::string error);
-  void process(vision::Frame& frame, std::int64_t dropped);
+  void process(vision::Frame& frame, const FrameHub::Taken& taken);
   // The decode the detector runs: decode_, with the threshold lowered to what the tracker keeps
   // while tracking is on.
   vision::DecodeOptions detector_decode() const;
@@ -134,10 +135,9 @@ class Inference {
                    double first_frame_ms);
 
   Events& events_;
-  FrameSlot& slot_;
+  FrameHub& hub_;
   std::vector<Publisher*> publishers_;
   Retire retire_;
-  TrackingStage* tracking_;
   Worker worker_;
   std::atomic<bool> stopping_{false};
 
@@ -145,6 +145,8 @@ class Inference {
   LoadedModel current_;
   std::optional<ThreadController> controller_;
   vision::DecodeOptions decode_;
+  config::TrackingConfig tracking_;
+  std::chrono::steady_clock::time_point last_idle_{};
   std::optional<PendingSwap> swap_;
   std::optional<Trial> trial_;
   std::int64_t last_index_ = -1;
@@ -154,7 +156,7 @@ class Inference {
   struct Pending {
     std::optional<LoadedModel> model;
     std::optional<vision::DecodeOptions> decode;
-    std::optional<TrackingSettings> tracking;
+    std::optional<config::TrackingConfig> tracking;
     std::optional<ThreadPolicy> policy;
     std::optional<bool> throttled;
     std::optional<TrialRequest> trial;

@@ -6,8 +6,15 @@
 
 namespace yolo::daemon {
 
-TrackingSettings tracking_settings(const config::Config& config) {
-  return {config.tracking, config.zones, config.lines};
+TrackingSettings tracking_settings(const config::Config& config, std::string_view camera) {
+  TrackingSettings s{config.tracking, {}, {}};
+  for (const config::ZoneConfig& z : config.zones) {
+    if (z.camera == camera) s.zones.push_back(z);
+  }
+  for (const config::LineConfig& l : config.lines) {
+    if (l.camera == camera) s.lines.push_back(l);
+  }
+  return s;
 }
 
 TrackingStage::TrackingStage(EventLog& log, std::string camera)

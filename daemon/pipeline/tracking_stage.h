@@ -17,8 +17,8 @@
 
 namespace yolo::daemon {
 
-// What the tracking stage runs with: the config's tracking section and this camera's zones and
-// lines.
+// What a camera's tracking stage runs with: the config's tracking section and the camera's zones
+// and lines.
 struct TrackingSettings {
   config::TrackingConfig tracking;
   std::vector<config::ZoneConfig> zones;
@@ -26,7 +26,7 @@ struct TrackingSettings {
 
   bool operator==(const TrackingSettings&) const = default;
 };
-TrackingSettings tracking_settings(const config::Config& config);
+TrackingSettings tracking_settings(const config::Config& config, std::string_view camera);
 
 // The step after detection, on the inference thread: detections into tracks (tracking::Tracker),
 // tracks into events and counts (tracking::Scene), events numbered by the EventLog. Ids survive a

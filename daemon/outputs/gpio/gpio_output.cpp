@@ -23,7 +23,9 @@ constexpr auto kButtonPoll = std::chrono::milliseconds(10);
 gpio::DaemonState state_of(const DaemonStatus& status) {
   gpio::DaemonState s;
   s.error = status.last_error.has_value();
-  s.camera_lost = status.source.state == SourceState::kLost;
+  s.camera_lost =
+      std::any_of(status.cameras.begin(), status.cameras.end(),
+                  [](const CameraStatus& c) { return c.source.state == SourceState::kLost; });
   return s;
 }
 bool names_a_line(const config::GpioConfig& gpio) {

@@ -174,9 +174,10 @@ int MjpegStream::serve_snapshot(const std::shared_ptr<Exchange>& ex) {
                     std::to_string(static_cast<long>(std::lround(
                         std::chrono::duration<double>(Clock::now() - ex->asked).count()))) +
                     " s";
-  if (const auto status = status_()) {
-    why += ": the source is " + std::string(state_name(status->source.state));
-    if (!status->source.last_error.empty()) why += " (" + status->source.last_error + ")";
+  if (const auto status = status_(); status && !status->cameras.empty()) {
+    const SourceStatus& source = status->cameras.front().source;
+    why += ": the source is " + std::string(state_name(source.state));
+    if (!source.last_error.empty()) why += " (" + source.last_error + ")";
   }
   return queue_error(c, 503, why, {{"Retry-After", "5"}});
 }

@@ -373,7 +373,9 @@ void MetricsOutput::stats(const DaemonStatus& status) {
   std::lock_guard lock(s.mutex);
   s.fps.update(text::rounded(status.inference.fps, 2));
   s.state.set(std::string(state_name(status.state)));
-  s.source_state.set(std::string(state_name(status.source.state)));
+  if (!status.cameras.empty()) {
+    s.source_state.set(std::string(state_name(status.cameras.front().source.state)));
+  }
   if (!status.model.name.empty()) {
     s.model_info.update({{{{"model", valid_utf8(status.model.name)},
                            {"precision", runtime::precision_name(status.model.precision)},

@@ -39,7 +39,7 @@ void StateOutput::start() {
 void StateOutput::publish(std::shared_ptr<const FrameResult> result) {
   if (!result->scene) return;
   std::lock_guard lock(mutex_);
-  scene_ = result->scene;
+  scenes_[result->scene->camera] = result->scene;
 }
 
 nlohmann::json StateOutput::status() const {
@@ -71,17 +71,24 @@ void StateOutput::run() {
 }
 
 void StateOutput::save() {
-  std::shared_ptr<const SceneState> scene;
+  std::map<std::string, std::shared_ptr<const SceneState>, std::less<>> scenes;
   {
     std::lock_guard lock(mutex_);
-    scene = scene_;
+    scenes = scenes_;
+  }
+  std::map<std::string, std::uint64_t, std::less<>> versions;
+  tracking::Counts counts;
+  for (const auto& [camera, scene] : scenes) {
+    versions[camera] = scene->version;
+    counts.places.insert(counts.places.end(), scene->counts.places.begin(),
+                         scene->counts.places.end());
   }
   std::string error;
   int written = 0;
   try {
-    if (scene && scene->version != saved_scene_) {
-      write_file_atomically(counts_file(dir_), tracking::to_json(scene->counts).dump(1) + "\n");
-      saved_scene_ = scene->version;
+    if (versions != saved_scenes_) {
+      write_file_atomically(counts_file(dir_), tracking::to_json(counts).dump(1) + "\n");
+      saved_scenes_ = std::move(versions);
       ++written;
     }
     if (const std::uint64_t version = log_.version(); version != saved_events_) {

@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -46,10 +47,11 @@ class StateOutput : public Publisher {
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;
-  std::shared_ptr<const SceneState> scene_;
+  // Each camera's, by name: counts.json holds them all.
+  std::map<std::string, std::shared_ptr<const SceneState>, std::less<>> scenes_;
 
-  // The thread's own.
-  std::uint64_t saved_scene_ = 0;
+  // The thread's own: the version of each camera's scene last written.
+  std::map<std::string, std::uint64_t, std::less<>> saved_scenes_;
   std::uint64_t saved_events_;
   bool failing_ = false;
 
