@@ -30,10 +30,11 @@ std::string place_name_rule(const Value& value) {
 namespace {
 
 // A place's camera left out is the only camera; one written must be a camera there is.
-void check_camera(std::string& camera, const std::string& key,
+void check_camera(std::string& camera, const std::string& item,
                   const std::vector<CameraConfig>& cameras, Problems& problems) {
-  const Where at = problems.written_at(key);
-  if (at.line == 0 && cameras.size() == 1) {
+  const std::string key = item + ".camera";
+  const Where written = problems.written_at(key);
+  if (written.line == 0 && cameras.size() == 1) {
     camera = cameras.front().name;
     return;
   }
@@ -42,10 +43,10 @@ void check_camera(std::string& camera, const std::string& key,
   if (known || !problems.usable(key)) return;
   std::string names;
   for (const CameraConfig& c : cameras) names += (names.empty() ? "" : ", ") + c.name;
-  problems.add(key, at,
-               at.line == 0 ? "is not set, and there are " + std::to_string(cameras.size()) +
-                                  " cameras: name the camera it is on (" + names + ")"
-                            : "'" + camera + "' is not a camera: the cameras are " + names);
+  problems.add(key, written,
+               written.line == 0 ? "is not set, and there are " + std::to_string(cameras.size()) +
+                                       " cameras: name the camera it is on (" + names + ")"
+                                 : "'" + camera + "' is not a camera: the cameras are " + names);
 }
 
 }  // namespace
@@ -53,10 +54,10 @@ void check_camera(std::string& camera, const std::string& key,
 void check_places(std::vector<ZoneConfig>& zones, std::vector<LineConfig>& lines,
                   const std::vector<CameraConfig>& cameras, Problems& problems) {
   for (std::size_t i = 0; i < zones.size(); ++i) {
-    check_camera(zones[i].camera, "zones[" + std::to_string(i) + "].camera", cameras, problems);
+    check_camera(zones[i].camera, "zones[" + std::to_string(i) + "]", cameras, problems);
   }
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    check_camera(lines[i].camera, "lines[" + std::to_string(i) + "].camera", cameras, problems);
+    check_camera(lines[i].camera, "lines[" + std::to_string(i) + "]", cameras, problems);
   }
   std::map<std::pair<std::string, std::string>, std::string> names;
   const auto claim = [&](const std::string& camera, const std::string& name,

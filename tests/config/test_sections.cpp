@@ -147,7 +147,7 @@ TEST(Sections, DescribeShowsEachMemberOfAListSection) {
     EXPECT_NE(text.find("  For example:\n    " + example), std::string::npos) << s.name;
     const Config c = parse_config(std::string(s.name) + ":\n  " + std::string(s.example) + "\n",
                                   "example.yaml", kSchemaOnly);
-    EXPECT_EQ(c.zones.size() + c.lines.size(), 1u) << s.example;
+    EXPECT_EQ(c.zones.size() + c.lines.size() + c.cameras.size(), 1u) << s.example;
   }
 }
 
@@ -248,12 +248,73 @@ TEST(Sections, NamesAreUniquePerCameraAndFitForTopics) {
 
 TEST(Sections, ACameraIsOneTheDaemonHas) {
   expect_problem("zones:\n  - name: a\n    camera: garage\n    points: [[0, 0], [1, 0], [1, 1]]\n",
-                 "zones[0].camera", 3, 13,
-                 "'garage' is not a camera: the daemon has one, named main");
+                 "zones[0].camera", 3, 13, "'garage' is not a camera: the cameras are main");
   expect_problem(
       "lines:\n  - name: a\n    camera: Main\n    from: [0, 0.5]\n    to: [1, 0.5]\n"
       "    in: below\n",
-      "lines[0].camera", 3, 13, "named main");
+      "lines[0].camera", 3, 13, "the cameras are main");
+  const std::string two =
+      "cameras:\n  - {name: door, uri: /dev/video0}\n  - {name: yard, uri: /dev/video1}\n";
+  expect_problem(two + "zones:\n  - {name: a, camera: main, points: [[0, 0], [1, 0], [1, 1]]}\n",
+                 "zones[0].camera", 5, 23, "'main' is not a camera: the cameras are door, yard");
+  try {
+    parse_config(two + "zones:\n  - {name: a, points: [[0, 0], [1, 0], [1, 1]]}\n", "test.yaml",
+                 kSchemaOnly);
+    ADD_FAILURE() << "a zone without its camera among two loaded";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("zones[0].camera: is not set, and there are 2 cameras: "
+                                         "name the camera it is on (door, yard)"),
+              std::string::npos)
+        << e.what();
+  }
+  // One camera: its zones and lines may leave it out.
+  const Config one = parse_config(
+      "cameras:\n  - {name: door, uri: /dev/video0}\nzones:\n  - {name: a, points: [[0, 0], [1, "
+      "0], [1, 1]]}\nlines:\n  - {name: b, camera: door, from: [0, 0.5], to: [1, 0.5], in: "
+      "below}\n",
+      "c.yaml", kSchemaOnly);
+  EXPECT_EQ(one.zones.at(0).camera, "door");
+  EXPECT_EQ(one.lines.at(0).camera, "door");
+}
+
+TEST(Sections, CamerasAreEachASourceWithANameAndADetectFps) {
+  const Config c = parse_config(
+      "cameras:\n  - {name: door, uri: /dev/video0, fps: 15, detect_fps: 5}\n"
+      "  - name: yard\n    uri: rtsp://cam/stream\n    reconnect_s: 10\n",
+      "c.yaml", kSchemaOnly);
+  ASSERT_EQ(c.cameras.size(), 2u);
+  EXPECT_EQ(c.cameras[0].name, "door");
+  EXPECT_EQ(c.cameras[0].source.uri, "/dev/video0");
+  EXPECT_EQ(c.cameras[0].source.fps, 15);
+  EXPECT_EQ(c.cameras[0].detect_fps, 5);
+  EXPECT_EQ(c.cameras[1].source.reconnect_s, 10);
+  EXPECT_EQ(c.cameras[1].source.realtime, true) << "the source's own default";
+  EXPECT_EQ(c.cameras[1].detect_fps, 0);
+  const std::vector<CameraConfig> list = camera_list(c);
+  ASSERT_EQ(list.size(), 2u);
+  EXPECT_EQ(list[1].name, "yard");
+  // Without cameras: one camera, main, whose source is the source section.
+  const Config single = parse_config("source:\n  uri: /dev/video2\n", "c.yaml", kSchemaOnly);
+  const std::vector<CameraConfig> main = camera_list(single);
+  ASSERT_EQ(main.size(), 1u);
+  EXPECT_EQ(main[0].name, "main");
+  EXPECT_EQ(main[0].source.uri, "/dev/video2");
+}
+
+TEST(Sections, CamerasWithOneNameADetectFpsAboveTheirsOrASourceBesideThemAreRefused) {
+  expect_problem(
+      "cameras:\n  - {name: door, uri: /dev/video0}\n  - {name: door, uri: /dev/video1}\n",
+      "cameras[1].name", 3, 12,
+      "'door' is already the name of cameras[0]: each camera needs a name of its own");
+  expect_problem("cameras:\n  - {name: door, uri: /dev/video0, fps: 10, detect_fps: 12}\n",
+                 "cameras[0].detect_fps", 2, 57, "is above the camera's own fps (10)");
+  expect_problem("source:\n  uri: /dev/video0\ncameras:\n  - {name: door, uri: /dev/video1}\n",
+                 "source.uri", 2, 8, "is set beside cameras:");
+  expect_problem("cameras:\n  - {name: front door, uri: /dev/video0}\n", "cameras[0].name", 2, 12,
+                 "has characters other than letters");
+  expect_problem("cameras:\n  - {name: door}\n", "cameras[0]", 2, 5, "has no uri");
+  expect_problem("cameras:\n  - {name: door, uri: /dev/video0, detect_fps: -1}\n",
+                 "cameras[0].detect_fps", 2, 48, "is out of range");
 }
 
 TEST(Sections, AListSectionWrittenAsAMappingSaysWhatToWrite) {

@@ -116,8 +116,10 @@ DaemonStatus running() {
   s.model.input_height = 256;
   s.model.imgsz = "auto";
   s.model.wanted = config::Precision::kInt8;
-  s.source.state = SourceState::kStreaming;
-  s.source.uri = "/dev/video0";
+  s.cameras.resize(1);
+  s.cameras[0].name = "main";
+  s.cameras.at(0).source.state = SourceState::kStreaming;
+  s.cameras.at(0).source.uri = "/dev/video0";
   s.inference.frames = 51000;
   s.inference.fps = 14.2049;
   s.inference.threads = 2;
@@ -140,7 +142,15 @@ TEST(DaemonStatus, TheWholeStatusWithNothingOptional) {
                               {"input", {320, 256}},
                               {"imgsz", "auto"},
                               {"wanted_precision", "int8"}}));
-  EXPECT_EQ(j["source"]["state"], "streaming");
+  EXPECT_EQ(j["source"]["state"], "streaming") << "the first camera's, as before cameras:";
+  ASSERT_EQ(j["cameras"].size(), 1u);
+  EXPECT_EQ(j["cameras"][0]["name"], "main");
+  EXPECT_EQ(j["cameras"][0]["source"], j["source"]);
+  for (const char* key :
+       {"detect_fps", "camera_fps", "detection_fps", "skipped_fps", "detected", "skipped"}) {
+    EXPECT_EQ(j["cameras"][0][key], 0) << key;
+  }
+  EXPECT_FALSE(j["cameras"][0].contains("warning"));
   // The inference's figures stand at the top and under "threads".
   EXPECT_EQ(j["fps"], 14.2);
   EXPECT_EQ(j["frames"], 51000);

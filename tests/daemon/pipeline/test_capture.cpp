@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Capture: the capture thread reads a real source into the slot, numbers frames across
-// reopenings, and reopens a source that stops after reconnect_s (daemon/pipeline/capture.cpp).
+// Capture: the capture thread reads a real source into its camera's slot in the hub, numbers frames
+// across reopenings, and reopens a source that stops after reconnect_s
+// (daemon/pipeline/capture.cpp).
 #include "daemon/pipeline/capture.h"
 
 #include <gtest/gtest.h>
@@ -29,7 +30,9 @@ struct Fixture {
   Logger log{Logger::Sink::kStderr, config::LogLevel::kError};
   Events events{log};
   test::EventRecorder recorded;
-  FrameSlot slot;
+  EventLog object_events{10};
+  FrameHub hub;
+  std::shared_ptr<CameraStage> camera = std::make_shared<CameraStage>(object_events, "main");
   Fixture() { events.add(&recorded); }
 };
 
@@ -46,16 +49,17 @@ config::SourceConfig images(bool loop) {
 TEST(Capture, NumbersFramesAcrossReopeningsOfASourceThatStops) {
   YOLO_REQUIRE_FIXTURES();
   Fixture f;
-  Capture capture(f.events, f.slot);
+  Capture capture(f.events, f.hub, f.camera, 0, false);
   capture.start(images(false));
   // Six photos, then the source stops and is reopened 0.2 s later: frames 0..17 over three runs.
   vision::Frame frame;
   std::int64_t expected = 0;
   const auto deadline = std::chrono::steady_clock::now() + 20s;
   while (expected < 18 && std::chrono::steady_clock::now() < deadline) {
-    const auto dropped = f.slot.take(frame, 1000ms);
-    if (!dropped) continue;
-    EXPECT_EQ(*dropped, 0);
+    const auto taken = f.hub.take(frame, 1000ms);
+    if (!taken) continue;
+    EXPECT_EQ(taken->skipped, 0);
+    EXPECT_EQ(taken->camera, f.camera);
     EXPECT_EQ(frame.index, expected);
     ++expected;
   }
@@ -74,7 +78,7 @@ TEST(Capture, NumbersFramesAcrossReopeningsOfASourceThatStops) {
 
 TEST(Capture, ASourceThatCannotOpenIsRetriedWithGrowingWaits) {
   Fixture f;
-  Capture capture(f.events, f.slot);
+  Capture capture(f.events, f.hub, f.camera, 0, false);
   test::TempFolder folder;
   config::SourceConfig c;
   c.uri = (folder.path() / "missing.mp4").string();
@@ -96,7 +100,7 @@ TEST(Capture, ASourceThatCannotOpenIsRetriedWithGrowingWaits) {
   if (test::have_fixtures()) {
     capture.reconfigure(images(true));
     vision::Frame frame;
-    EXPECT_TRUE(f.slot.take(frame, 5000ms));
+    EXPECT_TRUE(f.hub.take(frame, 5000ms));
     // The thread marks itself streaming right after handing the frame over.
     for (int i = 0; i < 100 && capture.state() != Capture::State::kStreaming; ++i) {
       std::this_thread::sleep_for(10ms);
@@ -131,8 +135,9 @@ TEST(Capture, ALostSourceStaysLostWhileItIsRetried) {
   Events events{log};
   StatusAtEachFailure failures;
   events.add(&failures);
-  FrameSlot slot;
-  Capture capture(events, slot);
+  EventLog object_events{10};
+  FrameHub hub;
+  Capture capture(events, hub, std::make_shared<CameraStage>(object_events, "main"), 0, false);
   failures.capture = &capture;
   test::TempFolder folder;
   config::SourceConfig c;
@@ -184,7 +189,7 @@ TEST(Capture, ACameraNodeThatAppearsIsOpenedAtOnceWhateverTheBackoff) {
   config::SourceConfig c;
   c.uri = node.string();
   c.reconnect_s = 60;
-  Capture capture(f.events, f.slot);
+  Capture capture(f.events, f.hub, f.camera, 0, false);
   capture.start(c);
   const auto deadline = std::chrono::steady_clock::now() + 10s;
   while (f.recorded.count("source_lost") < 1 && std::chrono::steady_clock::now() < deadline) {

@@ -78,11 +78,11 @@ class InferenceTest : public ::testing::Test {
   // recorder.
   std::unique_ptr<Inference> start() {
     events_.add(&recorder_);
-    auto inference = std::make_unique<Inference>(
-        events_, slot_, std::vector<Publisher*>{&recorder_}, [this](auto d) {
-          std::lock_guard lock(retired_mutex_);
-          retired_.push_back(std::move(d));
-        });
+    auto inference = std::make_unique<Inference>(events_, hub_, std::vector<Publisher*>{&recorder_},
+                                                 [this](auto d) {
+                                                   std::lock_guard lock(retired_mutex_);
+                                                   retired_.push_back(std::move(d));
+                                                 });
     inference->start(load("first"), vision::DecodeOptions{},
                      {config::ThreadMode::kFixed, 1, 1, 0.1});
     return inference;
@@ -95,13 +95,15 @@ class InferenceTest : public ::testing::Test {
     f.index = index;
     f.timestamp = std::chrono::steady_clock::now();
     f.scene_time = f.timestamp;
-    slot_.put(f, true);
+    hub_.put(camera_, f, true);
   }
 
   Logger log_{Logger::Sink::kStderr, config::LogLevel::kError};
   Events events_{log_};
   Recorder recorder_;
-  FrameSlot slot_;
+  EventLog object_events_{10};
+  FrameHub hub_;
+  int camera_ = hub_.add(std::make_shared<CameraStage>(object_events_, "main"), 0);
   cv::Mat dog_;
   std::vector<std::unique_ptr<detector::Detector>> retired_;
   std::mutex retired_mutex_;

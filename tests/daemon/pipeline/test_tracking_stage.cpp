@@ -43,7 +43,7 @@ FrameResult frame(std::int64_t i, const std::shared_ptr<const ModelInfo>& model,
 TEST(TrackingStage, NumbersEventsSharesTheSceneAndAppliesResetsAtTheNextFrame) {
   EventLog log(100);
   TrackingStage stage(log, "main");
-  stage.configure(tracking_settings(config_with_line()));
+  stage.configure(tracking_settings(config_with_line(), "main"));
   ASSERT_TRUE(stage.enabled());
   auto model = std::make_shared<ModelInfo>();
   model->names = vision::ClassNames({"person", "bicycle", "car"});
@@ -81,7 +81,7 @@ TEST(TrackingStage, NumbersEventsSharesTheSceneAndAppliesResetsAtTheNextFrame) {
 TEST(TrackingStage, IdsGoOnAcrossAReloadThatKeepsTheModel) {
   EventLog log(100);
   TrackingStage stage(log, "main");
-  stage.configure(tracking_settings(config_with_line()));
+  stage.configure(tracking_settings(config_with_line(), "main"));
   auto model = std::make_shared<ModelInfo>();
   model->names = vision::ClassNames({"person", "bicycle", "car"});
   std::int64_t id = 0;
@@ -94,7 +94,7 @@ TEST(TrackingStage, IdsGoOnAcrossAReloadThatKeepsTheModel) {
   ASSERT_NE(id, 0);
   config::Config changed = config_with_line();
   changed.tracking.lost_s = 3;
-  stage.configure(tracking_settings(changed));
+  stage.configure(tracking_settings(changed, "main"));
   vision::Detections all;
   FrameResult r = frame(6, model, all);
   stage.process(r, all, {1280, 720});
@@ -114,7 +114,7 @@ TEST(TrackingStage, TracksEndByTimeAndResetsApplyWhileNoFrameComes) {
                      .inertia_s = 0});
   EventLog log(100);
   TrackingStage stage(log, "main");
-  stage.configure(tracking_settings(c));
+  stage.configure(tracking_settings(c, "main"));
   auto model = std::make_shared<ModelInfo>();
   model->names = vision::ClassNames({"person", "bicycle", "car"});
   // A car parked in the yard, seen for a second; then the camera stops.

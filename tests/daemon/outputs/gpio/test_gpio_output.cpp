@@ -132,11 +132,14 @@ TEST_F(GpioPublisherTest, TheLedShowsALostCameraFromTheStatus) {
   start({"gpiochip0", {}, config::GpioLedConfig{27, "", false}, std::nullopt});
   ASSERT_TRUE(eventually([&] { return gpio_.holder("gpiochip0", 27) == "yolo-edged"; }));
   DaemonStatus status;
-  status.source.state = SourceState::kLost;
+  status.cameras.resize(2);
+  status.cameras[0].name = "main";
+  status.cameras[1].name = "yard";
+  status.cameras.at(0).source.state = SourceState::kLost;
   publisher_->stats(status);
   EXPECT_TRUE(eventually([&] { return gpio_.level("gpiochip0", 27) == true; }));
   EXPECT_TRUE(eventually([&] { return publisher_->status()["lines"][0]["mode"] == "steady"; }));
-  status.source.state = SourceState::kStreaming;
+  status.cameras.at(0).source.state = SourceState::kStreaming;
   status.last_error = LastError{"2026-11-26T00:00:00Z", "x"};
   publisher_->stats(status);
   EXPECT_TRUE(eventually([&] { return publisher_->status()["lines"][0]["mode"] == "fast-blink"; }));

@@ -125,7 +125,9 @@ class HttpServerTest : public ::testing::Test {
       auto status = std::make_shared<DaemonStatus>();
       status->state = DaemonState::kRunning;
       status->inference.fps = 9.5;
-      status->source.state = source_;
+      status->cameras.resize(1);
+      status->cameras[0].name = "main";
+      status->cameras[0].source.state = source_;
       return std::shared_ptr<const DaemonStatus>(std::move(status));
     };
     b.metrics = [] { return std::string("# TYPE yolo_edge_up gauge\nyolo_edge_up 1\n"); };

@@ -116,7 +116,9 @@ DaemonStatus status(runtime::Precision precision = runtime::Precision::kInt8) {
   s.model.name = name;
   s.model.precision = precision;
   s.model.file = "/var/lib/yolo-edge/models/" + name + ".onnx";
-  s.source.state = SourceState::kStreaming;
+  s.cameras.resize(1);
+  s.cameras[0].name = "main";
+  s.cameras.at(0).source.state = SourceState::kStreaming;
   return s;
 }
 
@@ -386,10 +388,10 @@ TEST(MetricsOutput, ASecondModelOrPrecisionStartsNewSeriesAndTheOldOnesStay) {
 TEST(MetricsOutput, StatesAreOneForTheCurrentAndZeroForTheOthersSeen) {
   MetricsOutput m;
   DaemonStatus s = status();
-  s.source.state = SourceState::kOpening;
+  s.cameras.at(0).source.state = SourceState::kOpening;
   s.state = DaemonState::kStarting;
   m.stats(s);
-  s.source.state = SourceState::kLost;
+  s.cameras.at(0).source.state = SourceState::kLost;
   s.state = DaemonState::kReloading;
   m.stats(s);
   const PromText text = rendered(m);
