@@ -34,12 +34,8 @@ void EventStoreOutput::configure(const config::Config& config) {
   // A kind no place can make (enter, leave and loiter need a zone, cross a line) is left out:
   // asking for it would have every frame copied for the store (wants_frame) for nothing, as the
   // defaults would on a camera with no zone and no line.
-  const auto on_camera = [](const auto& places) {
-    return std::any_of(places.begin(), places.end(),
-                       [](const auto& p) { return p.camera == config::kMainCamera; });
-  };
-  const bool zones = on_camera(config.zones);
-  const bool lines = on_camera(config.lines);
+  const bool zones = !config.zones.empty();
+  const bool lines = !config.lines.empty();
   const auto possible = [&](tracking::ObjectEventKind k) {
     switch (k) {
       case tracking::ObjectEventKind::kEnter:
@@ -75,15 +71,17 @@ bool EventStoreOutput::wants_frame(const FrameResult& result) const {
   if (!kinds) return false;
   if (clip_kinds_) {
     std::lock_guard lock(ring_mutex_);
-    if (ring_slot(result.scene_time)) return true;
+    if (ring_slot(result.camera, result.scene_time)) return true;
   }
   return wanted_besides_ring(result, kinds);
 }
 
-bool EventStoreOutput::ring_slot(std::chrono::steady_clock::time_point at) const {
+bool EventStoreOutput::ring_slot(const std::string& camera,
+                                 std::chrono::steady_clock::time_point at) const {
+  const auto due = ring_due_.find(camera);
   // A quarter of a period early still counts: a frame a little ahead of its slot is taken rather
   // than the next one, a period later.
-  return at >= ring_due_ - clip_period() / 4;
+  return due == ring_due_.end() || at >= due->second - clip_period() / 4;
 }
 
 std::chrono::steady_clock::duration EventStoreOutput::clip_period() const {
@@ -109,12 +107,12 @@ void EventStoreOutput::publish(std::shared_ptr<const FrameResult> result) {
   if (clip_kinds_) {
     const Clock::duration period = clip_period();
     std::lock_guard lock(ring_mutex_);
-    if (ring_slot(result->scene_time)) {
+    if (ring_slot(result->camera, result->scene_time)) {
       ring = true;
       // From the slot it filled, so that the ring keeps the rate; after a gap (or at the first
       // frame), from this frame.
-      ring_due_ = result->scene_time - ring_due_ >= period ? result->scene_time + period
-                                                           : ring_due_ + period;
+      auto& due = ring_due_[result->camera];
+      due = result->scene_time - due >= period ? result->scene_time + period : due + period;
     }
   }
   if (ring || wanted_besides_ring(*result, kinds)) push({std::move(result), ring});

@@ -100,8 +100,9 @@ class EventStoreOutput
   class Worker;
 
   void run() override;
-  // Whether a frame of scene time `at` fills the clips' ring's next slot (ring_mutex_ held).
-  bool ring_slot(std::chrono::steady_clock::time_point at) const;
+  // Whether a frame of `camera` at scene time `at` fills its clips' ring's next slot
+  // (ring_mutex_ held).
+  bool ring_slot(const std::string& camera, std::chrono::steady_clock::time_point at) const;
   std::chrono::steady_clock::duration clip_period() const;
   // An event of one of `kinds`, or a track's new best score when crops are kept.
   bool wanted_besides_ring(const FrameResult& result, unsigned kinds) const;
@@ -115,9 +116,9 @@ class EventStoreOutput
   std::atomic<unsigned> clip_kinds_{0};
   std::atomic<bool> crop_{false};
   std::atomic<double> clip_period_s_{0};
-  // When the ring takes its next frame (the inference thread's own).
+  // When each camera's ring takes its next frame (the inference thread's own).
   mutable std::mutex ring_mutex_;
-  std::chrono::steady_clock::time_point ring_due_{};
+  std::map<std::string, std::chrono::steady_clock::time_point, std::less<>> ring_due_;
 };
 
 }  // namespace yolo::daemon

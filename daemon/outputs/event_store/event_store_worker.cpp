@@ -71,6 +71,7 @@ cv::Mat cut(const cv::Mat& frame, const vision::Box& box) {
 
 // One annotated frame of the ring, shared by every clip it is part of.
 struct RingFrame {
+  std::string camera;
   SteadyTime at;
   std::shared_ptr<const Jpeg> jpeg;
   cv::Size size;
@@ -119,7 +120,7 @@ class EventStoreOutput::Worker {
     clip_bits_ = kind_bits(settings.clips);
     if (!clip_bits_) {
       finish_clips(std::nullopt);
-      ring_.clear();
+      rings_.clear();
     }
     if (!snapshot_bits_ || !settings.crop) crops_.clear();
     keep_to_budget();
@@ -140,7 +141,8 @@ class EventStoreOutput::Worker {
     };
     const bool crops = snapshot_bits_ && settings_.crop;
     if (crops) keep_best_crops(r);
-    if (item.ring && clip_bits_) add_to_ring({r.scene_time, annotated_jpeg(), r.frame->size()});
+    if (item.ring && clip_bits_)
+      add_to_ring({r.camera, r.scene_time, annotated_jpeg(), r.frame->size()});
     for (const tracking::ObjectEvent& e : r.object_events) {
       if (e.id <= 0) continue;
       const EventMedia media = event_media(owner_.state_dir_, e.id);
@@ -188,33 +190,39 @@ class EventStoreOutput::Worker {
   void keep_best_crops(const FrameResult& r) {
     for (const tracking::Track& t : r.tracks) {
       if (t.best_frame != r.index) continue;
-      const auto it = crops_.find(t.id);
+      const auto it = crops_.find({r.camera, t.id});
       if (it == crops_.end() && crops_.size() >= kMaxCrops) continue;
       cv::Mat pixels = cut(*r.frame, t.best_box);
-      if (!pixels.empty()) crops_[t.id] = std::move(pixels);
+      if (!pixels.empty()) crops_[{r.camera, t.id}] = std::move(pixels);
     }
   }
 
   cv::Mat crop_for(const tracking::ObjectEvent& e, const FrameResult& r) const {
-    if (const auto it = crops_.find(e.track_id); it != crops_.end()) return it->second;
+    if (const auto it = crops_.find({r.camera, e.track_id}); it != crops_.end()) return it->second;
     // Its best frame never reached the store (before it started, or dropped from its queue):
     // the object as it is in this frame.
     return cut(*r.frame, e.best_frame == r.index ? e.best_box : e.box);
   }
 
-  // Crops of tracks no longer alive go (an `end` event of this frame has had its crop).
+  // Crops of the camera's tracks no longer alive go (an `end` event of this frame has had its
+  // crop); track ids are each camera's own.
   void forget_crops(const FrameResult& r) {
     std::erase_if(crops_, [&](const auto& entry) {
-      return std::none_of(r.tracks.begin(), r.tracks.end(),
-                          [&](const tracking::Track& t) { return t.id == entry.first; });
+      const auto& [camera, id] = entry.first;
+      return camera == r.camera &&
+             std::none_of(r.tracks.begin(), r.tracks.end(),
+                          [id](const tracking::Track& t) { return t.id == id; });
     });
   }
 
   double period_s() const { return 1.0 / std::max(settings_.clip_fps, 0.01); }
 
   void add_to_ring(RingFrame f) {
+    // A camera's frames go to its own clips, and its frame times end only its own.
     for (auto it = clips_.begin(); it != clips_.end();) {
-      if (f.at > it->until) {
+      if (it->camera != f.camera) {
+        ++it;
+      } else if (f.at > it->until) {
         write_clip(*it);
         it = clips_.erase(it);
       } else {
@@ -224,8 +232,9 @@ class EventStoreOutput::Worker {
     }
     const auto keep = std::chrono::duration_cast<Clock::duration>(
         std::chrono::duration<double>(settings_.clip_before_s + period_s()));
-    ring_.push_back(std::move(f));
-    while (!ring_.empty() && ring_.front().at < ring_.back().at - keep) ring_.pop_front();
+    std::deque<RingFrame>& ring = rings_[f.camera];
+    ring.push_back(std::move(f));
+    while (!ring.empty() && ring.front().at < ring.back().at - keep) ring.pop_front();
   }
 
   void open_clip(const tracking::ObjectEvent& e, const FrameResult& r, const fs::path& path) {
@@ -247,7 +256,7 @@ class EventStoreOutput::Worker {
                .fps = settings_.clip_fps,
                .frames = {},
                .deadline = {}};
-    for (const RingFrame& f : ring_) {
+    for (const RingFrame& f : rings_[e.camera]) {
       if (f.at >= c.from && f.at <= c.until) c.frames.push_back(f);
     }
     // Frame time runs with the clock: the frames up to `until` come by then, give or take the
@@ -393,10 +402,11 @@ class EventStoreOutput::Worker {
   unsigned snapshot_bits_ = 0;
   unsigned clip_bits_ = 0;
 
-  std::deque<RingFrame> ring_;
+  // Each camera's, by name.
+  std::map<std::string, std::deque<RingFrame>, std::less<>> rings_;
   std::vector<OpenClip> clips_;
   // The pixels of each live track's box at its best score so far.
-  std::map<std::int64_t, cv::Mat> crops_;
+  std::map<std::pair<std::string, std::int64_t>, cv::Mat> crops_;
 
   EventFiles files_;
   // open() has listed the folder: the status may say what is in it.

@@ -97,10 +97,12 @@ struct FrameSpec {
   cv::Mat pixels;
   std::vector<tracking::Track> tracks;
   std::vector<tracking::ObjectEvent> events;
+  std::string camera = "main";
 };
 
 std::shared_ptr<const FrameResult> frame(FrameSpec spec) {
   auto r = std::make_shared<FrameResult>();
+  r->camera = spec.camera;
   r->index = spec.index;
   r->captured = spec.scene_time;
   r->scene_time = spec.scene_time;
@@ -419,6 +421,36 @@ TEST_F(EventStoreTest, ClipsHoldTheRingsFramesAroundTheirEvents) {
     EXPECT_NE(bytes.find("MJPG"), std::string::npos);
   }
   EXPECT_TRUE(store.stop());
+}
+
+// Two cameras' frames interleaved: each camera keeps its own ring, and a clip holds only its
+// event's camera's frames (grey levels 4i for main, 220 for yard), each at the clip's fps.
+TEST_F(EventStoreTest, AClipHoldsOnlyItsOwnCamerasFrames) {
+  config::EventsConfig c = events_config();
+  c.snapshots.clear();
+  c.clips = {ObjectEventKind::kCross};
+  EventStoreOutput& store = start(c);
+  const auto t0 = Clock::now() - 10s;
+  const auto at = [&](int i) { return t0 + i * 100ms; };
+  for (int i = 0; i <= 40; ++i) {
+    std::vector<tracking::ObjectEvent> events;
+    if (i == 20) events.push_back(object_event(1, ObjectEventKind::kCross, 3, at(i)));
+    store.publish(frame({i, at(i), picture(4 * i), {}, std::move(events)}));
+    store.publish(frame({i, at(i) + 10ms, picture(220), {}, {}, "yard"}));
+  }
+  ASSERT_TRUE(wait_status(
+      store, [](const json& j) { return j["clips"] == 1; }, 5s))
+      << store.status();
+  const Clip clip = read_clip(media(1).clip);
+  ASSERT_FALSE(clip.levels.empty());
+  // main's frames every 200 ms (clip_fps 5) from clip_before_s before the event to
+  // clip_after_s after it.
+  const auto expected = static_cast<std::size_t>(
+      std::floor((c.clip_before_s + c.clip_after_s) * c.clip_fps + 1e-9) + 1);
+  EXPECT_EQ(clip.levels.size(), expected);
+  for (std::size_t n = 0; n < clip.levels.size(); ++n) {
+    EXPECT_LT(clip.levels[n], 4 * 40 + 11.5 + 3) << "frame " << n << " is yard's";
+  }
 }
 
 TEST_F(EventStoreTest, StopFinishesAClipInProgressWithWhatItHas) {
