@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: Apache-2.0
+// yolo-edged with several cameras, end to end on two real clips: one model serves both, each at
+// its detect fps; a reload that adds, changes or removes a camera leaves the others streaming; a
+// camera whose source never opens leaves the others running and says so; a reload that breaks a
+// camera is refused with its key and line, and every camera keeps what it had.
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/daemon/daemon_process.h"
+#include "tests/support/fixtures.h"
+
+namespace yolo::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string camera(const std::string& name, const std::string& uri, double detect_fps) {
+  return "  - {name: " + name + ", uri: \"" + uri +
+         "\", loop: true, realtime: true, reconnect_s: 0.5, detect_fps: " +
+         std::to_string(detect_fps) + "}\n";
+}
+
+std::string with_cameras(const std::string& cameras, const std::filesystem::path& logs) {
+  std::string text = config_text(paced_video(), logs, "yolo11n_320_fp32", "",
+                                 "  listen: 127.0.0.1:0\n  auth: none\n");
+  // Cameras instead of the source section.
+  text.erase(0, text.find("model:\n"));
+  return "cameras:\n" + cameras + text;
+}
+
+class ServiceCameras : public HttpDaemonTest {
+ protected:
+  std::string two_cameras(const std::string& cameras) const {
+    return with_cameras(cameras, s_.logs);
+  }
+  nlohmann::json status() const {
+    httplib::Client c("127.0.0.1", port_);
+    c.set_read_timeout(10s);
+    const auto r = c.Get("/api/status");
+    if (!r || r->status != 200) return nlohmann::json::object();
+    return nlohmann::json::parse(r->body);
+  }
+  static std::optional<nlohmann::json> camera_of(const nlohmann::json& s, const std::string& name) {
+    for (const auto& c : s.value("cameras", nlohmann::json::array())) {
+      if (c["name"] == name) return c;
+    }
+    return std::nullopt;
+  }
+  // Waits until `pred` holds for the status; the last status seen either way.
+  nlohmann::json wait_status(const std::function<bool(const nlohmann::json&)>& pred,
+                             std::chrono::seconds timeout) const {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    nlohmann::json s;
+    while (std::chrono::steady_clock::now() < deadline) {
+      s = status();
+      if (pred(s)) return s;
+      std::this_thread::sleep_for(200ms);
+    }
+    return s;
+  }
+  void reload(const std::string& config, const std::string& marker) {
+    s_.write_config(config);
+    const std::size_t before = s_.daemon_output().size();
+    daemon_->signal(SIGHUP);
+    const auto deadline = std::chrono::steady_clock::now() + 30s;
+    while (s_.daemon_output().find(marker, before) == std::string::npos &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(50ms);
+    }
+    ASSERT_NE(s_.daemon_output().find(marker, before), std::string::npos) << s_.daemon_output();
+  }
+};
+
+TEST_F(ServiceCameras, TwoCamerasShareOneModelAndAReloadTouchesOnlyTheCameraItChanges) {
+  YOLO_REQUIRE_FIXTURES();
+  const std::string road = fixture("video/traffic_720p_30fps.mp4");
+  const std::string birds = fixture("video/birds_720p_10fps.mp4");
+  start_serving(two_cameras(camera("road", road, 4) + camera("birds", birds, 4)), 60s);
+  if (HasFatalFailure()) return;
+
+  // Both detected at their 4 fps (the road's 30 fps source and the birds' 10 fps alike).
+  auto s = wait_status(
+      [](const nlohmann::json& j) {
+        const auto r = camera_of(j, "road");
+        const auto b = camera_of(j, "birds");
+        return r && b && (*r)["detected"] >= 20 && (*b)["detected"] >= 20;
+      },
+      90s);
+  ASSERT_TRUE(camera_of(s, "road") && camera_of(s, "birds")) << s.dump(1);
+  for (const char* name : {"road", "birds"}) {
+    const nlohmann::json c = *camera_of(s, name);
+    ASSERT_GE(c["detected"], 20) << s.dump(1);
+    EXPECT_EQ(c["source"]["state"], "streaming") << name;
+    EXPECT_NEAR(c["detection_fps"].get<double>(), 4, 1) << name << ": " << c.dump();
+    EXPECT_GT(c["camera_fps"].get<double>(), c["detection_fps"].get<double>()) << name;
+  }
+  EXPECT_EQ(s["source"], (*camera_of(s, "road"))["source"]) << "the first camera's";
+  const std::int64_t road_detected = (*camera_of(s, "road"))["detected"];
+
+  // A third camera whose stream never opens, and the birds at 1 fps: the road is left alone.
+  reload(two_cameras(camera("road", road, 4) + camera("birds", birds, 1) +
+                     camera("gone", "rtsp://127.0.0.1:1/nothing", 2)),
+         "reloaded");
+  s = wait_status(
+      [](const nlohmann::json& j) {
+        const auto g = camera_of(j, "gone");
+        return g && (*g)["source"]["state"] == "lost";
+      },
+      60s);
+  const auto gone = camera_of(s, "gone");
+  ASSERT_TRUE(gone) << s.dump(1);
+  EXPECT_EQ((*gone)["source"]["state"], "lost");
+  EXPECT_FALSE((*gone)["source"].value("last_error", "").empty()) << gone->dump();
+  EXPECT_NE(s_.daemon_output().find("camera gone: "), std::string::npos) << s_.daemon_output();
+  EXPECT_NE(s["status_line"].get<std::string>().find("camera gone lost"), std::string::npos)
+      << s["status_line"];
+  std::this_thread::sleep_for(6s);
+  s = status();
+  const nlohmann::json road_now = *camera_of(s, "road");
+  EXPECT_EQ(road_now["source"]["reopened"], 0) << "the road was never reopened";
+  EXPECT_EQ(road_now["source"]["state"], "streaming");
+  EXPECT_GT(road_now["detected"].get<std::int64_t>(), road_detected + 20);
+  EXPECT_NEAR((*camera_of(s, "birds"))["detection_fps"].get<double>(), 1, 0.5) << s.dump(1);
+  EXPECT_EQ((*camera_of(s, "birds"))["source"]["reopened"], 0) << "only its detect fps changed";
+
+  // A reload that breaks one camera is refused, naming the key and the line: all three go on.
+  reload(two_cameras(camera("road", road, 4) + camera("birds", birds, -3)), "refused");
+  const std::string out = s_.daemon_output();
+  EXPECT_NE(out.find(":3:"), std::string::npos) << out;
+  EXPECT_NE(out.find("cameras[1].detect_fps"), std::string::npos) << out;
+  EXPECT_EQ(status()["cameras"].size(), 3u);
+
+  // Removing two leaves the road alone, still never reopened.
+  reload(two_cameras(camera("road", road, 4)), "reloaded");
+  s = wait_status([](const nlohmann::json& j) { return j["cameras"].size() == 1; }, 20s);
+  ASSERT_EQ(s["cameras"].size(), 1u) << s.dump(1);
+  EXPECT_EQ(s["cameras"][0]["name"], "road");
+  const std::int64_t detected = s["cameras"][0]["detected"];
+  std::this_thread::sleep_for(2s);
+  s = status();
+  EXPECT_GT(s["cameras"][0]["detected"].get<std::int64_t>(), detected);
+  EXPECT_EQ(s["cameras"][0]["source"]["reopened"], 0);
+
+  daemon_->signal(SIGTERM);
+  const auto exit = daemon_->wait_exit(10s);
+  ASSERT_TRUE(exit);
+  EXPECT_EQ(*exit, 0) << s_.daemon_output();
+}
+
+}  // namespace
+}  // namespace yolo::test
