@@ -96,4 +96,58 @@ void LabelTracker::prune(Clock::time_point time) {
   }
 }
 
+void CameraLabels::set_hold(Clock::duration hold) {
+  hold_ = hold;
+  for (auto& [camera, tracker] : cameras_) tracker.set_hold(hold);
+}
+
+template <class Step>
+std::vector<LabelChange> CameraLabels::changed_by(Step step) {
+  const std::map<std::string, int> before = counts();
+  step();
+  return differences(before, counts());
+}
+
+std::vector<LabelChange> CameraLabels::add(const std::string& camera,
+                                           const std::map<std::string, int>& counts,
+                                           Clock::time_point time) {
+  return changed_by([&] { cameras_.try_emplace(camera, hold_).first->second.add(counts, time); });
+}
+
+std::vector<LabelChange> CameraLabels::expire(Clock::time_point time) {
+  return changed_by([&] {
+    for (auto& [camera, tracker] : cameras_) tracker.expire(time);
+  });
+}
+
+std::vector<LabelChange> CameraLabels::expire_if_stalled(Clock::time_point time) {
+  return changed_by([&] {
+    for (auto& [camera, tracker] : cameras_) tracker.expire_if_stalled(time);
+  });
+}
+
+std::optional<CameraLabels::Clock::time_point> CameraLabels::next_expiry() const {
+  std::optional<Clock::time_point> next;
+  for (const auto& [camera, tracker] : cameras_) {
+    if (const auto t = tracker.next_expiry(); t && (!next || *t < *next)) next = t;
+  }
+  return next;
+}
+
+std::optional<CameraLabels::Clock::time_point> CameraLabels::next_stalled_expiry() const {
+  std::optional<Clock::time_point> next;
+  for (const auto& [camera, tracker] : cameras_) {
+    if (const auto t = tracker.next_stalled_expiry(); t && (!next || *t < *next)) next = t;
+  }
+  return next;
+}
+
+std::map<std::string, int> CameraLabels::counts() const {
+  std::map<std::string, int> sum;
+  for (const auto& [camera, tracker] : cameras_) {
+    for (const auto& [label, n] : tracker.counts()) sum[label] += n;
+  }
+  return sum;
+}
+
 }  // namespace yolo::daemon

@@ -77,4 +77,33 @@ class LabelTracker {
   Clock::time_point last_frame_{};
 };
 
+// What is seen across several cameras: each camera's labels are debounced by a LabelTracker of
+// its own (another camera's frames never end its sightings, nor its stall its own), and a
+// label's reported count is the sum of the cameras' (two people at the door and one in the yard
+// are three). The same calls as LabelTracker, with the frame's camera.
+class CameraLabels {
+ public:
+  using Clock = LabelTracker::Clock;
+
+  explicit CameraLabels(Clock::duration hold) : hold_(hold) {}
+  void set_hold(Clock::duration hold);
+  Clock::duration hold() const { return hold_; }
+  std::vector<LabelChange> add(const std::string& camera, const std::map<std::string, int>& counts,
+                               Clock::time_point time);
+  std::vector<LabelChange> expire(Clock::time_point time);
+  std::optional<Clock::time_point> next_expiry() const;
+  std::vector<LabelChange> expire_if_stalled(Clock::time_point time);
+  std::optional<Clock::time_point> next_stalled_expiry() const;
+  std::map<std::string, int> counts() const;
+  bool present(const std::string& label) const { return counts().contains(label); }
+
+ private:
+  // Runs `step` on the cameras' trackers; the labels whose summed count it changed.
+  template <class Step>
+  std::vector<LabelChange> changed_by(Step step);
+
+  Clock::duration hold_;
+  std::map<std::string, LabelTracker, std::less<>> cameras_;
+};
+
 }  // namespace yolo::daemon

@@ -257,15 +257,18 @@ class MqttOutput::Loop {
            kAtLeastOnce, false, true);
     }
     bool new_places = false;
-    if (frame->scene != scene_) {
-      scene_ = frame->scene;
-      std::vector<ScenePlace> places = scene_places(scene_.get());
+    if (auto& scene = scenes_[frame->camera]; frame->scene != scene) {
+      scene = frame->scene;
+      std::vector<ScenePlace> places;
+      for (const auto& [camera, s] : scenes_) {
+        for (ScenePlace& p : scene_places(s.get())) places.push_back(std::move(p));
+      }
       new_places = places != places_;
       places_ = std::move(places);
     }
     if (new_labels || new_model || new_places) reconcile_discovery(false);
     publish_scene_states();
-    const std::vector<LabelChange> changes = tracker_.add(counts, now);
+    const std::vector<LabelChange> changes = tracker_.add(frame->camera, counts, now);
     if (!changes.empty()) on_changes(changes, frame.get());
   }
 
@@ -275,7 +278,7 @@ class MqttOutput::Loop {
       send(topics().object_event(e.camera, e.kind), payload_text(tracking::to_json(e)),
            kAtLeastOnce, false, true);
     }
-    if (frame.scene != scene_) scene_ = frame.scene;
+    scenes_[frame.camera] = frame.scene;
     publish_scene_states();
   }
 
@@ -389,18 +392,22 @@ class MqttOutput::Loop {
   // message). Nothing is sent while the scene stays the same.
   void publish_scene_states() {
     if (!connected_) return;
-    const std::uint64_t version = scene_ ? scene_->version : 0;
-    if (scene_sent_ == scene_ && scene_sent_version_ == version && !scene_states_.empty()) return;
-    const std::map<std::string, std::string> wanted =
-        scene_ ? scene_states(topics(), *scene_) : std::map<std::string, std::string>{};
+    std::map<std::string, std::pair<const SceneState*, std::uint64_t>> sent;
+    for (const auto& [camera, scene] : scenes_) {
+      if (scene) sent[camera] = {scene.get(), scene->version};
+    }
+    if (sent == scenes_sent_ && !scene_states_.empty()) return;
+    std::map<std::string, std::string> wanted;
+    for (const auto& [camera, scene] : scenes_) {
+      if (scene) wanted.merge(scene_states(topics(), *scene));
+    }
     clear_unwanted(scene_states_, wanted);
     for (const auto& [topic, payload] : wanted) {
       auto it = scene_states_.find(topic);
       if (it != scene_states_.end() && it->second == payload) continue;
       if (send(topic, payload, kAtLeastOnce, true, false)) scene_states_[topic] = payload;
     }
-    scene_sent_ = scene_;
-    scene_sent_version_ = version;
+    scenes_sent_ = std::move(sent);
   }
 
   // --- time ---
@@ -496,7 +503,7 @@ class MqttOutput::Loop {
   std::int64_t dropped_ = 0;
 
   // What is seen: the debounce, every label seen since start, the watched ones by name.
-  LabelTracker tracker_{Clock::duration::zero()};
+  CameraLabels tracker_{Clock::duration::zero()};
   std::set<std::string> seen_;
   std::set<std::string> watched_;
   std::shared_ptr<const ModelInfo> model_;
@@ -509,13 +516,12 @@ class MqttOutput::Loop {
   // The discovery configs published, by topic.
   std::map<std::string, json> discovery_;
 
-  // The scene of the last frame (tracking on), its zones and lines, the retained states sent for
-  // them (by topic), and the scene and version they were sent for.
-  std::shared_ptr<const SceneState> scene_;
+  // Each camera's scene as of its last frame (tracking on), their zones and lines, the retained
+  // states sent for them (by topic), and each camera's scene and version they were sent for.
+  std::map<std::string, std::shared_ptr<const SceneState>> scenes_;
   std::vector<ScenePlace> places_;
   std::map<std::string, std::string> scene_states_;
-  std::shared_ptr<const SceneState> scene_sent_;
-  std::uint64_t scene_sent_version_ = 0;
+  std::map<std::string, std::pair<const SceneState*, std::uint64_t>> scenes_sent_;
 
   // The daemon's latest status, whether it is newer than the last stats sent, and when that was.
   json latest_stats_;

@@ -242,7 +242,8 @@ void WebhookOutput::publish(std::shared_ptr<const FrameResult> result) {
   if (!result->frameless) {
     last_index_ = result->index;
     if (result->model) last_model_ = result->model->name;
-    const std::vector<LabelChange> changes = tracker_.add(label_counts(*result), now);
+    const std::vector<LabelChange> changes =
+        tracker_.add(result->camera, label_counts(*result), now);
     if (!changes.empty()) queue_events(changes, result.get());
   }
   if (!result->object_events.empty()) queue_object_events(*result);

@@ -92,7 +92,7 @@ class WebhookOutput : public QueuedOutput<nlohmann::json, config::WebhookConfig,
 
   // The debounce, fed by publish() and expired by the thread.
   std::mutex tracker_mutex_;
-  LabelTracker tracker_{LabelTracker::Clock::duration::zero()};
+  CameraLabels tracker_{CameraLabels::Clock::duration::zero()};
   std::int64_t last_index_ = -1;
   std::string last_model_;
 

@@ -129,7 +129,8 @@ TEST_F(ServiceCameras, TwoCamerasShareOneModelAndAReloadTouchesOnlyTheCameraItCh
   const nlohmann::json road_now = *camera_of(s, "road");
   EXPECT_EQ(road_now["source"]["reopened"], 0) << "the road was never reopened";
   EXPECT_EQ(road_now["source"]["state"], "streaming");
-  EXPECT_GT(road_now["detected"].get<std::int64_t>(), road_detected + 20);
+  // Still detected (at its 4 fps on a quiet machine; at least a frame a second on a busy one).
+  EXPECT_GT(road_now["detected"].get<std::int64_t>(), road_detected + 6);
   EXPECT_NEAR((*camera_of(s, "birds"))["detection_fps"].get<double>(), 1, 0.5) << s.dump(1);
   EXPECT_EQ((*camera_of(s, "birds"))["source"]["reopened"], 0) << "only its detect fps changed";
 

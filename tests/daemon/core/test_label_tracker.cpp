@@ -118,5 +118,35 @@ TEST(LabelTracker, AZeroHoldReportsEveryFramesCounts) {
   EXPECT_EQ(tracker.add({}, t0 + 40ms), Changes{});
 }
 
+// Two cameras whose frames come in turns: without a hold, one camera's frame without a person
+// must not end the other's person (it would report a change at every frame), and the reported
+// count is the sum of the cameras'.
+TEST(CameraLabels, CamerasInTurnsSumAndNeverEndEachOthersSightings) {
+  CameraLabels labels{CameraLabels::Clock::duration::zero()};
+  EXPECT_EQ(labels.add("door", {{"person", 1}}, t0), (Changes{{"person", 0, 1}}));
+  EXPECT_EQ(labels.add("yard", {}, t0 + 10ms), Changes{});
+  EXPECT_EQ(labels.add("door", {{"person", 1}}, t0 + 20ms), Changes{});
+  EXPECT_EQ(labels.add("yard", {{"person", 2}, {"dog", 1}}, t0 + 30ms),
+            (Changes{{"dog", 0, 1}, {"person", 1, 3}}));
+  EXPECT_EQ(labels.counts(), (Counts{{"dog", 1}, {"person", 3}}));
+  EXPECT_TRUE(labels.present("dog"));
+  EXPECT_EQ(labels.add("door", {}, t0 + 40ms), (Changes{{"person", 3, 2}}));
+  EXPECT_EQ(labels.add("yard", {}, t0 + 50ms), (Changes{{"dog", 1, 0}, {"person", 2, 0}}));
+  EXPECT_FALSE(labels.present("person"));
+}
+
+// With a hold, a camera that stalls has its labels expire on the clock while the other's go on.
+TEST(CameraLabels, AStalledCameraExpiresAloneWithAHold) {
+  CameraLabels labels{std::chrono::seconds(1)};
+  labels.add("door", {{"person", 1}}, t0);
+  labels.add("yard", {{"car", 1}}, t0);
+  // The yard goes on seeing its car; the door gives no frame after t0.
+  for (int i = 1; i <= 40; ++i) labels.add("yard", {{"car", 1}}, t0 + i * 100ms);
+  const auto expiry = labels.next_stalled_expiry();
+  ASSERT_TRUE(expiry);
+  EXPECT_EQ(labels.expire_if_stalled(t0 + 4100ms), (Changes{{"person", 1, 0}}));
+  EXPECT_EQ(labels.counts(), (Counts{{"car", 1}}));
+}
+
 }  // namespace
 }  // namespace yolo::daemon
