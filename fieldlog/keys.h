@@ -31,6 +31,9 @@ inline constexpr char kFramesByThreads[] = "frames_by_threads";
 inline constexpr char kFrames[] = "frames";
 inline constexpr char kFps[] = "fps";
 inline constexpr char kDropped[] = "dropped";
+// Per camera, in a daemon of several: {"NAME": {"frames", "fps", "skipped", "frame_first",
+// "frame_last"}}.
+inline constexpr char kCameras[] = "cameras";
 inline constexpr char kUnlogged[] = "unlogged";
 inline constexpr char kFrameFirst[] = "frame_first";
 inline constexpr char kFrameLast[] = "frame_last";

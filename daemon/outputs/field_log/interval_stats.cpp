@@ -55,6 +55,10 @@ void IntervalStats::add(const FrameResult& result) {
   last_index_ = result.index;
   ++frames_;
   dropped_ += result.dropped;
+  CameraFrames& camera = cameras_[result.camera];
+  if (camera.frames++ == 0) camera.first = result.index;
+  camera.last = result.index;
+  camera.skipped += result.dropped;
   if (result.model) model_ = result.model;
   threads_ = result.threads;
   ++frames_by_threads_[result.threads];
@@ -144,6 +148,20 @@ nlohmann::ordered_json IntervalStats::line(std::chrono::system_clock::time_point
       duration_s > 0 ? text::rounded(static_cast<double>(frames_) / duration_s, 2) : 0.0;
   j[fieldlog::key::kDropped] = dropped_ + unlogged_;
   if (unlogged_ > 0) j[fieldlog::key::kUnlogged] = unlogged_;
+  // A daemon of several cameras: frame numbers are each camera's, so they are given per camera.
+  if (cameras_.size() > 1) {
+    nlohmann::ordered_json cameras = nlohmann::ordered_json::object();
+    for (const auto& [name, c] : cameras_) {
+      cameras[name] = {
+          {fieldlog::key::kFrames, c.frames},
+          {fieldlog::key::kFps,
+           duration_s > 0 ? text::rounded(static_cast<double>(c.frames) / duration_s, 2) : 0.0},
+          {"skipped", c.skipped},
+          {fieldlog::key::kFrameFirst, c.first},
+          {fieldlog::key::kFrameLast, c.last}};
+    }
+    j[fieldlog::key::kCameras] = std::move(cameras);
+  }
   if (frames_ > 0) {
     j[fieldlog::key::kFrameFirst] = first_index_;
     j[fieldlog::key::kFrameLast] = last_index_;

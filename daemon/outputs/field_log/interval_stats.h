@@ -72,6 +72,14 @@ class IntervalStats {
   // Frames.
   std::int64_t frames_ = 0;
   std::int64_t dropped_ = 0;
+  // Each camera's frames, skips and frame numbers (its own), by name.
+  struct CameraFrames {
+    std::int64_t frames = 0;
+    std::int64_t skipped = 0;
+    std::int64_t first = 0;
+    std::int64_t last = 0;
+  };
+  std::map<std::string, CameraFrames> cameras_;
   std::int64_t unlogged_ = 0;
   std::shared_ptr<const ModelInfo> model_;
   int threads_ = 0;

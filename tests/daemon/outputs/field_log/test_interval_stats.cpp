@@ -137,6 +137,34 @@ TEST(IntervalStats, DroppedFramesAddCaptureDropsAndUnloggedResults) {
   EXPECT_EQ(line["unlogged"], 4);
 }
 
+// Two cameras in turns: each its frames, fps, skips and own frame numbers; one camera's line has
+// no cameras object (its frame numbers are the line's).
+TEST(IntervalStats, SeveralCamerasEachGetTheirFramesSkipsAndNumbers) {
+  IntervalStats stats("pi5", kStart);
+  for (int i = 0; i < 6; ++i) {
+    auto r = frame(model("int8"), 5);
+    r.camera = i % 3 == 0 ? "yard" : "door";
+    r.index = 100 + i;
+    r.dropped = r.camera == "yard" ? 1 : 0;
+    stats.add(r);
+  }
+  const auto line = stats.line(kWall, kStart + 2s);
+  EXPECT_EQ(line["frames"], 6);
+  EXPECT_EQ(line["dropped"], 2);
+  EXPECT_EQ(line["cameras"]["door"]["frames"], 4);
+  EXPECT_EQ(line["cameras"]["door"]["fps"], 2.0);
+  EXPECT_EQ(line["cameras"]["door"]["skipped"], 0);
+  EXPECT_EQ(line["cameras"]["door"]["frame_first"], 101);
+  EXPECT_EQ(line["cameras"]["door"]["frame_last"], 105);
+  EXPECT_EQ(line["cameras"]["yard"]["frames"], 2);
+  EXPECT_EQ(line["cameras"]["yard"]["skipped"], 2);
+  EXPECT_EQ(line["cameras"]["yard"]["frame_last"], 103);
+
+  IntervalStats one("pi5", kStart);
+  one.add(frame(model("int8"), 5));
+  EXPECT_FALSE(one.line(kWall, kStart + 1s).contains("cameras"));
+}
+
 TEST(IntervalStats, ThreadCountChangeListsFramesPerCount) {
   IntervalStats stats("pi5", kStart);
   for (int i = 0; i < 3; ++i) stats.add(frame(model("fp32"), 20, 2));
