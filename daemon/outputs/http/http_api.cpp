@@ -68,7 +68,9 @@ std::optional<int> HttpOutput::refuse_stream(const http::Exchange& ex) {
     std::lock_guard lock(mutex_);
     cap = http_.max_viewers;
   }
-  if (mjpeg_.viewers() + event_stream_.clients() < cap) return std::nullopt;
+  int viewers = event_stream_.clients();
+  for (const http::MjpegStream* s : streams()) viewers += s->viewers();
+  if (viewers < cap) return std::nullopt;
   ++refused_;
   return queue_error(ex.connection, 503,
                      "too many viewers: " + std::to_string(cap) +
@@ -77,8 +79,11 @@ std::optional<int> HttpOutput::refuse_stream(const http::Exchange& ex) {
 }
 
 int HttpOutput::serve_stream(const ExchangePtr& ex) {
+  int answer = MHD_NO;
+  http::MjpegStream* stream = stream_of(*ex, &answer);
+  if (!stream) return answer;
   if (const auto refused = refuse_stream(*ex)) return *refused;
-  return mjpeg_.serve(ex);
+  return stream->serve(ex);
 }
 
 int HttpOutput::serve_detections(const ExchangePtr& ex) {
@@ -87,7 +92,9 @@ int HttpOutput::serve_detections(const ExchangePtr& ex) {
 }
 
 int HttpOutput::serve_snapshot(const ExchangePtr& ex) {
-  return mjpeg_.serve_snapshot(ex);
+  int answer = MHD_NO;
+  http::MjpegStream* stream = stream_of(*ex, &answer);
+  return stream ? stream->serve_snapshot(ex) : answer;
 }
 
 int HttpOutput::serve_events(const ExchangePtr& ex) {
@@ -181,15 +188,25 @@ int HttpOutput::serve_event_file(const ExchangePtr& ex, std::filesystem::path Ev
 }
 
 int HttpOutput::serve_counts(const ExchangePtr& ex) {
-  std::shared_ptr<const SceneState> scene;
+  std::map<std::string, std::shared_ptr<const SceneState>, std::less<>> scenes;
   {
     std::lock_guard lock(mutex_);
-    scene = scene_;
+    scenes = scenes_;
   }
   nlohmann::json body;
-  if (scene) {
-    body = http::counts_json(*scene, true);
+  if (scenes.size() == 1) {
+    body = http::counts_json(*scenes.begin()->second, true);
     body["tracking"] = true;
+  } else if (!scenes.empty()) {
+    // Several cameras: each place says its camera.
+    nlohmann::json places = nlohmann::json::array();
+    for (const auto& [camera, scene] : scenes) {
+      for (nlohmann::json place : http::counts_json(*scene, true)["places"]) {
+        place["camera"] = camera;
+        places.push_back(std::move(place));
+      }
+    }
+    body = {{"tracking", true}, {"places", std::move(places)}};
   } else {
     body = {{"tracking", false}, {"places", nlohmann::json::array()}};
   }
@@ -213,15 +230,23 @@ int HttpOutput::serve_counts_reset(const ExchangePtr& ex) {
   if (camera_at != body.end() && !camera_at->is_string()) {
     return queue_error(c, 400, "\"camera\" must be a camera's name, e.g. \"main\"");
   }
-  std::shared_ptr<const SceneState> scene;
+  std::map<std::string, std::shared_ptr<const SceneState>, std::less<>> scenes;
   {
     std::lock_guard lock(mutex_);
-    scene = scene_;
+    scenes = scenes_;
   }
   const std::string place = place_at->get<std::string>();
-  const std::string camera = camera_at != body.end() ? camera_at->get<std::string>()
-                             : scene                 ? scene->camera
-                                                     : std::string(config::kMainCamera);
+  // Without "camera": the one camera's, or the camera that has a place of that name.
+  std::string camera = camera_at != body.end() ? camera_at->get<std::string>() : std::string();
+  if (camera.empty()) {
+    camera = scenes.empty() ? std::string(config::kMainCamera) : scenes.begin()->first;
+    for (const auto& [name, s] : scenes) {
+      if (has_place(*s, place)) camera = name;
+    }
+  }
+  const auto found = scenes.find(camera);
+  const std::shared_ptr<const SceneState> scene =
+      found != scenes.end() ? found->second : (scenes.empty() ? nullptr : scenes.begin()->second);
   if (!scene) {
     return queue_error(c, 404,
                        "no zones or lines to reset: tracking is off (tracking.enabled) "

@@ -24,7 +24,8 @@ nlohmann::json detections_json(const FrameResult& r) {
   for (const vision::Detection& d : r.detections) {
     list.push_back(vision::detection_json(d, label_of(r, d.class_id)));
   }
-  nlohmann::json j = {{"frame", r.index},
+  nlohmann::json j = {{"camera", r.camera},
+                      {"frame", r.index},
                       {"time", text::iso8601_utc(r.wall)},
                       {"latency_ms",
                        {{"inference", text::rounded(r.times.inference_ms, 2)},

@@ -60,9 +60,11 @@ class Exchange {
   std::string method;
   std::string path;
   HttpAccess::Address address{};
-  // Its row of the route table (null: no route has its path), and the id its "{id}" stood for.
+  // Its row of the route table (null: no route has its path), and the id its "{id}" or the
+  // camera its "{camera}" stood for.
   const Route* route = nullptr;
   std::int64_t id = 0;
+  std::string camera;
   // The body as received, up to HttpLimits::max_body.
   std::string body;
   bool body_too_big = false;

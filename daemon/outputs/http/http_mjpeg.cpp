@@ -24,9 +24,9 @@ constexpr const char* kBoundary = "frame";
 
 }  // namespace
 
-MjpegStream::MjpegStream(WaitingExchanges& waiting, const HttpLimits& limits,
+MjpegStream::MjpegStream(std::string camera, WaitingExchanges& waiting, const HttpLimits& limits,
                          std::function<std::shared_ptr<const DaemonStatus>()> status)
-    : waiting_(waiting), limits_(limits), status_(std::move(status)) {}
+    : camera_(std::move(camera)), waiting_(waiting), limits_(limits), status_(std::move(status)) {}
 
 void MjpegStream::arrived(const FrameResult& result) {
   if (result.frameless) return;
@@ -174,10 +174,12 @@ int MjpegStream::serve_snapshot(const std::shared_ptr<Exchange>& ex) {
                     std::to_string(static_cast<long>(std::lround(
                         std::chrono::duration<double>(Clock::now() - ex->asked).count()))) +
                     " s";
-  if (const auto status = status_(); status && !status->cameras.empty()) {
-    const SourceStatus& source = status->cameras.front().source;
-    why += ": the source is " + std::string(state_name(source.state));
-    if (!source.last_error.empty()) why += " (" + source.last_error + ")";
+  if (const auto status = status_()) {
+    for (const CameraStatus& camera : status->cameras) {
+      if (camera.name != camera_) continue;
+      why += ": the source is " + std::string(state_name(camera.source.state));
+      if (!camera.source.last_error.empty()) why += " (" + camera.source.last_error + ")";
+    }
   }
   return queue_error(c, 503, why, {{"Retry-After", "5"}});
 }

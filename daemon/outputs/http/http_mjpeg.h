@@ -18,13 +18,14 @@
 
 namespace yolo::daemon::http {
 
-// GET /stream.mjpg and GET /snapshot.jpg: annotated frames, each annotated and JPEG-encoded once
-// (on the encoder thread) for every viewer, only while someone watches or waits for a snapshot,
-// at most http.max_fps a second.
+// One camera's GET /cameras/NAME/stream.mjpg and /snapshot.jpg (the first camera's also at
+// /stream.mjpg and /snapshot.jpg): annotated frames, each annotated and JPEG-encoded once (on the
+// encoder thread) for every viewer, only while someone watches or waits for a snapshot, at most
+// http.max_fps a second.
 class MjpegStream {
  public:
-  // `status`: the daemon's status, for why a snapshot has no frame.
-  MjpegStream(WaitingExchanges& waiting, const HttpLimits& limits,
+  // `status`: the daemon's status, for why a snapshot of `camera` has no frame.
+  MjpegStream(std::string camera, WaitingExchanges& waiting, const HttpLimits& limits,
               std::function<std::shared_ptr<const DaemonStatus>()> status);
 
   // A result came (the inference thread's call): the pace of frames, for a snapshot's wait.
@@ -38,6 +39,7 @@ class MjpegStream {
   // Someone watches the stream or waits for a snapshot: results should carry their pixels.
   bool watched() const { return viewers_.load() > 0 || snapshot_waiters_.load() > 0; }
   int viewers() const { return viewers_.load(); }
+  const std::string& camera() const { return camera_; }
   std::uint64_t frames_encoded() const { return frames_encoded_.load(); }
   // Encodes per second over the last few seconds.
   double fps() const { return fps_.load(); }
@@ -57,6 +59,7 @@ class MjpegStream {
   std::shared_ptr<const std::string> encode(const FrameResult& result, int quality) const;
   Clock::time_point encoded_at() const;
 
+  const std::string camera_;
   WaitingExchanges& waiting_;
   const HttpLimits limits_;
   const std::function<std::shared_ptr<const DaemonStatus>()> status_;

@@ -32,14 +32,13 @@ HttpOutput::HttpOutput(Events& events, HttpBackend backend, std::filesystem::pat
       connections_(limits.request_deadline, limits.busy_request_deadline),
       waiting_(connections_),
       control_(waiting_),
-      mjpeg_(waiting_, limits_, backend_.status),
       event_stream_(waiting_, backend_.object_events, state_dir_, limits.stream_write_timeout),
       listener_(events_, limits_, state_dir_, connections_,
                 {.serve = [this](const ExchangePtr& ex) { return serve(ex); },
                  .opening =
                      [this] {
                        waiting_.open();
-                       mjpeg_.reopen();
+                       for (http::MjpegStream* s : streams()) s->reopen();
                        event_stream_.reopen();
                      },
                  .closing = [this] { waiting_.close(); }}) {}
@@ -91,40 +90,89 @@ void HttpOutput::start() {
   control_.start();
 }
 
+http::MjpegStream& HttpOutput::stream(const std::string& camera) {
+  std::lock_guard lock(streams_mutex_);
+  auto& s = streams_[camera];
+  if (!s) {
+    s = std::make_unique<http::MjpegStream>(camera, waiting_, limits_, backend_.status);
+    if (listener_.port() > 0) s->reopen();
+  }
+  return *s;
+}
+
+std::vector<http::MjpegStream*> HttpOutput::streams() const {
+  std::lock_guard lock(streams_mutex_);
+  std::vector<http::MjpegStream*> out;
+  for (const auto& [camera, s] : streams_) out.push_back(s.get());
+  return out;
+}
+
+http::MjpegStream* HttpOutput::stream_of(const http::Exchange& ex, int* answer) {
+  const auto status = backend_.status ? backend_.status() : nullptr;
+  std::vector<std::string> cameras;
+  if (status) {
+    for (const CameraStatus& c : status->cameras) cameras.push_back(c.name);
+  }
+  if (ex.camera.empty()) {
+    return &stream(cameras.empty() ? std::string(config::kMainCamera) : cameras.front());
+  }
+  {
+    std::lock_guard lock(streams_mutex_);
+    if (streams_.contains(ex.camera)) return streams_.at(ex.camera).get();
+  }
+  if (std::find(cameras.begin(), cameras.end(), ex.camera) != cameras.end()) {
+    return &stream(ex.camera);
+  }
+  std::string names;
+  for (const std::string& c : cameras) names += (names.empty() ? "" : ", ") + c;
+  *answer = http::queue_error(ex.connection, 404,
+                              "there is no camera '" + ex.camera + "'; the cameras are " +
+                                  (names.empty() ? std::string("not known yet") : names));
+  return nullptr;
+}
+
 void HttpOutput::publish(std::shared_ptr<const FrameResult> result) {
-  mjpeg_.arrived(*result);
+  http::MjpegStream& mjpeg = stream(result->camera);
+  mjpeg.arrived(*result);
   active_tracks_ = result->scene ? static_cast<int>(result->tracks.size()) : -1;
   if (result->scene) {
     std::lock_guard lock(mutex_);
-    scene_ = result->scene;
+    scenes_[result->camera] = result->scene;
   }
   if (event_stream_.clients() == 0 && !result->frame) return;
   {
     std::lock_guard lock(mutex_);
-    latest_ = std::move(result);
+    latest_[result->camera] = std::move(result);
   }
   wake_.notify_all();
 }
 
-bool HttpOutput::wants_frame(const FrameResult&) const {
-  return mjpeg_.watched();
+bool HttpOutput::wants_frame(const FrameResult& result) const {
+  std::lock_guard lock(streams_mutex_);
+  const auto it = streams_.find(result.camera);
+  return it != streams_.end() && it->second->watched();
 }
 
 void HttpOutput::encode_loop() {
   setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kEncoderNice);
   for (;;) {
-    std::shared_ptr<const FrameResult> result;
+    std::map<std::string, std::shared_ptr<const FrameResult>, std::less<>> results;
     config::HttpConfig http;
     {
       std::unique_lock lock(mutex_);
-      wake_.wait_for(lock, kEncoderTurn, [&] { return encoder_.stopping() || latest_; });
+      wake_.wait_for(lock, kEncoderTurn, [&] { return encoder_.stopping() || !latest_.empty(); });
       if (encoder_.stopping()) return;
-      result = std::move(latest_);
-      latest_.reset();
+      results.swap(latest_);
       http = http_;
     }
-    if (result) event_stream_.take(*result);
-    mjpeg_.take(result, http);
+    for (const auto& [camera, result] : results) {
+      event_stream_.take(*result);
+      stream(camera).take(result, http);
+    }
+    // Streams without a new result still count their rate down.
+    for (http::MjpegStream* s : streams()) {
+      if (!results.contains(s->camera())) s->take(nullptr, http);
+    }
   }
 }
 
@@ -140,7 +188,7 @@ void HttpOutput::stats(const DaemonStatus& status) {
     text += " ";
     text += text::fixed(*hottest, 0) + " C";
   }
-  mjpeg_.set_overlay(std::move(text));
+  for (http::MjpegStream* s : streams()) s->set_overlay(text);
 }
 
 nlohmann::json HttpOutput::status() const {
@@ -150,16 +198,24 @@ nlohmann::json HttpOutput::status() const {
     std::lock_guard lock(mutex_);
     http = http_;
   }
+  int viewers = 0;
+  std::uint64_t frames_encoded = 0;
+  double stream_fps = 0;
+  for (const http::MjpegStream* s : streams()) {
+    viewers += s->viewers();
+    frames_encoded += s->frames_encoded();
+    stream_fps += s->fps();
+  }
   nlohmann::json j = {{"ok", listener.warning.empty()},
                       {"listen", http.listen},
                       {"port", listener.port},
                       {"scheme", listener.scheme},
                       {"auth", http.auth == config::HttpAuth::kNone ? "none" : "password"},
-                      {"viewers", mjpeg_.viewers()},
+                      {"viewers", viewers},
                       {"event_clients", event_stream_.clients()},
                       {"connections", connections_.open()},
-                      {"frames_encoded", mjpeg_.frames_encoded()},
-                      {"stream_fps", text::rounded(mjpeg_.fps(), 1)},
+                      {"frames_encoded", frames_encoded},
+                      {"stream_fps", text::rounded(stream_fps, 1)},
                       {"requests", listener.requests},
                       {"refused", refused_.load()},
                       {"refused_connections", connections_.refused()},
@@ -192,7 +248,7 @@ void HttpOutput::metrics(MetricsSink& sink) const {
 }
 
 bool HttpOutput::stop() {
-  mjpeg_.close();
+  for (http::MjpegStream* s : streams()) s->close();
   event_stream_.close();
   const auto budget = std::chrono::milliseconds(2500);
   const bool listener = listener_.stop_within(budget);

@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -103,6 +104,12 @@ class HttpOutput : public Publisher {
 
   // The encoder thread: each result's event-stream message and JPEG, made once for every client.
   void encode_loop();
+  // `camera`'s stream, made when there is none yet.
+  http::MjpegStream& stream(const std::string& camera);
+  // The stream a request asks for: its {camera}'s, or the first camera's at /stream.mjpg and
+  // /snapshot.jpg; null (with the 404 queued in `answer`) for a camera there is not.
+  http::MjpegStream* stream_of(const http::Exchange& ex, int* answer);
+  std::vector<http::MjpegStream*> streams() const;
   // The password in force: http.password, or the one made at first start when that is empty
   // and viewing needs one ("" when none can be had).
   std::string password_for(const config::HttpConfig& http);
@@ -151,16 +158,19 @@ class HttpOutput : public Publisher {
   HttpConnections connections_;
   http::WaitingExchanges waiting_;
   http::ControlJobs control_;
-  http::MjpegStream mjpeg_;
   http::EventStream event_stream_;
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   config::HttpConfig http_;
-  // The newest result not yet taken by the encoder.
-  std::shared_ptr<const FrameResult> latest_;
-  // The newest zones and lines (GET /api/counts); null with tracking off.
-  std::shared_ptr<const SceneState> scene_;
+  // Each camera's newest result not yet taken by the encoder.
+  std::map<std::string, std::shared_ptr<const FrameResult>, std::less<>> latest_;
+  // Each camera's newest zones and lines (GET /api/counts); none with tracking off.
+  std::map<std::string, std::shared_ptr<const SceneState>, std::less<>> scenes_;
+  // Each camera's stream, made at its first result or request. Never removed (a camera a reload
+  // removed only goes idle), so a viewer's suspended connection never outlives its stream.
+  mutable std::mutex streams_mutex_;
+  std::map<std::string, std::unique_ptr<http::MjpegStream>, std::less<>> streams_;
   // Tracks alive at the newest result; -1 with tracking off.
   std::atomic<int> active_tracks_{-1};
   // Streams refused for http.max_viewers.

@@ -5,6 +5,7 @@
 #include <microhttpd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 
 #include "daemon/outputs/http/http_output.h"
@@ -18,6 +19,14 @@ namespace http {
 namespace {
 
 constexpr std::string_view kId = "{id}";
+constexpr std::string_view kCamera = "{camera}";
+
+// What a camera's name may hold (config/sections/places.cpp's rule), 1 to 64 characters.
+bool camera_name(std::string_view s) {
+  return !s.empty() && s.size() <= 64 && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+  });
+}
 
 }  // namespace
 
@@ -28,6 +37,8 @@ std::span<const Route> routes() {
       {"/index.html", "GET", Access::kPage, &HttpOutput::serve_page, false},
       {"/stream.mjpg", "GET", Access::kView, &HttpOutput::serve_stream},
       {"/snapshot.jpg", "GET", Access::kView, &HttpOutput::serve_snapshot},
+      {"/cameras/{camera}/stream.mjpg", "GET", Access::kView, &HttpOutput::serve_stream},
+      {"/cameras/{camera}/snapshot.jpg", "GET", Access::kView, &HttpOutput::serve_snapshot},
       {"/api/status", "GET", Access::kView, &HttpOutput::serve_status},
       {"/api/detections", "GET", Access::kView, &HttpOutput::serve_detections},
       {"/api/events", "GET", Access::kView, &HttpOutput::serve_events},
@@ -57,20 +68,26 @@ bool allows(const Route& route, std::string_view method) {
 
 Match route_of(std::string_view path) {
   for (const Route& r : routes()) {
-    const std::size_t at = r.path.find(kId);
+    const bool by_camera = r.path.find(kCamera) != std::string_view::npos;
+    const std::string_view field = by_camera ? kCamera : kId;
+    const std::size_t at = r.path.find(field);
     if (at == std::string_view::npos) {
-      if (r.path == path) return {&r, 0};
+      if (r.path == path) return {&r, 0, {}};
       continue;
     }
     const std::string_view before = r.path.substr(0, at);
-    const std::string_view after = r.path.substr(at + kId.size());
+    const std::string_view after = r.path.substr(at + field.size());
     if (path.size() <= before.size() + after.size() || !path.starts_with(before) ||
         !path.ends_with(after)) {
       continue;
     }
-    const auto id =
-        whole_number(path.substr(before.size(), path.size() - before.size() - after.size()));
-    if (id) return {&r, *id};
+    const std::string_view value =
+        path.substr(before.size(), path.size() - before.size() - after.size());
+    if (by_camera) {
+      if (camera_name(value)) return {&r, 0, std::string(value)};
+    } else if (const auto id = whole_number(value)) {
+      return {&r, *id, {}};
+    }
   }
   return {};
 }
@@ -177,10 +194,12 @@ int HttpOutput::serve(const ExchangePtr& ex) {
   const http::Match match = http::route_of(ex->path);
   ex->route = match.route;
   ex->id = match.id;
+  ex->camera = match.camera;
   if (!ex->route) {
     return queue_error(c, 404,
                        "nothing at " + ex->path + "; the page is /, and this server answers " +
-                           http::routes_text() + " ({id}: an event's id, digits only)");
+                           http::routes_text() +
+                           " ({id}: an event's id, digits only; {camera}: a camera's name)");
   }
   const bool head = ex->method == "HEAD" && http::allows(*ex->route, "GET");
   if (!head && !http::allows(*ex->route, ex->method)) {

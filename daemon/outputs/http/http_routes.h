@@ -33,7 +33,8 @@ enum class Access {
 
 struct Route {
   // "{id}" stands for an event id: digits only, at most 18 (any int64), so nothing a client
-  // sends but a number reaches a file name.
+  // sends but a number reaches a file name; "{camera}" for a camera's name (letters, digits, _
+  // and -, as the config allows).
   std::string_view path;
   // Space-separated; HEAD is answered wherever GET is.
   std::string_view methods;
@@ -50,6 +51,7 @@ std::span<const Route> routes();
 struct Match {
   const Route* route = nullptr;
   std::int64_t id = 0;
+  std::string camera;
 };
 Match route_of(std::string_view path);
 

@@ -13,8 +13,11 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
 
 #include "tests/daemon/daemon_process.h"
 #include "tests/support/fixtures.h"
@@ -106,6 +109,31 @@ TEST_F(ServiceCameras, TwoCamerasShareOneModelAndAReloadTouchesOnlyTheCameraItCh
   }
   EXPECT_EQ(s["source"], (*camera_of(s, "road"))["source"]) << "the first camera's";
   const std::int64_t road_detected = (*camera_of(s, "road"))["detected"];
+
+  // Each camera's snapshot is its own; /snapshot.jpg is the first camera's; a camera there is
+  // not is a 404 naming those there are.
+  httplib::Client c("127.0.0.1", port_);
+  c.set_read_timeout(15s);
+  const auto road_jpeg = c.Get("/cameras/road/snapshot.jpg");
+  const auto birds_jpeg = c.Get("/cameras/birds/snapshot.jpg");
+  ASSERT_TRUE(road_jpeg && birds_jpeg);
+  EXPECT_EQ(road_jpeg->status, 200) << road_jpeg->body;
+  EXPECT_EQ(birds_jpeg->status, 200) << birds_jpeg->body;
+  EXPECT_EQ(road_jpeg->get_header_value("Content-Type"), "image/jpeg");
+  const cv::Mat road_image =
+      cv::imdecode(std::vector<unsigned char>(road_jpeg->body.begin(), road_jpeg->body.end()),
+                   cv::IMREAD_GRAYSCALE);
+  const cv::Mat birds_image =
+      cv::imdecode(std::vector<unsigned char>(birds_jpeg->body.begin(), birds_jpeg->body.end()),
+                   cv::IMREAD_GRAYSCALE);
+  ASSERT_FALSE(road_image.empty());
+  ASSERT_FALSE(birds_image.empty());
+  // Two different scenes: far apart pixel by pixel (two frames of one clip would be close).
+  EXPECT_GT(cv::norm(road_image, birds_image, cv::NORM_L1) / road_image.total(), 20);
+  const auto missing = c.Get("/cameras/garage/stream.mjpg");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 404);
+  EXPECT_NE(missing->body.find("the cameras are road, birds"), std::string::npos) << missing->body;
 
   // A third camera whose stream never opens, and the birds at 1 fps: the road is left alone.
   reload(two_cameras(camera("road", road, 4) + camera("birds", birds, 1) +

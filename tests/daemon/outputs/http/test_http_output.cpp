@@ -56,6 +56,7 @@ std::shared_ptr<const FrameResult> frame_result(std::int64_t index, bool with_pi
   model->precision = runtime::Precision::kFp32;
   model->names = vision::ClassNames({"person", "bird"});
   auto r = std::make_shared<FrameResult>();
+  r->camera = "main";
   r->index = index;
   r->wall = std::chrono::system_clock::now();
   r->model = model;
@@ -76,7 +77,7 @@ class Feeder {
       : thread_([this, &server, fps] {
           std::int64_t i = 0;
           while (!stop_) {
-            server.publish(frame_result(i++, server.wants_frame(FrameResult{})));
+            server.publish(frame_result(i++, server.wants_frame(*frame_result(0, false))));
             std::this_thread::sleep_for(std::chrono::duration<double>(1.0 / fps));
           }
         }) {}
@@ -308,7 +309,7 @@ TEST_F(HttpServerTest, RefusesOversizedBodiesAndHeaders) {
 
 TEST_F(HttpServerTest, EncodesEachFrameOnceForEveryViewer) {
   start(http_config("127.0.0.1:0", "", 3, 20));
-  EXPECT_FALSE(server_->wants_frame(FrameResult{})) << "no viewer, no pixels";
+  EXPECT_FALSE(server_->wants_frame(*frame_result(0, false))) << "no viewer, no pixels";
   Feeder feed(*server_, 50);
 
   std::vector<std::unique_ptr<test::MjpegReader>> viewers;
@@ -341,7 +342,7 @@ TEST_F(HttpServerTest, EncodesEachFrameOnceForEveryViewer) {
   // At 50 frames/s in and http.max_fps 20 out, about 20 encodes a second whatever the viewers.
   EXPECT_LE(encoded, 3 * distinct.size() + 20);
   viewers.clear();
-  EXPECT_TRUE(eventually([&] { return !server_->wants_frame(FrameResult{}); }, 3000ms))
+  EXPECT_TRUE(eventually([&] { return !server_->wants_frame(*frame_result(0, false)); }, 3000ms))
       << "viewers left, pixels no longer wanted";
 }
 

@@ -62,11 +62,18 @@ std::vector<Documented> documented_routes() {
         methods = std::regex_replace(methods, std::regex(", "), " ");
         path = path.substr(0, path.find('?'));
         path = std::regex_replace(path, std::regex("/ID/"), "/{id}/");
+        path = std::regex_replace(path, std::regex("/NAME/"), "/{camera}/");
       }
       out.push_back({methods, path});
     }
   }
   return out;
+}
+
+// A route's path as a client asks it: an event's id 7, the camera main.
+std::string asked_path(const http::Route& r) {
+  return std::regex_replace(std::regex_replace(std::string(r.path), std::regex("\\{id\\}"), "7"),
+                            std::regex("\\{camera\\}"), "main");
 }
 
 const http::Route* row(std::string_view path) {
@@ -123,9 +130,21 @@ TEST(HttpRoutes, EachPathIsWrittenOnceAndAnsweredByItsRow) {
   for (const http::Route& r : http::routes()) {
     EXPECT_TRUE(paths.insert(r.path).second) << r.path << " twice";
     EXPECT_NE(r.handler, nullptr) << r.path;
-    const std::string asked = std::regex_replace(std::string(r.path), std::regex("\\{id\\}"), "7");
+    const std::string asked = asked_path(r);
     const http::Match match = http::route_of(asked);
     EXPECT_EQ(match.route, &r) << asked;
+  }
+}
+
+TEST(HttpRoutes, ACameraIsANameOfLettersDigitsAndDashes) {
+  const http::Match stream = http::route_of("/cameras/front_door-2/stream.mjpg");
+  ASSERT_NE(stream.route, nullptr);
+  EXPECT_EQ(stream.camera, "front_door-2");
+  EXPECT_EQ(http::route_of("/cameras/yard/snapshot.jpg").camera, "yard");
+  for (const char* bad :
+       {"/cameras//stream.mjpg", "/cameras/a b/stream.mjpg", "/cameras/../stream.mjpg",
+        "/cameras/a/b/stream.mjpg", "/cameras/yard/stream.mjp"}) {
+    EXPECT_EQ(http::route_of(bad).route, nullptr) << bad;
   }
 }
 
@@ -182,9 +201,7 @@ class HttpRoutesServed : public ::testing::Test {
   }
 
   // A path of the row, with an id for its "{id}".
-  static std::string path_of(const http::Route& r) {
-    return std::regex_replace(std::string(r.path), std::regex("\\{id\\}"), "7");
-  }
+  static std::string path_of(const http::Route& r) { return asked_path(r); }
 
   Logger log_{Logger::Sink::kStderr, config::LogLevel::kError};
   Events events_{log_};
