@@ -20,6 +20,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -209,9 +210,19 @@ struct MetricsOutput::State {
   StateGauge state{gauge_family(
       registry, "yolo_edge_state",
       "1 for the daemon's current state (starting, running, reloading), 0 for the others seen.")};
-  StateGauge source_state{gauge_family(registry, "yolo_edge_source_state",
-                                       "1 for the source's current state (streaming, opening, "
-                                       "lost, stopped), 0 for the others seen.")};
+  // By camera: 1 for its state now, 0 for the others it was seen in.
+  GaugeSnapshot source_state{gauge_family(registry, "yolo_edge_source_state",
+                                          "1 for each camera's source's current state (streaming, "
+                                          "opening, lost, stopped), 0 for the others seen.")};
+  std::map<std::string, std::set<std::string>> source_states_seen;
+  GaugeSnapshot camera_fps{gauge_family(registry, "yolo_edge_camera_fps",
+                                        "Frames per second each camera's source delivers.")};
+  GaugeSnapshot detection_fps{
+      gauge_family(registry, "yolo_edge_detection_fps", "Frames per second detected, by camera.")};
+  GaugeSnapshot skipped_fps{
+      gauge_family(registry, "yolo_edge_skipped_fps",
+                   "Turns per second each camera missed (a frame due for detection found "
+                   "inference busy).")};
   GaugeSnapshot model_info{
       gauge_family(registry, "yolo_edge_model_info",
                    "Always 1; the model running, its precision and its file as labels.")};
@@ -373,9 +384,28 @@ void MetricsOutput::stats(const DaemonStatus& status) {
   std::lock_guard lock(s.mutex);
   s.fps.update(text::rounded(status.inference.fps, 2));
   s.state.set(std::string(state_name(status.state)));
-  if (!status.cameras.empty()) {
-    s.source_state.set(std::string(state_name(status.cameras.front().source.state)));
+  GaugeSnapshot::Values states, camera_fps, detection_fps, skipped_fps;
+  for (const CameraStatus& c : status.cameras) {
+    const std::string camera = valid_utf8(c.name);
+    const std::string now = std::string(state_name(c.source.state));
+    std::set<std::string>& seen = s.source_states_seen[camera];
+    seen.insert(now);
+    for (const std::string& state : seen) {
+      states.push_back({{{"camera", camera}, {"state", state}}, state == now ? 1.0 : 0.0});
+    }
+    camera_fps.push_back({{{"camera", camera}}, text::rounded(c.camera_fps, 2)});
+    detection_fps.push_back({{{"camera", camera}}, text::rounded(c.detection_fps, 2)});
+    skipped_fps.push_back({{{"camera", camera}}, text::rounded(c.skipped_fps, 2)});
   }
+  // A camera a reload removed goes from every series.
+  std::erase_if(s.source_states_seen, [&](const auto& entry) {
+    return std::none_of(status.cameras.begin(), status.cameras.end(),
+                        [&](const CameraStatus& c) { return valid_utf8(c.name) == entry.first; });
+  });
+  s.source_state.update(states);
+  s.camera_fps.update(camera_fps);
+  s.detection_fps.update(detection_fps);
+  s.skipped_fps.update(skipped_fps);
   if (!status.model.name.empty()) {
     s.model_info.update({{{{"model", valid_utf8(status.model.name)},
                            {"precision", runtime::precision_name(status.model.precision)},

@@ -194,7 +194,7 @@ TEST(MetricsOutput, ARealisticFeedRendersAValidExpositionWithHelpAndUnits) {
   EXPECT_EQ(text.value("yolo_edge_under_voltage_alarm"), 0);
   EXPECT_EQ(text.value("yolo_edge_fps"), 21.5);
   EXPECT_EQ(text.value("yolo_edge_state", {{"state", "running"}}), 1);
-  EXPECT_EQ(text.value("yolo_edge_source_state", {{"state", "streaming"}}), 1);
+  EXPECT_EQ(text.value("yolo_edge_source_state", {{"camera", "main"}, {"state", "streaming"}}), 1);
   EXPECT_EQ(text.value("yolo_edge_model_info",
                        {{"model", "yolo11n_320_int8"},
                         {"precision", "int8"},
@@ -395,8 +395,39 @@ TEST(MetricsOutput, StatesAreOneForTheCurrentAndZeroForTheOthersSeen) {
   s.state = DaemonState::kReloading;
   m.stats(s);
   const PromText text = rendered(m);
-  expect_series(text, "yolo_edge_source_state", "state", {{"lost", 1}, {"opening", 0}});
+  EXPECT_EQ(text.value("yolo_edge_source_state", {{"camera", "main"}, {"state", "lost"}}), 1);
+  EXPECT_EQ(text.value("yolo_edge_source_state", {{"camera", "main"}, {"state", "opening"}}), 0);
   expect_series(text, "yolo_edge_state", "state", {{"reloading", 1}, {"starting", 0}});
+}
+
+// Frigate's names, by camera; a camera a reload removed leaves every series.
+TEST(MetricsOutput, EachCameraHasItsFpsDetectionFpsSkippedFpsAndState) {
+  MetricsOutput m;
+  DaemonStatus s = status();
+  s.cameras.resize(2);
+  s.cameras[1].name = "yard";
+  s.cameras[0].camera_fps = 30;
+  s.cameras[0].detection_fps = 5;
+  s.cameras[1].camera_fps = 10;
+  s.cameras[1].detection_fps = 4.5;
+  s.cameras[1].skipped_fps = 0.5;
+  s.cameras[1].source.state = SourceState::kLost;
+  m.stats(s);
+  PromText text = rendered(m);
+  EXPECT_EQ(text.value("yolo_edge_camera_fps", {{"camera", "main"}}), 30);
+  EXPECT_EQ(text.value("yolo_edge_detection_fps", {{"camera", "main"}}), 5);
+  EXPECT_EQ(text.value("yolo_edge_skipped_fps", {{"camera", "main"}}), 0);
+  EXPECT_EQ(text.value("yolo_edge_camera_fps", {{"camera", "yard"}}), 10);
+  EXPECT_EQ(text.value("yolo_edge_detection_fps", {{"camera", "yard"}}), 4.5);
+  EXPECT_EQ(text.value("yolo_edge_skipped_fps", {{"camera", "yard"}}), 0.5);
+  EXPECT_EQ(text.value("yolo_edge_source_state", {{"camera", "yard"}, {"state", "lost"}}), 1);
+  EXPECT_EQ(text.value("yolo_edge_source_state", {{"camera", "main"}, {"state", "streaming"}}), 1);
+  s.cameras.pop_back();
+  m.stats(s);
+  text = rendered(m);
+  EXPECT_FALSE(text.value("yolo_edge_camera_fps", {{"camera", "yard"}}));
+  EXPECT_FALSE(text.value("yolo_edge_source_state", {{"camera", "yard"}, {"state", "lost"}}));
+  EXPECT_EQ(text.value("yolo_edge_detection_fps", {{"camera", "main"}}), 5);
 }
 
 TEST(MetricsOutput, LabelValuesAndHelpAreEscaped) {
