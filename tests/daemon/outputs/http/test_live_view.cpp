@@ -445,6 +445,50 @@ TEST_F(LiveView, LoginThenThePageShowsTheStreamAndTheNumbersInABrowser) {
   EXPECT_TRUE(contains(dom.out, R"(id="token-form" autocomplete="off" class="hidden")"));
 }
 
+// Two cameras: the page is a grid of their own pictures (snapshots, so that a grid does not use
+// up http.max_viewers), each with its figures, on a desktop and at phone width.
+TEST_F(LiveView, TwoCamerasAreAGridOfTheirOwnPicturesOnADesktopAndAPhone) {
+  YOLO_REQUIRE_FIXTURES();
+  std::string text =
+      config_text(paced_video(), s_.logs, "yolo11n_320_fp32", "", http_section(4, "none"));
+  text.erase(0, text.find("model:\n"));
+  text = "cameras:\n  - {name: road, uri: \"" + fixture("video/traffic_720p_30fps.mp4") +
+         "\", loop: true, detect_fps: 5}\n  - {name: birds, uri: \"" +
+         fixture("video/birds_720p_10fps.mp4") + "\", loop: true, detect_fps: 5}\n" + text;
+  start_serving(text, 60s);
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(wait_for_frames(60s)) << s_.daemon_output();
+
+  const ProcessResult dom = browse(url(), 1280, 900, "--dump-dom");
+  EXPECT_TRUE(contains(dom.out, R"(<div class="cams" id="cameras")")) << dom.out.substr(0, 3000);
+  EXPECT_TRUE(contains(dom.out, R"(class="video hidden" id="single-video")"));
+  EXPECT_TRUE(contains(dom.out, R"(data-name="road")"));
+  EXPECT_TRUE(contains(dom.out, R"(data-name="birds")"));
+  EXPECT_TRUE(contains(dom.out, "cameras/road/snapshot.jpg"));
+  EXPECT_TRUE(contains(dom.out, "cameras/birds/snapshot.jpg"));
+  EXPECT_TRUE(std::regex_search(dom.out, std::regex("\\d+\\.\\d / 5 detected fps")))
+      << "a camera's figures under its picture";
+
+  struct Shot {
+    std::string name;
+    int width, height;
+    cv::Rect road;  // where the first camera's picture is drawn at that width
+  };
+  for (const Shot& shot : {Shot{"phone", 390, 1000, {30, 80, 320, 140}},
+                           Shot{"desktop", 1280, 900, {40, 80, 380, 190}}}) {
+    const fs::path png = screenshots() / ("live-view-cameras-" + shot.name + ".png");
+    fs::remove(png);
+    browse(url(), shot.width, shot.height, "--screenshot=" + png.string());
+    ASSERT_TRUE(fs::exists(png)) << shot.name;
+    const cv::Mat image = cv::imread(png.string(), cv::IMREAD_GRAYSCALE);
+    ASSERT_EQ(image.cols, shot.width);
+    cv::Scalar mean, stddev;
+    cv::meanStdDev(image(shot.road), mean, stddev);
+    EXPECT_GT(mean[0], 40) << shot.name << ": the road camera's picture is dark; see " << png;
+    EXPECT_GT(stddev[0], 20) << shot.name << ": the road camera's picture is flat; see " << png;
+  }
+}
+
 // With http.auth: none the page opens without a login, as before the login existed.
 TEST_F(LiveView, AuthNoneOpensThePageToAll) {
   YOLO_REQUIRE_FIXTURES();
