@@ -96,6 +96,22 @@ TEST(Motion, FindsAMovingSquareInNoise) {
   }
 }
 
+TEST(Motion, AnObjectThatStopsBecomesBackground) {
+  MotionDetector detector({});
+  cv::RNG rng(7);
+  const cv::Mat scene = make_scene(kFrame);
+  for (int i = 0; i < 10; ++i) detector.detect(shoot(scene, kSigma, rng));
+  const cv::Mat parked = with_square(scene, {300, 150, 60, 40});
+  int frames_seen = 0;
+  for (int i = 0; i < 200; ++i) {
+    if (!detector.detect(shoot(parked, kSigma, rng)).boxes.empty()) ++frames_seen;
+  }
+  // A contrast of ~150 falls below 30 after ln(150 / 30) / 0.02 = 80 frames.
+  EXPECT_GT(frames_seen, 70);
+  EXPECT_LT(frames_seen, 100);
+  EXPECT_TRUE(detector.detect(shoot(parked, kSigma, rng)).boxes.empty());
+}
+
 TEST(Motion, CameraNoiseAloneIsNoMotion) {
   for (const cv::Size size : {cv::Size(320, 180), kFrame}) {
     SCOPED_TRACE(std::to_string(size.width) + "x" + std::to_string(size.height));
