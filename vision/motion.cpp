@@ -79,8 +79,8 @@ MotionResult MotionDetector::detect(const cv::Mat& bgr) {
 
   cv::cvtColor(bgr, grey_, cv::COLOR_BGR2GRAY);
   cv::resize(grey_, small_, small_size_, 0, 0, cv::INTER_AREA);
-  // A 3x3 blur takes off what noise the shrinking left, so single pixels rarely cross the
-  // threshold.
+  // A 3x3 blur takes off what noise the shrinking left (none when the frame is 320 px already):
+  // without it, noise of sigma 16 at 320x180 moved pixels in a fifth of the frames.
   cv::GaussianBlur(small_, small_, cv::Size(3, 3), 0);
 
   const auto finish = [&] {
