@@ -19,8 +19,7 @@ struct RegionOptions {
 
 // Where to run the detector on one frame.
 struct RegionPlan {
-  // Run on the whole frame instead of crops (too many crops, or they would cover more pixels than
-  // the frame has).
+  // Run on the whole frame instead of crops (too many crops, or they would cover all of it).
   bool whole_frame = false;
   // Crops in frame pixels, none overlapping another; empty when nothing moved or whole_frame.
   std::vector<cv::Rect> regions;
@@ -34,8 +33,8 @@ struct RegionPlan {
 // 2. the crop is centred on its box, then moved inside the frame;
 // 3. two crops that overlap become one crop made by rule 1 and 2 for the box covering both;
 //    repeated until no two crops overlap;
-// 4. more than `max_regions` crops, or crops whose areas add up to the frame's or more: the plan
-//    is the whole frame.
+// 4. more than `max_regions` crops, or crops that cover all of the frame (they never overlap, so
+//    only then do their areas add up to the frame's): the plan is the whole frame.
 // No motion: no regions and not whole_frame. Throws std::invalid_argument on an empty frame or
 // input size, or a negative max_regions.
 RegionPlan plan_regions(std::span<const Box> motion, cv::Size frame, cv::Size input,
