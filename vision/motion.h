@@ -60,15 +60,14 @@ struct MotionResult {
 };
 
 // Frame-differencing motion detector for one camera. Keeps the background and its work images
-// between frames, so a steady stream of same-sized frames allocates nothing beyond what OpenCV's
-// contour search does. Not thread-safe: one detector per camera, called from one thread.
+// between frames, so a steady stream of same-sized frames allocates nothing beyond the result's
+// boxes and OpenCV's contour search. Not thread-safe: one detector per camera, called from one
+// thread.
 class MotionDetector {
  public:
   // Throws std::invalid_argument on a setting out of range (e.g. width < 16, a mask point outside
   // 0..1).
   explicit MotionDetector(MotionSettings settings);
-
-  const MotionSettings& settings() const { return settings_; }
 
   // Finds motion in a BGR frame (8-bit, three channels; throws std::invalid_argument otherwise)
   // and learns the frame into the background.
