@@ -397,6 +397,18 @@ FieldReport build_field_report(const std::vector<json>& lines,
     if (type == fieldlog::kIntervalLine) {
       ++r.interval_lines;
       intervals.push_back(read_interval(line, *time));
+      if (const auto cameras = line.find(fieldlog::key::kCameras);
+          cameras != line.end() && cameras->is_object()) {
+        const double seconds = number_at(line, fieldlog::key::kDurationS).value_or(0);
+        for (const auto& [name, c] : cameras->items()) {
+          auto it = std::find_if(r.cameras.begin(), r.cameras.end(),
+                                 [&](const CameraSummary& s) { return s.name == name; });
+          if (it == r.cameras.end()) it = r.cameras.insert(r.cameras.end(), {name, 0, 0, 0});
+          it->frames += static_cast<long long>(number_at(c, fieldlog::key::kFrames).value_or(0));
+          it->skipped += static_cast<long long>(number_at(c, "skipped").value_or(0));
+          it->seconds += seconds;
+        }
+      }
       const std::string host = text_at(line, fieldlog::key::kHost);
       if (!host.empty() && std::find(r.hosts.begin(), r.hosts.end(), host) == r.hosts.end())
         r.hosts.push_back(host);
@@ -460,6 +472,8 @@ FieldReport build_field_report(const std::vector<json>& lines,
   if (intervals.empty()) {
     throw std::invalid_argument("no interval lines with a time: nothing to report");
   }
+  std::sort(r.cameras.begin(), r.cameras.end(),
+            [](const CameraSummary& a, const CameraSummary& b) { return a.name < b.name; });
   std::sort(r.crossings.begin(), r.crossings.end(), [](const auto& a, const auto& b) {
     return std::tie(a.camera, a.line) < std::tie(b.camera, b.line);
   });

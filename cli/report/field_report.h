@@ -85,6 +85,14 @@ struct ZoneActivity {
   std::map<std::string, long long> entries_by_label;
 };
 
+// One camera of a daemon of several (the interval lines' "cameras"): its frames detected and the
+// turns it skipped over the seconds of the lines that name it.
+struct CameraSummary {
+  std::string name;
+  long long frames = 0, skipped = 0;
+  double seconds = 0;
+};
+
 struct FieldReport {
   // Seconds since the epoch (UTC) of the first interval's start and the last line.
   double first = 0, last = 0;
@@ -92,6 +100,8 @@ struct FieldReport {
   std::vector<std::string> hosts;
   std::vector<PrecisionSummary> precisions;
   std::vector<ThreadDecisionEvent> decisions;
+  // By name (in name order); empty for a daemon of one camera.
+  std::vector<CameraSummary> cameras;
   std::vector<LogGap> gaps;
   // Precision switches: {time, from, to}.
   nlohmann::json swaps = nlohmann::json::array();

@@ -141,6 +141,20 @@ void precisions(std::ostringstream& md, const FieldReport& r) {
   }
 }
 
+// A daemon of several cameras: each camera's detection rate and skips.
+void cameras_section(std::ostringstream& md, const FieldReport& r) {
+  if (r.cameras.empty()) return;
+  md << "\n## Cameras\n\n| camera | frames detected | detection fps | turns skipped | skipped "
+        "fps |\n| --- | --- | --- | --- | --- |\n";
+  for (const CameraSummary& c : r.cameras) {
+    const auto per_s = [&](long long n) {
+      return c.seconds > 0 ? text::fixed(static_cast<double>(n) / c.seconds, 2) : "n/a";
+    };
+    md << "| " << c.name << " | " << c.frames << " | " << per_s(c.frames) << " | " << c.skipped
+       << " | " << per_s(c.skipped) << " |\n";
+  }
+}
+
 // The plots, each with its caption.
 void plots_section(std::ostringstream& md,
                    const std::vector<std::pair<std::string, std::string>>& plots) {
@@ -289,6 +303,7 @@ std::string field_report_markdown(const FieldReport& r,
   std::ostringstream md;
   header(md, r, sources);
   precisions(md, r);
+  cameras_section(md, r);
   plots_section(md, plots);
   decisions(md, r);
   swaps(md, r);

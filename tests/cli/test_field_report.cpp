@@ -191,6 +191,33 @@ TEST(FieldReport, AnAgreementWithoutARecordedFloorSaysSo) {
   EXPECT_NE(md.find(" | 0.970 / 0.970 / 0.970 | 2 |"), std::string::npos) << md;
 }
 
+// A daemon of several cameras: each camera's frames and skips over the lines that name it, and a
+// table of them; one camera's logs have none.
+TEST(FieldReport, SeveralCamerasGetTheirDetectionRatesAndSkips) {
+  std::vector<json> lines;
+  for (int i = 0; i < 3; ++i) {
+    json line = interval("2026-11-28T10:00:0" + std::to_string(2 * i + 2) + ".000Z", "int8", 2, 18);
+    line["cameras"] = {{"road", {{"frames", 10}, {"fps", 5.0}, {"skipped", i == 2 ? 3 : 0}}},
+                       {"birds", {{"frames", 8}, {"fps", 4.0}, {"skipped", 1}}}};
+    lines.push_back(std::move(line));
+  }
+  const FieldReport r = build_field_report(lines, {});
+  ASSERT_EQ(r.cameras.size(), 2u);
+  // By name.
+  EXPECT_EQ(r.cameras[0].name, "birds");
+  EXPECT_EQ(r.cameras[0].frames, 24);
+  EXPECT_EQ(r.cameras[1].name, "road");
+  EXPECT_EQ(r.cameras[1].frames, 30);
+  EXPECT_EQ(r.cameras[1].skipped, 3);
+  EXPECT_DOUBLE_EQ(r.cameras[1].seconds, 6);
+  const std::string md = field_report_markdown(r, {}, {"a.jsonl"});
+  EXPECT_NE(md.find("## Cameras"), std::string::npos) << md;
+  EXPECT_NE(md.find("| road | 30 | 5.00 | 3 | 0.50 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| birds | 24 | 4.00 | 3 | 0.50 |"), std::string::npos) << md;
+  EXPECT_TRUE(build_field_report({interval("2026-11-28T10:00:02.000Z", "int8", 2, 18)}, {})
+                  .cameras.empty());
+}
+
 TEST(FieldReport, LogsWithoutAnIntervalLineAreRefused) {
   EXPECT_THROW(build_field_report({object("2026-11-23T10:00:21.000Z", "new", "zone", "")}, {}),
                std::invalid_argument);
