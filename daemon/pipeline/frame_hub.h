@@ -26,8 +26,10 @@ class CameraStage {
   CameraStage(EventLog& log, std::string name) : name_(name), tracking_(log, std::move(name)) {}
 
   const std::string& name() const { return name_; }
-  // Inference thread only.
+  // Inference thread only: its tracking, and when its last frame was taken (what tells the
+  // inference thread that the camera gives none, for TrackingStage::idle).
   TrackingStage& tracking() { return tracking_; }
+  std::chrono::steady_clock::time_point last_taken{};
   // Any thread: settings the tracking takes before this camera's next frame.
   void configure(TrackingSettings settings);
   std::optional<TrackingSettings> take_settings();

@@ -21,7 +21,7 @@ constexpr auto kFpsWindow = std::chrono::seconds(3);
 constexpr std::size_t kFpsMinResults = 3;
 // How many results the status's latency percentiles are taken over.
 constexpr std::size_t kRecentResults = 100;
-// How often cameras without frames have their tracks ended by time.
+// How often, and after how long without a frame, a camera's tracks are ended by time.
 constexpr auto kIdlePeriod = std::chrono::milliseconds(250);
 
 double ms_between(Clock::time_point a, Clock::time_point b) {
@@ -202,6 +202,10 @@ void Inference::tracking_idle() {
   if (now - last_idle_ < kIdlePeriod) return;
   last_idle_ = now;
   for (const std::shared_ptr<CameraStage>& camera : hub_.cameras()) {
+    // Only a camera that gave no frame for a while: its tracks end by time. One whose frames
+    // come, however old they are when taken (a file read unpaced on a busy machine), is left to
+    // the frames' own times.
+    if (now - camera->last_taken < kIdlePeriod) continue;
     TrackingStage& tracking = camera->tracking();
     if (auto settings = camera->take_settings()) tracking.configure(*settings);
     auto result = std::make_shared<FrameResult>();
@@ -307,6 +311,7 @@ cv::Size Inference::frame_size() const {
 }
 
 void Inference::process(vision::Frame& frame, const FrameHub::Taken& taken) {
+  taken.camera->last_taken = Clock::now();
   TrackingStage& tracking = taken.camera->tracking();
   if (auto settings = taken.camera->take_settings()) tracking.configure(*settings);
   const auto start = Clock::now();
