@@ -189,11 +189,17 @@ void Inference::run() {
     heartbeat_ns_.store(Clock::now().time_since_epoch().count());
     apply_pending();
     const std::optional<FrameHub::Taken> taken = hub_.take(frame, kIdlePeriod);
-    tracking_idle();
-    if (!taken) continue;
+    if (!taken) {
+      tracking_idle();
+      continue;
+    }
     // What arrived while this thread waited applies to this frame already.
     apply_pending();
     process(frame, *taken);
+    // Counted from the end of its frame: a frame slower than kIdlePeriod is no silence.
+    taken->camera->last_taken = Clock::now();
+    // The other cameras, when one of them has been silent for a while.
+    tracking_idle();
   }
 }
 
