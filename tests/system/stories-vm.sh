@@ -181,8 +181,8 @@ story_vm_gpio() {
 # service opens it through the same GStreamer element and pipeline string the README gives for a
 # Pi camera. vivid (the stories before) stays loaded: libcamera has no handler for it.
 # The README's form of a Pi camera's uri (the daemon adds videoconvert and its appsink). 480x360:
-# libcamera's vimc handler makes the sensor a third of the output (its scaler was once fixed at
-# x3) and adjusts other sizes, 640x480 to 636x480, which then fail to negotiate.
+# libcamera's vimc handler takes only multiples of 6 (a sensor a third of the output, aligned to 2
+# pixels) and adjusts other sizes, 640x480 to 636x480, which then fail to negotiate.
 readonly vm_libcamera_uri='libcamerasrc ! video/x-raw,width=480,height=360,framerate=30/1'
 
 # libcamerasrc 0.0.3 queues a request with libcamera before recording it in its own queue; a
