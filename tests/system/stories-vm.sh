@@ -3,7 +3,8 @@
 # (SC2016: conditions are shell text evaluated later, by wait_until; SC2154: the variables come
 # from scripts/system-test.sh, which sources this file.)
 # The kernel-device stories, in the emulated VM (tests/system/vm.sh): the vivid V4L2 camera at the
-# default source.uri, its unplug, and GPIO on gpio-sim lines. Emulation makes inference seconds
+# default source.uri, its unplug, the vimc camera through libcamera (libcamerasrc), and GPIO on
+# gpio-sim lines. Emulation makes inference seconds
 # per frame: the stories use yolo11n at 320, one thread, and wait generously. Each builds on the
 # ones before it, in the order vm_stories runs them.
 
@@ -174,12 +175,6 @@ story_vm_gpio() {
 
 }
 
-# A Pi camera module's path, without a Pi: libcamera -> libcamerasrc -> the daemon. vimc (the
-# kernel's virtual media-controller camera, built for the image as gpio-sim is) is a sensor, a
-# debayer and a scaler behind a media device, which libcamera's vimc pipeline handler finds,
-# links and configures itself, as the Pi's handler does a CSI sensor and its ISP; the installed
-# service opens it through the same GStreamer element and pipeline string the README gives for a
-# Pi camera. vivid (the stories before) stays loaded: libcamera has no handler for it.
 # The README's form of a Pi camera's uri (the daemon adds videoconvert and its appsink). 480x360:
 # libcamera's vimc handler takes only multiples of 6 (a sensor a third of the output, aligned to 2
 # pixels) and adjusts other sizes, 640x480 to 636x480, which then fail to negotiate.
@@ -187,14 +182,23 @@ readonly vm_libcamera_uri='libcamerasrc ! video/x-raw,width=480,height=360,frame
 
 # libcamerasrc 0.0.3 queues a request with libcamera before recording it in its own queue; a
 # completion in between pops the empty queue and the daemon dies (SIGSEGV in libgstlibcamera.so)
-# and is restarted. Emulated with vimc at 60 fps this came every few minutes; the image's vimc
-# makes 5 fps (system_image_vimc_source). A crash is named as such, not only counted.
+# and is restarted. With vimc at its own rate (about 30 fps emulated) that came every few
+# minutes; the image's vimc makes 5 fps (system_image_vimc_source). A crash is named as such, not
+# only counted.
 expect_no_libcamera_crash() {
   local crashes
   crashes=$(guest_run journalctl -k -b --no-pager -o cat | grep 'segfault.*libgstlibcamera' || true)
   [ -z "$crashes" ] || fail "libcamerasrc crashed the daemon: $crashes"
   expect_eq "NRestarts (no crash, no watchdog kill)" "$(unit_prop NRestarts)" 0
 }
+
+# A Pi camera module's path, without a Pi: libcamera -> libcamerasrc -> the daemon. vimc (the
+# kernel's virtual media-controller camera, built for the image as gpio-sim is) is a sensor, a
+# debayer and a scaler behind a media device, which libcamera's vimc pipeline handler finds,
+# links and configures itself, as the Pi's handler does a CSI sensor and its ISP; the installed
+# service (user yolo-edge, group video, the unit's sandbox) opens it through the same GStreamer
+# element and pipeline form the README gives for a Pi camera. vivid (the stories before) stays
+# loaded: libcamera has no handler for it.
 story_vm_libcamera() {
   guest_run modprobe vimc
   # libcamera matches the media device once udev has made its nodes (video, subdevs, media).
