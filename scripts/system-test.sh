@@ -5,7 +5,8 @@
 # dependencies come from a local repository inside the image), then the user stories, each with
 # its own verdict:
 #   --container  systemd stories in a systemd-nspawn container (systemd as PID 1, native speed)
-#   --vm         kernel-device stories in a QEMU amd64 VM (TCG): vivid camera, unplug, gpio-sim
+#   --vm         kernel-device stories in a QEMU amd64 VM (TCG): vivid camera, unplug, vimc
+#                through libcamera, gpio-sim
 #   --arm64      the arm64 smoke test in a QEMU arm64 VM (TCG, cortex-a76); needs the arm64
 #                package (scripts/cross-arm64.sh --build-only makes its build)
 # Without a part named, --container and --vm run. The image is made with mmdebstrap and cached
@@ -32,7 +33,7 @@ while [ $# -gt 0 ]; do
     --out) system_out=${2:?--out needs a directory}; shift ;;
     --build-dir) build_dir=${2:?--build-dir needs a directory}; shift ;;
     --only) only=${2:?--only needs story names}; shift ;;
-    -h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "system-test.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift

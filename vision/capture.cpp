@@ -60,6 +60,24 @@ std::string fps_text(double fps) {
   return s.str();
 }
 
+// Why a pipeline may not have started, and what to do. For libcamerasrc, what the VM's vimc
+// camera showed (docs/system-tests.md): a size the camera cannot give exactly fails to negotiate,
+// and OpenCV 4.6 drops a pipeline that failed to start without stopping it, so libcamerasrc keeps
+// its camera acquired: every later open in this process, a reload's too, fails with "already in
+// use" until the daemon restarts.
+std::string gstreamer_failure(const std::string& uri) {
+  std::string why =
+      "the GStreamer pipeline did not start; run it alone with gst-launch-1.0 -v, ending in "
+      "fakesink instead of appsink";
+  if (uri.find("libcamerasrc") != std::string::npos)
+    why +=
+        ". libcamerasrc: a size the camera cannot give exactly stops it (not-negotiated); "
+        "cam --list lists the cameras libcamera sees (gstreamer1.0-libcamera and libcamera-ipa "
+        "needed). A libcamerasrc pipeline that failed keeps the camera until the daemon "
+        "restarts: after fixing it, restart the service (a reload cannot)";
+  return why;
+}
+
 // Numbers and time-stamps the frames a source delivers. Paced (a file or images played in real
 // time), it first sleeps so that frame n is delivered n / fps seconds after the first one. A file
 // read as fast as it can be keeps its own clock as the scene time: n / fps after the first frame.
@@ -178,11 +196,7 @@ class VideoCaptureSource : public FrameSource {
         std::string pipeline = uri;
         if (uri.find("appsink") == std::string::npos)
           pipeline += " ! videoconvert ! video/x-raw,format=BGR ! appsink drop=true max-buffers=1";
-        if (!capture_.open(pipeline, cv::CAP_GSTREAMER))
-          fail(uri,
-               "the GStreamer pipeline did not start; test it with gst-launch-1.0 (for a Pi "
-               "camera: libcamerasrc ! video/x-raw,width=640,height=480 ! videoconvert ! "
-               "appsink)");
+        if (!capture_.open(pipeline, cv::CAP_GSTREAMER)) fail(uri, gstreamer_failure(uri));
         return;
       }
       case SourceKind::kNetwork:

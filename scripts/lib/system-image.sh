@@ -18,11 +18,14 @@ system_cache=${YOLO_EDGE_SYSTEM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/yolo-edge
 
 # The system every image starts from: systemd as PID 1, udev and kmod for the kernel devices,
 # networkd for the guest's one address, ssh for the host to drive it, and the tools the stories
-# run inside (curl, v4l-utils, gpiod).
+# run inside (curl, v4l-utils, gpiod; libcamera-tools' `cam --list` says what libcamera sees, and
+# gstreamer1.0-tools' gst-launch-1.0 runs a pipeline alone when the daemon cannot open it). The
+# libcamera stack itself (gstreamer1.0-libcamera, libcamera-ipa) comes with the package's
+# Recommends, as it does on a user's system.
 system_image_packages=(
   systemd systemd-sysv udev dbus kmod iproute2 procps
   initramfs-tools
-  openssh-server curl v4l-utils gpiod
+  openssh-server curl v4l-utils gpiod libcamera-tools gstreamer1.0-tools
 )
 
 # The host's own apt sources: the same archive (and snapshot, if pinned) as the host packages.
@@ -78,7 +81,7 @@ system_image_remove() {
 
 # system_image_build ARCH DEB: makes the image for ARCH with DEB's dependencies in its repository.
 # Needs root, network to the Debian archive, mmdebstrap and (for amd64) the kernel headers of the
-# image's kernel on this host, which it installs to build gpio-sim.
+# image's kernel on this host, which it installs to build gpio-sim and vimc.
 system_image_build() {
   local arch=$1 deb=$2 dir tmp kernel
   dir=$(system_image_dir "$arch")
@@ -108,7 +111,7 @@ system_image_build() {
     bookworm "$tmp/root" "$(system_apt_sources)" || return 1
   echo "system image ($arch): $(grep -c '^Package:' "$tmp/root/var/local/yolo-edge-repo/Packages") packages in the local repository"
   system_image_configure "$tmp" "$arch" || return 1
-  [ "$arch" != amd64 ] || system_image_gpio_sim "$tmp/root" || return 1
+  [ "$arch" != amd64 ] || system_image_modules "$tmp/root" || return 1
   system_image_disk "$tmp" || return 1
   system_image_key "$arch" "$deb" >"$tmp/key" || return 1
   rm -f "$tmp/package.deb"
@@ -178,32 +181,54 @@ system_image_configure() {
   : >"$root/etc/machine-id"
 }
 
-# gpio-sim for the guest kernel: Debian builds its kernels without CONFIG_GPIO_SIM and
-# CONFIG_IRQ_SIM, so the kernel's own drivers/gpio/gpio-sim.c and kernel/irq/irq_sim.c are built
-# as one out-of-tree module from linux-source-6.1 of the guest kernel's exact version, against its
-# headers, into /lib/modules/KVER/updates (see ../shared/docs/FACTS-vm.md).
-system_image_gpio_sim() {
-  local root=$1 kver version src
+# The kernel modules the VM stories need and Debian's kernel lacks, built out of tree from
+# linux-source-6.1 of the guest kernel's exact version, against its headers, into
+# /lib/modules/KVER/updates (see ../shared/docs/FACTS-vm.md): gpio-sim for GPIO lines, vimc for a
+# camera that libcamera opens. Each is built once per kernel and kept in $system_cache: an image
+# made again for new dependencies reuses them.
+system_image_modules() {
+  local root=$1 kver version
   kver=$(basename "$(ls -d "$root"/lib/modules/*-amd64 | head -n1)")
   version=$(chroot "$root" dpkg-query -W -f '${Version}' "linux-image-$kver")
-  echo "system image (amd64): gpio-sim for $kver ($version)"
   if ! dpkg-query -W -f '${Status}' "linux-headers-$kver" "linux-source-6.1" 2>/dev/null |
     grep -c 'install ok installed' | grep -qx 2 ||
     [ "$(dpkg-query -W -f '${Version}' linux-source-6.1)" != "$version" ]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
       "linux-headers-$kver" "linux-source-6.1=$version" >/dev/null
   fi
-  # Built once per kernel: an image made again for new dependencies reuses it.
-  local built=$system_cache/gpio-sim-$kver-$version.ko
-  if [ -f "$built" ]; then
-    install -D -m 0644 "$built" "$root/lib/modules/$kver/updates/gpio-sim.ko"
-    system_chroot "$root" depmod "$kver"
-    return 0
+  system_image_module gpio-sim "$kver" "$version" "$root" system_image_gpio_sim_source || return 1
+  system_image_module vimc "$kver" "$version" "$root" system_image_vimc_source || return 1
+  system_chroot "$root" depmod "$kver"
+}
+
+# system_image_module NAME KVER VERSION ROOT PREPARE: NAME.ko into ROOT's updates folder, from the
+# cache or built: PREPARE SRC puts the module's sources and a Kbuild into the folder SRC.
+system_image_module() {
+  local name=$1 kver=$2 version=$3 root=$4 prepare=$5 built src recipe
+  # The cached file names its recipe too: a changed PREPARE builds it again.
+  recipe=$(declare -f "$prepare" | sha256sum | cut -c1-8)
+  built=$system_cache/$name-$kver-$version-$recipe.ko
+  echo "system image (amd64): $name for $kver ($version)"
+  if [ ! -f "$built" ]; then
+    src=$(mktemp -d)
+    "$prepare" "$src" "$version" || return 1
+    make -s -C "/usr/src/linux-headers-$kver" M="$src" modules >"$src/build.log" 2>&1 || {
+      cat "$src/build.log" >&2
+      return 1
+    }
+    cp "$src/$name.ko" "$built.new" && mv "$built.new" "$built"
+    rm -rf "$src"
   fi
-  src=$(mktemp -d)
+  install -D -m 0644 "$built" "$root/lib/modules/$kver/updates/$name.ko"
+}
+
+# gpio-sim: Debian builds its kernels without CONFIG_GPIO_SIM and CONFIG_IRQ_SIM, so the kernel's
+# own drivers/gpio/gpio-sim.c and kernel/irq/irq_sim.c become one module.
+system_image_gpio_sim_source() {
+  local src=$1 version=$2
   tar -xaf /usr/src/linux-source-6.1.tar.xz -C "$src" --strip-components=1 \
     linux-source-6.1/drivers/gpio/gpio-sim.c linux-source-6.1/drivers/gpio/gpiolib.h \
-    linux-source-6.1/kernel/irq/irq_sim.c
+    linux-source-6.1/kernel/irq/irq_sim.c || return 1
   # The module is named gpio-sim, as the kernel's own would be: `modprobe gpio-sim` loads it.
   cp "$src/drivers/gpio/gpio-sim.c" "$src/gpio-sim-main.c"
   cp "$src/drivers/gpio/gpiolib.h" "$src/gpiolib.h"
@@ -216,14 +241,32 @@ system_image_gpio_sim() {
     return 1
   }
   printf 'obj-m := gpio-sim.o\ngpio-sim-y := gpio-sim-main.o irq_sim.o\n' >"$src/Kbuild"
-  make -s -C "/usr/src/linux-headers-$kver" M="$src" modules >"$src/build.log" 2>&1 || {
-    cat "$src/build.log" >&2
+}
+
+# vimc, the kernel's virtual media-controller camera (sensor, debayer, scaler, capture), which
+# libcamera's vimc pipeline handler drives as it drives a Pi's camera: Debian's config has
+# `# CONFIG_VIDEO_VIMC is not set` but everything it selects (V4L2 TPG, media controller, subdev
+# API, videobuf2). Its own Makefile, with the module always built.
+system_image_vimc_source() {
+  local src=$1 dir=linux-source-6.1/drivers/media/test-drivers/vimc
+  tar -xaf /usr/src/linux-source-6.1.tar.xz -C "$src" --strip-components=5 "$dir" || return 1
+  # shellcheck disable=SC2016  # make's $(...), not the shell's
+  grep -q '^obj-$(CONFIG_VIDEO_VIMC) += vimc.o$' "$src/Makefile" || {
+    echo "$dir/Makefile changed: no 'obj-\$(CONFIG_VIDEO_VIMC) += vimc.o'" >&2
     return 1
   }
-  install -D -m 0644 "$src/gpio-sim.ko" "$root/lib/modules/$kver/updates/gpio-sim.ko"
-  cp "$src/gpio-sim.ko" "$built"
-  system_chroot "$root" depmod "$kver"
-  rm -rf "$src"
+  # shellcheck disable=SC2016  # make's $(...), not the shell's
+  sed 's/^obj-$(CONFIG_VIDEO_VIMC) += vimc.o$/obj-m += vimc.o/' "$src/Makefile" >"$src/Kbuild"
+  # vimc makes a frame every 1/60 s; here every 1/5 s. Each frame is drawn, debayered and scaled
+  # on the emulated CPU, beside the daemon's inference; and Debian's libcamerasrc 0.0.3 has a race
+  # that the emulated machine's stalls turned into a crash every few minutes at vimc's own rate,
+  # none in 5 minutes at 5 fps (docs/system-tests.md, "What the stories found"). vm_camera's
+  # vivid runs at 5 fps too.
+  sed -i 's|schedule_timeout(HZ / 60);|schedule_timeout(HZ / 5);|' "$src/vimc-streamer.c"
+  grep -q 'schedule_timeout(HZ / 5);' "$src/vimc-streamer.c" || {
+    echo "$dir/vimc-streamer.c changed: no 'schedule_timeout(HZ / 60)' to slow down" >&2
+    return 1
+  }
 }
 
 # disk.img for QEMU: root/ as ext4, the kernel and initramfs beside it.

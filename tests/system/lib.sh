@@ -202,6 +202,22 @@ last_interval() {
     jq -c 'select(.type == "interval" and .frames > 0)' | tail -n1
 }
 
+# jpeg_size FILE: WIDTHxHEIGHT from the JPEG's frame header (SOFn).
+jpeg_size() {
+  python3 - "$1" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+i = 2
+while i + 9 < len(data) and data[i] == 0xFF:
+    marker, length = data[i + 1], struct.unpack(">H", data[i + 2:i + 4])[0]
+    if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+        height, width = struct.unpack(">HH", data[i + 5:i + 9])
+        print(f"{width}x{height}")
+        break
+    i += 2 + length
+PY
+}
+
 # set_config SECTION.KEY VALUE...: sets keys of the installed config in place, as an
 # administrator's editor would (the file keeps its owner and mode); VALUE is YAML text.
 set_config() {

@@ -3,10 +3,10 @@
 # (SC2016: conditions are shell text evaluated later, by wait_until; SC2154: the variables come
 # from scripts/system-test.sh, which sources this file.)
 # The guest as a QEMU virtual machine with Debian's own kernel, for what the host kernel cannot
-# give a container: the vivid camera and gpio-sim lines. /dev/kvm here boots only paravirtual
-# guest kernels, so QEMU emulates (TCG): boot in about 20 s, inference a few hundred times slower
-# than native (../shared/docs/FACTS-vm.md). The disk is a copy-on-write overlay of the cached
-# image, so the image stays unchanged and the overlay outlives a reboot of the guest.
+# give a container: the vivid and vimc cameras and gpio-sim lines. /dev/kvm here boots only
+# paravirtual guest kernels, so QEMU emulates (TCG): boot in about 20 s, inference a few hundred
+# times slower than native (../shared/docs/FACTS-vm.md). The disk is a copy-on-write overlay of
+# the cached image, so the image stays unchanged and the overlay outlives a reboot of the guest.
 # Files: 9p shares, read-only for the guest. Networking: QEMU's user network with restrict=on (the guest has no route off the machine) and
 # two forwards bound to the host's loopback only: ssh (how the host drives the guest) and the
 # daemon's port 8080.

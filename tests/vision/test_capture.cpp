@@ -7,6 +7,8 @@
 #include <fstream>
 
 #include <opencv2/imgcodecs.hpp>
+#include <opencv2/videoio.hpp>
+#include <opencv2/videoio/registry.hpp>
 
 #include "tests/support/fixtures.h"
 #include "tests/support/temp_folder.h"
@@ -203,6 +205,21 @@ TEST(Capture, RunsAGStreamerPipelineAndAddsTheAppsink) {
   EXPECT_EQ(count, 5);
   EXPECT_NE(open_error({"nosuchelement ! appsink"}).find("GStreamer pipeline did not start"),
             std::string::npos);
+  EXPECT_EQ(open_error({"nosuchelement ! appsink"}).find("libcamerasrc"), std::string::npos);
+}
+
+// A Pi camera's pipeline that does not start says what the VM's libcamera camera showed: a size
+// it cannot give, and that a restart (not a reload) is needed after one failed. Here libcamerasrc
+// is not installed, or finds no camera: either way the pipeline does not start. (Its own appsink:
+// without libcamerasrc GStreamer parses the rest, and OpenCV 4.6 then waits forever for a
+// pipeline of converters with no source to start; a bare appsink fails at once.)
+TEST(Capture, ALibcameraPipelineThatFailsSaysWhatToCheckAndToRestart) {
+  if (!cv::videoio_registry::hasBackend(cv::CAP_GSTREAMER)) GTEST_SKIP() << "no GStreamer backend";
+  const std::string error = open_error({"libcamerasrc ! appsink"});
+  EXPECT_NE(error.find("GStreamer pipeline did not start"), std::string::npos) << error;
+  EXPECT_NE(error.find("not-negotiated"), std::string::npos) << error;
+  EXPECT_NE(error.find("cam --list"), std::string::npos) << error;
+  EXPECT_NE(error.find("restart the service (a reload cannot)"), std::string::npos) << error;
 }
 
 TEST(Capture, FailuresNameTheSourceAndTheReason) {
