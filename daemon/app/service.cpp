@@ -233,12 +233,13 @@ int Service::start() {
   telemetry_->start(config_.telemetry);
   model_->start(*inference_);
   for (const config::CameraConfig& camera : config::camera_list(config_)) {
-    start_camera(camera, config_);
+    cameras_.push_back(start_camera(camera, config_));
   }
   return kExitOk;
 }
 
-void Service::start_camera(const config::CameraConfig& camera, const config::Config& config) {
+Service::CameraRun Service::start_camera(const config::CameraConfig& camera,
+                                         const config::Config& config) {
   auto stage = std::make_shared<CameraStage>(object_events_, camera.name);
   stage->configure(tracking_settings(config, camera.name));
   // Before the hub knows the camera: the inference thread takes its stage from then on.
@@ -246,50 +247,46 @@ void Service::start_camera(const config::CameraConfig& camera, const config::Con
   auto capture =
       std::make_unique<Capture>(events_, hub_, stage, camera.detect_fps, !config.cameras.empty());
   capture->start(camera.source);
-  cameras_.push_back({camera, std::move(stage), std::move(capture)});
+  return {camera, std::move(stage), std::move(capture)};
 }
 
 void Service::reconfigure_cameras(const config::Config& next) {
   const std::vector<config::CameraConfig> wanted = config::camera_list(next);
-  const auto named = [](const std::string& name) {
-    return [&name](const auto& c) { return c.name == name; };
-  };
   // Removed first, so a camera renamed frees its device before its new self opens it.
-  for (auto it = cameras_.begin(); it != cameras_.end();) {
-    if (std::find_if(wanted.begin(), wanted.end(), named(it->config.name)) != wanted.end()) {
-      ++it;
+  std::vector<CameraRun> kept;
+  for (CameraRun& run : cameras_) {
+    const bool stays = std::any_of(wanted.begin(), wanted.end(),
+                                   [&](const auto& c) { return c.name == run.config.name; });
+    if (stays) {
+      kept.push_back(std::move(run));
       continue;
     }
-    if (!it->capture->stop(kStopThreads)) {
-      log_.warning("camera " + it->config.name +
+    if (!run.capture->stop(kStopThreads)) {
+      log_.warning("camera " + run.config.name +
                    ": its capture did not stop in time (a read that never returned); it is "
                    "left behind");
+      stuck_captures_.push_back(std::move(run.capture));
     }
     events_.emit(config::LogLevel::kInfo, fieldlog::EventKind::kConfig,
-                 "camera " + it->config.name + " removed", {{"camera", it->config.name}});
-    it = cameras_.erase(it);
+                 "camera " + run.config.name + " removed", {{"camera", run.config.name}});
   }
-  std::vector<CameraRun> ordered;
+  cameras_.clear();
   for (const config::CameraConfig& camera : wanted) {
-    const auto it = std::find_if(cameras_.begin(), cameras_.end(),
+    const auto it = std::find_if(kept.begin(), kept.end(),
                                  [&](const CameraRun& r) { return r.config.name == camera.name; });
-    if (it == cameras_.end()) {
-      start_camera(camera, next);
-      ordered.push_back(std::move(cameras_.back()));
-      cameras_.pop_back();
+    if (it == kept.end()) {
+      cameras_.push_back(start_camera(camera, next));
       continue;
     }
-    CameraRun run = std::move(*it);
-    cameras_.erase(it);
+    CameraRun& run = *it;
     if (camera.source != run.config.source) run.capture->reconfigure(camera.source);
     if (camera.detect_fps != run.config.detect_fps) run.capture->set_detect_fps(camera.detect_fps);
     if (tracking_settings(next, camera.name) != tracking_settings(config_, camera.name)) {
       run.stage->configure(tracking_settings(next, camera.name));
     }
     run.config = camera;
-    ordered.push_back(std::move(run));
+    cameras_.push_back(std::move(run));
   }
-  cameras_ = std::move(ordered);
 }
 
 void Service::watch_config(bool on) {
@@ -480,6 +477,7 @@ void Service::shutdown(const std::string& why) {
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()));
   };
   for (CameraRun& camera : cameras_) clean = camera.capture->stop(left()) && clean;
+  if (!stuck_captures_.empty()) clean = false;
   if (inference_) clean = inference_->stop(left()) && clean;
   if (model_) clean = model_->stop(left()) && clean;
   if (telemetry_) clean = telemetry_->stop(left()) && clean;

@@ -107,8 +107,9 @@ class Service {
   // log; the counts returned): a file that cannot be read is set aside as NAME.bad, said, and
   // counting starts again.
   std::optional<tracking::Counts> restore_tracking_state();
+  struct CameraRun;
   // Starts a camera: its tracking and its capture, served from its first frame.
-  void start_camera(const config::CameraConfig& camera, const config::Config& config);
+  CameraRun start_camera(const config::CameraConfig& camera, const config::Config& config);
   // Applies a reload to the cameras: a camera removed stops, one added starts, one changed
   // takes its new settings; the others go on streaming untouched.
   void reconfigure_cameras(const config::Config& next);
@@ -138,6 +139,9 @@ class Service {
     std::unique_ptr<Capture> capture;
   };
   std::vector<CameraRun> cameras_;
+  // Captures of removed cameras whose read never returned: destroying one would wait for its
+  // thread forever, so they stay until exit, which then leaves them behind (left_threads_behind).
+  std::vector<std::unique_ptr<Capture>> stuck_captures_;
   // The counts an earlier run kept: each camera takes its own places' when it starts.
   std::optional<tracking::Counts> restored_counts_;
   std::unique_ptr<ConfigWatch> watch_;

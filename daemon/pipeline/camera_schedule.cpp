@@ -2,7 +2,6 @@
 #include "daemon/pipeline/camera_schedule.h"
 
 #include <algorithm>
-#include <cmath>
 #include <stdexcept>
 
 namespace yolo::daemon {
@@ -21,10 +20,6 @@ CameraSchedule::Entry* CameraSchedule::find(int id) {
   const auto it =
       std::find_if(entries_.begin(), entries_.end(), [id](const Entry& e) { return e.id == id; });
   return it == entries_.end() ? nullptr : &*it;
-}
-
-const CameraSchedule::Entry* CameraSchedule::find(int id) const {
-  return const_cast<CameraSchedule*>(this)->find(id);
 }
 
 void CameraSchedule::add(int id, double detect_fps, Clock::time_point now) {
@@ -75,11 +70,6 @@ std::optional<int> CameraSchedule::next(Clock::time_point now,
   if (wake_at) *wake_at = best ? std::nullopt : soonest;
   if (!best) return std::nullopt;
   return best->id;
-}
-
-bool CameraSchedule::waiting(int id) const {
-  const Entry* e = find(id);
-  return e && e->waiting;
 }
 
 std::int64_t CameraSchedule::served(int id, Clock::time_point now) {

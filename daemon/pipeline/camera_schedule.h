@@ -35,8 +35,6 @@ class CameraSchedule {
   // `id`'s waiting frame is taken at `now`; returns the turns (or, at every frame, the frames)
   // it skipped since it was last served.
   std::int64_t served(int id, Clock::time_point now);
-  // Whether `id` has a frame waiting.
-  bool waiting(int id) const;
 
  private:
   struct Entry {
@@ -52,7 +50,6 @@ class CameraSchedule {
     std::int64_t replaced = 0;
   };
   Entry* find(int id);
-  const Entry* find(int id) const;
 
   std::vector<Entry> entries_;
 };

@@ -317,7 +317,6 @@ cv::Size Inference::frame_size() const {
 }
 
 void Inference::process(vision::Frame& frame, const FrameHub::Taken& taken) {
-  taken.camera->last_taken = Clock::now();
   TrackingStage& tracking = taken.camera->tracking();
   if (auto settings = taken.camera->take_settings()) tracking.configure(*settings);
   const auto start = Clock::now();

@@ -43,8 +43,6 @@ class TrackingStage {
   void restore(const tracking::Counts& counts);
   bool enabled() const { return settings_.tracking.enabled; }
   const std::string& camera() const { return camera_; }
-  // The lowest detection score the tracker wants: the detector keeps boxes down to it.
-  float low_score() const { return static_cast<float>(settings_.tracking.low_score); }
 
   // One frame, after detection: `all` holds the detections down to low_score (the result's
   // detections are those at or above detect.conf); fills the result's tracks, events and scene.
