@@ -11,7 +11,12 @@ Config::Config() {
 
 std::vector<CameraConfig> camera_list(const Config& config) {
   if (!config.cameras.empty()) return config.cameras;
-  return {CameraConfig{std::string(kMainCamera), config.source, 0}};
+  return {CameraConfig{std::string(kMainCamera), config.source, 0, CameraMotion::kSection}};
+}
+
+bool motion_enabled(const Config& config, const CameraConfig& camera) {
+  return camera.motion == CameraMotion::kSection ? config.motion.enabled
+                                                 : camera.motion == CameraMotion::kOn;
 }
 
 }  // namespace yolo::config

@@ -14,6 +14,7 @@
 #include "config/sections/lines.h"
 #include "config/sections/logging.h"
 #include "config/sections/model.h"
+#include "config/sections/motion.h"
 #include "config/sections/mqtt.h"
 #include "config/sections/source.h"
 #include "config/sections/telemetry.h"
@@ -39,6 +40,8 @@ struct Config {
 
   SourceConfig source;
   std::vector<CameraConfig> cameras;
+  MotionConfig motion;
+  std::vector<MotionMaskConfig> motion_masks;
   ModelConfig model;
   ChecksConfig checks;
   DetectConfig detect;
@@ -62,5 +65,8 @@ struct Config {
 // The cameras the daemon runs: cameras: as written, or without it one camera named main whose
 // source is the source section (a config of one camera, as it always was).
 std::vector<CameraConfig> camera_list(const Config& config);
+
+// Whether a camera's frames are detected where motion is: its motion key, or the motion section.
+bool motion_enabled(const Config& config, const CameraConfig& camera);
 
 }  // namespace yolo::config

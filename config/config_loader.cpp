@@ -45,6 +45,7 @@ class Validator {
     apply_overrides(config);
     section_files::check_cameras(config, problems_);
     section_files::check_places(config.zones, config.lines, camera_list(config), problems_);
+    section_files::check_motion_masks(config.motion_masks, camera_list(config), problems_);
     check_combinations(config);
     resolve_paths(config);
     if (options_.check_files) check_files(config);

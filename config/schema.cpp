@@ -19,6 +19,8 @@ namespace {
 constexpr section_files::SectionRows kSections[] = {
     {section_files::source_spec, section_files::add_source_fields},
     {section_files::cameras_spec, section_files::add_cameras_fields},
+    {section_files::motion_spec, section_files::add_motion_fields},
+    {section_files::motion_masks_spec, section_files::add_motion_masks_fields},
     {section_files::model_spec, section_files::add_model_fields},
     {section_files::checks_spec, section_files::add_checks_fields},
     {section_files::detect_spec, section_files::add_detect_fields},

@@ -19,21 +19,22 @@ struct MotionSettings {
   // at 320 a 1280x720 frame takes ~0.7 ms (x86, one core), most of it the grey conversion and the
   // shrink, and an object 20 px tall in 1280x720 is still 5 px.
   int width = 320;
-  // Grey levels (1..255) a pixel must differ from the background by to count as moved. 30 sits far
+  // Grey levels (1..255) a pixel must differ from the background by to count as moved. 40 sits far
   // above the noise of a shrunken, blurred camera frame (~2-4 levels) and below the contrast of a
-  // person or car against a road.
-  int threshold = 30;
+  // person or car against a road; on the traffic fixture at 5 fps, 30 let the shimmer of the road
+  // and the sway of the view join the cars' blobs into crops that covered the frame.
+  int threshold = 40;
   // Smallest blob that counts, as a fraction of the frame's area, so it means the same at every
   // resolution: 0.0005 is ~29 px of the 320x180 copy, a 21x21 px object in 1280x720; leaves,
   // rain and single noisy pixels stay below it.
   double min_area = 0.0005;
   // Weight of each new frame in the background (0..1], so it is per frame: the background follows
-  // a change in ~1/rate frames (1.7 s at 30 fps, 10 s at 5 fps for 0.02). A trade: faster
-  // follows a swaying camera (on a 30 fps road clip whose view drifts ~10 px, 15% of the frame
-  // moved on average at 0.01, 11% at 0.02, 6% at 0.05) but leaves a trail behind a bright object
-  // that sits on the same pixels for a few frames (0.05 did after 4 frames). 0.02 leaves none
-  // before ~8 frames and absorbs a car that parks (contrast 150) after ~80 frames.
-  double learning_rate = 0.02;
+  // a change in ~1/rate frames (2 s at 5 fps for 0.1). A trade: slower leaves a camera that sways
+  // or a drifting view moving everywhere (on the 30 fps road clip read at 5 fps, 25% of the frame
+  // "moved" at 0.02, 9% at 0.1, so motion crops ran on 6 of 56 frames at 0.02 and 34 at 0.1),
+  // faster absorbs an object that stops sooner (0.1: a parked car after ~10 frames), which the
+  // motion gate keeps by its last box until the next whole-frame pass anyway.
+  double learning_rate = 0.1;
   // When more than this fraction (0..1] of the unmasked frame moved at once, it was the light or
   // the exposure, not an object (lights on, IR switching, a cloud): the background restarts from
   // this frame and the result says so instead of reporting one huge motion box.
@@ -41,6 +42,8 @@ struct MotionSettings {
   // Polygons whose pixels never count as motion (a timestamp, a tree, the sky), each point
   // {x, y} a fraction [0, 1] of the frame's width and height, at least three points each.
   std::vector<std::vector<cv::Point2f>> masks;
+
+  bool operator==(const MotionSettings&) const = default;
 };
 
 // What detect() found in one frame.

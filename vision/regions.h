@@ -15,6 +15,8 @@ struct RegionOptions {
   // More crops than this cost more than one whole-frame pass (each is a full model run): the plan
   // says "whole frame" instead. 0 always runs the whole frame when anything moved.
   int max_regions = 4;
+
+  bool operator==(const RegionOptions&) const = default;
 };
 
 // Where to run the detector on one frame.

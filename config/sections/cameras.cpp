@@ -36,6 +36,11 @@ void add_cameras_fields(std::vector<FieldSpec>& t) {
                            "The most frames per second it is detected at (a camera whose frames "
                            "cannot all be served at it counts the rest as skipped); 0: every "
                            "frame the daemon can take."));
+  members.push_back(member("motion", &CameraConfig::motion, CameraMotion::kSection,
+                           {.choices = {"section", "on", "off"}},
+                           "Motion-gated detection for it: on or off whatever motion.enabled says, "
+                           "or as it says (section); the motion section's other keys serve every "
+                           "camera."));
   add_list_section(t, &Config::cameras, "Each camera a mapping; none by default.",
                    std::move(members));
 }

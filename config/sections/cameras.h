@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "config/sections/motion.h"
 #include "config/sections/source.h"
 
 namespace yolo::config {
@@ -16,6 +17,8 @@ struct CameraConfig {
   // The most frames per second it is detected at (Frigate's detect.fps); 0: every frame the
   // daemon can take.
   double detect_fps{};
+  // Motion-gated detection on or off for it, or as the motion section says.
+  CameraMotion motion{};
 
   bool operator==(const CameraConfig&) const = default;
 };

@@ -27,9 +27,6 @@ std::string place_name_rule(const Value& value) {
   return "";
 }
 
-namespace {
-
-// A place's camera left out is the only camera; one written must be a camera there is.
 void check_camera(std::string& camera, const std::string& item,
                   const std::vector<CameraConfig>& cameras, Problems& problems) {
   const std::string key = item + ".camera";
@@ -48,8 +45,6 @@ void check_camera(std::string& camera, const std::string& item,
                                        " cameras: name the camera it is on (" + names + ")"
                                  : "'" + camera + "' is not a camera: the cameras are " + names);
 }
-
-}  // namespace
 
 void check_places(std::vector<ZoneConfig>& zones, std::vector<LineConfig>& lines,
                   const std::vector<CameraConfig>& cameras, Problems& problems) {

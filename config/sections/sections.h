@@ -31,6 +31,10 @@ void add_source_fields(std::vector<FieldSpec>& rows);
 std::vector<rows::Member<SourceConfig>> source_members();
 SectionSpec cameras_spec();
 void add_cameras_fields(std::vector<FieldSpec>& rows);
+SectionSpec motion_spec();
+void add_motion_fields(std::vector<FieldSpec>& rows);
+SectionSpec motion_masks_spec();
+void add_motion_masks_fields(std::vector<FieldSpec>& rows);
 SectionSpec model_spec();
 void add_model_fields(std::vector<FieldSpec>& rows);
 SectionSpec checks_spec();
@@ -89,6 +93,13 @@ void check_line(const LineConfig& line, const std::string& key, Problems& proble
 void check_places(std::vector<ZoneConfig>& zones, std::vector<LineConfig>& lines,
                   const std::vector<CameraConfig>& cameras, Problems& problems);
 
+// An item's camera (`item`.camera: zones[i], motion_masks[i]) left out is the only camera; one
+// written must be a camera there is.
+void check_camera(std::string& camera, const std::string& item,
+                  const std::vector<CameraConfig>& cameras, Problems& problems);
+// Each mask on a camera there is.
+void check_motion_masks(std::vector<MotionMaskConfig>& masks,
+                        const std::vector<CameraConfig>& cameras, Problems& problems);
 // The single output line of earlier versions (gpio.enabled, line, active_low, hold_s; they never
 // drove a line) is one rule of gpio.alerts now: one problem says what to write instead, built
 // from the values written. The loader keeps such keys as it reads the gpio section.

@@ -242,6 +242,7 @@ Service::CameraRun Service::start_camera(const config::CameraConfig& camera,
                                          const config::Config& config) {
   auto stage = std::make_shared<CameraStage>(object_events_, camera.name);
   stage->configure(tracking_settings(config, camera.name));
+  stage->motion().configure(motion_settings(config, camera));
   // Before the hub knows the camera: the inference thread takes its stage from then on.
   if (restored_counts_) stage->tracking().restore(*restored_counts_);
   auto capture =
@@ -283,6 +284,9 @@ void Service::reconfigure_cameras(const config::Config& next) {
     if (camera.detect_fps != run.config.detect_fps) run.capture->set_detect_fps(camera.detect_fps);
     if (tracking_settings(next, camera.name) != tracking_settings(config_, camera.name)) {
       run.stage->configure(tracking_settings(next, camera.name));
+    }
+    if (motion_settings(next, camera) != motion_settings(config_, run.config)) {
+      run.stage->motion().configure(motion_settings(next, camera));
     }
     run.config = camera;
     cameras_.push_back(std::move(run));
@@ -598,6 +602,7 @@ DaemonStatus Service::build_status() const {
                    .skipped_fps = f.skipped_fps,
                    .detected = f.detected,
                    .skipped = f.skipped,
+                   .motion = camera.stage->motion().status(),
                    .warning = {}};
     // Measured only once frames flow for a while: a camera slower than its detect_fps is
     // detected at every frame it gives.

@@ -43,6 +43,16 @@ nlohmann::json to_json(const CameraStatus& c) {
                       {"skipped_fps", text::rounded(c.skipped_fps, 2)},
                       {"detected", c.detected},
                       {"skipped", c.skipped}};
+  if (c.motion) {
+    const MotionStatus& m = *c.motion;
+    j["motion"] = {{"frames", m.frames},
+                   {"whole_share", text::rounded(m.whole_share, 3)},
+                   {"regions_share", text::rounded(m.regions_share, 3)},
+                   {"still_share", text::rounded(m.still_share, 3)},
+                   {"runs_per_frame", text::rounded(m.runs_per_frame, 2)},
+                   {"ms_p50", text::rounded(m.ms_p50, 2)},
+                   {"ms_p90", text::rounded(m.ms_p90, 2)}};
+  }
   if (!c.warning.empty()) j["warning"] = c.warning;
   return j;
 }

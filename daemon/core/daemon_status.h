@@ -46,6 +46,20 @@ struct SourceStatus {
   std::optional<double> retry_in_s;
 };
 
+// A camera's motion-gated detection over its last frames (up to 100).
+struct MotionStatus {
+  std::int64_t frames = 0;
+  // Shares of those frames detected whole, in crops around motion, and not at all (still).
+  double whole_share = 0;
+  double regions_share = 0;
+  double still_share = 0;
+  // Model runs per frame (a whole frame is 1, a crop 1, a still frame 0).
+  double runs_per_frame = 0;
+  // The motion detector's time per frame.
+  double ms_p50 = 0;
+  double ms_p90 = 0;
+};
+
 // One camera as the status shows it: its source, and how inference serves it, by Frigate's names
 // (camera fps, detection fps, skipped fps).
 struct CameraStatus {
@@ -61,6 +75,8 @@ struct CameraStatus {
   // Since the daemon started.
   std::int64_t detected = 0;
   std::int64_t skipped = 0;
+  // Its motion gate; none when motion is off for it.
+  std::optional<MotionStatus> motion;
   // A setting the camera cannot honour (a detect_fps above what the source delivers); empty when
   // none.
   std::string warning;

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,7 @@
 
 #include "config/sections/lines.h"
 #include "config/sections/zones.h"
+#include "detector/motion_gate.h"
 #include "runtime/engine/precision.h"
 #include "tracking/counts.h"
 #include "tracking/object_event.h"
@@ -74,6 +76,15 @@ struct SceneState {
 };
 
 // One processed frame, as every publisher receives it.
+// How a camera with motion on had its frame detected.
+struct FrameMotion {
+  detector::Pass pass = detector::Pass::kWhole;
+  // The crops the model ran on (kRegions), in frame pixels.
+  std::vector<cv::Rect> regions;
+  // The motion detector's time.
+  double ms = 0;
+};
+
 struct FrameResult {
   // The camera it came from (config::CameraConfig::name).
   std::string camera;
@@ -93,6 +104,9 @@ struct FrameResult {
   // No frame: the camera gave none for tracking.lost_s and the tracks ended by time. Only the
   // tracking members say something; frame statistics (fps, latency, detections) skip it.
   bool frameless = false;
+  // With motion on for the camera: how the frame was detected (its detections also hold the boxes
+  // kept from earlier frames where nothing was detected this time).
+  std::optional<FrameMotion> motion;
   // The captured pixels (BGR), present only while some publisher asks for them.
   std::shared_ptr<const cv::Mat> frame;
   // With tracking on (tracking.enabled): the confirmed tracks alive at this frame,

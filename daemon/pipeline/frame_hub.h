@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "daemon/pipeline/camera_motion.h"
 #include "daemon/pipeline/camera_schedule.h"
 #include "daemon/pipeline/tracking_stage.h"
 #include "vision/capture.h"
@@ -33,10 +34,13 @@ class CameraStage {
   // Any thread: settings the tracking takes before this camera's next frame.
   void configure(TrackingSettings settings);
   std::optional<TrackingSettings> take_settings();
+  // Where its frames are detected: whole, or where something moved.
+  CameraMotion& motion() { return motion_; }
 
  private:
   const std::string name_;
   TrackingStage tracking_;
+  CameraMotion motion_;
   std::mutex mutex_;
   std::optional<TrackingSettings> pending_;
 };

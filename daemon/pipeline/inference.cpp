@@ -328,9 +328,26 @@ void Inference::process(vision::Frame& frame, const FrameHub::Taken& taken) {
   auto result = std::make_shared<FrameResult>();
   detector::DetectTimings t;
   vision::Detections detections;
+  const auto run_model = [&](const cv::Mat& image, detector::DetectTimings* timings) {
+    return trial_ ? trial_->trial.run(detector, *trial_->candidate.detector, image, timings)
+                  : detector.detect(image, timings);
+  };
+  // Model runs this frame took: 1 without motion; with it, 0 (still), 1 or a crop each.
+  int runs = 1;
   try {
-    detections = trial_ ? trial_->trial.run(detector, *trial_->candidate.detector, frame.bgr, &t)
-                        : detector.detect(frame.bgr, &t);
+    if (detector::MotionGate* gate = taken.camera->motion().gate()) {
+      // A trial compares the precisions on whole frames.
+      detector::GatedDetections gated = gate->detect(
+          frame.bgr, frame.scene_time, {current_.info->input_width, current_.info->input_height},
+          {decode_.iou, decode_.agnostic, decode_.max_detections}, run_model, trial_.has_value());
+      taken.camera->motion().record(gated);
+      result->motion = FrameMotion{gated.pass, gated.regions, gated.motion.ms};
+      detections = std::move(gated.detections);
+      t = gated.timings;
+      runs = gated.runs;
+    } else {
+      detections = run_model(frame.bgr, &t);
+    }
   } catch (const std::exception& e) {
     // A candidate that cannot run a frame has lost its trial; the running model goes on.
     if (trial_) {
@@ -403,8 +420,9 @@ void Inference::process(vision::Frame& frame, const FrameHub::Taken& taken) {
   if (trial_) {
     // The trial chose the thread counts: its frames say nothing about the controller's.
     if (trial_->trial.done()) end_trial(true, "");
-  } else if (auto d = controller_->observe(t.inference_ms)) {
-    record(*d);
+  } else if (runs > 0) {
+    // Per model run: a crop costs what a whole frame does (both are the model's input size).
+    if (auto d = controller_->observe(t.inference_ms / runs)) record(*d);
   }
 }
 

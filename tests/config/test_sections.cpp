@@ -147,7 +147,8 @@ TEST(Sections, DescribeShowsEachMemberOfAListSection) {
     EXPECT_NE(text.find("  For example:\n    " + example), std::string::npos) << s.name;
     const Config c = parse_config(std::string(s.name) + ":\n  " + std::string(s.example) + "\n",
                                   "example.yaml", kSchemaOnly);
-    EXPECT_EQ(c.zones.size() + c.lines.size() + c.cameras.size(), 1u) << s.example;
+    EXPECT_EQ(c.zones.size() + c.lines.size() + c.cameras.size() + c.motion_masks.size(), 1u)
+        << s.example;
   }
 }
 

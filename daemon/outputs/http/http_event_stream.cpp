@@ -35,6 +35,13 @@ nlohmann::json detections_json(const FrameResult& r) {
     j["model"] = r.model->name;
     j["precision"] = runtime::precision_name(r.model->precision);
   }
+  if (r.motion) {
+    nlohmann::json regions = nlohmann::json::array();
+    for (const cv::Rect& c : r.motion->regions) regions.push_back({c.x, c.y, c.width, c.height});
+    j["motion"] = {{"pass", detector::pass_name(r.motion->pass)},
+                   {"regions", std::move(regions)},
+                   {"ms", text::rounded(r.motion->ms, 2)}};
+  }
   if (r.frame && !r.frame->empty()) j["size"] = {r.frame->cols, r.frame->rows};
   if (r.scene) {
     nlohmann::json tracks = nlohmann::json::array();
