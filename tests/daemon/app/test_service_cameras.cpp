@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
+#include <opencv2/videoio.hpp>
 
 #include "tests/daemon/daemon_process.h"
 #include "tests/support/fixtures.h"
@@ -179,6 +180,95 @@ TEST_F(ServiceCameras, TwoCamerasShareOneModelAndAReloadTouchesOnlyTheCameraItCh
   s = status();
   EXPECT_GT(s["cameras"][0]["detected"].get<std::int64_t>(), detected);
   EXPECT_EQ(s["cameras"][0]["source"]["reopened"], 0);
+
+  daemon_->signal(SIGTERM);
+  const auto exit = daemon_->wait_exit(10s);
+  ASSERT_TRUE(exit);
+  EXPECT_EQ(*exit, 0) << s_.daemon_output();
+}
+
+// A camera whose scene stands still, with motion on, runs the model only at its whole-frame
+// passes and keeps reporting the cars it found; the other camera, with motion off, is detected
+// whole at every frame. A reload turns motion on for the other too without reopening either, and
+// a mask outside the frame is refused with its key and line.
+TEST_F(ServiceCameras, MotionRunsTheModelWhereSomethingMovedAndKeepsWhatStandsStill) {
+  YOLO_REQUIRE_FIXTURES();
+  const std::string road = fixture("video/traffic_720p_30fps.mp4");
+  // A still scene: one frame of the road, as a 2 s video the camera loops.
+  cv::VideoCapture clip(road);
+  cv::Mat frame;
+  ASSERT_TRUE(clip.read(frame));
+  const std::string still = (s_.folder.path() / "still.avi").string();
+  {
+    cv::VideoWriter out(still, cv::VideoWriter::fourcc('M', 'J', 'P', 'G'), 10, frame.size());
+    ASSERT_TRUE(out.isOpened());
+    for (int i = 0; i < 20; ++i) out.write(frame);
+  }
+  const std::string motion_on =
+      "  - {name: still, uri: \"" + still + "\", loop: true, detect_fps: 5, motion: on}\n";
+  start_serving(two_cameras(motion_on + camera("road", road, 5)), 60s);
+  if (HasFatalFailure()) return;
+
+  auto s = wait_status(
+      [](const nlohmann::json& j) {
+        const auto c = camera_of(j, "still");
+        return c && c->contains("motion") && (*c)["motion"]["frames"] >= 40;
+      },
+      90s);
+  ASSERT_TRUE(camera_of(s, "still")) << s.dump(1);
+  const nlohmann::json m = (*camera_of(s, "still"))["motion"];
+  ASSERT_GE(m["frames"], 40) << s.dump(1);
+  // Whole every 10 s (and once where the cars were first found): the rest still.
+  EXPECT_GE(m["still_share"].get<double>(), 0.85) << m.dump();
+  EXPECT_LE(m["runs_per_frame"].get<double>(), 0.15) << m.dump();
+  EXPECT_GT(m["ms_p50"].get<double>(), 0) << m.dump();
+  EXPECT_FALSE(camera_of(s, "road")->contains("motion")) << "motion is off for the road";
+
+  // Still frames report the cars of the last pass, and say how they were detected.
+  httplib::Client c("127.0.0.1", port_);
+  c.set_read_timeout(20s);
+  std::string received;
+  std::optional<nlohmann::json> still_frame;
+  c.Get("/api/detections", [&](const char* data, std::size_t size) {
+    received.append(data, size);
+    for (std::size_t at = 0; (at = received.find("data: {", at)) != std::string::npos;) {
+      const auto end = received.find("\n\n", at);
+      if (end == std::string::npos) break;
+      const auto j = nlohmann::json::parse(received.substr(at + 6, end - at - 6), nullptr, false);
+      at = end;
+      if (j.is_object() && j.value("camera", "") == "still" && j.contains("motion") &&
+          j["motion"]["pass"] == "still") {
+        still_frame = j;
+      }
+    }
+    return !still_frame;
+  });
+  ASSERT_TRUE(still_frame) << received.substr(0, 2000);
+  EXPECT_FALSE((*still_frame)["detections"].empty()) << still_frame->dump();
+  EXPECT_TRUE((*still_frame)["motion"]["regions"].empty());
+
+  // Motion on for the road too; neither camera reopens.
+  std::string road_motion = camera("road", road, 5);
+  road_motion.insert(road_motion.rfind('}'), ", motion: on");
+  reload(two_cameras(motion_on + road_motion), "reloaded");
+  s = wait_status(
+      [](const nlohmann::json& j) {
+        const auto r = camera_of(j, "road");
+        return r && r->contains("motion") && (*r)["motion"]["frames"] >= 10;
+      },
+      30s);
+  ASSERT_TRUE(camera_of(s, "road") && camera_of(s, "road")->contains("motion")) << s.dump(1);
+  EXPECT_EQ((*camera_of(s, "road"))["source"]["reopened"], 0);
+  EXPECT_EQ((*camera_of(s, "still"))["source"]["reopened"], 0);
+
+  // A mask with a corner outside the frame: refused, its key and line said; nothing changes.
+  reload(two_cameras(motion_on + camera("road", road, 5)) +
+             "motion_masks:\n  - {camera: road, points: [[0, 0], [1.5, 0], [0.5, 0.5]]}\n",
+         "refused");
+  const std::string out = s_.daemon_output();
+  EXPECT_NE(out.find("motion_masks[0].points[1]"), std::string::npos) << out;
+  EXPECT_NE(out.find("outside the frame"), std::string::npos) << out;
+  EXPECT_TRUE(camera_of(status(), "road")->contains("motion")) << "the road keeps its motion";
 
   daemon_->signal(SIGTERM);
   const auto exit = daemon_->wait_exit(10s);
