@@ -35,12 +35,13 @@ std::string_view state_name(SourceState state) {
 }
 
 nlohmann::json to_json(const CameraStatus& c) {
-  nlohmann::json j = {{"name", c.name},
-                      {"source", to_json(c.source)},
+  namespace key = status_key;
+  nlohmann::json j = {{key::kName, c.name},
+                      {key::kSource, to_json(c.source)},
                       {"detect_fps", c.detect_fps_limit},
-                      {"camera_fps", text::rounded(c.camera_fps, 2)},
-                      {"detection_fps", text::rounded(c.detection_fps, 2)},
-                      {"skipped_fps", text::rounded(c.skipped_fps, 2)},
+                      {key::kCameraFps, text::rounded(c.camera_fps, 2)},
+                      {key::kDetectionFps, text::rounded(c.detection_fps, 2)},
+                      {key::kSkippedFps, text::rounded(c.skipped_fps, 2)},
                       {"detected", c.detected},
                       {"skipped", c.skipped}};
   if (c.motion) {
@@ -70,7 +71,7 @@ nlohmann::json to_json(const ThreadDecision& d) {
 }
 
 nlohmann::json to_json(const SourceStatus& s) {
-  nlohmann::json j = {{"state", state_name(s.state)},
+  nlohmann::json j = {{status_key::kState, state_name(s.state)},
                       {"uri", s.uri},
                       {"frames", s.frames},
                       {"reopened", s.reopened},
@@ -140,7 +141,7 @@ nlohmann::json to_json(const DaemonStatus& s) {
   for (const CameraStatus& c : s.cameras) cameras.push_back(to_json(c));
   // "source" is the first camera's, as it was before cameras: (clients of one camera read it).
   if (!s.cameras.empty()) j["source"] = to_json(s.cameras.front().source);
-  j["cameras"] = std::move(cameras);
+  j[status_key::kCameras] = std::move(cameras);
   if (inference.contains("trial_frames_left")) {
     j["model"]["trial_frames_left"] = inference["trial_frames_left"];
   }

@@ -60,6 +60,21 @@ struct MotionStatus {
   double ms_p90 = 0;
 };
 
+// The keys of the status's cameras (to_json(CameraStatus) and its source) that MQTT's stats and
+// Home Assistant's sensors read, each named once.
+namespace status_key {
+// The list of cameras, at the status's top.
+inline constexpr char kCameras[] = "cameras";
+// A camera's.
+inline constexpr char kName[] = "name";
+inline constexpr char kSource[] = "source";
+inline constexpr char kCameraFps[] = "camera_fps";
+inline constexpr char kDetectionFps[] = "detection_fps";
+inline constexpr char kSkippedFps[] = "skipped_fps";
+// Its source's: state_name(SourceState).
+inline constexpr char kState[] = "state";
+}  // namespace status_key
+
 // One camera as the status shows it: its source, and how inference serves it, by Frigate's names
 // (camera fps, detection fps, skipped fps).
 struct CameraStatus {

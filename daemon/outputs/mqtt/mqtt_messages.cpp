@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "daemon/base/version.h"
+#include "daemon/core/daemon_status.h"
 #include "text/format.h"
 #include "text/time_format.h"
 #include "vision/detection_json.h"
@@ -28,8 +29,8 @@ constexpr const char* kStatsKeys[] = {
     "/last_error",
 };
 
-// Home Assistant: the device every entity belongs to, and the availability they share.
-json device(const DiscoverySettings& s, const std::string& node) {
+// Home Assistant: the daemon's device, which the daemon-wide entities belong to.
+json daemon_device(const std::string& node, const DiscoverySettings& s) {
   return {{"identifiers", json::array({node})},
           {"name", "yolo-edge " + s.host},
           {"model", "yolo-edge"},
@@ -37,27 +38,74 @@ json device(const DiscoverySettings& s, const std::string& node) {
           {"sw_version", std::string(version())}};
 }
 
-json entity(const DiscoverySettings& s, const std::string& node, const std::string& name,
-            const std::string& id) {
+// A camera's device, which its own entities belong to; under the daemon's (via_device), as Home
+// Assistant shows the devices a hub serves.
+json camera_device(const std::string& node, const DiscoverySettings& s, const std::string& camera) {
+  return {{"identifiers", json::array({node + "_" + topic_segment(camera)})},
+          {"name", s.host + " " + camera},
+          {"model", "yolo-edge camera"},
+          {"manufacturer", "yolo-edge"},
+          {"sw_version", std::string(version())},
+          {"via_device", node}};
+}
+
+// An entity of `device`; every entity shares the daemon's availability.
+json entity(const DiscoverySettings& s, const std::string& node, json device,
+            const std::string& name, const std::string& id) {
   return {{"name", name},
           {"unique_id", node + "_" + id},
           {"availability_topic", s.topics.available()},
           {"payload_available", kOnline},
           {"payload_not_available", kOffline},
-          {"device", device(s, node)},
+          {"device", std::move(device)},
           {"origin", {{"name", "yolo-edge"}, {"sw_version", std::string(version())}}}};
 }
 
-// A sensor read from PREFIX/stats; `value` is a Jinja expression on value_json, `guard` the
-// condition under which it exists (an absent value reads as unknown instead of a template error).
+// A sensor read from the stats turns unknown after three stats missed.
+int expire_after(const DiscoverySettings& s) {
+  return static_cast<int>(std::ceil(3 * s.stats_interval_s));
+}
+
+// A sensor of the daemon's device read from PREFIX/stats; `value` is a Jinja expression on
+// value_json, `guard` the condition under which it exists (an absent value reads as unknown
+// instead of a template error).
 json stats_sensor(const DiscoverySettings& s, const std::string& node, const std::string& name,
                   const std::string& id, const std::string& value, const std::string& guard) {
-  json j = entity(s, node, name, id);
+  json j = entity(s, node, daemon_device(node, s), name, id);
   j["state_topic"] = s.topics.stats();
   j["value_template"] = "{{ " + value + " if " + guard + " else none }}";
   j["state_class"] = "measurement";
-  j["expire_after"] = static_cast<int>(std::ceil(3 * s.stats_interval_s));
+  j["expire_after"] = expire_after(s);
   return j;
+}
+
+// A sensor of `camera`'s device read from its entry in the stats' cameras; `field` is a Jinja
+// path in that entry. The camera absent (stats of an older daemon, or before the reload that
+// added it took) reads as unknown.
+json camera_sensor(const DiscoverySettings& s, const std::string& node, const std::string& camera,
+                   const std::string& name, const std::string& id, const std::string& field) {
+  namespace key = status_key;
+  json j = entity(s, node, camera_device(node, s, camera), name, id);
+  j["state_topic"] = s.topics.stats();
+  j["value_template"] = std::string("{% set c = value_json.") + key::kCameras +
+                        " | default([]) | selectattr('" + key::kName + "', 'equalto', " +
+                        json(camera).dump() + ") | list %}{{ c[0]." + field + " if c else none }}";
+  j["expire_after"] = expire_after(s);
+  return j;
+}
+
+// A camera's entry in PREFIX/stats: what its Home Assistant device shows, at the places its status
+// has it.
+json camera_stats(const json& camera) {
+  namespace key = status_key;
+  json stats = json::object();
+  for (const char* k : {key::kName, key::kCameraFps, key::kDetectionFps, key::kSkippedFps}) {
+    if (camera.contains(k)) stats[k] = camera[k];
+  }
+  if (camera.contains(key::kSource) && camera[key::kSource].contains(key::kState)) {
+    stats[key::kSource][key::kState] = camera[key::kSource][key::kState];
+  }
+  return stats;
 }
 
 }  // namespace
@@ -178,6 +226,12 @@ json stats_payload(const json& status, std::chrono::system_clock::time_point now
     const json::json_pointer pointer(key);
     if (status.contains(pointer)) stats[pointer] = status[pointer];
   }
+  if (const auto cameras = status.find(status_key::kCameras);
+      cameras != status.end() && cameras->is_array()) {
+    json picked = json::array();
+    for (const json& camera : *cameras) picked.push_back(camera_stats(camera));
+    stats[status_key::kCameras] = std::move(picked);
+  }
   return stats;
 }
 
@@ -187,6 +241,7 @@ std::string home_assistant_status_topic(const DiscoverySettings& settings) {
 
 std::map<std::string, json> discovery_configs(const DiscoverySettings& s,
                                               const std::set<std::string>& labels,
+                                              const std::vector<std::string>& cameras,
                                               const std::vector<ScenePlace>& places) {
   const std::string node = topic_segment(s.host + "_" + s.topics.prefix);
   const auto topic = [&](const std::string& component, const std::string& id) {
@@ -225,7 +280,7 @@ std::map<std::string, json> discovery_configs(const DiscoverySettings& s,
 
   for (const auto& label : labels) {
     const std::string id = topic_segment(label);
-    json occupancy = entity(s, node, label, id + "_occupancy");
+    json occupancy = entity(s, node, daemon_device(node, s), label, id + "_occupancy");
     occupancy["device_class"] = "occupancy";
     occupancy["state_topic"] = s.topics.occupancy(label);
     occupancy["payload_on"] = kOccupied;
@@ -233,13 +288,45 @@ std::map<std::string, json> discovery_configs(const DiscoverySettings& s,
     configs[topic("binary_sensor", id)] = std::move(occupancy);
   }
 
-  // The camera and the place in every id, so that a second camera's zone of the same name is
-  // another sensor and a dashboard's history survives more cameras.
+  // Each camera's device: how it is served and whether its source streams, from the stats.
+  for (const std::string& camera : cameras) {
+    namespace key = status_key;
+    const auto fps = [&](const std::string& name, const char* field, const char* icon) {
+      const std::string id = topic_segment(camera + "_" + field);
+      json sensor = camera_sensor(s, node, camera, name, id, field);
+      sensor["state_class"] = "measurement";
+      sensor["unit_of_measurement"] = "fps";
+      sensor["suggested_display_precision"] = 1;
+      sensor["entity_category"] = "diagnostic";
+      sensor["icon"] = icon;
+      configs[topic("sensor", id)] = std::move(sensor);
+    };
+    fps("Camera FPS", key::kCameraFps, "mdi:camera");
+    fps("Detection FPS", key::kDetectionFps, "mdi:speedometer");
+    fps("Skipped FPS", key::kSkippedFps, "mdi:debug-step-over");
+
+    const std::string id = topic_segment(camera + "_source");
+    json source =
+        camera_sensor(s, node, camera, "Source", id, std::string(key::kSource) + "." + key::kState);
+    source["device_class"] = "enum";
+    json options = json::array();
+    for (const SourceState state : {SourceState::kOpening, SourceState::kStreaming,
+                                    SourceState::kLost, SourceState::kStopped}) {
+      options.push_back(state_name(state));
+    }
+    source["options"] = std::move(options);
+    source["icon"] = "mdi:cctv";
+    configs[topic("sensor", id)] = std::move(source);
+  }
+
+  // The camera in every id, so that a second camera's zone of the same name is another sensor.
+  // The ids are those the sensors had on the daemon's device before cameras had their own: a
+  // dashboard's history follows them to the camera's.
   for (const ScenePlace& place : places) {
-    const std::string title = place.camera + " " + place.name;
+    const json device = camera_device(node, s, place.camera);
     if (!place.line) {
       const std::string id = topic_segment(place.camera + "_zone_" + place.name + "_occupancy");
-      json occupancy = entity(s, node, title + " occupancy", id);
+      json occupancy = entity(s, node, device, place.name + " occupancy", id);
       occupancy["state_topic"] = s.topics.zone(place.camera, place.name) + "/occupancy";
       occupancy["state_class"] = "measurement";
       occupancy["unit_of_measurement"] = "objects";
@@ -250,7 +337,7 @@ std::map<std::string, json> discovery_configs(const DiscoverySettings& s,
     for (const auto direction : {tracking::Direction::kIn, tracking::Direction::kOut}) {
       const std::string way(tracking::direction_name(direction));
       const std::string id = topic_segment(place.camera + "_line_" + place.name + "_" + way);
-      json count = entity(s, node, title + " " + way, id);
+      json count = entity(s, node, device, place.name + " " + way, id);
       count["state_topic"] = s.topics.line(place.camera, place.name) + "/" + way;
       count["state_class"] = "total_increasing";
       count["unit_of_measurement"] = "objects";

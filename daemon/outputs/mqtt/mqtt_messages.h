@@ -84,7 +84,8 @@ nlohmann::json event_payload(const std::vector<LabelChange>& changes,
                              std::int64_t last_index, std::chrono::system_clock::time_point now);
 
 // The PREFIX/stats payload: a fixed subset of the daemon's status (the same keys and shapes as
-// GET /api/status, see kStatsKeys in the .cpp) and "time", the UTC time it was sent.
+// GET /api/status, see kStatsKeys in the .cpp), "cameras" with each camera's name, source state,
+// camera fps, detection fps and skipped fps (status_key), and "time", the UTC time it was sent.
 nlohmann::json stats_payload(const nlohmann::json& status,
                              std::chrono::system_clock::time_point now);
 
@@ -102,13 +103,16 @@ struct DiscoverySettings {
 // Where Home Assistant announces itself ("online" when it starts).
 std::string home_assistant_status_topic(const DiscoverySettings& settings);
 
-// Every discovery config, by topic: an occupancy binary_sensor per label, sensors for FPS,
-// inference latency, temperature and power read from the stats topic, and per place of
-// `places` a sensor of the zone's occupancy (measurement) or one per direction of the line's
-// crossings (total_increasing), all of one device and available while PREFIX/available says
-// online. Published retained.
-std::map<std::string, nlohmann::json> discovery_configs(const DiscoverySettings& settings,
-                                                        const std::set<std::string>& labels,
-                                                        const std::vector<ScenePlace>& places = {});
+// Every discovery config, by topic, each available while PREFIX/available says online; published
+// retained. The daemon's device (identifier NODE, topic_segment(host + "_" + prefix)) has an
+// occupancy binary_sensor per label and sensors for FPS, inference latency, temperature and power
+// read from the stats topic. Each of `cameras` is a device of its own (identifier NODE_CAMERA,
+// via_device NODE: Home Assistant shows it under the daemon's) with sensors of its camera,
+// detection and skipped fps and its source's state read from the stats' cameras, and per place
+// of `places` on it a sensor of the zone's occupancy (measurement) or one per direction of the
+// line's crossings (total_increasing).
+std::map<std::string, nlohmann::json> discovery_configs(
+    const DiscoverySettings& settings, const std::set<std::string>& labels,
+    const std::vector<std::string>& cameras = {}, const std::vector<ScenePlace>& places = {});
 
 }  // namespace yolo::daemon

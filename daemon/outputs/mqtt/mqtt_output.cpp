@@ -89,12 +89,15 @@ class MqttOutput::Loop {
     tracker_.set_hold(std::chrono::duration_cast<Clock::duration>(
         std::chrono::duration<double>(mqtt.debounce_s)));
     if (settings_.classes != previous.classes) refresh_watched();
+    if (settings_.cameras != previous.cameras) forget_removed_cameras();
     const bool same_broker = previous.mqtt.enabled && broker_of(previous.mqtt) == broker_of(mqtt);
     if (mqtt.enabled && same_broker) {
-      // The same connection: follow Home Assistant's status topic, announce what changed.
+      // The same connection: follow Home Assistant's status topic, announce what changed, clear
+      // the states of the places of a camera removed.
       if (connected_) {
         follow_home_assistant();
         reconcile_discovery(false);
+        publish_scene_states();
       }
       return;
     }
@@ -257,14 +260,11 @@ class MqttOutput::Loop {
            kAtLeastOnce, false, true);
     }
     bool new_places = false;
-    if (auto& scene = scenes_[frame->camera]; frame->scene != scene) {
-      scene = frame->scene;
-      std::vector<ScenePlace> places;
-      for (const auto& [camera, s] : scenes_) {
-        for (ScenePlace& p : scene_places(s.get())) places.push_back(std::move(p));
+    if (configured(frame->camera)) {
+      if (auto& scene = scenes_[frame->camera]; frame->scene != scene) {
+        scene = frame->scene;
+        new_places = refresh_places();
       }
-      new_places = places != places_;
-      places_ = std::move(places);
     }
     if (new_labels || new_model || new_places) reconcile_discovery(false);
     publish_scene_states();
@@ -278,8 +278,32 @@ class MqttOutput::Loop {
       send(topics().object_event(e.camera, e.kind), payload_text(tracking::to_json(e)),
            kAtLeastOnce, false, true);
     }
-    scenes_[frame.camera] = frame.scene;
+    if (configured(frame.camera)) scenes_[frame.camera] = frame.scene;
     publish_scene_states();
+  }
+
+  // Whether `camera` is one of the config's: the frames of a camera a reload removed may still
+  // be queued, and must not bring its places back.
+  bool configured(const std::string& camera) const {
+    return std::ranges::find(settings_.cameras, camera) != settings_.cameras.end();
+  }
+
+  // The places of every camera's scene; whether they changed.
+  bool refresh_places() {
+    std::vector<ScenePlace> places;
+    for (const auto& [camera, scene] : scenes_) {
+      for (ScenePlace& p : scene_places(scene.get())) places.push_back(std::move(p));
+    }
+    const bool changed = places != places_;
+    places_ = std::move(places);
+    return changed;
+  }
+
+  // A camera a reload removed sends no more frames: its scene goes here, and with it its places'
+  // sensors and states (removed as those of a zone a reload removed).
+  void forget_removed_cameras() {
+    std::erase_if(scenes_, [&](const auto& entry) { return !configured(entry.first); });
+    refresh_places();
   }
 
   void on_changes(const std::vector<LabelChange>& changes, const FrameResult* frame) {
@@ -376,7 +400,7 @@ class MqttOutput::Loop {
     if (!connected_) return;
     const std::map<std::string, json> wanted =
         settings_.mqtt.homeassistant
-            ? discovery_configs(discovery_settings(), known_labels(), places_)
+            ? discovery_configs(discovery_settings(), known_labels(), settings_.cameras, places_)
             : std::map<std::string, json>{};
     clear_unwanted(discovery_, wanted);
     for (const auto& [topic, config] : wanted) {
@@ -542,7 +566,11 @@ MqttOutput::~MqttOutput() {
 
 void MqttOutput::configure(const config::Config& config) {
   enabled_ = config.mqtt.enabled;
-  hand_over({config.mqtt, config.detect.classes});
+  std::vector<std::string> cameras;
+  for (const config::CameraConfig& camera : config::camera_list(config)) {
+    cameras.push_back(camera.name);
+  }
+  hand_over({config.mqtt, config.detect.classes, std::move(cameras)});
 }
 
 void MqttOutput::publish(std::shared_ptr<const FrameResult> result) {

@@ -43,10 +43,12 @@ struct MqttOptions {
   std::string host;
 };
 
-// What configure() hands the MQTT thread: mqtt.* and the watched class ids (detect.classes).
+// What configure() hands the MQTT thread: mqtt.*, the watched class ids (detect.classes) and the
+// cameras' names (each a Home Assistant device).
 struct MqttSettings {
   config::MqttConfig mqtt;
   std::vector<int> classes;
+  std::vector<std::string> cameras;
 
   bool operator==(const MqttSettings&) const = default;
 };
@@ -79,10 +81,12 @@ class MqttOutput : public QueuedOutput<MqttItem, MqttSettings, MqttSnapshot> {
   explicit MqttOutput(Events& events, MqttOptions options = {});
   ~MqttOutput() override;
 
-  // Takes mqtt.* and detect.classes (the watched labels). A change of the broker (host, port,
-  // credentials, CA file, prefix) reconnects, saying "offline" on the old one first; disabling
-  // disconnects the same way; the debounce, stats interval, discovery and watched labels apply
-  // on the same connection; unchanged settings do nothing.
+  // Takes mqtt.*, detect.classes (the watched labels) and the cameras. A change of the broker
+  // (host, port, credentials, CA file, prefix) reconnects, saying "offline" on the old one first;
+  // disabling disconnects the same way; the debounce, stats interval, discovery, watched labels
+  // and cameras apply on the same connection (a camera removed loses its Home Assistant device
+  // and its zones' and lines' states, a camera added gets its device); unchanged settings do
+  // nothing.
   void configure(const config::Config& config) override;
   void publish(std::shared_ptr<const FrameResult> result) override;
   void stats(const DaemonStatus& status) override;

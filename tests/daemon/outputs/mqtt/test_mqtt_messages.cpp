@@ -7,9 +7,12 @@
 
 #include <chrono>
 #include <memory>
+#include <set>
 #include <string>
 
+#include "config/config.h"
 #include "daemon/base/version.h"
+#include "daemon/core/daemon_status.h"
 #include "tests/daemon/frame_parts.h"
 
 namespace yolo::daemon {
@@ -83,7 +86,14 @@ TEST(MqttMessages, StatsAreTheStatusSubsetAtTheStatusPlaces) {
     "threads": {"count": 2, "mode": "adaptive", "last_decision": {"why": "x"}},
     "device": {"power_w": 3.2, "rss_bytes": 1000, "temp_c": {"cpu": 50}},
     "temperature_c": 50.5,
-    "outputs": {"mqtt": {"ok": true}}
+    "outputs": {"mqtt": {"ok": true}},
+    "cameras": [
+      {"name": "door", "detect_fps": 5, "camera_fps": 30.02, "detection_fps": 4.98,
+       "skipped_fps": 0.5, "detected": 100, "skipped": 3,
+       "source": {"state": "streaming", "uri": "rtsp://user:secret@cam/1", "frames": 900}},
+      {"name": "yard", "detect_fps": 0, "camera_fps": 0, "detection_fps": 0, "skipped_fps": 0,
+       "detected": 0, "skipped": 0, "source": {"state": "lost", "uri": "/dev/video2"}}
+    ]
   })");
   const json stats = stats_payload(status, std::chrono::system_clock::time_point(1'700'000'000s));
   EXPECT_EQ(stats, json::parse(R"({
@@ -95,8 +105,29 @@ TEST(MqttMessages, StatsAreTheStatusSubsetAtTheStatusPlaces) {
     "latency_ms": {"inference": {"p50": 30.5, "p90": 40.1}},
     "threads": {"count": 2},
     "device": {"power_w": 3.2},
-    "temperature_c": 50.5
+    "temperature_c": 50.5,
+    "cameras": [
+      {"name": "door", "camera_fps": 30.02, "detection_fps": 4.98, "skipped_fps": 0.5,
+       "source": {"state": "streaming"}},
+      {"name": "yard", "camera_fps": 0, "detection_fps": 0, "skipped_fps": 0,
+       "source": {"state": "lost"}}
+    ]
   })"))
+      << stats.dump(2);
+}
+
+TEST(MqttMessages, StatsCarryEachCameraAsTheStatusNamesIt) {
+  DaemonStatus status;
+  CameraStatus door;
+  door.name = "door";
+  door.source.state = SourceState::kLost;
+  door.camera_fps = 10.004;
+  door.detection_fps = 5;
+  door.skipped_fps = 1.25;
+  status.cameras = {door};
+  const json stats = stats_payload(to_json(status), std::chrono::system_clock::now());
+  EXPECT_EQ(stats["cameras"], json::parse(R"([{"name": "door", "camera_fps": 10.0,
+      "detection_fps": 5.0, "skipped_fps": 1.25, "source": {"state": "lost"}}])"))
       << stats.dump(2);
 }
 
@@ -198,15 +229,17 @@ TEST(MqttMessages, DiscoveryHasAnOccupancySensorPerZoneAndACountPerLineDirection
   const auto places = scene_places(&scene);
   ASSERT_EQ(places.size(), 2u);
   EXPECT_TRUE(scene_places(nullptr).empty());
-  const auto configs = discovery_configs(settings, {}, places);
+  const auto configs = discovery_configs(settings, {}, {"main"}, places);
   const std::string node = "pi5_local_yolo-edge";
   const json& door =
       configs.at("homeassistant/sensor/" + node + "/main_zone_front_door_occupancy/config");
+  // The id it had before cameras had devices; on the camera's device, whose name leads.
   EXPECT_EQ(door["unique_id"], node + "_main_zone_front_door_occupancy");
-  EXPECT_EQ(door["name"], "main front door occupancy");
+  EXPECT_EQ(door["name"], "front door occupancy");
   EXPECT_EQ(door["state_topic"], "yolo-edge/main/zones/front_door/occupancy");
   EXPECT_EQ(door["state_class"], "measurement");
-  EXPECT_EQ(door["device"]["identifiers"], json::array({node}));
+  EXPECT_EQ(door["device"]["identifiers"], json::array({node + "_main"}));
+  EXPECT_EQ(door["device"]["name"], "pi5.local main");
   EXPECT_EQ(door["availability_topic"], "yolo-edge/available");
   for (const std::string way : {"in", "out"}) {
     const json& road =
@@ -215,8 +248,96 @@ TEST(MqttMessages, DiscoveryHasAnOccupancySensorPerZoneAndACountPerLineDirection
     EXPECT_EQ(road["state_topic"], "yolo-edge/main/lines/road/" + way);
     EXPECT_EQ(road["state_class"], "total_increasing");
   }
-  // The stats sensors, and the three of the scene.
-  EXPECT_EQ(configs.size(), discovery_configs(settings, {}).size() + 3);
+  // The camera's own sensors, and the three of the scene.
+  EXPECT_EQ(configs.size(), discovery_configs(settings, {}, {"main"}).size() + 3);
+}
+
+// Every config topic of `configs` whose device is `identifier`.
+std::set<std::string> on_device(const std::map<std::string, json>& configs,
+                                const std::string& identifier) {
+  std::set<std::string> topics;
+  for (const auto& [topic, config] : configs) {
+    if (config["device"]["identifiers"] == json::array({identifier})) topics.insert(topic);
+  }
+  return topics;
+}
+
+TEST(MqttMessages, EachCameraIsADeviceUnderTheDaemonsWithItsOwnSensors) {
+  const DiscoverySettings settings{"homeassistant", MqttTopics{"yolo-edge"}, "pi5", 10};
+  SceneState door = test_scene();
+  door.camera = "door";
+  SceneState yard;
+  yard.camera = "yard";
+  test::add_zone(yard, "lawn", {}, 0);
+  std::vector<ScenePlace> places = scene_places(&door);
+  for (ScenePlace& p : scene_places(&yard)) places.push_back(std::move(p));
+  const auto configs = discovery_configs(settings, {"person"}, {"door", "yard"}, places);
+  const std::string node = "pi5_yolo-edge";
+  const std::string sensor = "homeassistant/sensor/" + node + "/";
+
+  // The daemon-wide entities stay on the daemon's device.
+  EXPECT_EQ(on_device(configs, node),
+            (std::set<std::string>{"homeassistant/binary_sensor/" + node + "/person/config",
+                                   sensor + "fps/config", sensor + "inference_latency/config",
+                                   sensor + "power/config", sensor + "temperature/config"}));
+  // Each camera's on its own.
+  EXPECT_EQ(on_device(configs, node + "_door"),
+            (std::set<std::string>{
+                sensor + "door_camera_fps/config", sensor + "door_detection_fps/config",
+                sensor + "door_skipped_fps/config", sensor + "door_source/config",
+                sensor + "door_zone_front_door_occupancy/config",
+                sensor + "door_line_road_in/config", sensor + "door_line_road_out/config"}));
+  EXPECT_EQ(on_device(configs, node + "_yard"),
+            (std::set<std::string>{
+                sensor + "yard_camera_fps/config", sensor + "yard_detection_fps/config",
+                sensor + "yard_skipped_fps/config", sensor + "yard_source/config",
+                sensor + "yard_zone_lawn_occupancy/config"}));
+  EXPECT_EQ(configs.size(), 5u + 7u + 5u);
+
+  const json& yard_fps = configs.at(sensor + "yard_detection_fps/config");
+  EXPECT_EQ(yard_fps["device"]["name"], "pi5 yard");
+  EXPECT_EQ(yard_fps["device"]["via_device"], node);
+  EXPECT_EQ(yard_fps["device"]["sw_version"], std::string(version()));
+  EXPECT_EQ(yard_fps["unique_id"], node + "_yard_detection_fps");
+  EXPECT_EQ(yard_fps["name"], "Detection FPS");
+  EXPECT_EQ(yard_fps["state_topic"], "yolo-edge/stats");
+  EXPECT_EQ(yard_fps["availability_topic"], "yolo-edge/available");
+  EXPECT_EQ(yard_fps["unit_of_measurement"], "fps");
+  EXPECT_EQ(yard_fps["state_class"], "measurement");
+  EXPECT_EQ(yard_fps["expire_after"], 30);
+  // The camera's entry of the stats' cameras, found by name; unknown while it is not there.
+  EXPECT_EQ(yard_fps["value_template"],
+            "{% set c = value_json.cameras | default([]) | selectattr('name', 'equalto', "
+            "\"yard\") | list %}{{ c[0].detection_fps if c else none }}");
+  const json& source = configs.at(sensor + "door_source/config");
+  EXPECT_EQ(source["name"], "Source");
+  EXPECT_EQ(source["device_class"], "enum");
+  EXPECT_EQ(source["options"], json::parse(R"(["opening", "streaming", "lost", "stopped"])"));
+  EXPECT_FALSE(source.contains("state_class"));
+  EXPECT_EQ(source["value_template"],
+            "{% set c = value_json.cameras | default([]) | selectattr('name', 'equalto', "
+            "\"door\") | list %}{{ c[0].source.state if c else none }}");
+  const json& lawn = configs.at(sensor + "yard_zone_lawn_occupancy/config");
+  EXPECT_EQ(lawn["state_topic"], "yolo-edge/yard/zones/lawn/occupancy");
+  EXPECT_EQ(lawn["device"]["via_device"], node);
+  EXPECT_EQ(lawn["name"], "lawn occupancy");
+
+  // The yard removed: what it had is what the daemon removes (an empty retained config each).
+  const auto without_yard = discovery_configs(settings, {"person"}, {"door"}, scene_places(&door));
+  for (const auto& [topic, config] : configs) {
+    EXPECT_EQ(without_yard.contains(topic), !topic.starts_with(sensor + "yard_")) << topic;
+  }
+}
+
+TEST(MqttMessages, OneCameraKeepsTheDaemonsSensorsAsTheyWere) {
+  const DiscoverySettings settings{"homeassistant", MqttTopics{"yolo-edge"}, "pi5", 10};
+  const auto before = discovery_configs(settings, {"person"});
+  const auto main = discovery_configs(settings, {"person"}, {std::string(config::kMainCamera)});
+  for (const auto& [topic, config] : before) {
+    ASSERT_TRUE(main.contains(topic)) << topic;
+    EXPECT_EQ(main.at(topic), config) << topic;
+  }
+  EXPECT_EQ(main.size(), before.size() + 4) << "the camera's fps and source";
 }
 
 }  // namespace

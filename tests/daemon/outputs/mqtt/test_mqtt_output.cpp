@@ -497,6 +497,11 @@ TEST_F(MqttPublisherTest, HomeAssistantDiscoveryAndItsRepublishWhenHomeAssistant
       "homeassistant/sensor/" + node + "/inference_latency/config",
       "homeassistant/sensor/" + node + "/temperature/config",
       "homeassistant/sensor/" + node + "/power/config",
+      // The one camera's device.
+      "homeassistant/sensor/" + node + "/main_camera_fps/config",
+      "homeassistant/sensor/" + node + "/main_detection_fps/config",
+      "homeassistant/sensor/" + node + "/main_skipped_fps/config",
+      "homeassistant/sensor/" + node + "/main_source/config",
   };
   for (const auto& topic : config_topics) {
     const auto config =
@@ -504,7 +509,8 @@ TEST_F(MqttPublisherTest, HomeAssistantDiscoveryAndItsRepublishWhenHomeAssistant
     ASSERT_TRUE(config) << topic;
     const json j = config->payload_json();
     EXPECT_EQ(j["availability_topic"], "cam/available");
-    EXPECT_EQ(j["device"]["identifiers"], json::array({node}));
+    EXPECT_EQ(j["device"]["identifiers"],
+              json::array({topic.find("/main_") == std::string::npos ? node : node + "_main"}));
   }
   EXPECT_EQ(sub.on("homeassistant/binary_sensor/" + node + "/car/config")
                 .back()
@@ -519,7 +525,7 @@ TEST_F(MqttPublisherTest, HomeAssistantDiscoveryAndItsRepublishWhenHomeAssistant
     for (const auto& m : sub.messages()) n += m.topic.ends_with("/config") ? 1 : 0;
     return n;
   };
-  EXPECT_EQ(configs_now(), 6u);
+  EXPECT_EQ(configs_now(), std::size(config_topics));
 
   // Home Assistant restarts and says "online": every config again.
   std::size_t mark = sub.count();
@@ -552,12 +558,13 @@ TEST_F(MqttPublisherTest, HomeAssistantDiscoveryAndItsRepublishWhenHomeAssistant
   EXPECT_TRUE(publisher.stop());
 }
 
-// The camera "main" with the line "road" (`cars_in` cars in) and, `with_door`, the zone "door"
+// The camera `camera` with the line "road" (`cars_in` cars in) and, `with_door`, the zone "door"
 // (one person inside, one entered).
 std::shared_ptr<const SceneState> tracked_scene(bool with_door, std::int64_t cars_in,
-                                                std::uint64_t version) {
+                                                std::uint64_t version,
+                                                const std::string& camera = "main") {
   auto scene = std::make_shared<SceneState>();
-  scene->camera = "main";
+  scene->camera = camera;
   scene->version = version;
   test::add_line(*scene, "road", {{"car", {cars_in, 0}}});
   if (with_door) test::add_zone(*scene, "door", {{"person", {1, 0}}}, 1);
@@ -572,6 +579,7 @@ std::shared_ptr<const FrameResult> tracked_frame(std::int64_t index,
   frame->captured = Clock::now();
   frame->wall = std::chrono::system_clock::now();
   frame->model = test_model();
+  frame->camera = scene->camera;
   frame->scene = std::move(scene);
   frame->object_events = std::move(events);
   return frame;
@@ -666,6 +674,79 @@ TEST_F(MqttPublisherTest, TrackedObjectsGetEventsRetainedStatesAndSensorsPerCame
   EXPECT_TRUE(sub.wait_for(door_config, "", 2s, mark));
   EXPECT_TRUE(sub.wait_for("cam/main/zones/door/occupancy", "", 2s, mark));
   EXPECT_TRUE(sub.wait_for("cam/main/zones/door/entries/person", "", 2s, mark));
+  EXPECT_TRUE(publisher.stop());
+}
+
+TEST_F(MqttPublisherTest, EachCameraIsADeviceAndAReloadRemovesOrAddsOne) {
+  broker_->start();
+  Subscriber sub(port_);
+  config::Config c = mqtt_config(port_, "cam");
+  c.mqtt.homeassistant = true;
+  c.cameras = {{"door", {}, 0}, {"yard", {}, 0}};
+  MqttOutput& publisher = start_publisher(c);
+  ASSERT_TRUE(sub.wait_for("cam/available", "online", 3s));
+  ASSERT_TRUE(wait_status(publisher, connected, 2s));
+  publisher.publish(tracked_frame(0, tracked_scene(true, 2, 1, "door")));
+  publisher.publish(tracked_frame(0, tracked_scene(false, 5, 1, "yard")));
+
+  const std::string node = "test-host_cam";
+  const auto config_of = [&](const std::string& id, std::size_t from = 0) {
+    const std::string topic = "homeassistant/sensor/" + node + "/" + id + "/config";
+    return sub.wait_for([&](const Message& m) { return m.topic == topic && !m.payload.empty(); },
+                        2s, from);
+  };
+  for (const std::string camera : {"door", "yard"}) {
+    for (const std::string id : {"_camera_fps", "_detection_fps", "_skipped_fps", "_source",
+                                 "_line_road_in", "_line_road_out"}) {
+      const auto config = config_of(camera + id);
+      ASSERT_TRUE(config) << camera + id;
+      const json device = config->payload_json()["device"];
+      EXPECT_EQ(device["identifiers"], json::array({node + "_" + camera})) << camera + id;
+      EXPECT_EQ(device["via_device"], node);
+    }
+  }
+  ASSERT_TRUE(config_of("door_zone_door_occupancy"));
+  EXPECT_EQ(config_of("fps")->payload_json()["device"]["identifiers"], json::array({node}));
+  ASSERT_TRUE(sub.wait_for("cam/yard/lines/road/in", "5", 2s));
+  // The yard's last state (they go out in topic order).
+  ASSERT_TRUE(sub.wait_for("cam/yard/lines/road/out/car", "0", 2s));
+
+  // The yard removed: its configs and its places' states are emptied (retained), the door's not.
+  std::size_t mark = sub.count();
+  c.cameras = {{"door", {}, 0}};
+  publisher.configure(c);
+  for (const std::string id : {"yard_camera_fps", "yard_detection_fps", "yard_skipped_fps",
+                               "yard_source", "yard_line_road_in", "yard_line_road_out"}) {
+    EXPECT_TRUE(sub.wait_for("homeassistant/sensor/" + node + "/" + id + "/config", "", 2s, mark))
+        << id << " not removed";
+  }
+  EXPECT_TRUE(sub.wait_for("cam/yard/lines/road/in", "", 2s, mark));
+  EXPECT_TRUE(sub.wait_for("cam/yard/lines/road/in/car", "", 2s, mark));
+  // A frame of the yard still queued at the reload brings nothing back; the door goes on.
+  publisher.publish(tracked_frame(1, tracked_scene(false, 6, 2, "yard")));
+  publisher.publish(tracked_frame(1, tracked_scene(true, 3, 2, "door")));
+  ASSERT_TRUE(sub.wait_for("cam/door/lines/road/in", "3", 2s, mark));
+  const std::vector<Message> since = sub.messages();
+  for (std::size_t i = mark; i < since.size(); ++i) {
+    if (since[i].topic.find("yard") == std::string::npos) continue;
+    EXPECT_TRUE(since[i].payload.empty()) << since[i].topic << ": " << since[i].payload;
+  }
+  {
+    Subscriber late(port_, "homeassistant/#");
+    ASSERT_TRUE(late.wait_for(
+        [&](const Message& m) { return m.topic.ends_with("/door_source/config"); }, 2s));
+    for (const auto& m : late.messages()) {
+      EXPECT_EQ(m.topic.find("/yard_"), std::string::npos) << m.topic << " still retained";
+    }
+  }
+
+  // A camera added gets its device.
+  mark = sub.count();
+  c.cameras = {{"door", {}, 0}, {"gate", {}, 0}};
+  publisher.configure(c);
+  const auto gate = config_of("gate_source", mark);
+  ASSERT_TRUE(gate);
+  EXPECT_EQ(gate->payload_json()["device"]["name"], "test-host gate");
   EXPECT_TRUE(publisher.stop());
 }
 
@@ -983,6 +1064,97 @@ TEST_F(MqttPublisherTest, TheDaemonPublishesAndItsLastWillSaysOfflineWhenKilled)
   const auto retained = late.wait_for("edge/available", "offline", 1s);
   ASSERT_TRUE(retained);
   EXPECT_TRUE(retained->retained);
+}
+
+// yolo-edged with two cameras (two clips): each is a Home Assistant device under the daemon's,
+// with its figures in the stats; a reload that removes one removes its device's configs and its
+// zone's retained states.
+TEST_F(MqttPublisherTest, TheDaemonOfTwoCamerasAnnouncesADeviceForEach) {
+  YOLO_REQUIRE_FIXTURES();
+  broker_->start();
+  Subscriber sub(port_);
+  test::DaemonSetup s;
+  const auto camera = [](const std::string& name, const std::string& clip) {
+    return "  - {name: " + name + ", uri: \"" + test::fixture("video/" + clip) +
+           "\", loop: true, realtime: true, reconnect_s: 0.5, detect_fps: 2}\n";
+  };
+  const auto config = [&](bool with_birds) {
+    std::string text = test::config_text(test::paced_video(), s.logs, "yolo11n_320_fp32");
+    // Cameras instead of the source section.
+    text.erase(0, text.find("model:\n"));
+    return "cameras:\n" + camera("road", "traffic_720p_30fps.mp4") +
+           (with_birds ? camera("birds", "birds_720p_10fps.mp4") : "") + text +
+           "tracking:\n  enabled: true\n" +
+           (with_birds ? "zones:\n  - {name: perch, camera: birds, points: [[0, 0], [1, 0], [1, "
+                         "1], [0, 1]]}\n"
+                       : "") +
+           "mqtt:\n  enabled: true\n  host: 127.0.0.1\n  port: " + std::to_string(port_) +
+           "\n  prefix: edge\n  stats_interval_s: 1\n  homeassistant: true\n";
+  };
+  s.write_config(config(true));
+  auto daemon = s.start();
+  ASSERT_TRUE(sub.wait_for("edge/available", "online", 60s)) << s.daemon_output();
+
+  const std::string node = topic_segment(host_name() + "_edge");
+  const auto config_topic = [&](const std::string& id) {
+    return "homeassistant/sensor/" + node + "/" + id + "/config";
+  };
+  for (const std::string id : {"road_source", "road_detection_fps", "birds_source",
+                               "birds_detection_fps", "birds_zone_perch_occupancy"}) {
+    const auto announced = sub.wait_for(
+        [&](const Message& m) { return m.topic == config_topic(id) && !m.payload.empty(); }, 30s);
+    ASSERT_TRUE(announced) << id << "\n" << s.daemon_output();
+    const json device = announced->payload_json()["device"];
+    EXPECT_EQ(device["identifiers"],
+              json::array({node + (id.starts_with("road") ? "_road" : "_birds")}));
+    EXPECT_EQ(device["via_device"], node);
+  }
+  // Both cameras in the stats, streaming and detected.
+  const auto both = sub.wait_for(
+      [](const Message& m) {
+        if (m.topic != "edge/stats") return false;
+        const json cameras = m.payload_json().value("cameras", json::array());
+        if (cameras.size() != 2) return false;
+        for (const json& c : cameras) {
+          if (c["source"]["state"] != "streaming" || c["detection_fps"].get<double>() <= 0) {
+            return false;
+          }
+        }
+        return true;
+      },
+      60s);
+  ASSERT_TRUE(both) << s.daemon_output();
+  EXPECT_EQ(both->payload_json()["cameras"][0]["name"], "road");
+  EXPECT_EQ(both->payload_json()["cameras"][1]["name"], "birds");
+  ASSERT_TRUE(sub.wait_for(
+      [](const Message& m) {
+        return m.topic == "edge/birds/zones/perch/occupancy" && !m.payload.empty();
+      },
+      30s))
+      << s.daemon_output();
+
+  // The birds removed by a reload: their configs and their zone's states emptied, the road kept.
+  const std::size_t mark = sub.count();
+  s.write_config(config(false));
+  daemon->signal(SIGHUP);
+  for (const std::string id : {"birds_source", "birds_camera_fps", "birds_detection_fps",
+                               "birds_skipped_fps", "birds_zone_perch_occupancy"}) {
+    EXPECT_TRUE(sub.wait_for(config_topic(id), "", 30s, mark)) << id << "\n" << s.daemon_output();
+  }
+  EXPECT_TRUE(sub.wait_for("edge/birds/zones/perch/occupancy", "", 5s, mark));
+  EXPECT_FALSE(sub.wait_for(config_topic("road_source"), "", 0s, mark)) << "the road's removed";
+  const auto one = sub.wait_for(
+      [&](const Message& m) {
+        return m.topic == "edge/stats" && m.payload_json()["cameras"].size() == 1;
+      },
+      10s, mark);
+  ASSERT_TRUE(one) << s.daemon_output();
+  EXPECT_EQ(one->payload_json()["cameras"][0]["name"], "road");
+
+  daemon->signal(SIGTERM);
+  const auto exit = daemon->wait_exit(10s);
+  ASSERT_TRUE(exit);
+  EXPECT_EQ(*exit, 0) << s.daemon_output();
 }
 
 }  // namespace
