@@ -109,16 +109,16 @@ std::vector<http::MjpegStream*> HttpOutput::streams() const {
 
 http::MjpegStream* HttpOutput::stream_of(const http::Exchange& ex, int* answer) {
   const auto status = backend_.status ? backend_.status() : nullptr;
+  // The status's cameras (a camera a reload removed is gone, though its idle stream stays);
+  // before any status, those whose results came.
   std::vector<std::string> cameras;
   if (status) {
     for (const CameraStatus& c : status->cameras) cameras.push_back(c.name);
+  } else {
+    for (const http::MjpegStream* s : streams()) cameras.push_back(s->camera());
   }
   if (ex.camera.empty()) {
     return &stream(cameras.empty() ? std::string(config::kMainCamera) : cameras.front());
-  }
-  {
-    std::lock_guard lock(streams_mutex_);
-    if (streams_.contains(ex.camera)) return streams_.at(ex.camera).get();
   }
   if (std::find(cameras.begin(), cameras.end(), ex.camera) != cameras.end()) {
     return &stream(ex.camera);

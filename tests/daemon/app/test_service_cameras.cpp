@@ -105,9 +105,16 @@ TEST_F(ServiceCameras, TwoCamerasShareOneModelAndAReloadTouchesOnlyTheCameraItCh
     const nlohmann::json c = *camera_of(s, name);
     ASSERT_GE(c["detected"], 20) << s.dump(1);
     EXPECT_EQ(c["source"]["state"], "streaming") << name;
-    EXPECT_NEAR(c["detection_fps"].get<double>(), 4, 1) << name << ": " << c.dump();
+    // At most its detect fps; its 4 on a quiet machine, less when other tests load the cores
+    // (1.8 seen beside three other daemons on 2 cores), but never starved.
+    EXPECT_LE(c["detection_fps"].get<double>(), 4.5) << name << ": " << c.dump();
+    EXPECT_GE(c["detection_fps"].get<double>(), 1) << name << ": " << c.dump();
     EXPECT_GT(c["camera_fps"].get<double>(), c["detection_fps"].get<double>()) << name;
   }
+  // Fair turns: neither camera takes the other's.
+  EXPECT_NEAR((*camera_of(s, "road"))["detection_fps"].get<double>(),
+              (*camera_of(s, "birds"))["detection_fps"].get<double>(), 1)
+      << s.dump(1);
   EXPECT_EQ(s["source"], (*camera_of(s, "road"))["source"]) << "the first camera's";
   const std::int64_t road_detected = (*camera_of(s, "road"))["detected"];
 
@@ -175,6 +182,11 @@ TEST_F(ServiceCameras, TwoCamerasShareOneModelAndAReloadTouchesOnlyTheCameraItCh
   s = wait_status([](const nlohmann::json& j) { return j["cameras"].size() == 1; }, 20s);
   ASSERT_EQ(s["cameras"].size(), 1u) << s.dump(1);
   EXPECT_EQ(s["cameras"][0]["name"], "road");
+  // A camera removed has no address any more: a 404 naming the cameras there are.
+  const auto removed = c.Get("/cameras/birds/snapshot.jpg");
+  ASSERT_TRUE(removed);
+  EXPECT_EQ(removed->status, 404) << removed->body;
+  EXPECT_NE(removed->body.find("the cameras are road"), std::string::npos) << removed->body;
   const std::int64_t detected = s["cameras"][0]["detected"];
   std::this_thread::sleep_for(2s);
   s = status();
