@@ -223,6 +223,17 @@ struct MetricsOutput::State {
       gauge_family(registry, "yolo_edge_skipped_fps",
                    "Turns per second each camera missed (a frame due for detection found "
                    "inference busy).")};
+  // Cameras with motion on only (docs/cameras.md), over each one's last 100 frames.
+  GaugeSnapshot motion_ms{
+      gauge_family(registry, "yolo_edge_motion_ms",
+                   "Median time the motion detector took per frame, by camera.")};
+  GaugeSnapshot model_runs_per_frame{
+      gauge_family(registry, "yolo_edge_model_runs_per_frame",
+                   "Model runs per detected frame, by camera with motion on: 1 a whole frame, 1 "
+                   "per motion crop, 0 a still frame.")};
+  GaugeSnapshot still_share{
+      gauge_family(registry, "yolo_edge_still_frame_share",
+                   "Share of frames nothing moved in (no model run), by camera with motion on.")};
   GaugeSnapshot model_info{
       gauge_family(registry, "yolo_edge_model_info",
                    "Always 1; the model running, its precision and its file as labels.")};
@@ -384,7 +395,7 @@ void MetricsOutput::stats(const DaemonStatus& status) {
   std::lock_guard lock(s.mutex);
   s.fps.update(text::rounded(status.inference.fps, 2));
   s.state.set(std::string(state_name(status.state)));
-  GaugeSnapshot::Values states, camera_fps, detection_fps, skipped_fps;
+  GaugeSnapshot::Values states, camera_fps, detection_fps, skipped_fps, motion_ms, runs, still;
   for (const CameraStatus& c : status.cameras) {
     const std::string camera = valid_utf8(c.name);
     const std::string now = std::string(state_name(c.source.state));
@@ -396,6 +407,11 @@ void MetricsOutput::stats(const DaemonStatus& status) {
     camera_fps.push_back({{{"camera", camera}}, text::rounded(c.camera_fps, 2)});
     detection_fps.push_back({{{"camera", camera}}, text::rounded(c.detection_fps, 2)});
     skipped_fps.push_back({{{"camera", camera}}, text::rounded(c.skipped_fps, 2)});
+    if (c.motion && c.motion->frames > 0) {
+      motion_ms.push_back({{{"camera", camera}}, text::rounded(c.motion->ms_p50, 3)});
+      runs.push_back({{{"camera", camera}}, text::rounded(c.motion->runs_per_frame, 3)});
+      still.push_back({{{"camera", camera}}, text::rounded(c.motion->still_share, 3)});
+    }
   }
   // A camera a reload removed goes from every series.
   std::erase_if(s.source_states_seen, [&](const auto& entry) {
@@ -406,6 +422,9 @@ void MetricsOutput::stats(const DaemonStatus& status) {
   s.camera_fps.update(camera_fps);
   s.detection_fps.update(detection_fps);
   s.skipped_fps.update(skipped_fps);
+  s.motion_ms.update(motion_ms);
+  s.model_runs_per_frame.update(runs);
+  s.still_share.update(still);
   if (!status.model.name.empty()) {
     s.model_info.update({{{{"model", valid_utf8(status.model.name)},
                            {"precision", runtime::precision_name(status.model.precision)},

@@ -430,6 +430,30 @@ TEST(MetricsOutput, EachCameraHasItsFpsDetectionFpsSkippedFpsAndState) {
   EXPECT_EQ(text.value("yolo_edge_detection_fps", {{"camera", "main"}}), 5);
 }
 
+// Motion's figures only for a camera with motion on, and only once it has frames.
+TEST(MetricsOutput, ACameraWithMotionOnHasItsMotionFigures) {
+  MetricsOutput m;
+  DaemonStatus s = status();
+  s.cameras.resize(2);
+  s.cameras[1].name = "yard";
+  s.cameras[1].motion = MotionStatus{.frames = 100,
+                                     .whole_share = 0.02,
+                                     .regions_share = 0.08,
+                                     .still_share = 0.9,
+                                     .runs_per_frame = 0.14,
+                                     .ms_p50 = 0.8,
+                                     .ms_p90 = 1.1};
+  m.stats(s);
+  PromText text = rendered(m);
+  EXPECT_EQ(text.value("yolo_edge_motion_ms", {{"camera", "yard"}}), 0.8);
+  EXPECT_EQ(text.value("yolo_edge_model_runs_per_frame", {{"camera", "yard"}}), 0.14);
+  EXPECT_EQ(text.value("yolo_edge_still_frame_share", {{"camera", "yard"}}), 0.9);
+  EXPECT_FALSE(text.value("yolo_edge_motion_ms", {{"camera", "main"}})) << "motion off";
+  s.cameras[1].motion = MotionStatus{};
+  m.stats(s);
+  EXPECT_FALSE(rendered(m).value("yolo_edge_motion_ms", {{"camera", "yard"}})) << "no frames yet";
+}
+
 TEST(MetricsOutput, LabelValuesAndHelpAreEscaped) {
   MetricsOutput m;
   const std::string tricky = "back\\slash \"quoted\"\nnew line";
