@@ -13,6 +13,7 @@ struct SourceConfig {
   int width{};
   int height{};
   double fps{};
+  std::string fourcc;
   double reconnect_s{};
 
   bool operator==(const SourceConfig&) const = default;
