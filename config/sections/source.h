@@ -13,8 +13,8 @@ struct SourceConfig {
   int width{};
   int height{};
   double fps{};
-  std::string fourcc;
   double reconnect_s{};
+  std::string fourcc{};
 
   bool operator==(const SourceConfig&) const = default;
 };
