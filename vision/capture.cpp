@@ -60,6 +60,22 @@ std::string fps_text(double fps) {
   return s.str();
 }
 
+// How long a network stream may take to open, and to deliver its next frame.
+constexpr int kStreamOpenTimeoutMs = 10000;
+constexpr int kStreamReadTimeoutMs = 5000;
+
+// A pixel format code (CAP_PROP_FOURCC) as its four characters; empty when it has none.
+std::string fourcc_text(double code) {
+  const auto value = static_cast<std::uint32_t>(code);
+  std::string text;
+  for (int shift = 0; shift < 32; shift += 8) {
+    const char c = static_cast<char>((value >> shift) & 0xff);
+    if (c < ' ' || c > '~') return "";
+    text += c;
+  }
+  return text;
+}
+
 // Why a pipeline may not have started, and what to do. For libcamerasrc, what the VM's vimc
 // camera showed (docs/system-tests.md): a size the camera cannot give exactly fails to negotiate,
 // and OpenCV 4.6 drops a pipeline that failed to start without stopping it, so libcamerasrc keeps
@@ -136,6 +152,7 @@ class VideoCaptureSource : public FrameSource {
     }
     size_ = {static_cast<int>(capture_.get(cv::CAP_PROP_FRAME_WIDTH)),
              static_cast<int>(capture_.get(cv::CAP_PROP_FRAME_HEIGHT))};
+    if (kind_ == SourceKind::kV4l2) fourcc_ = fourcc_text(capture_.get(cv::CAP_PROP_FOURCC));
     if (kind_ == SourceKind::kVideoFile) {
       if (spec_.realtime)
         clock_.pace(fps_);
@@ -160,6 +177,7 @@ class VideoCaptureSource : public FrameSource {
     std::ostringstream s;
     s << source_kind_name(kind_) << " " << spec_.uri << " (" << size_.width << "x" << size_.height;
     if (fps_ > 0) s << ", " << fps_text(fps_) << " fps";
+    if (!fourcc_.empty()) s << ", " << fourcc_;
     if (kind_ == SourceKind::kVideoFile) {
       if (frame_count_ > 0) s << ", " << frame_count_ << " frames";
       if (spec_.loop) s << ", looping";
@@ -200,10 +218,17 @@ class VideoCaptureSource : public FrameSource {
         return;
       }
       case SourceKind::kNetwork:
-        if (!capture_.open(uri, cv::CAP_FFMPEG))
+        // FFmpeg's own wait for a stream that goes silent (a camera switched off or cut off: no
+        // connection closed) is 30 s, as long as the watchdog lets a capture thread be silent
+        // before it has the whole daemon restarted. Shorter waits end a silent stream's read
+        // first, and the capture reopens it like any dropped stream.
+        if (!capture_.open(uri, cv::CAP_FFMPEG,
+                           {cv::CAP_PROP_OPEN_TIMEOUT_MSEC, kStreamOpenTimeoutMs,
+                            cv::CAP_PROP_READ_TIMEOUT_MSEC, kStreamReadTimeoutMs}))
           fail(uri,
-               "the stream could not be opened (unreachable, refused or not a video "
-               "stream); check the URL with ffprobe");
+               "the stream could not be opened within " +
+                   std::to_string(kStreamOpenTimeoutMs / 1000) +
+                   " s (unreachable, refused or not a video stream); check the URL with ffprobe");
         capture_.set(cv::CAP_PROP_BUFFERSIZE, 1);
         return;
       case SourceKind::kVideoFile:
@@ -232,6 +257,16 @@ class VideoCaptureSource : public FrameSource {
       fail(uri, device +
                     " would not open as a V4L2 camera: busy with another program, or not a "
                     "capture device (metadata nodes cannot stream)");
+    // The format first: the size and rate a camera offers depend on it (MJPG often has 1080p at
+    // 30 fps where YUYV has 5).
+    if (!spec_.fourcc.empty() && spec_.fourcc.size() != 4)
+      fail(uri, "fourcc '" + spec_.fourcc + "' is not four characters (MJPG, YUYV, ...)");
+    if (!spec_.fourcc.empty() &&
+        !capture_.set(cv::CAP_PROP_FOURCC,
+                      cv::VideoWriter::fourcc(spec_.fourcc[0], spec_.fourcc[1], spec_.fourcc[2],
+                                              spec_.fourcc[3])))
+      fail(uri, device + " does not offer the pixel format " + spec_.fourcc +
+                    " (fourcc); v4l2-ctl -d " + device + " --list-formats-ext lists those it has");
     if (spec_.width > 0) capture_.set(cv::CAP_PROP_FRAME_WIDTH, spec_.width);
     if (spec_.height > 0) capture_.set(cv::CAP_PROP_FRAME_HEIGHT, spec_.height);
     if (spec_.fps > 0) capture_.set(cv::CAP_PROP_FPS, spec_.fps);
@@ -244,6 +279,8 @@ class VideoCaptureSource : public FrameSource {
   cv::VideoCapture capture_;
   double fps_ = 0;
   cv::Size size_;
+  // The pixel format a camera delivers in, for describe().
+  std::string fourcc_;
   std::int64_t frame_count_ = 0;
   std::int64_t since_open_ = 0;
   FrameClock clock_;

@@ -29,6 +29,9 @@ struct SourceSpec {
   // Requested rate for cameras; for files it overrides the container's rate when pacing; image
   // folders need it to be paced at all.
   double fps = 0;
+  // The pixel format to ask a V4L2 camera for, as its four characters ("MJPG", "YUYV"); empty
+  // keeps the camera's choice. Other sources ignore it.
+  std::string fourcc{};
 };
 
 enum class SourceKind { kV4l2, kGstreamer, kNetwork, kVideoFile, kImage, kImageFolder };

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The source section: where frames come from. Its rows are also each camera's (cameras.cpp).
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -9,6 +10,22 @@
 namespace yolo::config::section_files {
 
 using namespace rows;
+
+namespace {
+
+// V4L2 names a pixel format by four characters, padded with spaces ("Y16 ").
+std::string fourcc_rule(const Value& v) {
+  const std::string& code = std::get<std::string>(v);
+  if (code.empty()) return "";
+  const bool printable =
+      std::all_of(code.begin(), code.end(), [](char c) { return c >= ' ' && c <= '~'; });
+  if (code.size() == 4 && printable) return "";
+  return "'" + code +
+         "' is not a pixel format's four characters: use MJPG, YUYV, ... (v4l2-ctl "
+         "--list-formats-ext lists the camera's), or leave it empty for the camera's own";
+}
+
+}  // namespace
 
 SectionSpec source_spec() {
   return {"source",
@@ -32,6 +49,10 @@ std::vector<Member<SourceConfig>> source_members() {
              "Capture height in pixels to ask the camera for; 0 keeps the source's own."),
       member("fps", &SourceConfig::fps, 0.0, {.min = 0, .max = 240},
              "Frames per second to ask the camera for; 0 keeps the source's own."),
+      member("fourcc", &SourceConfig::fourcc, "", {.rule = fourcc_rule},
+             "Pixel format to ask a V4L2 camera for, as four characters: MJPG for the 720p and "
+             "1080p at 30 fps most USB webcams give only compressed (decoded on the CPU; "
+             "docs/cameras.md); empty keeps the camera's own. Other sources ignore it."),
       member("reconnect_s", &SourceConfig::reconnect_s, 2.0, {.min = 0.1, .max = 3600},
              "Seconds to wait before reopening a source that failed (camera unplugged, stream "
              "dropped)."),

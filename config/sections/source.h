@@ -14,6 +14,7 @@ struct SourceConfig {
   int height{};
   double fps{};
   double reconnect_s{};
+  std::string fourcc{};
 
   bool operator==(const SourceConfig&) const = default;
 };

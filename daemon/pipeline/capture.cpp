@@ -24,6 +24,7 @@ vision::SourceSpec spec_of(const config::SourceConfig& c) {
   spec.width = c.width;
   spec.height = c.height;
   spec.fps = c.fps;
+  spec.fourcc = c.fourcc;
   return spec;
 }
 

@@ -365,6 +365,22 @@ TEST(Sections, CamerasWithOneNameADetectFpsAboveTheirsOrASourceBesideThemAreRefu
                  "cameras[0].detect_fps", 2, 48, "is out of range");
 }
 
+TEST(Sections, AFourccIsAPixelFormatsFourCharacters) {
+  const Config c = parse_config("source:\n  uri: /dev/video0\n  fourcc: MJPG\ncameras: []\n",
+                                "c.yaml", kSchemaOnly);
+  EXPECT_EQ(c.source.fourcc, "MJPG");
+  EXPECT_EQ(parse_config("source:\n  fourcc: \"Y16 \"\n", "c.yaml", kSchemaOnly).source.fourcc,
+            "Y16 ");
+  EXPECT_EQ(Config{}.source.fourcc, "") << "the camera's own format by default";
+  expect_problem("source:\n  uri: /dev/video0\n  fourcc: MJPEG\n", "source.fourcc", 3, 11,
+                 "'MJPEG' is not a pixel format's four characters: use MJPG, YUYV");
+  expect_problem("cameras:\n  - {name: door, uri: /dev/video0, fourcc: mjp}\n", "cameras[0].fourcc",
+                 2, 44, "v4l2-ctl --list-formats-ext");
+  const Config camera = parse_config("cameras:\n  - {name: door, uri: /dev/video0, fourcc: YUYV}\n",
+                                     "c.yaml", kSchemaOnly);
+  EXPECT_EQ(camera.cameras.at(0).source.fourcc, "YUYV");
+}
+
 TEST(Sections, AListSectionWrittenAsAMappingSaysWhatToWrite) {
   expect_problem("zones:\n  name: gate\n", "zones", 2, 3,
                  "expected a list, one item per zone starting with '- ', such as\n    zones:\n"

@@ -5,12 +5,14 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <thread>
 
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/videoio.hpp>
 #include <opencv2/videoio/registry.hpp>
 
 #include "tests/support/fixtures.h"
+#include "tests/support/rtsp_server.h"
 #include "tests/support/temp_folder.h"
 
 namespace yolo::vision {
@@ -220,6 +222,39 @@ TEST(Capture, ALibcameraPipelineThatFailsSaysWhatToCheckAndToRestart) {
   EXPECT_NE(error.find("not-negotiated"), std::string::npos) << error;
   EXPECT_NE(error.find("cam --list"), std::string::npos) << error;
   EXPECT_NE(error.find("restart the service (a reload cannot)"), std::string::npos) << error;
+}
+
+// An RTSP H.264 stream opens as a network stream; when its server falls silent (a camera cut off:
+// no connection closed), the read ends within seconds rather than FFmpeg's own 30 s, the time after
+// which the daemon's watchdog would take the whole daemon down for one camera.
+TEST(Capture, ANetworkStreamThatFallsSilentEndsItsReadWithinSeconds) {
+  YOLO_REQUIRE_FIXTURES();
+  // Nothing in it depends on the CPU; its timeouts would measure the emulator.
+  if (test::kEmulated) GTEST_SKIP() << "a real-time stream's timeouts are not tested under QEMU";
+  TempFolder tmp;
+  test::RtspServer server(test::fixtures_dir() / "video" / "traffic_720p_30fps.mp4",
+                          tmp.path() / "rtsp.log");
+  if (!server.start()) {
+    if (server.missing_tools()) GTEST_SKIP() << server.problem();
+    FAIL() << server.problem();
+  }
+  const auto source = open_source({server.url()});
+  EXPECT_NE(source->describe().find("network stream " + server.url() + " (1280x720"),
+            std::string::npos)
+      << source->describe();
+  EXPECT_TRUE(source->is_live());
+  Frame frame;
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_TRUE(source->read(frame)) << "frame " << i;
+    EXPECT_EQ(frame.bgr.size(), cv::Size(1280, 720));
+  }
+  server.freeze();
+  // Frames already on their way still come; the read after the last one waits for the next.
+  auto last = Clock::now();
+  while (source->read(frame)) last = Clock::now();
+  const double waited = std::chrono::duration<double>(Clock::now() - last).count();
+  server.thaw();
+  EXPECT_LT(waited, 15) << "a silent stream's read waited " << waited << " s";
 }
 
 TEST(Capture, FailuresNameTheSourceAndTheReason) {
