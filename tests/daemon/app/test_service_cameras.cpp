@@ -21,6 +21,7 @@
 #include <opencv2/videoio.hpp>
 
 #include "tests/daemon/daemon_process.h"
+#include "tests/daemon/status_client.h"
 #include "tests/support/fixtures.h"
 
 namespace yolo::test {
@@ -47,30 +48,16 @@ class ServiceCameras : public HttpDaemonTest {
   std::string two_cameras(const std::string& cameras) const {
     return with_cameras(cameras, s_.logs);
   }
-  nlohmann::json status() const {
-    httplib::Client c("127.0.0.1", port_);
-    c.set_read_timeout(10s);
-    const auto r = c.Get("/api/status");
-    if (!r || r->status != 200) return nlohmann::json::object();
-    return nlohmann::json::parse(r->body);
-  }
+  nlohmann::json status() const { return api_status(port_); }
   static std::optional<nlohmann::json> camera_of(const nlohmann::json& s, const std::string& name) {
     for (const auto& c : s.value("cameras", nlohmann::json::array())) {
       if (c["name"] == name) return c;
     }
     return std::nullopt;
   }
-  // Waits until `pred` holds for the status; the last status seen either way.
   nlohmann::json wait_status(const std::function<bool(const nlohmann::json&)>& pred,
                              std::chrono::seconds timeout) const {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    nlohmann::json s;
-    while (std::chrono::steady_clock::now() < deadline) {
-      s = status();
-      if (pred(s)) return s;
-      std::this_thread::sleep_for(200ms);
-    }
-    return s;
+    return wait_for_status(port_, pred, timeout);
   }
   void reload(const std::string& config, const std::string& marker) {
     s_.write_config(config);

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/daemon/daemon_process.h"
+#include "tests/daemon/status_client.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/rtsp_server.h"
 
@@ -28,13 +29,7 @@ using Clock = std::chrono::steady_clock;
 
 class ServiceRtsp : public HttpDaemonTest {
  protected:
-  nlohmann::json status() const {
-    httplib::Client c("127.0.0.1", port_);
-    c.set_read_timeout(10s);
-    const auto r = c.Get("/api/status");
-    if (!r || r->status != 200) return nlohmann::json::object();
-    return nlohmann::json::parse(r->body);
-  }
+  nlohmann::json status() const { return api_status(port_); }
   static nlohmann::json camera_of(const nlohmann::json& s, const std::string& name) {
     for (const auto& c : s.value("cameras", nlohmann::json::array())) {
       if (c["name"] == name) return c;
@@ -48,17 +43,9 @@ class ServiceRtsp : public HttpDaemonTest {
   static std::int64_t detected(const nlohmann::json& s, const std::string& name) {
     return camera_of(s, name).value("detected", std::int64_t{0});
   }
-  // Waits until `pred` holds for the status; the last status seen either way.
   nlohmann::json wait_status(const std::function<bool(const nlohmann::json&)>& pred,
                              std::chrono::seconds timeout) const {
-    const auto deadline = Clock::now() + timeout;
-    nlohmann::json s;
-    while (Clock::now() < deadline) {
-      s = status();
-      if (pred(s)) return s;
-      std::this_thread::sleep_for(200ms);
-    }
-    return s;
+    return wait_for_status(port_, pred, timeout);
   }
   // For `period`, per camera: the frames detected (/api/detections) and those with an object.
   std::map<std::string, std::pair<int, int>> detections_for(std::chrono::seconds period) const {
