@@ -50,6 +50,15 @@ class Validator {
     resolve_paths(config);
     if (options_.check_files) check_files(config);
     check_class_names(config);
+    // From the file as written: a camera with a wrong key is not in `config` at all.
+    std::vector<std::string> camera_names;
+    if (root.IsMap() && root["cameras"] && root["cameras"].IsSequence()) {
+      for (const YAML::Node& camera : root["cameras"]) {
+        const bool named = camera.IsMap() && camera["name"] && camera["name"].IsScalar();
+        camera_names.push_back(named ? camera["name"].Scalar() : "");
+      }
+    }
+    problems_.name_items("cameras", "camera", camera_names);
     problems_.finish(name_, options_.warnings);
     return config;
   }

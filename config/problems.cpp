@@ -21,6 +21,21 @@ void Problems::add(const std::string& key, Where at, std::string message) {
   failed_.insert(key);
 }
 
+void Problems::name_items(std::string_view list, std::string_view what,
+                          const std::vector<std::string>& names) {
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (names[i].empty()) continue;
+    const std::string item = std::string(list) + "[" + std::to_string(i) + "]";
+    for (std::vector<ConfigProblem>* found : {&problems_, &warnings_}) {
+      for (ConfigProblem& p : *found) {
+        const bool under =
+            p.key == item || p.key.starts_with(item + ".") || p.key.starts_with(item + "[");
+        if (under) p.message += " (" + std::string(what) + " '" + names[i] + "')";
+      }
+    }
+  }
+}
+
 void Problems::warn(const std::string& key, Where at, std::string message) {
   warnings_.push_back({key, at.line, at.column, std::move(message)});
 }

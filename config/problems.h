@@ -54,6 +54,12 @@ class Problems {
   void require_file(const std::string& key, const std::filesystem::path& p,
                     const std::string& what);
 
+  // Each problem and warning under `list`[i] (e.g. cameras[1].detect_fps) ends with
+  // "(WHAT 'names[i]')", so the message names the item, not only its place in the list; names
+  // left empty are not said.
+  void name_items(std::string_view list, std::string_view what,
+                  const std::vector<std::string>& names);
+
   // Throws a ConfigError with the problems in file order, if there are any; else hands the
   // warnings to `warnings` (when not null).
   void finish(const std::string& file, std::vector<ConfigProblem>* warnings);

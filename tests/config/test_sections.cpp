@@ -192,6 +192,16 @@ TEST(Sections, MotionIsTheSectionsUnlessACameraSaysOnOrOff) {
   EXPECT_TRUE(motion_enabled(off, off.cameras[0])) << "on whatever the section says";
 }
 
+// A camera's problem names the camera, not only its place in the list, even when the mapping is
+// too wrong to load.
+TEST(Sections, ACamerasProblemNamesTheCamera) {
+  expect_problem(
+      "cameras:\n  - {name: road, uri: a.mp4}\n  - {name: birds, uri: b.mp4, detect_fps: -3}\n",
+      "cameras[1].detect_fps", 3, 43, "out of range: use a number from 0 to 240 (camera 'birds')");
+  expect_problem("cameras:\n  - {name: road, uri: a.mp4, motion: {enabled: true}}\n",
+                 "cameras[0].motion", 2, 38, "(camera 'road')");
+}
+
 TEST(Sections, AMotionMaskIsInsideTheFrameOnACameraThereIs) {
   expect_problem("motion_masks:\n  - {points: [[0, 0], [1.5, 0], [0.5, 0.5]]}\n",
                  "motion_masks[0].points[1]", 2, 23, "1.5 is outside the frame");

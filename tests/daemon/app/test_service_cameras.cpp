@@ -162,6 +162,7 @@ TEST_F(ServiceCameras, TwoCamerasShareOneModelAndAReloadTouchesOnlyTheCameraItCh
   const std::string out = s_.daemon_output();
   EXPECT_NE(out.find(":3:"), std::string::npos) << out;
   EXPECT_NE(out.find("cameras[1].detect_fps"), std::string::npos) << out;
+  EXPECT_NE(out.find("(camera 'birds')"), std::string::npos) << out;
   EXPECT_EQ(status()["cameras"].size(), 3u);
 
   // Removing two leaves the road alone, still never reopened.
