@@ -53,23 +53,24 @@ GatedDetections MotionGate::detect(const cv::Mat& bgr, Clock::time_point time, c
                                    const vision::NmsOptions& nms, const Run& run, bool whole) {
   GatedDetections out;
   out.motion = motion_.detect(bgr);
-  const bool due = !last_whole_ || bgr.size() != frame_ ||
+  // The motion detector starts again on the first frame and on a new frame size (`started`).
+  const bool due = !last_whole_ ||
                    time - *last_whole_ >= std::chrono::duration<double>(settings_.full_frame_s) ||
                    time < *last_whole_;
+  const bool whole_pass = whole || due || out.motion.whole_frame_change || out.motion.started;
   vision::RegionPlan plan;
-  if (!whole && !due && !out.motion.whole_frame_change && !out.motion.started) {
+  if (!whole_pass) {
     std::vector<vision::Box> look = out.motion.boxes;
     for (const Kept& k : kept_) {
       if (k.moving) look.push_back(k.detection.box);
     }
     plan = vision::plan_regions(look, bgr.size(), input, settings_.regions);
   }
-  if (whole || due || out.motion.whole_frame_change || out.motion.started || plan.whole_frame) {
+  if (whole_pass || plan.whole_frame) {
     settle(run(bgr, &out.timings), {});
     out.pass = Pass::kWhole;
     out.runs = 1;
     last_whole_ = time;
-    frame_ = bgr.size();
   } else if (plan.regions.empty()) {
     out.pass = Pass::kStill;
   } else {

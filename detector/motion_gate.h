@@ -71,8 +71,6 @@ class MotionGate {
   GatedDetections detect(const cv::Mat& bgr, Clock::time_point time, cv::Size input,
                          const vision::NmsOptions& nms, const Run& run, bool whole = false);
 
-  const MotionGateSettings& settings() const { return settings_; }
-
  private:
   MotionGateSettings settings_;
   vision::MotionDetector motion_;
@@ -90,7 +88,6 @@ class MotionGate {
 
   std::vector<Kept> kept_;
   std::optional<Clock::time_point> last_whole_;
-  cv::Size frame_;
 };
 
 }  // namespace yolo::detector

@@ -169,6 +169,10 @@ DecoderKind choose_decoder(std::span<const std::int64_t> shape, DecoderKind requ
   return kind;
 }
 
+NmsOptions nms_options(const DecodeOptions& options) {
+  return {options.iou, options.agnostic, options.max_detections};
+}
+
 Detections decode_candidates(std::span<const float> output, std::span<const std::int64_t> shape,
                              DecoderKind kind, float conf, std::span<const int> classes,
                              bool multi_label) {
@@ -209,7 +213,7 @@ Detections postprocess(std::span<const float> output, std::span<const std::int64
                       [](const Detection& a, const Detection& b) { return a.score > b.score; });
     dets.resize(kMaxNmsCandidates);
   }
-  dets = nms(std::move(dets), {options.iou, options.agnostic, options.max_detections});
+  dets = nms(std::move(dets), nms_options(options));
   for (Detection& d : dets) d.box = transform.to_frame(d.box);
   return dets;
 }

@@ -8,6 +8,7 @@
 
 #include "vision/detection.h"
 #include "vision/letterbox.h"
+#include "vision/nms.h"
 
 namespace yolo::vision {
 
@@ -47,6 +48,9 @@ struct DecodeOptions {
   // keeps both, so a small score change cannot make it vanish from the predictions.
   bool multi_label = false;
 };
+
+// The NMS that `options` asks for (its iou, agnostic and max_detections).
+NmsOptions nms_options(const DecodeOptions& options);
 
 // The decoder for an output of `shape`: `requested` when it is not kAuto (checked against the
 // shape), else end-to-end when `end2end` is set or the rows have 6 values, else [1, 4+nc, N]

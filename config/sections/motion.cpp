@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The motion section and motion_masks: detection where something moved, each camera's own or the
-// section's.
+// The motion section and motion_masks: detection where something moved, on every camera or on
+// those whose motion key says on.
 #include <string>
 
 #include "config/sections/places.h"
@@ -13,12 +13,7 @@ using namespace rows;
 namespace {
 
 std::string mask_corners(const Value& value) {
-  const auto& points = std::get<std::vector<std::vector<double>>>(value);
-  if (points.size() < 3) {
-    return "has " + std::to_string(points.size()) +
-           " point(s): a mask needs at least three corners, e.g. [[0, 0], [0.3, 0], [0.3, 0.1]]";
-  }
-  return "";
+  return fewer_than_three_corners(value, "a mask", "[[0, 0], [0.3, 0], [0.3, 0.1]]");
 }
 
 }  // namespace

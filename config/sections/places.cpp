@@ -27,6 +27,14 @@ std::string place_name_rule(const Value& value) {
   return "";
 }
 
+std::string fewer_than_three_corners(const Value& value, std::string_view polygon,
+                                     std::string_view example) {
+  const auto& points = std::get<std::vector<std::vector<double>>>(value);
+  if (points.size() >= 3) return "";
+  return "has " + std::to_string(points.size()) + " point(s): " + std::string(polygon) +
+         " needs at least three corners, e.g. " + std::string(example);
+}
+
 void check_camera(std::string& camera, const std::string& item,
                   const std::vector<CameraConfig>& cameras, Problems& problems) {
   const std::string key = item + ".camera";

@@ -5,6 +5,7 @@
 // camera, class names and an anchor), described once for both; rules across them in places.cpp.
 
 #include <string>
+#include <string_view>
 
 #include "config/schema_rows.h"
 
@@ -12,6 +13,11 @@ namespace yolo::config::section_files {
 
 // A place's name names MQTT topics and metric labels: letters, digits, _ and -, 1 to 64.
 std::string place_name_rule(const Value& value);
+
+// A polygon's rule (a zone's, a motion mask's) when it has fewer than three corners: what it has
+// and an example; "" when it has three or more.
+std::string fewer_than_three_corners(const Value& value, std::string_view polygon,
+                                     std::string_view example);
 
 template <class R>
 rows::Member<R> name_member() {

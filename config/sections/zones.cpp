@@ -12,12 +12,12 @@ using namespace rows;
 namespace {
 
 std::string three_points(const Value& value) {
-  const auto& points = std::get<std::vector<std::vector<double>>>(value);
-  if (points.size() < 3) {
-    return "has " + std::to_string(points.size()) +
-           " point(s): a zone needs at least three corners, e.g. [[0.1, 0.5], [0.4, 0.5], [0.4, "
-           "0.9]]";
+  if (std::string few =
+          fewer_than_three_corners(value, "a zone", "[[0.1, 0.5], [0.4, 0.5], [0.4, 0.9]]");
+      !few.empty()) {
+    return few;
   }
+  const auto& points = std::get<std::vector<std::vector<double>>>(value);
   // Twice the polygon's area (the shoelace formula): corners on one line hold nothing.
   double twice_area = 0;
   for (std::size_t i = 0; i < points.size(); ++i) {

@@ -285,8 +285,9 @@ void Service::reconfigure_cameras(const config::Config& next) {
     if (tracking_settings(next, camera.name) != tracking_settings(config_, camera.name)) {
       run.stage->configure(tracking_settings(next, camera.name));
     }
-    if (motion_settings(next, camera) != motion_settings(config_, run.config)) {
-      run.stage->motion().configure(motion_settings(next, camera));
+    if (auto motion = motion_settings(next, camera);
+        motion != motion_settings(config_, run.config)) {
+      run.stage->motion().configure(std::move(motion));
     }
     run.config = camera;
     cameras_.push_back(std::move(run));

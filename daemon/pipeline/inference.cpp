@@ -339,7 +339,7 @@ void Inference::process(vision::Frame& frame, const FrameHub::Taken& taken) {
       // A trial compares the precisions on whole frames.
       detector::GatedDetections gated = gate->detect(
           frame.bgr, frame.scene_time, {current_.info->input_width, current_.info->input_height},
-          {decode_.iou, decode_.agnostic, decode_.max_detections}, run_model, trial_.has_value());
+          vision::nms_options(decode_), run_model, trial_.has_value());
       taken.camera->motion().record(gated);
       result->motion = FrameMotion{gated.pass, gated.regions, gated.motion.ms};
       detections = std::move(gated.detections);
