@@ -2,6 +2,7 @@
 // yolo-edge inspect MODEL [--json] [--imgsz N]: what an ONNX file is, before running it; for a
 // static INT8 (QDQ) model also what each layer runs as in our engine (int8 or an FP32 island).
 // With --lint: only the checks of runtime/model/model_lint.h, for scripts and CI before deploying.
+// With --nodes: every node by the name `quantize --keep-fp32` takes.
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -24,6 +25,7 @@
 #include "runtime/model/model_info.h"
 #include "runtime/model/model_lint.h"
 #include "runtime/model/onnx_model.h"
+#include "runtime/quantize/graph_index.h"
 #include "text/format.h"
 
 namespace yolo::cli {
@@ -481,6 +483,39 @@ int run_lint(const std::string& model, const runtime::InputSize& imgsz, bool jso
   return findings.empty() ? kOk : kFailed;
 }
 
+// Every node in graph order, named as quantize names them (an unnamed one "Op_<index>"), so that
+// a --keep-fp32 list can be written from it.
+int run_nodes(const std::string& model, bool json) {
+  auto onnx = runtime::OnnxModel::load(model);
+  auto& graph = *onnx.proto().mutable_graph();
+  runtime::name_unnamed_nodes(graph);
+  if (json) {
+    auto list = nlohmann::json::array();
+    for (const auto& n : graph.node()) {
+      list.push_back({{"name", n.name()},
+                      {"op", n.domain().empty() ? n.op_type() : n.domain() + "." + n.op_type()},
+                      {"inputs", n.input()},
+                      {"outputs", n.output()}});
+    }
+    const nlohmann::json report = {{"path", model}, {"nodes", list}};
+    std::printf("%s\n",
+                report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    return kOk;
+  }
+  std::size_t width = 4;
+  for (const auto& n : graph.node()) width = std::max(width, n.name().size());
+  std::printf("%-*s  %-18s  inputs -> outputs\n", static_cast<int>(width), "name", "op");
+  for (const auto& n : graph.node()) {
+    std::string io;
+    for (const auto& in : n.input()) io += (io.empty() ? "" : ", ") + printable(in);
+    io += " ->";
+    for (const auto& out : n.output()) io += " " + printable(out);
+    std::printf("%-*s  %-18s  %s\n", static_cast<int>(width), printable(n.name()).c_str(),
+                printable(n.op_type()).c_str(), io.c_str());
+  }
+  return kOk;
+}
+
 bool has_subcommand(CLI::App& app, const std::string& name) {
   return !app.get_subcommands([&](CLI::App* sub) { return sub->get_name() == name; }).empty();
 }
@@ -494,12 +529,17 @@ void register_inspect(CLI::App& app) {
   auto json = std::make_shared<bool>(false);
   auto imgsz = std::make_shared<runtime::InputSize>();
   auto lint = std::make_shared<bool>(false);
+  auto nodes = std::make_shared<bool>(false);
   sub->add_option("model", *model, "ONNX model file")->required();
   sub->add_flag("--lint", *lint,
                 "Only check the file for what breaks INT8 models (scores rounded away, bad scales "
                 "and zero points, dead channels, dynamic or QOperator INT8, an input that is not "
                 "a uint8 image) and for what the engine would refuse at load (an op it does not "
                 "run); with --json the findings as JSON");
+  sub->add_flag("--nodes", *nodes,
+                "Only list every node: its name (as quantize --keep-fp32 takes it; an unnamed "
+                "node is OP_INDEX), operator, inputs and outputs")
+      ->excludes(sub->get_option("--lint"));
   sub->add_flag("--json", *json, "Print one JSON object instead of the text report");
   add_imgsz_option(*sub, *imgsz,
                    "Input size for the INT8 plan of a model exported with dynamic axes and no "
@@ -508,8 +548,9 @@ void register_inspect(CLI::App& app) {
       "Exit status: 0 the model is well formed (with --lint: no finding); 1 it was read but has "
       "problems (listed in the report; with --lint: findings); 2 it cannot be read as ONNX at all "
       "(with --lint: it cannot load).");
-  add_command(app, sub, [&app, model, json, imgsz, lint]() -> int {
+  add_command(app, sub, [&app, model, json, imgsz, lint, nodes]() -> int {
     if (*lint) return run_lint(*model, *imgsz, *json);
+    if (*nodes) return run_nodes(*model, *json);
     const auto onnx = runtime::OnnxModel::load(*model);
     ModelInfo info = runtime::inspect_model(onnx);
     if (auto refusal = runtime::load_refusal(*model, *imgsz)) {

@@ -79,7 +79,7 @@ KeepReasons initial_keep(const onnx::GraphProto& graph, const GraphRegions& regi
     }
     if (!unknown.empty()) {
       throw QuantizeError("--keep-fp32: no node named " + unknown + " in " + model.string() +
-                          "; see the node names with yolo-edge inspect");
+                          "; list the node names with yolo-edge inspect --nodes " + model.string());
     }
   }
   return keep;

@@ -289,6 +289,52 @@ TEST_F(CliQuantize, TinyDetectorQuantizesWithoutFixtures) {
   EXPECT_EQ(nlohmann::json::parse(inspect.out).at("quantization").at("kind"), "static QDQ");
 }
 
+// A --keep-fp32 list is written from `inspect --nodes`: an unnamed node is listed by the name
+// quantize gives it, and a name that is not in the model is refused, pointing to that listing.
+TEST_F(CliQuantize, KeepListNamesAreTheOnesInspectNodesLists) {
+  const fs::path frames = one_image_folder(dir_.path());
+  ModelBuilder b;
+  b.input("images", {1, 3, 32, 32});
+  b.random("w1", {8, 3, 1, 1}, 1);
+  b.random("w2", {84, 8, 1, 1}, 2);
+  b.ints("shape", {3}, {1, 84, 32 * 32});
+  b.node("Conv", {"images", "w1"}, {"features"}).clear_name();
+  b.node("Conv", {"features", "w2"}, {"maps"}, "head");
+  b.node("Reshape", {"maps", "shape"}, {"out"}, "flatten");
+  b.output("out");
+  const fs::path model = dir_.path() / "two_convs.onnx";
+  fs::rename(b.save("quantize_two_convs_" + std::to_string(::getpid()) + ".onnx"), model);
+
+  const auto listed = run_cli({"inspect", "--nodes", "--json", model.string()});
+  ASSERT_EQ(listed.status, 0) << listed.err;
+  const auto nodes = nlohmann::json::parse(listed.out).at("nodes");
+  ASSERT_EQ(nodes.size(), 3U);
+  EXPECT_EQ(nodes[0].at("name"), "Conv_0");
+  EXPECT_EQ(nodes[0].at("op"), "Conv");
+  EXPECT_EQ(nodes[0].at("outputs"), nlohmann::json::array({"features"}));
+  EXPECT_EQ(nodes[1].at("name"), "head");
+  const auto text = run_cli({"inspect", "--nodes", model.string()});
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_TRUE(contains(text.out, "Conv_0")) << text.out;
+  EXPECT_TRUE(contains(text.out, "images, w1 -> features")) << text.out;
+
+  const fs::path out = dir_.path() / "two_convs.int8.onnx", report = dir_.path() / "report.json";
+  const auto kept =
+      run_cli({"quantize", "--model", model.string(), "--calib", frames.string(), "--keep-fp32",
+               "Conv_0", "--out", out.string(), "--report", report.string()});
+  ASSERT_EQ(kept.status, 0) << kept.err;
+  std::ifstream in(report);
+  const auto j = nlohmann::json::parse(in);
+  ASSERT_EQ(j.at("kept_fp32").size(), 1U);
+  EXPECT_EQ(j.at("kept_fp32")[0].at("node"), "Conv_0");
+  fs::remove(out);
+  fs::remove(report);
+
+  expect_refused({"a name the model does not have",
+                  quantize_args(model, frames, out, {"--keep-fp32", "conv_0"}),
+                  {"no node named conv_0", "inspect --nodes " + model.string()}});
+}
+
 TEST_F(CliQuantize, Yolo11nOnFourPhotosLoadsAsStaticInt8WithItsReport) {
   YOLO_REQUIRE_FIXTURES();
   const fs::path fp32 = fixture_model("yolo11n_320_fp32");
