@@ -102,6 +102,8 @@ ensure_image() {
 in_guest() {
   local part=$1 start=$2 stop=$3 stories=$4
   eval "$start" || {
+    # A guest half up (QEMU running, shares not mounted) is stopped all the same.
+    "$stop"
     echo "system ($part): the guest did not boot (its console and logs: $system_out)"
     stories_failed=$((stories_failed + 1))
     return 0

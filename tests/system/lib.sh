@@ -176,6 +176,27 @@ guest_curl() {
   fi
 }
 
+# stream_until COUNT PATTERN SECONDS FILE CURL-OPTIONS... PATH: guest_curl into FILE until it
+# holds COUNT lines matching PATTERN (grep -a) or SECONDS pass, whichever comes first. A stream
+# (MJPEG, SSE) never ends by itself: waiting out the whole window after it had said what the
+# story asks cost 6-40 s each time.
+stream_until() {
+  local count=$1 pattern=$2 seconds=$3 file=$4 pid
+  shift 4
+  : >"$file"
+  # (|| true: curl ended by the kill below is no failed command of the story's.)
+  { guest_curl -sS -N --max-time "$seconds" -o "$file" "$@" || true; } &
+  pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    [ "$(grep -ac -- "$pattern" "$file" || true)" -lt "$count" ] || break
+    sleep 0.2
+  done
+  # curl is the child of the subshell that runs the function in the background.
+  pkill -P "$pid" 2>/dev/null || true
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+
 # The daemon's status JSON, from the guest's HTTP port.
 api_status() {
   guest_curl -fsS --max-time 20 "/api/status"

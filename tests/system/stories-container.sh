@@ -63,6 +63,14 @@ story_configure() {
   wait_until 30 "frames counted by the status API" '[ "$(status_field .frames)" -gt 0 ]'
 }
 
+# The live count of line near's crossings (in); "none" until the daemon answers with the line
+# (its counts appear with the first frame's result).
+near_in() {
+  guest_curl -fsS --max-time 10 /api/counts |
+    jq -r '[.places[] | select(.name == "near") | .all.in] | if length == 0 then "none" else add end' \
+      2>/dev/null || echo none
+}
+
 # Issue 39: a counting line added to the installed config counts the clip's vehicles; the counts
 # and the events are kept in the state folder across a restart and go on from there.
 story_events() {
@@ -72,22 +80,30 @@ story_events() {
   expect_contains "the config" "$(guest_run cat $config_file)" "name: near"
   guest_run runuser -u yolo-edge -- yolo-edge config --check $config_file
   guest_run systemctl reload yolo-edged
-  # The clip loops every 11 s with 11 vehicles crossing; counts are written at stop.
-  sleep 25
+  # The clip loops every 11 s with 11 vehicles crossing; counts are written at stop. The live
+  # counts (/api/counts) say when there are enough to restart: no fixed wait.
+  wait_until 25 "line near counted 10 vehicles (/api/counts)" '[ "$(near_in)" -ge 10 ]' \
+    'guest_curl -sS --max-time 10 /api/counts'
   guest_run systemctl restart yolo-edged
   counts=$(guest_run cat /var/lib/yolo-edge/counts.json) || fail "no counts.json in the state folder"
   first=$(jq '[.places[] | select(.name == "near") | .total[].in] | add // 0' <<<"$counts")
-  note "line near after 25 s: $first in"
+  note "line near when restarted: $first in"
   [ "$first" -ge 10 ] || fail "line near counted $first vehicles in 25 s of the looping clip: $counts"
   events=$(guest_run cat /var/lib/yolo-edge/events.json) || fail "no events.json in the state folder"
   last_id=$(jq .last_id <<<"$events")
   expect_eq "cross events kept" "$(jq '[.events[] | select(.type == "cross")] | length' <<<"$events")" "$first"
   wait_until 60 "yolo-edged running after the restart" unit_is_running
-  sleep 15
+  # Restarted from the counts kept, not from 0: then one more crossing is enough to go on.
+  wait_until 30 "line near in the live counts after the restart" '[ "$(near_in)" != none ]'
+  local restored
+  restored=$(near_in)
+  [ "$restored" -ge "$first" ] || fail "line near restarted at $restored, not from the $first kept"
+  wait_until 15 "line near counting on from $first (/api/counts)" '[ "$(near_in)" -gt '"$first"' ]' \
+    'guest_curl -sS --max-time 10 /api/counts'
   guest_run systemctl restart yolo-edged
   counts=$(guest_run cat /var/lib/yolo-edge/counts.json)
   second=$(jq '[.places[] | select(.name == "near") | .total[].in] | add // 0' <<<"$counts")
-  note "after a restart and 15 s more: $second in"
+  note "after a restart and one more crossing: $second in"
   [ "$second" -gt "$first" ] || fail "the counts did not go on from $first after the restart: $counts"
   [ "$(guest_run cat /var/lib/yolo-edge/events.json | jq '.events[-1].id')" -gt "$last_id" ] ||
     fail "event ids did not go on from $last_id"
@@ -131,14 +147,14 @@ story_http() {
   expect_eq "/snapshot.jpg starts with" "$(head -c 3 "$tmp/snapshot.jpg" | od -An -tx1 | tr -d ' ')" ffd8ff
   cp "$tmp/snapshot.jpg" "$system_out/screenshots/container-snapshot.jpg" 2>/dev/null ||
     { mkdir -p "$system_out/screenshots" && cp "$tmp/snapshot.jpg" "$system_out/screenshots/container-snapshot.jpg"; }
-  guest_curl -sS --max-time 6 -o "$tmp/stream" /stream.mjpg || true
+  stream_until 2 'Content-Type: image/jpeg' 6 "$tmp/stream" /stream.mjpg
   local parts
   parts=$(grep -ac 'Content-Type: image/jpeg' "$tmp/stream" || true)
   [ "$parts" -ge 2 ] || fail "/stream.mjpg gave $parts JPEG parts in 6 s"
-  note "/stream.mjpg: $parts JPEG parts in 6 s"
-  guest_curl -sS -N --max-time 6 -o "$tmp/sse" /api/detections || true
+  note "/stream.mjpg: $parts JPEG parts within 6 s"
+  stream_until 1 '^data: {' 6 "$tmp/sse" /api/detections
   grep -q '^data: {' "$tmp/sse" || fail "/api/detections sent no event in 6 s: $(head -c 300 "$tmp/sse")"
-  note "/api/detections: $(grep -c '^data: ' "$tmp/sse") events in 6 s"
+  note "/api/detections: $(grep -c '^data: ' "$tmp/sse") events within 6 s"
   screenshot "$(guest_url /)" container-page.png 1280,900 login
   screenshot "$(guest_url /)" container-page-phone.png 390,1200 login
   rm -rf "$tmp"

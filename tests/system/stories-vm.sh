@@ -66,9 +66,9 @@ story_vm_http() {
   expect_eq "/snapshot.jpg starts with" "$(head -c 3 "$tmp/snapshot.jpg" | od -An -tx1 | tr -d ' ')" ffd8ff
   mkdir -p "$system_out/screenshots"
   cp "$tmp/snapshot.jpg" "$system_out/screenshots/vm-vivid-snapshot.jpg"
-  guest_curl -sS --max-time 40 -o "$tmp/stream" /stream.mjpg || true
+  stream_until 1 'Content-Type: image/jpeg' 40 "$tmp/stream" /stream.mjpg
   grep -aq 'Content-Type: image/jpeg' "$tmp/stream" || fail "/stream.mjpg sent no JPEG in 40 s"
-  guest_curl -sS -N --max-time 40 -o "$tmp/sse" /api/detections || true
+  stream_until 1 '^data: {' 40 "$tmp/sse" /api/detections
   grep -q '^data: {' "$tmp/sse" || fail "/api/detections sent no event in 40 s"
   screenshot "$(guest_url /)" vm-page.png 1280,900 login
   rm -rf "$tmp"

@@ -13,6 +13,8 @@
 # Needs: $system_image, $system_out, $system_deb_dir, $system_fixtures.
 
 vm_pid=""
+vm_ssh_master=""
+vm_ssh_dir=""
 vm_share=""
 vm_ssh_port=""
 vm_http_port=""
@@ -86,7 +88,35 @@ vm_start() {
     </dev/null >"$system_out/vm-qemu.log" 2>&1 &
   vm_pid=$!
   vm_wait_boot 300 || return 1
+  vm_ssh_master_start
   vm_mount_shares
+}
+
+# One ssh connection for the whole run, which every guest_run shares: a new connection costs the
+# emulated CPU its key exchange, 3-5 s each while the guest is busy (0.3 s through the master),
+# and the stories run hundreds of commands, polls included. Should the master go, ssh connects
+# on its own as before.
+vm_ssh_master_start() {
+  vm_ssh_dir=$(mktemp -d "${TMPDIR:-/tmp}/yolo-edge-ssh.XXXXXX")
+  # shellcheck disable=SC2046  # the options are words
+  ssh $(vm_ssh_options) -o ControlMaster=yes -o ControlPersist=no -N root@127.0.0.1 \
+    </dev/null >/dev/null 2>>"$system_out/vm-ssh-master.log" &
+  vm_ssh_master=$!
+  local i
+  for i in $(seq 1 100); do
+    [ -S "$vm_ssh_dir/master" ] && return 0
+    kill -0 "$vm_ssh_master" 2>/dev/null || break
+    sleep 0.2
+  done
+  echo "no ssh master connection (each command connects on its own): $(tail -n 3 "$system_out/vm-ssh-master.log" 2>/dev/null)" >&2
+}
+
+vm_ssh_master_stop() {
+  [ -n "$vm_ssh_master" ] || return 0
+  kill "$vm_ssh_master" 2>/dev/null || true
+  wait "$vm_ssh_master" 2>/dev/null || true
+  rm -rf "$vm_ssh_dir"
+  vm_ssh_master=""
 }
 
 # The host's files reach the guest through 9p shares, at the paths the container has them:
@@ -127,12 +157,13 @@ vm_stop() {
   fi
   wait "$vm_pid" 2>/dev/null || true
   vm_pid=""
+  vm_ssh_master_stop
 }
 
 vm_ssh_options() {
   echo -i "$system_image/id_ed25519" -p "$vm_ssh_port" -o StrictHostKeyChecking=no \
     -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o BatchMode=yes -o ConnectTimeout=10 \
-    -o ServerAliveInterval=15
+    -o ServerAliveInterval=15 ${vm_ssh_dir:+-o ControlPath=$vm_ssh_dir/master}
 }
 
 # guest_run COMMAND...: runs COMMAND in the VM as root (over ssh; arguments quoted for its shell).
