@@ -493,7 +493,7 @@ int run_nodes(const std::string& model, bool json) {
     auto list = nlohmann::json::array();
     for (const auto& n : graph.node()) {
       list.push_back({{"name", n.name()},
-                      {"op", n.domain().empty() ? n.op_type() : n.domain() + "." + n.op_type()},
+                      {"op", runtime::op_name(n)},
                       {"inputs", n.input()},
                       {"outputs", n.output()}});
     }
@@ -511,7 +511,7 @@ int run_nodes(const std::string& model, bool json) {
     io += " ->";
     for (const auto& out : n.output()) io += " " + printable(out);
     std::printf("%-*s  %-18s  %s\n", static_cast<int>(width), printable(n.name()).c_str(),
-                printable(n.op_type()).c_str(), io.c_str());
+                printable(runtime::op_name(n)).c_str(), io.c_str());
   }
   return kOk;
 }

@@ -292,6 +292,10 @@ std::size_t ModelInfo::count(const std::string& op) const {
   return it == op_counts.end() ? 0 : it->second;
 }
 
+std::string op_name(const onnx::NodeProto& node) {
+  return is_default_domain(node.domain()) ? node.op_type() : node.domain() + "." + node.op_type();
+}
+
 ModelInfo inspect_model(const OnnxModel& model) {
   const onnx::ModelProto& proto = model.proto();
   const onnx::GraphProto& graph = proto.graph();
@@ -353,9 +357,7 @@ ModelInfo inspect_model(const OnnxModel& model) {
     const auto& node = graph.node(i);
     const std::string label = node_label(node, i);
     if (node.op_type().empty()) problems.add(label + ": has no op_type");
-    const std::string key =
-        is_default_domain(node.domain()) ? node.op_type() : node.domain() + "." + node.op_type();
-    ++info.op_counts[key];
+    ++info.op_counts[op_name(node)];
 
     const std::string& op = node.op_type();
     if (op == "DynamicQuantizeLinear") ++info.dynamic_quantize_count;

@@ -73,4 +73,7 @@ struct ModelInfo {
 
 ModelInfo inspect_model(const OnnxModel& model);
 
+// A node's operator as inspect names it: "Conv", or "domain.Op" outside the default domain.
+std::string op_name(const onnx::NodeProto& node);
+
 }  // namespace yolo::runtime
