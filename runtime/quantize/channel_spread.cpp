@@ -23,7 +23,7 @@ const ConvUnit* unit_with(const std::vector<ConvUnit>& units, const std::string&
 }
 
 // Every node has a name here (name_unnamed_nodes).
-std::string op_name(const onnx::NodeProto& node) {
+std::string name_and_op(const onnx::NodeProto& node) {
   return node.name() + " (" + node.op_type() + ")";
 }
 
@@ -52,7 +52,7 @@ std::vector<SpreadTensor> keep_spread_tensors(const onnx::GraphProto& graph,
     const onnx::NodeProto* made_by = producer_of(graph, index, t.tensor);
     const ConvUnit* producer = made_by ? unit_with(units, made_by->name()) : nullptr;
     if (!producer) {
-      t.why_not = "made by " + (made_by ? op_name(*made_by) : std::string("the graph input")) +
+      t.why_not = "made by " + (made_by ? name_and_op(*made_by) : std::string("the graph input")) +
                   ", not a conv: that node would round it anyway";
     } else {
       sides.push_back(producer);
@@ -64,7 +64,7 @@ std::vector<SpreadTensor> keep_spread_tensors(const onnx::GraphProto& graph,
       if (const ConvUnit* u = unit_with(units, reader.name())) {
         if (u != producer) sides.push_back(u);
       } else if (!already.count(reader.name()) && t.why_not.empty()) {
-        t.why_not = "also read by " + op_name(reader) + ", which would round it anyway";
+        t.why_not = "also read by " + name_and_op(reader) + ", which would round it anyway";
       }
     }
     for (const ConvUnit* u : sides) {
